@@ -1,0 +1,150 @@
+// Package blobstore wraps a gocloud.dev/blob bucket with Lectern's key
+// layout and time-limited download links. A bucket is opened by URL:
+// file:///path for the embedded default (links are HMAC-signed URLs that
+// Lectern itself serves, see LocalLinks) and, later, s3:// (links are the
+// object store's own presigned URLs).
+package blobstore
+
+import (
+	"context"
+	"errors"
+	"io"
+	"fmt"
+	"mime"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"gocloud.dev/blob"
+	_ "gocloud.dev/blob/fileblob" // file:// buckets
+)
+
+// Open opens the bucket at urlstr. For file:// URLs the folder is created
+// when missing. The error names the URL without any credentials.
+func Open(ctx context.Context, urlstr string) (*blob.Bucket, error) {
+	u, err := url.Parse(urlstr)
+	if err != nil {
+		return nil, fmt.Errorf("blob URL: %w", err)
+	}
+	if u.Scheme == "file" {
+		dir := u.Path
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("blob folder %s: %w", dir, err)
+		}
+		q := u.Query()
+		q.Set("create_dir", "true")
+		u.RawQuery = q.Encode()
+		urlstr = u.String()
+	}
+	b, err := blob.OpenBucket(ctx, urlstr)
+	if err != nil {
+		return nil, fmt.Errorf("open blob store %s: %w", Redact(urlstr), err)
+	}
+	return b, nil
+}
+
+// FileURL returns the file:// bucket URL of a local folder.
+func FileURL(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String(), nil
+}
+
+// Redact removes credentials from a bucket URL for logs and errors.
+func Redact(urlstr string) string {
+	u, err := url.Parse(urlstr)
+	if err != nil {
+		return "(unparseable URL)"
+	}
+	if u.User != nil {
+		u.User = url.User("***")
+	}
+	q := u.Query()
+	for k := range q {
+		lk := strings.ToLower(k)
+		if strings.Contains(lk, "secret") || strings.Contains(lk, "key") || strings.Contains(lk, "token") || strings.Contains(lk, "password") {
+			q.Set(k, "***")
+		}
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// SiteKey returns the key of a file of a deployment's rendered site.
+func SiteKey(projectID, deploymentID, name string) string {
+	return SitePrefix(projectID, deploymentID) + "site/" + name
+}
+
+// SitePrefix returns the prefix under which a deployment's blobs live.
+func SitePrefix(projectID, deploymentID string) string {
+	return "sites/" + projectID + "/" + deploymentID + "/"
+}
+
+// SourceKey returns the key of a deployment's source snapshot (.tar.gz).
+func SourceKey(projectID, deploymentID string) string {
+	return SitePrefix(projectID, deploymentID) + "source.tar.gz"
+}
+
+// BundleKey returns the key of an export job's archive; the last segment is
+// the download file name.
+func BundleKey(jobID, fileName string) string {
+	return "exports/" + jobID + "/" + fileName
+}
+
+// ExportPrefix returns the prefix of an export job's blobs.
+func ExportPrefix(jobID string) string { return "exports/" + jobID + "/" }
+
+// ContentType returns the media type for a file name.
+func ContentType(name string) string {
+	ext := strings.ToLower(path.Ext(name))
+	switch ext {
+	case ".html", ".htm":
+		return "text/html; charset=utf-8"
+	case ".css":
+		return "text/css; charset=utf-8"
+	case ".js", ".mjs":
+		return "text/javascript; charset=utf-8"
+	case ".json":
+		return "application/json"
+	case ".svg":
+		return "image/svg+xml"
+	case ".xml":
+		return "application/xml"
+	case ".txt":
+		return "text/plain; charset=utf-8"
+	case ".gz", ".tgz":
+		return "application/gzip"
+	case ".woff2":
+		return "font/woff2"
+	case ".webp":
+		return "image/webp"
+	}
+	if t := mime.TypeByExtension(ext); t != "" {
+		return t
+	}
+	return "application/octet-stream"
+}
+
+// DeletePrefix deletes every blob under prefix. It returns the first error
+// but tries every blob.
+func DeletePrefix(ctx context.Context, b *blob.Bucket, prefix string) error {
+	it := b.List(&blob.ListOptions{Prefix: prefix})
+	var first error
+	for {
+		obj, err := it.Next(ctx)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return err
+		}
+		if err := b.Delete(ctx, obj.Key); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}

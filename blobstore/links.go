@@ -1,0 +1,127 @@
+package blobstore
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
+
+	"lectern.dev/lectern"
+)
+
+// Linker signs time-limited download links to blobs.
+type Linker interface {
+	// SignedURL returns a URL that downloads key without credentials until
+	// the returned expiry. Errors are internal.
+	SignedURL(ctx context.Context, key string, ttl time.Duration) (string, time.Time, error)
+}
+
+// LinkPath is the URL path under which LocalLinks serves signed downloads.
+const LinkPath = "/_lectern/download/"
+
+// LocalLinks signs links that Lectern serves itself: PublicURL + LinkPath +
+// key, with an expiry and an HMAC-SHA256 signature over both. It is the
+// Linker of file:// buckets and the http.Handler that serves them.
+type LocalLinks struct {
+	Bucket    *blob.Bucket
+	PublicURL string // scheme://host[:port] clients use to reach this server
+	Key       []byte // HMAC key, at least 32 bytes
+	Now       func() time.Time
+}
+
+var _ Linker = (*LocalLinks)(nil)
+
+func (l *LocalLinks) now() time.Time {
+	if l.Now != nil {
+		return l.Now()
+	}
+	return time.Now()
+}
+
+func (l *LocalLinks) sign(key string, exp int64) string {
+	m := hmac.New(sha256.New, l.Key)
+	fmt.Fprintf(m, "%s\n%d", key, exp)
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// SignedURL returns a link to key valid for ttl (rounded up to a second).
+func (l *LocalLinks) SignedURL(_ context.Context, key string, ttl time.Duration) (string, time.Time, error) {
+	if len(l.Key) < 32 {
+		return "", time.Time{}, errors.New("link signing key too short")
+	}
+	exp := l.now().Add(ttl).Truncate(time.Second).Add(time.Second).UTC()
+	u := strings.TrimRight(l.PublicURL, "/") + LinkPath + escapeKey(key) +
+		"?expires=" + strconv.FormatInt(exp.Unix(), 10) + "&signature=" + l.sign(key, exp.Unix())
+	return u, exp, nil
+}
+
+func escapeKey(key string) string {
+	parts := strings.Split(key, "/")
+	for i, p := range parts {
+		parts[i] = url.PathEscape(p)
+	}
+	return strings.Join(parts, "/")
+}
+
+// linkError is the problem body of a refused download.
+func linkError(w http.ResponseWriter, status int, code, detail string) {
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, `{"type":"urn:lectern:problem:%s","title":%q,"status":%d,"detail":%q,"code":%q}`,
+		code, http.StatusText(status), status, detail, code)
+}
+
+// ServeHTTP serves a signed download: 403 for a missing, tampered or
+// expired signature, 404 when the blob is gone, else the blob with its
+// length, type and a download file name (Range and HEAD supported).
+func (l *LocalLinks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		linkError(w, http.StatusMethodNotAllowed, lectern.EMETHOD, "Download links accept GET and HEAD.")
+		return
+	}
+	key := strings.TrimPrefix(r.URL.Path, LinkPath)
+	if key == r.URL.Path || key == "" || strings.Contains(key, "..") || path.Clean("/"+key) != "/"+key {
+		linkError(w, http.StatusNotFound, lectern.ENOTFOUND, "No such download.")
+		return
+	}
+	q := r.URL.Query()
+	exp, err := strconv.ParseInt(q.Get("expires"), 10, 64)
+	sig := q.Get("signature")
+	if err != nil || sig == "" || len(l.Key) < 32 || !hmac.Equal([]byte(sig), []byte(l.sign(key, exp))) {
+		linkError(w, http.StatusForbidden, lectern.EFORBIDDEN, "The download link's signature is invalid; request a new link from the bundle endpoint.")
+		return
+	}
+	if expAt := time.Unix(exp, 0).UTC(); !l.now().Before(expAt) {
+		linkError(w, http.StatusForbidden, lectern.EFORBIDDEN,
+			"The download link expired at "+expAt.Format(time.RFC3339)+"; call the bundle endpoint again for a fresh link.")
+		return
+	}
+	rd, err := l.Bucket.NewReader(r.Context(), key, nil)
+	if err != nil {
+		if gcerrors.Code(err) == gcerrors.NotFound {
+			linkError(w, http.StatusNotFound, lectern.ENOTFOUND, "The file behind this link no longer exists.")
+			return
+		}
+		linkError(w, http.StatusInternalServerError, lectern.EINTERNAL, "The download could not be read.")
+		return
+	}
+	defer rd.Close()
+	h := w.Header()
+	h.Set("Content-Type", ContentType(key))
+	h.Set("Content-Disposition", `attachment; filename="`+path.Base(key)+`"`)
+	h.Set("Cache-Control", "private, no-transform")
+	http.ServeContent(w, r, "", rd.ModTime(), rd)
+}

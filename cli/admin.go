@@ -1,0 +1,294 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"lectern.dev/lectern"
+	"lectern.dev/lectern/store"
+)
+
+// adminCmd groups the operator commands. They open the store directly and
+// are safe to run while serve uses the same store.
+func adminCmd(e *env) *cobra.Command {
+	sf := &storageFlags{}
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "admin",
+		Short: "Operator commands: organizations, projects and API keys",
+		Long: `Operator commands on Lectern's store. They take the same storage settings as
+serve (--data-dir, --database-url) and are safe to run while serve runs.
+The created id or key is the last line of standard output; --json prints JSON.`,
+	}
+	pf := cmd.PersistentFlags()
+	sf.register(pf)
+	pf.BoolVar(&asJSON, "json", false, "print JSON")
+
+	// with opens the store for a subcommand.
+	with := func(fn func(ctx context.Context, st store.Store, out *printer) error) func(*cobra.Command, []string) error {
+		return func(c *cobra.Command, _ []string) error {
+			if err := resolveFlags(c.Flags(), e.getenv); err != nil {
+				return err
+			}
+			st, err := sf.openStore(c.Context())
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			return fn(c.Context(), st, &printer{w: e.stdout, json: asJSON})
+		}
+	}
+	cmd.AddCommand(orgCmd(with), projectCmd(with), keyCmd(with))
+	return cmd
+}
+
+type withStore func(fn func(ctx context.Context, st store.Store, out *printer) error) func(*cobra.Command, []string) error
+
+// printer writes command results as text or JSON.
+type printer struct {
+	w    io.Writer
+	json bool
+}
+
+// result prints v as JSON, or the text lines, the last being the id.
+func (p *printer) result(v any, lines ...string) error {
+	if p.json {
+		enc := json.NewEncoder(p.w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	_, err := io.WriteString(p.w, strings.Join(lines, "\n")+"\n")
+	return err
+}
+
+// table prints rows as aligned columns, or v as JSON.
+func (p *printer) table(v any, header []string, rows [][]string) error {
+	if p.json {
+		return p.result(v)
+	}
+	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	return tw.Flush()
+}
+
+func orgCmd(with withStore) *cobra.Command {
+	cmd := &cobra.Command{Use: "org", Short: "Manage organizations"}
+	var name, plan string
+	create := &cobra.Command{Use: "create", Short: "Create an organization", Args: cobra.NoArgs,
+		RunE: with(func(ctx context.Context, st store.Store, out *printer) error {
+			if strings.TrimSpace(name) == "" {
+				return fmt.Errorf("--name is required")
+			}
+			p, err := lectern.ParsePlan(plan)
+			if err != nil {
+				return err
+			}
+			o := &lectern.Organization{Name: strings.TrimSpace(name), Plan: p}
+			if err := st.CreateOrg(ctx, o); err != nil {
+				return err
+			}
+			return out.result(o, fmt.Sprintf("Created organization %q on the %s plan.", o.Name, o.Plan), o.ID)
+		})}
+	create.Flags().StringVar(&name, "name", "", "organization name (required)")
+	create.Flags().StringVar(&plan, "plan", "free", "plan: free, pro or enterprise")
+
+	var setPlan string
+	set := &cobra.Command{Use: "set-plan ORG_ID", Short: "Change an organization's plan", Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return with(func(ctx context.Context, st store.Store, out *printer) error {
+				p, err := lectern.ParsePlan(setPlan)
+				if err != nil {
+					return err
+				}
+				if err := st.SetOrgPlan(ctx, args[0], p); err != nil {
+					return err
+				}
+				o, err := st.GetOrg(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				return out.result(o, fmt.Sprintf("Organization %s is now on the %s plan.", o.ID, o.Plan), o.ID)
+			})(c, args)
+		}}
+	set.Flags().StringVar(&setPlan, "plan", "", "plan: free, pro or enterprise (required)")
+	set.MarkFlagRequired("plan")
+
+	list := &cobra.Command{Use: "list", Short: "List organizations", Args: cobra.NoArgs,
+		RunE: with(func(ctx context.Context, st store.Store, out *printer) error {
+			orgs, err := st.ListOrgs(ctx)
+			if err != nil {
+				return err
+			}
+			rows := make([][]string, len(orgs))
+			for i, o := range orgs {
+				rows[i] = []string{o.ID, o.Name, string(o.Plan), o.CreatedAt.Format(time.RFC3339)}
+			}
+			if orgs == nil {
+				orgs = []*lectern.Organization{}
+			}
+			return out.table(orgs, []string{"ID", "NAME", "PLAN", "CREATED"}, rows)
+		})}
+	cmd.AddCommand(create, set, list)
+	return cmd
+}
+
+func projectCmd(with withStore) *cobra.Command {
+	cmd := &cobra.Command{Use: "project", Short: "Manage projects"}
+	var org, name, repo, branch, docsRoot, depType string
+	var domains []string
+	create := &cobra.Command{Use: "create", Short: "Create a project", Args: cobra.NoArgs,
+		RunE: with(func(ctx context.Context, st store.Store, out *printer) error {
+			p, err := newProject(org, name, repo, branch, docsRoot, depType, domains)
+			if err != nil {
+				return err
+			}
+			if err := st.CreateProject(ctx, p); err != nil {
+				return err
+			}
+			return out.result(p, fmt.Sprintf("Created project %q serving %s from branch %s of %s.",
+				p.Name, strings.Join(p.Domains, ", "), p.Branch, p.RepoURL), p.ID)
+		})}
+	fl := create.Flags()
+	fl.StringVar(&org, "org", "", "organization id (required)")
+	fl.StringVar(&name, "name", "", "project name (required)")
+	fl.StringVar(&repo, "repo", "", "git repository: a local path, file://, http:// or https:// URL (required)")
+	fl.StringVar(&branch, "branch", "main", "deployment branch")
+	fl.StringVar(&docsRoot, "docs-root", "/", "folder of the docs inside the repository")
+	fl.StringArrayVar(&domains, "domain", nil, "a domain of the site (repeatable; at least one)")
+	fl.StringVar(&depType, "deployment-type", "cloud", "cloud, client-hosted or air-gapped")
+
+	var listOrg string
+	list := &cobra.Command{Use: "list", Short: "List projects", Args: cobra.NoArgs,
+		RunE: with(func(ctx context.Context, st store.Store, out *printer) error {
+			ps, err := st.ListProjects(ctx, listOrg)
+			if err != nil {
+				return err
+			}
+			rows := make([][]string, len(ps))
+			for i, p := range ps {
+				live := p.LiveDeploymentID
+				if live == "" {
+					live = "-"
+				}
+				rows[i] = []string{p.ID, p.OrgID, p.Name, strings.Join(p.Domains, ","), p.Branch, live}
+			}
+			if ps == nil {
+				ps = []*lectern.Project{}
+			}
+			return out.table(ps, []string{"ID", "ORG", "NAME", "DOMAINS", "BRANCH", "LIVE"}, rows)
+		})}
+	list.Flags().StringVar(&listOrg, "org", "", "only this organization's projects")
+	cmd.AddCommand(create, list)
+	return cmd
+}
+
+// newProject validates the project create flags.
+func newProject(org, name, repo, branch, docsRoot, depType string, domains []string) (*lectern.Project, error) {
+	switch {
+	case org == "":
+		return nil, fmt.Errorf("--org is required")
+	case strings.TrimSpace(name) == "":
+		return nil, fmt.Errorf("--name is required")
+	case strings.TrimSpace(repo) == "":
+		return nil, fmt.Errorf("--repo is required")
+	case len(domains) == 0:
+		return nil, fmt.Errorf("at least one --domain is required")
+	case strings.TrimSpace(branch) == "" || strings.HasPrefix(branch, "-"):
+		return nil, fmt.Errorf("--branch %q is not a branch name", branch)
+	}
+	dt, err := lectern.ParseDeploymentType(depType)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var norm []string
+	for _, d := range domains {
+		n, err := lectern.NormalizeDomain(d)
+		if err != nil {
+			return nil, fmt.Errorf("--domain %q: %s", d, lectern.ErrorMessage(err))
+		}
+		if !seen[n] {
+			seen[n] = true
+			norm = append(norm, n)
+		}
+	}
+	if !strings.HasPrefix(docsRoot, "/") {
+		docsRoot = "/" + docsRoot
+	}
+	if strings.Contains(docsRoot, "..") {
+		return nil, fmt.Errorf("--docs-root %q must stay inside the repository", docsRoot)
+	}
+	return &lectern.Project{OrgID: org, Name: strings.TrimSpace(name), RepoURL: strings.TrimSpace(repo), Branch: branch,
+		DocsRoot: docsRoot, Domains: norm, DeploymentType: dt}, nil
+}
+
+func keyCmd(with withStore) *cobra.Command {
+	cmd := &cobra.Command{Use: "key", Short: "Manage admin API keys"}
+	var org, name string
+	create := &cobra.Command{Use: "create", Short: "Create an admin API key (shown once)", Args: cobra.NoArgs,
+		RunE: with(func(ctx context.Context, st store.Store, out *printer) error {
+			if org == "" || strings.TrimSpace(name) == "" {
+				return fmt.Errorf("--org and --name are required")
+			}
+			secret := lectern.NewAPIKey()
+			k := &lectern.APIKey{OrgID: org, Name: strings.TrimSpace(name), Hint: lectern.APIKeyHint(secret), Hash: lectern.HashAPIKey(secret)}
+			if err := st.CreateAPIKey(ctx, k); err != nil {
+				return err
+			}
+			return out.result(struct {
+				*lectern.APIKey
+				Key string `json:"key"`
+			}{k, secret},
+				fmt.Sprintf("Created API key %s (%q) for organization %s.", k.ID, k.Name, k.OrgID),
+				"Store it now in your CI's secrets: it is not shown again.", secret)
+		})}
+	create.Flags().StringVar(&org, "org", "", "organization id (required)")
+	create.Flags().StringVar(&name, "name", "", "a name to recognise the key by (required)")
+
+	var listOrg string
+	list := &cobra.Command{Use: "list", Short: "List API keys (never the keys themselves)", Args: cobra.NoArgs,
+		RunE: with(func(ctx context.Context, st store.Store, out *printer) error {
+			keys, err := st.ListAPIKeys(ctx, listOrg)
+			if err != nil {
+				return err
+			}
+			rows := make([][]string, len(keys))
+			for i, k := range keys {
+				used, state := "never", "active"
+				if k.LastUsedAt != nil {
+					used = k.LastUsedAt.Format(time.RFC3339)
+				}
+				if k.RevokedAt != nil {
+					state = "revoked " + k.RevokedAt.Format(time.RFC3339)
+				}
+				rows[i] = []string{k.ID, k.OrgID, k.Name, k.Hint, k.CreatedAt.Format(time.RFC3339), used, state}
+			}
+			if keys == nil {
+				keys = []*lectern.APIKey{}
+			}
+			return out.table(keys, []string{"ID", "ORG", "NAME", "KEY", "CREATED", "LAST USED", "STATE"}, rows)
+		})}
+	list.Flags().StringVar(&listOrg, "org", "", "only this organization's keys")
+
+	revoke := &cobra.Command{Use: "revoke KEY_ID", Short: "Revoke an API key at once", Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return with(func(ctx context.Context, st store.Store, out *printer) error {
+				if err := st.RevokeAPIKey(ctx, args[0], time.Now()); err != nil {
+					return err
+				}
+				return out.result(map[string]string{"id": args[0], "state": "revoked"}, "Revoked API key "+args[0]+".", args[0])
+			})(c, args)
+		}}
+	cmd.AddCommand(create, list, revoke)
+	return cmd
+}

@@ -1,0 +1,206 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/spf13/cobra"
+
+	"lectern.dev/lectern/blobstore"
+	"lectern.dev/lectern/gitsource"
+	"lectern.dev/lectern/httpapi"
+	"lectern.dev/lectern/jobs"
+	"lectern.dev/lectern/sites"
+	"lectern.dev/lectern/store"
+)
+
+type serveFlags struct {
+	storageFlags
+	addr            string
+	publicURL       string
+	role            string
+	logFormat       string
+	logLevel        string
+	logRequests     bool
+	bundleURLTTL    time.Duration
+	workers         int
+	jobLease        time.Duration
+	rateLimit       float64
+	rateBurst       int
+	exportsPerHour  int
+	retention       time.Duration
+	shutdownTimeout time.Duration
+	gitTimeout      time.Duration
+	renderPageDelay time.Duration
+}
+
+func serveCmd(e *env) *cobra.Command {
+	f := &serveFlags{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the API, the job workers and the live documentation sites",
+		Long: `Run Lectern's server. With no settings it runs on the embedded default:
+SQLite and a blob folder under ./lectern-data, listening on 127.0.0.1:8080.
+
+Every flag can also be set with an environment variable (LECTERN_ and the
+flag name in upper snake case, e.g. LECTERN_ADDR) or in the YAML file named
+by --config; the command line wins over the environment, which wins over the file.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := resolveFlags(cmd.Flags(), e.getenv); err != nil {
+				return err
+			}
+			return f.run(cmd.Context(), e)
+		},
+	}
+	fs := cmd.Flags()
+	f.storageFlags.register(fs)
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on")
+	fs.StringVar(&f.publicURL, "public-url", "", "URL clients use to reach this server, for download links (default http://ADDR)")
+	fs.StringVar(&f.role, "role", "all", "what this process does: api, worker or all")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
+	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.BoolVar(&f.logRequests, "log-requests", false, "log every API request (failed ones are always logged)")
+	fs.DurationVar(&f.bundleURLTTL, "bundle-url-ttl", time.Hour, "lifetime of bundle download links")
+	fs.IntVar(&f.workers, "workers", 2, "jobs run at once by this process")
+	fs.DurationVar(&f.jobLease, "job-lease", 15*time.Second, "how long a job stays claimed without a heartbeat before another worker takes it over")
+	fs.Float64Var(&f.rateLimit, "rate-limit", 20, "API requests per second per key, on average (0 disables)")
+	fs.IntVar(&f.rateBurst, "rate-burst", 60, "API requests per key allowed in a burst")
+	fs.IntVar(&f.exportsPerHour, "exports-per-hour", 10, "export starts per organization per hour (0 disables)")
+	fs.DurationVar(&f.retention, "retention", 30*24*time.Hour, "how long export jobs and their files are kept")
+	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long a graceful stop waits for requests and jobs")
+	fs.DurationVar(&f.gitTimeout, "git-timeout", 5*time.Minute, "time limit for fetching a repository")
+	fs.DurationVar(&f.renderPageDelay, "render-page-delay", 0, "slow exports down per page (for tests)")
+	fs.MarkHidden("render-page-delay")
+	return cmd
+}
+
+func newLogger(w interface{ Write([]byte) (int, error) }, format, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level: %q is not debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format: %q is not text or json", format)
+}
+
+func (f *serveFlags) run(ctx context.Context, e *env) error {
+	log, err := newLogger(e.stderr, f.logFormat, f.logLevel)
+	if err != nil {
+		return err
+	}
+	api, worker := f.role == "all" || f.role == "api", f.role == "all" || f.role == "worker"
+	if !api && !worker {
+		return fmt.Errorf("--role: %q is not api, worker or all", f.role)
+	}
+	if f.publicURL == "" {
+		f.publicURL = "http://" + f.addr
+	}
+	if !strings.HasPrefix(f.publicURL, "http://") && !strings.HasPrefix(f.publicURL, "https://") {
+		return fmt.Errorf("--public-url %q must start with http:// or https://", f.publicURL)
+	}
+	if f.bundleURLTTL < time.Second {
+		return fmt.Errorf("--bundle-url-ttl %s is shorter than a second", f.bundleURLTTL)
+	}
+
+	st, err := f.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	blobURL, err := f.blobURLOrDefault()
+	if err != nil {
+		return err
+	}
+	bucket, err := blobstore.Open(ctx, blobURL)
+	if err != nil {
+		return err
+	}
+	defer bucket.Close()
+	signKey, err := st.GetOrCreateSecret(ctx, "link-signing-key", func() ([]byte, error) {
+		b := make([]byte, 32)
+		_, err := rand.Read(b)
+		return b, err
+	})
+	if err != nil {
+		return fmt.Errorf("link signing key: %w", err)
+	}
+	links := &blobstore.LocalLinks{Bucket: bucket, PublicURL: f.publicURL, Key: signKey}
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	var runner *jobs.Runner
+	var janitor *jobs.Janitor
+	if worker {
+		fetcher := &gitsource.Fetcher{Timeout: f.gitTimeout}
+		handlers := map[string]jobs.Handler{
+			store.KindUpdate: &jobs.UpdateHandler{Log: log, Store: st, Bucket: bucket, Fetcher: fetcher},
+			store.KindExport: &jobs.ExportHandler{Log: log, Store: st, Bucket: bucket, PageDelay: f.renderPageDelay},
+		}
+		runner = jobs.NewRunner(log, st, handlers, jobs.Config{Workers: f.workers, LeaseFor: f.jobLease, DrainTimeout: f.shutdownTimeout},
+			jobs.NewMetrics(reg, st))
+		// Jobs outlive a canceled ctx only through Stop: give them their own.
+		if err := runner.Start(context.WithoutCancel(ctx)); err != nil {
+			return err
+		}
+		defer runner.Stop()
+		janitor = &jobs.Janitor{Log: log, Store: st, Bucket: bucket, Retention: f.retention}
+		if err := janitor.Start(context.WithoutCancel(ctx)); err != nil {
+			return err
+		}
+		defer janitor.Stop()
+	}
+
+	var notifier httpapi.Notifier
+	if runner != nil {
+		notifier = runner
+	}
+	handler := httpapi.NewHandler(log, st, notifier, links, links, sites.New(log, st, bucket), reg, reg, httpapi.Config{
+		BundleURLTTL: f.bundleURLTTL, RateLimit: httpapi.RateLimit{Rate: f.rateLimit, Burst: f.rateBurst},
+		ExportsPerHour: f.exportsPerHour, LogRequests: f.logRequests})
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", f.addr, err)
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+		IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	log.Info("lectern listening", "addr", ln.Addr().String(), "public_url", f.publicURL, "role", f.role,
+		"database", f.databaseLabel(), "blobs", blobstore.Redact(blobURL), "data_dir", f.dataDir, "pid", os.Getpid())
+
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("server stopped: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: draining requests and jobs", "timeout", f.shutdownTimeout.String())
+	handler.Drain()
+	sctx, cancel := context.WithTimeout(context.Background(), f.shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		log.Warn("shutdown", "err", err)
+	}
+	if runner != nil {
+		runner.Stop()
+	}
+	log.Info("stopped")
+	return nil
+}

@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"lectern.dev/lectern/store"
+	"lectern.dev/lectern/store/sqlite"
+)
+
+// storageFlags are the settings that locate Lectern's data; serve and
+// admin share them.
+type storageFlags struct {
+	dataDir     string
+	databaseURL string
+	blobURL     string
+	config      string
+}
+
+func (s *storageFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&s.dataDir, "data-dir", "./lectern-data", "folder for the embedded database and blob store (env LECTERN_DATA_DIR)")
+	fs.StringVar(&s.databaseURL, "database-url", "", "database URL: sqlite://PATH (default: sqlite in --data-dir) (env LECTERN_DATABASE_URL)")
+	fs.StringVar(&s.blobURL, "blob-url", "", "blob store URL: file:///PATH (default: blobs in --data-dir) (env LECTERN_BLOB_URL)")
+	fs.StringVar(&s.config, "config", "", "YAML config file whose keys are flag names (env LECTERN_CONFIG)")
+}
+
+// databaseLabel describes the database for logs, without credentials.
+func (s *storageFlags) databaseLabel() string {
+	if s.databaseURL == "" {
+		return "sqlite://" + filepath.Join(s.dataDir, "lectern.db")
+	}
+	if i := strings.Index(s.databaseURL, "@"); i >= 0 {
+		if j := strings.Index(s.databaseURL, "://"); j >= 0 && j < i {
+			return s.databaseURL[:j+3] + "***" + s.databaseURL[i:]
+		}
+	}
+	return s.databaseURL
+}
+
+// openStore opens the configured database, creating the data folder for
+// the embedded default.
+func (s *storageFlags) openStore(ctx context.Context) (store.Store, error) {
+	u := s.databaseURL
+	switch {
+	case u == "":
+		if err := os.MkdirAll(s.dataDir, 0o755); err != nil {
+			return nil, fmt.Errorf("data folder: %w", err)
+		}
+		return sqlite.Open(ctx, filepath.Join(s.dataDir, "lectern.db"))
+	case strings.HasPrefix(u, "sqlite://"):
+		path := strings.TrimPrefix(u, "sqlite://")
+		if path == "" {
+			return nil, fmt.Errorf("--database-url %q has no path", u)
+		}
+		if dir := filepath.Dir(path); dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, fmt.Errorf("database folder: %w", err)
+			}
+		}
+		return sqlite.Open(ctx, path)
+	}
+	return nil, fmt.Errorf("--database-url: unsupported scheme in %s (use sqlite://PATH)", s.databaseLabel())
+}
+
+// blobURLOrDefault returns the blob store URL.
+func (s *storageFlags) blobURLOrDefault() (string, error) {
+	if s.blobURL != "" {
+		return s.blobURL, nil
+	}
+	abs, err := filepath.Abs(filepath.Join(s.dataDir, "blobs"))
+	if err != nil {
+		return "", err
+	}
+	return "file://" + filepath.ToSlash(abs), nil
+}

@@ -1,0 +1,73 @@
+package lectern
+
+import "strings"
+
+// NormalizeDomain returns s as a lower-case hostname, or an EINVALID error
+// saying what is wrong. A domain is a hostname only: no scheme, path, port,
+// user info or trailing dot; labels of 1 to 63 letters, digits and inner
+// hyphens; at most 253 characters. Upper case is accepted and lowered.
+func NormalizeDomain(s string) (string, error) {
+	d := strings.ToLower(strings.TrimSpace(s))
+	switch {
+	case d == "":
+		return "", Errorf(EINVALID, "domain is required")
+	case strings.Contains(d, "://"):
+		return "", Errorf(EINVALID, "domain must be a hostname without a scheme such as https://")
+	case strings.ContainsAny(d, "/?#"):
+		return "", Errorf(EINVALID, "domain must be a hostname without a path")
+	case strings.Contains(d, "@"):
+		return "", Errorf(EINVALID, "domain must be a hostname without user info")
+	case strings.Contains(d, ":"):
+		return "", Errorf(EINVALID, "domain must be a hostname without a port")
+	case strings.HasSuffix(d, "."):
+		return "", Errorf(EINVALID, "domain must not end with a dot")
+	case len(d) > 253:
+		return "", Errorf(EINVALID, "domain is longer than 253 characters")
+	}
+	for _, label := range strings.Split(d, ".") {
+		if label == "" {
+			return "", Errorf(EINVALID, "domain has an empty label")
+		}
+		if len(label) > 63 {
+			return "", Errorf(EINVALID, "domain label %q is longer than 63 characters", label)
+		}
+		if label[0] == '-' || label[len(label)-1] == '-' {
+			return "", Errorf(EINVALID, "domain label %q starts or ends with a hyphen", label)
+		}
+		for i := 0; i < len(label); i++ {
+			c := label[i]
+			if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+				return "", Errorf(EINVALID, "domain has an invalid character %q (use letters, digits, hyphens and dots; encode international names as xn--)", string(rune(c)))
+			}
+		}
+	}
+	return d, nil
+}
+
+// NormalizeBasePath returns p as "" or "/a/b" (no trailing slash), or an
+// EINVALID error: it must start with "/" and hold only URL-safe path
+// characters, with no "." or ".." segments.
+func NormalizeBasePath(p string) (string, error) {
+	if p == "" || p == "/" {
+		return "", nil
+	}
+	if !strings.HasPrefix(p, "/") {
+		return "", Errorf(EINVALID, "basePath must start with /")
+	}
+	if len(p) > 200 {
+		return "", Errorf(EINVALID, "basePath is longer than 200 characters")
+	}
+	p = strings.TrimRight(p, "/")
+	for _, seg := range strings.Split(p[1:], "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return "", Errorf(EINVALID, "basePath has an empty, . or .. segment")
+		}
+		for i := 0; i < len(seg); i++ {
+			c := seg[i]
+			if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0) {
+				return "", Errorf(EINVALID, "basePath has an invalid character %q", string(rune(c)))
+			}
+		}
+	}
+	return p, nil
+}

@@ -1,0 +1,191 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"lectern.dev/lectern"
+)
+
+// ownedBy hides records of other organizations: they are "not found".
+func ownedBy(r *http.Request, orgID, what, id string) error {
+	if orgID != principalOf(r.Context()).OrgID {
+		return lectern.Errorf(lectern.ENOTFOUND, "%s %q not found", what, id)
+	}
+	return nil
+}
+
+// triggerUpdate is POST /v1/project/update/{projectId}.
+func (a *api) triggerUpdate(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(w, r, a.cfg.MaxBodyBytes)
+	if err == nil {
+		err = requireNoBody(body)
+	}
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	a.idempotent(w, r, body, func(w http.ResponseWriter) {
+		id := r.PathValue("projectId")
+		p, err := a.store.GetProject(r.Context(), id)
+		if err == nil {
+			err = ownedBy(r, p.OrgID, "project", id)
+		}
+		if err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		u := &lectern.Update{ProjectID: p.ID, Source: "api"}
+		if err := a.store.CreateUpdate(r.Context(), u); err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		if a.jobs != nil {
+			a.jobs.Notify()
+		}
+		w.Header().Set("Location", "/v1/project/update-status/"+u.ID)
+		writeJSON(w, http.StatusAccepted, map[string]string{"statusId": u.ID})
+	})
+}
+
+// getUpdateStatus is GET /v1/project/update-status/{statusId}.
+func (a *api) getUpdateStatus(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("statusId")
+	u, err := a.store.GetUpdate(r.Context(), id)
+	if err == nil {
+		err = ownedBy(r, u.OrgID, "update status", id)
+	}
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, u)
+}
+
+// startExport is POST /v1/static-export/jobs.
+func (a *api) startExport(w http.ResponseWriter, r *http.Request) {
+	err := requireJSON(r)
+	var body []byte
+	if err == nil {
+		body, err = readBody(w, r, a.cfg.MaxBodyBytes)
+	}
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	a.idempotent(w, r, body, func(w http.ResponseWriter) {
+		domain, basePath, err := parseExportRequest(body)
+		if err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		ctx, orgID := r.Context(), principalOf(r.Context()).OrgID
+		org, err := a.store.GetOrg(ctx, orgID)
+		if err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		if !org.Plan.AllowsStaticExport() {
+			writeError(w, r, a.log, lectern.Errorf(lectern.EPLAN,
+				"Static export requires the enterprise plan; organization %s is on the %s plan.", org.ID, org.Plan))
+			return
+		}
+		p, err := a.store.GetProjectByDomain(ctx, domain)
+		if err == nil {
+			err = ownedBy(r, p.OrgID, "domain", domain)
+		}
+		if err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		if n := a.cfg.ExportsPerHour; n > 0 {
+			count, err := a.store.CountExportsSince(ctx, orgID, time.Now().Add(-time.Hour))
+			if err != nil {
+				writeError(w, r, a.log, err)
+				return
+			}
+			if count >= n {
+				writeError(w, r, a.log, &lectern.Error{Code: lectern.ERATELIMITED, RetryAfterSeconds: 3600 / n,
+					Message: "This organization has started the most exports allowed per hour; retry later."})
+				return
+			}
+		}
+		e := &lectern.ExportJob{OrgID: orgID, ProjectID: p.ID, Domain: domain, BasePath: basePath}
+		if err := a.store.CreateExport(ctx, e); err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		if a.jobs != nil {
+			a.jobs.Notify()
+		}
+		w.Header().Set("Location", "/v1/static-export/jobs/"+e.ID)
+		writeJSON(w, http.StatusAccepted, e)
+	})
+}
+
+// getExport is GET /v1/static-export/jobs/{jobId}.
+func (a *api) getExport(w http.ResponseWriter, r *http.Request) {
+	e, err := a.ownedExport(r)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, e)
+}
+
+func (a *api) ownedExport(r *http.Request) (*lectern.ExportJob, error) {
+	id := r.PathValue("jobId")
+	e, err := a.store.GetExport(r.Context(), id)
+	if err == nil {
+		err = ownedBy(r, e.OrgID, "export job", id)
+	}
+	return e, err
+}
+
+// bundleLink is the body of a bundle response.
+type bundleLink struct {
+	JobID     string    `json:"jobId"`
+	BundleURL string    `json:"bundleUrl"`
+	ExpiresAt time.Time `json:"expiresAt"`
+	SizeBytes int64     `json:"sizeBytes"`
+	SHA256    string    `json:"sha256"`
+}
+
+// createBundle is POST /v1/static-export/jobs/{jobId}/bundle: the archive
+// was built by the job; each call signs a fresh link to it.
+func (a *api) createBundle(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(w, r, a.cfg.MaxBodyBytes)
+	if err == nil {
+		err = requireNoBody(body)
+	}
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	a.idempotent(w, r, body, func(w http.ResponseWriter) {
+		e, err := a.ownedExport(r)
+		if err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		switch {
+		case e.Status == lectern.ExportFailed:
+			msg := "The export job failed, so it has no bundle; start a new export."
+			if e.Error != nil {
+				msg = "The export job failed (" + e.Error.Message + "), so it has no bundle; start a new export."
+			}
+			writeError(w, r, a.log, &lectern.Error{Code: lectern.EJOBFAILED, Message: msg, JobID: e.ID})
+			return
+		case e.Status != lectern.ExportCompleted || e.Bundle == nil:
+			writeError(w, r, a.log, &lectern.Error{Code: lectern.ENOTCOMPLETED, JobID: e.ID,
+				Message: "The export job is " + string(e.Status) + "; poll it until status is completed, then ask for the bundle."})
+			return
+		}
+		u, exp, err := a.links.SignedURL(r.Context(), e.Bundle.Key, a.cfg.BundleURLTTL)
+		if err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, bundleLink{JobID: e.ID, BundleURL: u, ExpiresAt: exp.UTC(), SizeBytes: e.Bundle.SizeBytes, SHA256: e.Bundle.SHA256})
+	})
+}

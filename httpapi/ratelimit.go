@@ -1,0 +1,82 @@
+package httpapi
+
+import (
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"lectern.dev/lectern"
+)
+
+// RateLimit is a token bucket: Rate requests per second on average, with
+// bursts up to Burst. A zero Rate disables the limit.
+type RateLimit struct {
+	Rate  float64
+	Burst int
+}
+
+// limiter holds one token bucket per API key, in memory.
+type limiter struct {
+	cfg     RateLimit
+	mu      sync.Mutex
+	buckets map[string]*bucket
+	sweep   time.Time
+}
+
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+// take spends a token of key's bucket. It returns whether the request may
+// go on, the tokens left, and the seconds until a token is back.
+func (l *limiter) take(key string, now time.Time) (ok bool, remaining int, reset int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.buckets == nil {
+		l.buckets = map[string]*bucket{}
+	}
+	if now.Sub(l.sweep) > time.Minute { // forget idle, full buckets
+		for k, b := range l.buckets {
+			if now.Sub(b.last).Seconds()*l.cfg.Rate >= float64(l.cfg.Burst) {
+				delete(l.buckets, k)
+			}
+		}
+		l.sweep = now
+	}
+	b := l.buckets[key]
+	if b == nil {
+		b = &bucket{tokens: float64(l.cfg.Burst), last: now}
+		l.buckets[key] = b
+	}
+	b.tokens = math.Min(float64(l.cfg.Burst), b.tokens+now.Sub(b.last).Seconds()*l.cfg.Rate)
+	b.last = now
+	if b.tokens >= 1 {
+		b.tokens--
+		return true, int(b.tokens), int(math.Ceil((float64(l.cfg.Burst) - b.tokens) / l.cfg.Rate))
+	}
+	return false, 0, int(math.Ceil((1 - b.tokens) / l.cfg.Rate))
+}
+
+// rateLimit applies the per-key limit and sets the RateLimit-* headers.
+func (a *api) rateLimit(next http.Handler) http.Handler {
+	if a.cfg.RateLimit.Rate <= 0 {
+		return next
+	}
+	limit := strconv.Itoa(a.cfg.RateLimit.Burst)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ok, remaining, reset := a.limiter.take(principalOf(r.Context()).KeyID, time.Now())
+		h := w.Header()
+		h.Set("RateLimit-Limit", limit)
+		h.Set("RateLimit-Remaining", strconv.Itoa(remaining))
+		h.Set("RateLimit-Reset", strconv.Itoa(max(reset, 1)))
+		if !ok {
+			writeError(w, r, a.log, &lectern.Error{Code: lectern.ERATELIMITED, RetryAfterSeconds: max(reset, 1),
+				Message: "Too many requests for this API key; retry after the number of seconds in Retry-After."})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,175 @@
+// Package httpapi is Lectern's HTTP API: the four endpoints of the service
+// spec under /v1 (plus the update-status extension), health, readiness,
+// metrics and the OpenAPI document, with API-key authentication, per-key
+// rate limits, Idempotency-Key replay, and RFC 9457 problem responses.
+// Requests whose Host is a project's domain are handed to the live-site
+// server instead.
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"lectern.dev/lectern"
+	"lectern.dev/lectern/blobstore"
+	"lectern.dev/lectern/store"
+)
+
+// Config holds the API's settings.
+type Config struct {
+	// BundleURLTTL is the lifetime of bundle download links; default 1h.
+	BundleURLTTL time.Duration
+	// MaxBodyBytes bounds request bodies; default 64 KiB.
+	MaxBodyBytes int64
+	// RateLimit applies per API key; a zero Rate disables it.
+	RateLimit RateLimit
+	// ExportsPerHour bounds export starts per organization per hour; 0 disables.
+	ExportsPerHour int
+	// LogRequests logs every request, not only failed ones.
+	LogRequests bool
+}
+
+// Notifier is told when a job was queued, so a worker can start at once.
+type Notifier interface{ Notify() }
+
+// SiteServer serves live documentation sites by host name.
+type SiteServer interface {
+	http.Handler
+	// Serves reports whether host (a Host header) is a project's domain.
+	Serves(ctx context.Context, host string) bool
+}
+
+// Handler is the HTTP handler of the API and the live sites.
+type Handler struct {
+	api  *api
+	root http.Handler
+}
+
+type api struct {
+	log      *slog.Logger
+	store    store.Store
+	jobs     Notifier
+	links    blobstore.Linker
+	download http.Handler
+	sites    SiteServer
+	cfg      Config
+	metrics  *httpMetrics
+	gatherer prometheus.Gatherer
+	limiter  *limiter
+	touch    keyToucher
+	draining atomic.Bool
+	mux      *http.ServeMux
+}
+
+// NewHandler returns the API handler. jobs, download and sites may be nil
+// (no wake-ups, no local download links, no live sites). Metrics are
+// registered on reg and /metrics serves gatherer.
+func NewHandler(log *slog.Logger, st store.Store, jobs Notifier, links blobstore.Linker, download http.Handler,
+	sites SiteServer, reg prometheus.Registerer, gatherer prometheus.Gatherer, cfg Config) *Handler {
+	if cfg.BundleURLTTL <= 0 {
+		cfg.BundleURLTTL = time.Hour
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 64 << 10
+	}
+	if cfg.RateLimit.Burst <= 0 {
+		cfg.RateLimit.Burst = max(1, int(cfg.RateLimit.Rate*2))
+	}
+	a := &api{log: log, store: st, jobs: jobs, links: links, download: download, sites: sites, cfg: cfg,
+		metrics: newHTTPMetrics(reg), gatherer: gatherer, limiter: &limiter{cfg: cfg.RateLimit}, mux: http.NewServeMux()}
+	a.routes()
+	return &Handler{api: a, root: withRequestID(http.HandlerFunc(a.dispatch))}
+}
+
+// ServeHTTP serves a request.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.root.ServeHTTP(w, r) }
+
+// Drain makes /readyz report not ready, so load balancers stop sending
+// traffic before shutdown.
+func (h *Handler) Drain() { h.api.draining.Store(true) }
+
+// OpenAPIDocument returns the OpenAPI 3.1 description of the API.
+func OpenAPIDocument() []byte { return openAPIDocument }
+
+func (a *api) dispatch(w http.ResponseWriter, r *http.Request) {
+	if a.sites != nil && !strings.HasPrefix(r.URL.Path, blobstore.LinkPath) && a.sites.Serves(r.Context(), r.Host) {
+		a.sites.ServeHTTP(w, r)
+		return
+	}
+	a.mux.ServeHTTP(w, r)
+}
+
+// routes registers every route. Each route lists its methods; any other
+// method is a 405 problem.
+func (a *api) routes() {
+	authed := func(h http.Handler) http.Handler { return a.authenticate(a.rateLimit(h)) }
+	a.handle("/v1/project/update/{projectId}", map[string]http.Handler{"POST": authed(http.HandlerFunc(a.triggerUpdate))})
+	a.handle("/v1/project/update-status/{statusId}", map[string]http.Handler{"GET": authed(http.HandlerFunc(a.getUpdateStatus))})
+	a.handle("/v1/static-export/jobs", map[string]http.Handler{"POST": authed(http.HandlerFunc(a.startExport))})
+	a.handle("/v1/static-export/jobs/{jobId}", map[string]http.Handler{"GET": authed(http.HandlerFunc(a.getExport))})
+	a.handle("/v1/static-export/jobs/{jobId}/bundle", map[string]http.Handler{"POST": authed(http.HandlerFunc(a.createBundle))})
+	a.handle("/v1/openapi.json", map[string]http.Handler{"GET": http.HandlerFunc(a.openAPI)})
+	a.handle("/healthz", map[string]http.Handler{"GET": http.HandlerFunc(a.healthz)})
+	a.handle("/readyz", map[string]http.Handler{"GET": http.HandlerFunc(a.readyz)})
+	a.handle("/metrics", map[string]http.Handler{"GET": promhttp.HandlerFor(a.gatherer, promhttp.HandlerOpts{})})
+	if a.download != nil {
+		a.mux.Handle(blobstore.LinkPath, a.instrument(blobstore.LinkPath, a.download))
+	}
+	a.mux.Handle("/", a.instrument("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, a.log, lectern.Errorf(lectern.ENOTFOUND, "No API route matches %s %s.", r.Method, r.URL.Path))
+	})))
+}
+
+func (a *api) handle(pattern string, methods map[string]http.Handler) {
+	allow := make([]string, 0, len(methods))
+	for m := range methods {
+		allow = append(allow, m)
+	}
+	sort.Strings(allow)
+	allowed := strings.Join(allow, ", ")
+	a.mux.Handle(pattern, a.instrument(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, ok := methods[r.Method]
+		if !ok && r.Method == http.MethodHead {
+			h, ok = methods[http.MethodGet]
+		}
+		if !ok {
+			w.Header().Set("Allow", allowed)
+			writeError(w, r, a.log, lectern.Errorf(lectern.EMETHOD, "%s accepts %s.", pattern, allowed))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})))
+}
+
+func (a *api) openAPI(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	w.Write(openAPIDocument)
+}
+
+func (a *api) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (a *api) readyz(w http.ResponseWriter, r *http.Request) {
+	if a.draining.Load() {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := a.store.Ping(ctx); err != nil {
+		a.log.Warn("readiness: store unavailable", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "store unavailable"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}

@@ -1,0 +1,168 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"gocloud.dev/blob"
+
+	"lectern.dev/lectern"
+	"lectern.dev/lectern/blobstore"
+	"lectern.dev/lectern/bundle"
+	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/store"
+)
+
+// Progress shares of an export: rendering takes progress to renderShare,
+// packaging to 99, and completion sets 100.
+const renderShare = 90
+
+// ExportHandler renders a domain's live deployment in export form and
+// stores it as one reproducible archive.
+type ExportHandler struct {
+	Log     *slog.Logger
+	Store   store.Store
+	Bucket  *blob.Bucket
+	TempDir string
+	// ProgressEvery is the most often live progress is written; default 250ms.
+	ProgressEvery time.Duration
+	// PageDelay slows rendering per page; tests use it to observe a running
+	// export. Zero in production.
+	PageDelay time.Duration
+}
+
+var _ Handler = (*ExportHandler)(nil)
+
+// Run performs the export named by the job.
+func (h *ExportHandler) Run(ctx context.Context, job *store.Job, lease store.Lease) error {
+	e, err := h.Store.GetExport(ctx, job.ID)
+	if err != nil {
+		return err
+	}
+	if e.Status.Terminal() {
+		return nil
+	}
+	if err := h.Store.SetExportProgress(ctx, lease, 0, 0, time.Now()); err != nil {
+		return err
+	}
+	p, err := h.Store.GetProject(ctx, e.ProjectID)
+	if err != nil {
+		return err
+	}
+	if p.LiveDeploymentID == "" {
+		return h.fail(ctx, lease, "no_live_deployment",
+			fmt.Sprintf("%s has no live deployment yet: trigger an update of project %s, wait for it to succeed, then export again.", e.Domain, p.ID))
+	}
+	dep, err := h.Store.GetDeployment(ctx, p.LiveDeploymentID)
+	if err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp(h.TempDir, "lectern-export-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	srcDir, outDir := filepath.Join(work, "src"), filepath.Join(work, "site")
+	if err := os.Mkdir(srcDir, 0o755); err != nil {
+		return err
+	}
+	if _, err := extractArchive(ctx, h.Bucket, blobstore.SourceKey(p.ID, dep.ID), srcDir); err != nil {
+		return fmt.Errorf("read the source of deployment %s: %w", dep.ID, err)
+	}
+	root, err := os.OpenRoot(srcDir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+
+	pr := &progress{h: h, ctx: ctx, lease: lease}
+	res, err := render.Build(ctx, root.FS(), &render.DirOutput{Dir: outDir}, render.Options{
+		Export: true, BasePath: e.BasePath, SiteURL: "https://" + e.Domain + e.BasePath, Progress: pr.report})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if lectern.ErrorCode(err) == lectern.EINVALID {
+			return h.fail(ctx, lease, "build_failed", "Rendering the site failed: "+lectern.ErrorMessage(err))
+		}
+		return err
+	}
+	if err := pr.err(); err != nil {
+		return err
+	}
+	if err := h.Store.SetExportProgress(ctx, lease, renderShare+5, res.Pages, time.Now()); err != nil {
+		return err
+	}
+	name := bundle.FileName(e.Domain, e.CreatedAt)
+	key := blobstore.BundleKey(e.ID, name)
+	m := bundle.Manifest{Version: short(dep.Commit.SHA) + "-" + e.ID, JobID: e.ID, Domain: e.Domain, CreatedAt: e.CreatedAt, PageCount: res.Pages}
+	br, err := writeArchive(ctx, h.Bucket, key, outDir, m)
+	if err != nil {
+		return fmt.Errorf("write bundle: %w", err)
+	}
+	return h.Store.FinishExport(ctx, lease, store.ExportResult{Status: lectern.ExportCompleted, PageCount: res.Pages, At: time.Now(),
+		Bundle: &lectern.Bundle{Key: key, FileName: name, SizeBytes: br.Size, SHA256: br.SHA256, Version: m.Version}})
+}
+
+func (h *ExportHandler) fail(ctx context.Context, lease store.Lease, code, msg string) error {
+	return h.Store.FinishExport(ctx, lease, store.ExportResult{Status: lectern.ExportFailed, At: time.Now(),
+		Error: &lectern.JobError{Code: code, Message: msg}})
+}
+
+// Fail records the export as failed.
+func (h *ExportHandler) Fail(ctx context.Context, job *store.Job, lease store.Lease, err error) error {
+	h.Log.Error("export failed", "job", job.ID, "err", err)
+	code := lectern.ErrorCode(err)
+	msg := lectern.ErrorMessage(err)
+	if code == lectern.EINTERNAL {
+		msg = fmt.Sprintf("The export failed after %d attempts because of an internal error; see the server log for job %s.", job.Attempt, job.ID)
+	}
+	return h.fail(ctx, lease, code, msg)
+}
+
+// progress persists render progress, at most every ProgressEvery.
+type progress struct {
+	h     *ExportHandler
+	ctx   context.Context
+	lease store.Lease
+	mu    sync.Mutex
+	last  time.Time
+	first error
+}
+
+func (p *progress) report(done, total int) {
+	if p.h.PageDelay > 0 && done > 0 {
+		select {
+		case <-time.After(p.h.PageDelay):
+		case <-p.ctx.Done():
+		}
+	}
+	every := p.h.ProgressEvery
+	if every <= 0 {
+		every = 250 * time.Millisecond
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if done != total && time.Since(p.last) < every {
+		return
+	}
+	p.last = time.Now()
+	pct := 0
+	if total > 0 {
+		pct = done * renderShare / total
+	}
+	if err := p.h.Store.SetExportProgress(p.ctx, p.lease, pct, done, time.Now()); err != nil && p.first == nil {
+		p.first = err
+	}
+}
+
+func (p *progress) err() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.first
+}

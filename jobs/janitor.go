@@ -1,0 +1,134 @@
+package jobs
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"gocloud.dev/blob"
+
+	"lectern.dev/lectern/blobstore"
+	"lectern.dev/lectern/store"
+)
+
+// Janitor collects what has outlived its retention: export jobs and their
+// archives, old deployments of each project (never the live one) and
+// expired idempotency records. Every step is idempotent, so several
+// processes may run janitors at once.
+type Janitor struct {
+	Log    *slog.Logger
+	Store  store.Store
+	Bucket *blob.Bucket
+	// Retention is how long export jobs and their files are kept; default 30 days.
+	Retention time.Duration
+	// KeepDeployments is how many deployments per project are kept besides
+	// the live one; default 3. Only those older than an hour are collected.
+	KeepDeployments int
+	// Interval between runs; default 10 minutes.
+	Interval time.Duration
+
+	stopOnce sync.Once
+	cancel   context.CancelFunc
+	done     chan struct{}
+}
+
+// Start runs the janitor in the background until Stop or ctx ends.
+func (j *Janitor) Start(ctx context.Context) error {
+	if j.Retention <= 0 {
+		j.Retention = 30 * 24 * time.Hour
+	}
+	if j.KeepDeployments <= 0 {
+		j.KeepDeployments = 3
+	}
+	if j.Interval <= 0 {
+		j.Interval = 10 * time.Minute
+	}
+	ctx, j.cancel = context.WithCancel(ctx)
+	j.done = make(chan struct{})
+	go func() {
+		defer close(j.done)
+		t := time.NewTicker(j.Interval)
+		defer t.Stop()
+		for {
+			if err := j.RunOnce(ctx); err != nil && ctx.Err() == nil {
+				j.Log.Warn("cleanup incomplete; will retry", "err", err)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return nil
+}
+
+// Stop stops the janitor and waits for a run in progress. Idempotent.
+func (j *Janitor) Stop() {
+	j.stopOnce.Do(func() {
+		if j.cancel != nil {
+			j.cancel()
+			<-j.done
+		}
+	})
+}
+
+// RunOnce does one pass. It returns the first error but attempts every step.
+func (j *Janitor) RunOnce(ctx context.Context) error {
+	var first error
+	keep := func(err error) {
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	now := time.Now()
+	for {
+		old, err := j.Store.ListExportsBefore(ctx, now.Add(-j.Retention), 100)
+		if err != nil {
+			keep(err)
+			break
+		}
+		for _, e := range old {
+			// Files first: a record without files is harmless, files without a record are lost track of.
+			if err := blobstore.DeletePrefix(ctx, j.Bucket, blobstore.ExportPrefix(e.ID)); err != nil {
+				keep(err)
+				continue
+			}
+			keep(j.Store.DeleteExport(ctx, e.ID))
+			j.Log.Info("collected export", "job", e.ID)
+		}
+		if len(old) < 100 || first != nil {
+			break
+		}
+	}
+	_, err := j.Store.PruneIdempotency(ctx, now.Add(-24*time.Hour))
+	keep(err)
+	projects, err := j.Store.ListProjects(ctx, "")
+	keep(err)
+	for _, p := range projects {
+		deps, err := j.Store.ListDeployments(ctx, p.ID)
+		if err != nil {
+			keep(err)
+			continue
+		}
+		kept := 0
+		for _, d := range deps {
+			if d.ID == p.LiveDeploymentID {
+				continue
+			}
+			if kept < j.KeepDeployments || now.Sub(d.CreatedAt) < time.Hour {
+				kept++
+				continue
+			}
+			// Files first, as for exports: the record is only dropped once its files are gone.
+			if err := blobstore.DeletePrefix(ctx, j.Bucket, blobstore.SitePrefix(p.ID, d.ID)); err != nil {
+				keep(err)
+				continue
+			}
+			keep(j.Store.DeleteDeployment(ctx, d.ID))
+			j.Log.Info("collected deployment", "project", p.ID, "deployment", d.ID)
+		}
+	}
+	return first
+}

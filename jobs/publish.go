@@ -1,0 +1,157 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sync"
+
+	"gocloud.dev/blob"
+
+	"lectern.dev/lectern/blobstore"
+	"lectern.dev/lectern/bundle"
+)
+
+// uploadDir copies every regular file under dir to the bucket under prefix,
+// with a few uploads at a time. It returns the number of files.
+func uploadDir(ctx context.Context, b *blob.Bucket, dir, prefix string) (int, error) {
+	var names []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			rel, err := filepath.Rel(dir, p)
+			if err != nil {
+				return err
+			}
+			names = append(names, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	work := make(chan string)
+	errs := make(chan error, 1)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for name := range work {
+				if err := uploadFile(ctx, b, filepath.Join(dir, filepath.FromSlash(name)), prefix+name); err != nil {
+					select {
+					case errs <- fmt.Errorf("upload %s: %w", name, err):
+					default:
+					}
+					cancel()
+				}
+			}
+		}()
+	}
+feed:
+	for _, n := range names {
+		select {
+		case work <- n:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return 0, err
+	default:
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	return len(names), nil
+}
+
+func uploadFile(ctx context.Context, b *blob.Bucket, file, key string) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return writeBlob(ctx, b, key, f)
+}
+
+// writeBlob writes r to key; the blob appears only if the whole write
+// succeeded.
+func writeBlob(ctx context.Context, b *blob.Bucket, key string, r io.Reader) error {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := b.NewWriter(wctx, key, &blob.WriterOptions{ContentType: blobstore.ContentType(key)})
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(w, r); err != nil {
+		cancel() // abort: nothing is written
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+// writeArchive streams a reproducible archive of dir (via bundle.Write) to
+// key, returning its result; the blob appears only when complete.
+func writeArchive(ctx context.Context, b *blob.Bucket, key, dir string, m bundle.Manifest) (bundle.Result, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return bundle.Result{}, err
+	}
+	defer root.Close()
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := b.NewWriter(wctx, key, &blob.WriterOptions{ContentType: "application/gzip"})
+	if err != nil {
+		return bundle.Result{}, err
+	}
+	res, err := bundle.Write(ctx, w, root.FS(), m)
+	if err != nil {
+		cancel()
+		w.Close()
+		return bundle.Result{}, err
+	}
+	return res, w.Close()
+}
+
+// extractArchive verifies the archive at key and writes its files under
+// dir (which must exist and be empty). Paths are checked by bundle.Read and
+// written through os.Root, so nothing lands outside dir.
+func extractArchive(ctx context.Context, b *blob.Bucket, key, dir string) (bundle.Manifest, error) {
+	r, err := b.NewReader(ctx, key, nil)
+	if err != nil {
+		return bundle.Manifest{}, err
+	}
+	defer r.Close()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return bundle.Manifest{}, err
+	}
+	defer root.Close()
+	return bundle.Read(r, bundle.Limits{}, func(name string, content io.Reader) error {
+		if d := path.Dir(name); d != "." {
+			if err := root.MkdirAll(d, 0o755); err != nil {
+				return err
+			}
+		}
+		f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(f, content)
+		return errors.Join(err, f.Close())
+	})
+}

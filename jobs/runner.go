@@ -1,0 +1,339 @@
+// Package jobs runs Lectern's durable background work: deployment updates
+// and static exports. Jobs live in the store (store.Jobs); a Runner claims
+// them under a lease that a heartbeat keeps alive, so a job whose process
+// dies is taken over by another (or the restarted) process once its lease
+// expires, and every write a job makes is fenced by its lease, so a job
+// is done exactly once in effect.
+package jobs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"lectern.dev/lectern"
+	"lectern.dev/lectern/store"
+)
+
+// Handler does the work of one job kind.
+type Handler interface {
+	// Run does the job. It returns nil once it has recorded the job's
+	// outcome in the store, a success or a failure that retrying cannot fix.
+	// Any other error ends the attempt: the runner retries the job later,
+	// or, after its last attempt, calls Fail.
+	Run(ctx context.Context, job *store.Job, lease store.Lease) error
+	// Fail records the job as failed for good because of err.
+	Fail(ctx context.Context, job *store.Job, lease store.Lease, err error) error
+}
+
+// Config tunes a Runner. Zero values take the defaults named.
+type Config struct {
+	Owner        string        // this process's worker identity; default host-pid-random
+	Workers      int           // concurrent jobs; default 2
+	LeaseFor     time.Duration // how long a claim lives without a heartbeat; default 15s
+	Poll         time.Duration // how often an idle worker looks for work; default 250ms
+	DrainTimeout time.Duration // how long Stop waits for running jobs; default 30s
+}
+
+func (c *Config) defaults() {
+	if c.Owner == "" {
+		host, _ := os.Hostname()
+		var b [4]byte
+		rand.Read(b[:])
+		c.Owner = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+	}
+	if c.Workers <= 0 {
+		c.Workers = 2
+	}
+	if c.LeaseFor <= 0 {
+		c.LeaseFor = 15 * time.Second
+	}
+	if c.Poll <= 0 {
+		c.Poll = 250 * time.Millisecond
+	}
+	if c.DrainTimeout <= 0 {
+		c.DrainTimeout = 30 * time.Second
+	}
+}
+
+// Runner claims and runs jobs with a fixed number of workers.
+type Runner struct {
+	log      *slog.Logger
+	store    store.Store
+	handlers map[string]Handler
+	kinds    []string
+	cfg      Config
+	metrics  *Metrics
+
+	wake     chan struct{}
+	stopOnce sync.Once
+	stop     chan struct{} // closed by Stop: claim no more
+	hardStop context.CancelFunc
+	wg       sync.WaitGroup
+}
+
+// NewRunner returns a Runner for the given handlers, keyed by job kind.
+// metrics may be nil.
+func NewRunner(log *slog.Logger, st store.Store, handlers map[string]Handler, cfg Config, metrics *Metrics) *Runner {
+	cfg.defaults()
+	r := &Runner{log: log, store: st, handlers: handlers, cfg: cfg, metrics: metrics,
+		wake: make(chan struct{}, 1), stop: make(chan struct{})}
+	for k := range handlers {
+		r.kinds = append(r.kinds, k)
+	}
+	return r
+}
+
+// Owner returns the runner's worker identity.
+func (r *Runner) Owner() string { return r.cfg.Owner }
+
+// Start starts the workers. They run until Stop or until ctx ends (an
+// abrupt stop: running jobs are abandoned to lease expiry).
+func (r *Runner) Start(ctx context.Context) error {
+	ctx, r.hardStop = context.WithCancel(ctx)
+	for i := 0; i < r.cfg.Workers; i++ {
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			r.work(ctx)
+		}()
+	}
+	r.log.Info("job workers started", "workers", r.cfg.Workers, "owner", r.cfg.Owner, "lease", r.cfg.LeaseFor.String())
+	return nil
+}
+
+// Notify wakes an idle worker at once (after this process queued a job).
+func (r *Runner) Notify() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Stop stops claiming jobs and waits up to DrainTimeout for running ones to
+// finish; jobs still running then are canceled and given back to the queue.
+// It is idempotent.
+func (r *Runner) Stop() {
+	r.stopOnce.Do(func() {
+		close(r.stop)
+		done := make(chan struct{})
+		go func() { r.wg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(r.cfg.DrainTimeout):
+			r.log.Warn("jobs still running after drain timeout; giving them back to the queue")
+			if r.hardStop != nil {
+				r.hardStop()
+			}
+			<-done
+		}
+		if r.hardStop != nil {
+			r.hardStop()
+		}
+	})
+}
+
+func (r *Runner) stopping() bool {
+	select {
+	case <-r.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+func (r *Runner) work(ctx context.Context) {
+	idle := time.NewTimer(0)
+	defer idle.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.stop:
+			return
+		case <-r.wake:
+		case <-idle.C:
+		}
+		for !r.stopping() && ctx.Err() == nil {
+			ran, err := r.runOne(ctx)
+			if err != nil {
+				r.log.Error("job queue error", "err", err)
+				break
+			}
+			if !ran {
+				break
+			}
+		}
+		idle.Reset(r.cfg.Poll)
+	}
+}
+
+// runOne claims one job and runs it. It reports whether a job was claimed.
+func (r *Runner) runOne(ctx context.Context) (bool, error) {
+	job, lease, err := r.store.ClaimJob(ctx, store.ClaimParams{Kinds: r.kinds, Owner: r.cfg.Owner, Now: time.Now(), LeaseFor: r.cfg.LeaseFor})
+	if err != nil || job == nil {
+		return false, err
+	}
+	h := r.handlers[job.Kind]
+	log := r.log.With("job", job.ID, "kind", job.Kind, "attempt", job.Attempt)
+	start := time.Now()
+	// The job's context ends when the lease is lost or on a hard stop.
+	jctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	hbDone := make(chan struct{})
+	go func() {
+		defer close(hbDone)
+		r.heartbeat(jctx, lease, cancel)
+	}()
+	var runErr error
+	if job.MaxAttempts > 0 && job.Attempt > job.MaxAttempts {
+		runErr = lectern.Errorf(lectern.EINTERNAL, "gave up after %d attempts: %s", job.MaxAttempts, job.LastError)
+		job.Attempt = job.MaxAttempts // so the outcome below is final
+	} else {
+		log.Info("job started")
+		runErr = r.safeRun(jctx, h, job, lease)
+	}
+	cancel(nil)
+	<-hbDone
+	outcome := r.settle(ctx, jctx, h, job, lease, runErr, log)
+	r.metrics.observe(job.Kind, outcome, time.Since(start))
+	return true, nil
+}
+
+// safeRun runs the handler, turning a panic into an error.
+func (r *Runner) safeRun(ctx context.Context, h Handler, job *store.Job, lease store.Lease) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("job panicked: %v", p)
+		}
+	}()
+	return h.Run(ctx, job, lease)
+}
+
+var errLeaseLost = errors.New("lease lost")
+
+func (r *Runner) heartbeat(ctx context.Context, lease store.Lease, cancel context.CancelCauseFunc) {
+	t := time.NewTicker(r.cfg.LeaseFor / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			err := r.store.ExtendLease(ctx, lease, time.Now().Add(r.cfg.LeaseFor))
+			if lectern.ErrorCode(err) == lectern.ECONFLICT {
+				cancel(errLeaseLost)
+				return
+			}
+			if err != nil && ctx.Err() == nil {
+				r.log.Warn("job heartbeat failed", "job", lease.JobID, "err", err)
+			}
+		}
+	}
+}
+
+// settle records what happened to a run and returns the outcome label.
+func (r *Runner) settle(ctx, jctx context.Context, h Handler, job *store.Job, lease store.Lease, runErr error, log *slog.Logger) string {
+	bg := context.WithoutCancel(ctx)
+	switch {
+	case runErr == nil:
+		log.Info("job finished")
+		return "done"
+	case errors.Is(context.Cause(jctx), errLeaseLost):
+		log.Warn("job lease lost; another worker has it")
+		return "lease_lost"
+	case ctx.Err() != nil || r.stopping() && errors.Is(runErr, context.Canceled):
+		if err := r.store.ReleaseJob(bg, lease); err != nil {
+			log.Warn("could not give the job back; it resumes when its lease expires", "err", err)
+		} else {
+			log.Info("job given back to the queue")
+		}
+		return "released"
+	case job.Attempt < job.MaxAttempts && retryable(runErr):
+		delay := backoff(job.Attempt)
+		log.Warn("job attempt failed; retrying", "err", runErr, "retry_in", delay.String())
+		if err := r.store.RetryJob(bg, lease, time.Now().Add(delay), runErr.Error()); err != nil {
+			log.Error("could not schedule the retry", "err", err)
+		}
+		return "retried"
+	default:
+		log.Error("job failed", "err", runErr)
+		if err := h.Fail(bg, job, lease, runErr); err != nil {
+			log.Error("could not record the failure", "err", err)
+		}
+		return "failed"
+	}
+}
+
+// retryable reports whether another attempt may succeed: internal and
+// unavailable errors are; coded domain errors are not.
+func retryable(err error) bool {
+	switch lectern.ErrorCode(err) {
+	case lectern.EINTERNAL, lectern.EUNAVAILABLE:
+		return true
+	}
+	return false
+}
+
+func backoff(attempt int) time.Duration {
+	d := time.Second << min(attempt, 6)
+	return min(d, time.Minute)
+}
+
+// Metrics are the job counters and timings exported to Prometheus.
+type Metrics struct {
+	runs     *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+// NewMetrics registers job metrics on reg, including a gauge of queued and
+// running jobs read from st at scrape time.
+func NewMetrics(reg prometheus.Registerer, st store.Jobs) *Metrics {
+	m := &Metrics{
+		runs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "lectern_job_runs_total",
+			Help: "Job runs by kind and outcome (done, failed, retried, released, lease_lost)."}, []string{"kind", "outcome"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "lectern_job_duration_seconds",
+			Help: "Job run durations by kind and outcome.", Buckets: prometheus.ExponentialBuckets(0.01, 2.5, 12)}, []string{"kind", "outcome"}),
+	}
+	reg.MustRegister(m.runs, m.duration, &queueCollector{st: st,
+		desc: prometheus.NewDesc("lectern_jobs", "Jobs in the store by kind and state.", []string{"kind", "state"}, nil)})
+	return m
+}
+
+func (m *Metrics) observe(kind, outcome string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.runs.WithLabelValues(kind, outcome).Inc()
+	m.duration.WithLabelValues(kind, outcome).Observe(d.Seconds())
+}
+
+type queueCollector struct {
+	st   store.Jobs
+	desc *prometheus.Desc
+}
+
+func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	counts, err := c.st.CountJobs(ctx)
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(c.desc, err)
+		return
+	}
+	for kind, states := range counts {
+		for state, n := range states {
+			ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(n), kind, state)
+		}
+	}
+}

@@ -1,0 +1,184 @@
+// Package lectern holds Lectern's domain types: organizations, projects, API
+// keys, deployment updates, static export jobs and bundles, and the coded
+// Error that every layer returns. It does no I/O.
+package lectern
+
+import "time"
+
+// Plan is an organization's subscription tier.
+type Plan string
+
+// The plans. Static export needs PlanEnterprise.
+const (
+	PlanFree       Plan = "free"
+	PlanPro        Plan = "pro"
+	PlanEnterprise Plan = "enterprise"
+)
+
+// ParsePlan returns the plan named s, or an EINVALID error naming the valid plans.
+func ParsePlan(s string) (Plan, error) {
+	switch p := Plan(s); p {
+	case PlanFree, PlanPro, PlanEnterprise:
+		return p, nil
+	}
+	return "", Errorf(EINVALID, "unknown plan %q: use free, pro or enterprise", s)
+}
+
+// AllowsStaticExport reports whether the plan includes static export.
+func (p Plan) AllowsStaticExport() bool { return p == PlanEnterprise }
+
+// DeploymentType says where a project's site is served.
+type DeploymentType string
+
+// The deployment types of the spec's feature table.
+const (
+	DeploymentCloud        DeploymentType = "cloud"
+	DeploymentClientHosted DeploymentType = "client-hosted"
+	DeploymentAirGapped    DeploymentType = "air-gapped"
+)
+
+// ParseDeploymentType returns the type named s, or an EINVALID error.
+func ParseDeploymentType(s string) (DeploymentType, error) {
+	switch t := DeploymentType(s); t {
+	case DeploymentCloud, DeploymentClientHosted, DeploymentAirGapped:
+		return t, nil
+	}
+	return "", Errorf(EINVALID, "unknown deployment type %q: use cloud, client-hosted or air-gapped", s)
+}
+
+// Organization owns projects and API keys.
+type Organization struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Plan      Plan      `json:"plan"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// Project is one documentation site built from a branch of a git repository.
+type Project struct {
+	ID             string         `json:"id"`
+	OrgID          string         `json:"orgId"`
+	Name           string         `json:"name"`
+	RepoURL        string         `json:"repoUrl"`
+	Branch         string         `json:"branch"`
+	DocsRoot       string         `json:"docsRoot"`
+	Domains        []string       `json:"domains"`
+	DeploymentType DeploymentType `json:"deploymentType"`
+	// LiveDeploymentID is the deployment served for the project's domains;
+	// empty until the first successful update.
+	LiveDeploymentID string    `json:"liveDeploymentId,omitempty"`
+	CreatedAt        time.Time `json:"createdAt"`
+}
+
+// APIKey is the stored form of an admin API key: never the key itself.
+type APIKey struct {
+	ID    string `json:"id"`
+	OrgID string `json:"orgId"`
+	Name  string `json:"name"`
+	// Hint is the key's first characters, enough to recognise it in a list.
+	Hint       string     `json:"hint"`
+	Hash       []byte     `json:"-"`
+	CreatedAt  time.Time  `json:"createdAt"`
+	LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
+	RevokedAt  *time.Time `json:"revokedAt,omitempty"`
+}
+
+// UpdateStatus is the state of a deployment update.
+type UpdateStatus string
+
+// The update states. Queued moves to in_progress or superseded; in_progress
+// moves to success or failure.
+const (
+	UpdateQueued     UpdateStatus = "queued"
+	UpdateInProgress UpdateStatus = "in_progress"
+	UpdateSuccess    UpdateStatus = "success"
+	UpdateFailure    UpdateStatus = "failure"
+	UpdateSuperseded UpdateStatus = "superseded"
+)
+
+// Terminal reports whether no further transition can happen.
+func (s UpdateStatus) Terminal() bool {
+	return s == UpdateSuccess || s == UpdateFailure || s == UpdateSuperseded
+}
+
+// Commit identifies the source revision an update built.
+type Commit struct {
+	SHA     string `json:"sha"`
+	Ref     string `json:"ref"`
+	Message string `json:"message"`
+}
+
+// Update is one deployment update of a project: fetch, render, publish.
+type Update struct {
+	ID           string       `json:"statusId"`
+	ProjectID    string       `json:"projectId"`
+	OrgID        string       `json:"-"`
+	Status       UpdateStatus `json:"status"`
+	Source       string       `json:"source"`
+	CreatedAt    time.Time    `json:"createdAt"`
+	StartedAt    *time.Time   `json:"startedAt"`
+	EndedAt      *time.Time   `json:"endedAt"`
+	Summary      string       `json:"summary"`
+	Commit       *Commit      `json:"commit"`
+	Logs         []string     `json:"logs"`
+	SupersededBy string       `json:"supersededBy,omitempty"`
+	DeploymentID string       `json:"-"`
+}
+
+// Deployment is one published, immutable rendering of a project.
+type Deployment struct {
+	ID        string    `json:"id"`
+	ProjectID string    `json:"projectId"`
+	UpdateID  string    `json:"updateId"`
+	Commit    Commit    `json:"commit"`
+	PageCount int       `json:"pageCount"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// ExportStatus is the state of a static export job.
+type ExportStatus string
+
+// The export states. Queued moves to running; running moves to completed or
+// failed (and back to queued when its worker stops before finishing).
+const (
+	ExportQueued    ExportStatus = "queued"
+	ExportRunning   ExportStatus = "running"
+	ExportCompleted ExportStatus = "completed"
+	ExportFailed    ExportStatus = "failed"
+)
+
+// Terminal reports whether no further transition can happen.
+func (s ExportStatus) Terminal() bool { return s == ExportCompleted || s == ExportFailed }
+
+// JobError says why a job failed.
+type JobError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// ExportJob is one static export of a domain's live deployment.
+type ExportJob struct {
+	ID          string       `json:"jobId"`
+	OrgID       string       `json:"-"`
+	ProjectID   string       `json:"-"`
+	Domain      string       `json:"domain"`
+	BasePath    string       `json:"basePath,omitempty"`
+	Status      ExportStatus `json:"status"`
+	Progress    int          `json:"progress"`
+	PageCount   int          `json:"pageCount"`
+	CreatedAt   time.Time    `json:"createdAt"`
+	UpdatedAt   time.Time    `json:"updatedAt"`
+	CompletedAt *time.Time   `json:"completedAt"`
+	Error       *JobError    `json:"error"`
+	// Bundle is set once the archive is built.
+	Bundle *Bundle `json:"-"`
+}
+
+// Bundle is the archive of a completed export, stored once per job.
+type Bundle struct {
+	Key       string `json:"-"`
+	FileName  string `json:"fileName"`
+	SizeBytes int64  `json:"sizeBytes"`
+	SHA256    string `json:"sha256"`
+	Version   string `json:"version"`
+}

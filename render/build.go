@@ -1,0 +1,319 @@
+package render
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strconv"
+	"strings"
+
+	"lectern.dev/lectern"
+)
+
+// Options control a build.
+type Options struct {
+	// BasePath is the URL path prefix the site is served under: "" or like
+	// "/docs" (a missing leading slash is added, a trailing one dropped).
+	BasePath string
+	// Export selects the export form: links are relative and point at
+	// .html files, so the folder works from file:// and any static server.
+	Export bool
+	// SiteURL is the optional absolute origin (and base) for the sitemap
+	// and canonical links, e.g. "https://docs.acme.test". When empty the
+	// sitemap lists paths only and pages have no canonical link.
+	SiteURL string
+	// Progress, when set, is called once with (0, total) before the first
+	// page and then after each page with done from 1 to total.
+	Progress func(done, total int)
+}
+
+// Warning is a non-fatal problem of the source, with file and line when
+// known (Line 0 when not).
+type Warning struct {
+	File    string
+	Line    int
+	Message string
+}
+
+// String formats the warning as "file:line: message", leaving out the
+// parts that are unknown.
+func (w Warning) String() string {
+	switch {
+	case w.File == "":
+		return w.Message
+	case w.Line <= 0:
+		return w.File + ": " + w.Message
+	}
+	return w.File + ":" + strconv.Itoa(w.Line) + ": " + w.Message
+}
+
+// Result summarises a build.
+type Result struct {
+	// Pages is the number of navigation pages rendered (the index copy
+	// and 404.html are not counted).
+	Pages int
+	// Files is the number of files written to the Output.
+	Files int
+	// Warnings are the content problems found, in the order found.
+	Warnings []Warning
+	// Config is the configuration used, with the navigation built.
+	Config *Config
+}
+
+// Output receives the built site, one file at a time; name is a clean
+// slash-separated path relative to the site root. An error stops the build
+// and is returned by Build.
+type Output interface {
+	WriteFile(name string, data []byte) error
+}
+
+// site is the state of one build.
+type site struct {
+	src       fs.FS
+	opts      Options
+	cfg       *Config
+	w         *warner
+	out       Output
+	written   int
+	pages     map[string]*page // navigation pages by path
+	order     []*page          // in navigation order
+	entries   map[string]NavEntry
+	files     map[string]bool    // every regular file of the source
+	mods      map[string]*module // parsed files
+	redirects *redirectTable
+	theme     *theme
+	search    []searchEntry
+}
+
+// Build renders the docs tree src (its root holds docs.json or mint.json;
+// without either, the navigation is the folder tree) to out.
+//
+// It returns a *lectern.Error with code lectern.EINVALID, whose message
+// names the file, when the site would be unusable: neither a configuration
+// nor any page, a configuration that is not valid JSON (`docs.json: invalid
+// JSON at line 3: ...`), or a navigation page that does not exist
+// (`docs.json: navigation page "guides/missing" not found (no
+// guides/missing.mdx or .md)`). Content problems that leave a usable site
+// are Warnings in the Result. Build checks ctx between pages and returns
+// ctx.Err() when it is done; errors reading src or writing to out are
+// returned wrapped.
+func Build(ctx context.Context, src fs.FS, out Output, opts Options) (*Result, error) {
+	if src == nil || out == nil {
+		return nil, lectern.Errorf(lectern.EINVALID, "render: a source and an output are required")
+	}
+	base, err := cleanBasePath(opts.BasePath)
+	if err != nil {
+		return nil, err
+	}
+	opts.BasePath = base
+	opts.SiteURL = strings.TrimRight(strings.TrimSpace(opts.SiteURL), "/")
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s := &site{
+		src: src, opts: opts, out: out, w: &warner{},
+		pages: map[string]*page{}, entries: map[string]NavEntry{},
+		files: map[string]bool{}, mods: map[string]*module{},
+	}
+	if err := s.load(); err != nil {
+		return nil, err
+	}
+	total := len(s.order)
+	progress := func(done int) {
+		if opts.Progress != nil {
+			opts.Progress(done, total)
+		}
+	}
+	progress(0)
+	for i, p := range s.order {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		data, entry := s.renderPage(p, p.path+".html")
+		if err := s.write(p.path+".html", data); err != nil {
+			return nil, err
+		}
+		s.search = append(s.search, entry)
+		progress(i + 1)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := s.writeSiteFiles(); err != nil {
+		return nil, err
+	}
+	return &Result{Pages: total, Files: s.written, Warnings: s.w.list, Config: s.cfg}, nil
+}
+
+// cleanBasePath normalises Options.BasePath to "" or "/a/b".
+func cleanBasePath(b string) (string, error) {
+	b = strings.Trim(strings.TrimSpace(b), "/")
+	if b == "" {
+		return "", nil
+	}
+	if strings.ContainsAny(b, "?#\\\"'<> ") || !fs.ValidPath(b) {
+		return "", lectern.Errorf(lectern.EINVALID, "render: invalid base path %q: use a path like /docs", b)
+	}
+	return "/" + b, nil
+}
+
+// load scans the source, reads the configuration and the navigation pages.
+func (s *site) load() error {
+	var pageFiles []string
+	err := fs.WalkDir(s.src, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p != "." && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !d.Type().IsRegular() {
+			return nil // symbolic links are never followed
+		}
+		s.files[p] = true
+		if isPageFile(p) {
+			pageFiles = append(pageFiles, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("render: read source: %w", err)
+	}
+	cfg, err := loadConfig(s.src, s.w)
+	if err != nil {
+		return err
+	}
+	switch {
+	case cfg == nil && len(pageFiles) == 0:
+		return lectern.Errorf(lectern.EINVALID, "no docs.json, mint.json or .mdx/.md page found")
+	case cfg == nil:
+		cfg = &Config{Nav: folderNav(pageFiles)}
+	case len(cfg.Nav.Pages()) == 0 && len(pageFiles) == 0:
+		return lectern.Errorf(lectern.EINVALID, "%s: the navigation lists no pages and there are no .mdx/.md files", cfg.Source)
+	case len(cfg.Nav.Pages()) == 0:
+		s.w.add(cfg.Source, 0, "the navigation lists no pages; using the folder tree")
+		cfg.Nav = folderNav(pageFiles)
+	}
+	if cfg.Name == "" {
+		cfg.Name = "Documentation"
+	}
+	s.cfg = cfg
+	s.redirects = newRedirectTable(cfg.Redirects)
+	source := cfg.Source
+	if source == "" {
+		source = "navigation"
+	}
+	var missing []string
+	for _, e := range cfg.Nav.Pages() {
+		if !fs.ValidPath(e.Page) || strings.Contains(e.Page, "..") {
+			return lectern.Errorf(lectern.EINVALID, "%s: navigation page %q is not a valid path", source, e.Page)
+		}
+		file := e.Page + ".mdx"
+		if !s.files[file] {
+			file = e.Page + ".md"
+		}
+		if !s.files[file] {
+			missing = append(missing, e.Page)
+			continue
+		}
+		data, err := fs.ReadFile(s.src, file)
+		if err != nil {
+			return fmt.Errorf("render: read %s: %w", file, err)
+		}
+		p := loadPage(e.Page, file, string(data), s.w)
+		s.pages[e.Page] = p
+		s.entries[e.Page] = e
+		s.order = append(s.order, p)
+	}
+	if len(missing) > 0 {
+		more := ""
+		if len(missing) > 1 {
+			more = fmt.Sprintf("; %d more navigation pages are missing", len(missing)-1)
+		}
+		return lectern.Errorf(lectern.EINVALID, "%s: navigation page %q not found (no %s.mdx or .md)%s",
+			source, missing[0], missing[0], more)
+	}
+	s.theme = newTheme(s)
+	return nil
+}
+
+// write sends one file to the output.
+func (s *site) write(name string, data []byte) error {
+	if err := s.out.WriteFile(name, data); err != nil {
+		return fmt.Errorf("render: write %s: %w", name, err)
+	}
+	s.written++
+	return nil
+}
+
+// renderPage renders page p as the output file outName.
+func (s *site) renderPage(p *page, outName string) ([]byte, searchEntry) {
+	mod := s.mods[p.file]
+	if mod == nil {
+		mod = s.parseModule(p.file, p.body, p.bodyLine)
+	}
+	r := &renderer{s: s, pg: p, out: outName, ids: newHeadingIDs()}
+	body := openAPIBlock(p.fm.OpenAPI) + r.flow(mod.nodes, &scope{mod: mod}, flowOpts{})
+	toc := tableOfContents(body)
+	data := s.theme.page(p, outName, body, toc)
+	return data, s.searchEntry(p, body, toc)
+}
+
+// writeSiteFiles writes everything but the pages: the index copy, 404,
+// sitemap, robots, theme assets, search index and the source's files.
+func (s *site) writeSiteFiles() error {
+	generated := map[string]bool{}
+	for _, p := range s.order {
+		generated[p.path+".html"] = true
+	}
+	if s.pages["index"] == nil && len(s.order) > 0 {
+		first := s.order[0]
+		s.w.mute++
+		data, _ := s.renderPage(first, "index.html")
+		s.w.mute--
+		if err := s.write("index.html", data); err != nil {
+			return err
+		}
+	}
+	files := map[string][]byte{
+		"404.html":                   s.theme.notFound(),
+		"sitemap.xml":                s.sitemap(),
+		"robots.txt":                 s.robots(),
+		"_lectern/style.css":         s.theme.css(),
+		"_lectern/site.js":           siteJS,
+		"_lectern/search-index.json": s.searchIndex(),
+	}
+	for _, name := range []string{"404.html", "sitemap.xml", "robots.txt", "_lectern/style.css", "_lectern/site.js", "_lectern/search-index.json"} {
+		if err := s.write(name, files[name]); err != nil {
+			return err
+		}
+		generated[name] = true
+	}
+	generated["index.html"] = true
+	for _, f := range sortedKeys(s.files) {
+		base := path.Base(f)
+		if isPageFile(f) || base == "docs.json" || base == "mint.json" {
+			continue
+		}
+		if generated[f] || strings.HasPrefix(f, "_lectern/") {
+			s.w.add(f, 0, "not copied: the build writes a file of the same name")
+			continue
+		}
+		data, err := fs.ReadFile(s.src, f)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return fmt.Errorf("render: read %s: %w", f, err)
+		}
+		if err := s.write(f, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,66 @@
+// Package render turns a Mintlify-format documentation tree (docs.json or
+// legacy mint.json, plus .mdx and .md pages) into a static site.
+//
+// Build is the only entry point. It reads the source from an fs.FS, writes
+// every produced file to an Output (DirOutput writes to a folder) and returns
+// a Result with counts and Warnings. The same build serves two forms:
+//
+//   - live (Options.Export false): internal links are absolute, extensionless
+//     paths under Options.BasePath ("/docs/guides/x"), for Lectern's server,
+//     which maps them to the .html files;
+//   - export (Options.Export true): internal links are relative and point at
+//     .html files, so the folder works from file:// and any static server.
+//
+// # Output layout
+//
+// Each navigation page is written to <page>.html ("guides/x" → guides/x.html);
+// index.html is the "index" page or, without one, a copy of the first
+// navigation page. The build also writes 404.html, sitemap.xml, robots.txt,
+// the theme assets under _lectern/ (style.css, site.js, search-index.json)
+// and every non-page file of the source (images, logos, favicon, specs),
+// except .mdx, .md, docs.json, mint.json and dot-files. Pages never load
+// anything from another host: images, iframes and videos that point at one
+// are turned into plain links.
+//
+// # Errors and warnings
+//
+// Build fails, with a *lectern.Error of code lectern.EINVALID naming the file,
+// only when the site would be unusable: neither a configuration nor any page,
+// a configuration that is not valid JSON, or a navigation entry whose page
+// does not exist. Everything else that is wrong in the content (an unknown
+// component, an import that cannot be resolved, a missing image, a broken
+// link, an expression that cannot be evaluated) is reported as a Warning with
+// file and line, and the page is still produced.
+//
+// # How MDX is handled
+//
+// Lectern does not run JavaScript. MDX is read by a small scanner of its own
+// (mdx_parse.go) that understands exactly the parts of MDX documentation
+// sites use: fenced code and code spans (left literal), JSX elements
+// (capitalised components and lowercase HTML, self-closing or with children,
+// nested to any depth, attributes as "strings", {expressions} and bare
+// booleans), {/* comments */}, simple {expressions}, import statements of
+// .mdx/.md snippets and export const components and constants. The scanner
+// yields a tree of text, element and expression nodes.
+//
+// Rendering is a pre-pass rather than a goldmark extension: each element is
+// replaced in the Markdown text by a placeholder (an HTML block for an element
+// standing on its own lines, an inline span otherwise), the text is rendered
+// by goldmark (GitHub-flavoured Markdown, heading ids, raw HTML kept, indented
+// code blocks off as in MDX), and each placeholder is then replaced by the
+// element's HTML, whose children are rendered the same way, recursively. This
+// keeps JSX out of goldmark's hands entirely, which makes it impossible for
+// component syntax to be mis-parsed as Markdown or HTML, while Markdown
+// around and inside components follows CommonMark. Known components
+// (components.go) become semantic HTML with classes named lc-<kebab-name>;
+// unknown ones produce a Warning and their children are still shown.
+//
+// # Extending
+//
+// Config and the Nav tree (config.go, nav.go) keep everything the theme needs
+// today; later work adds fields rather than changing these. Components are a
+// table in components.go, the theme lives in theme/ (html/template, CSS, JS)
+// and is embedded, and per-page output goes through one place (page_view.go),
+// so OpenAPI pages, syntax highlighting or a search UI can be added without
+// touching the MDX pipeline.
+package render

@@ -1,0 +1,206 @@
+package render
+
+import (
+	"html"
+	"strings"
+	"unicode"
+)
+
+// htmlElement renders a lowercase (HTML) element written in MDX: JSX
+// attribute names become HTML ones (className → class), style objects
+// become CSS, links and media sources are rewritten for the page, and media
+// on other hosts become plain links, so that pages load nothing from
+// elsewhere. Scripts, styles and head elements are removed with a warning.
+func (r *renderer) htmlElement(n *node, sc *scope) string {
+	name := strings.ToLower(n.name)
+	switch name {
+	case "script", "style", "link", "meta", "base":
+		r.warn(sc, n.line, "<%s> is not allowed in page content; removed", name)
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("<" + name)
+	for _, a := range n.attrs {
+		k := htmlAttrName(a.name)
+		if k == "" {
+			continue
+		}
+		v := r.attrValue(a, n, sc)
+		var s string
+		switch v.kind {
+		case vBool:
+			if v.b {
+				b.WriteString(" " + k)
+			}
+			continue
+		case vString, vNumber:
+			s = v.s
+		case vArray:
+			s = v.str()
+		case vObject:
+			if k != "style" {
+				continue
+			}
+			s = cssFromObject(v)
+		default:
+			continue
+		}
+		switch k {
+		case "href":
+			s = r.link(s, n.line, sc)
+		case "src", "poster", "data":
+			u, external := r.asset(s, n.line, sc, mediaWhat(name))
+			if external {
+				if k == "poster" {
+					continue
+				}
+				return externalMedia(name, s, r.props(n, sc))
+			}
+			s = u
+		case "srcset":
+			if strings.Contains(s, "//") {
+				continue
+			}
+		case "style":
+			if unsafeCSS(s) {
+				continue
+			}
+		}
+		b.WriteString(" " + k + `="` + html.EscapeString(s) + `"`)
+	}
+	b.WriteString(">")
+	if isVoid(name) {
+		return b.String()
+	}
+	if keepsRawContent(name) {
+		b.WriteString(n.raw)
+	} else {
+		b.WriteString(r.kids(n, sc))
+	}
+	b.WriteString("</" + name + ">")
+	return b.String()
+}
+
+func mediaWhat(tag string) string {
+	switch tag {
+	case "img":
+		return "image"
+	case "video", "audio", "source", "track":
+		return "media file"
+	case "iframe":
+		return "embedded page"
+	}
+	return "file"
+}
+
+// externalMedia is the link that replaces media on another host.
+func externalMedia(tag, src string, props map[string]value) string {
+	label := props["alt"].str()
+	if label == "" {
+		label = props["title"].str()
+	}
+	if label == "" {
+		switch tag {
+		case "img":
+			label = "External image"
+		case "iframe":
+			label = "External content"
+		default:
+			label = "External media"
+		}
+	}
+	return `<a class="lc-external-media" href="` + html.EscapeString(src) + `" rel="noopener noreferrer">` +
+		html.EscapeString(label) + `</a>`
+}
+
+// svgAttrs maps React's camelCase SVG attributes to their HTML names.
+var svgAttrs = map[string]string{
+	"strokeWidth": "stroke-width", "strokeLinecap": "stroke-linecap", "strokeLinejoin": "stroke-linejoin",
+	"strokeDasharray": "stroke-dasharray", "strokeDashoffset": "stroke-dashoffset",
+	"strokeMiterlimit": "stroke-miterlimit", "strokeOpacity": "stroke-opacity", "fillOpacity": "fill-opacity",
+	"fillRule": "fill-rule", "clipRule": "clip-rule", "clipPath": "clip-path", "stopColor": "stop-color",
+	"stopOpacity": "stop-opacity", "fontSize": "font-size", "fontFamily": "font-family",
+	"fontWeight": "font-weight", "textAnchor": "text-anchor", "dominantBaseline": "dominant-baseline",
+	"xlinkHref": "href", "xmlnsXlink": "",
+}
+
+// htmlAttrName maps a JSX attribute name to the HTML one, or "" to drop it
+// (React-only props and event handlers).
+func htmlAttrName(k string) string {
+	switch k {
+	case "className":
+		return "class"
+	case "htmlFor":
+		return "for"
+	case "key", "ref", "dangerouslySetInnerHTML", "":
+		return ""
+	}
+	if h, ok := svgAttrs[k]; ok {
+		return h
+	}
+	lower := strings.ToLower(k)
+	if strings.HasPrefix(lower, "on") && len(lower) > 2 && lower != "open" {
+		return ""
+	}
+	if strings.HasPrefix(lower, "aria-") || strings.HasPrefix(lower, "data-") {
+		return k
+	}
+	return lower
+}
+
+var unitless = map[string]bool{
+	"opacity": true, "z-index": true, "font-weight": true, "line-height": true, "flex": true,
+	"flex-grow": true, "flex-shrink": true, "order": true, "zoom": true, "grid-row": true, "grid-column": true,
+}
+
+// cssFromObject turns a JSX style object into a CSS declaration list.
+func cssFromObject(v value) string {
+	var decls []string
+	for i, k := range v.keys {
+		prop := kebab(k)
+		if strings.HasPrefix(prop, "webkit-") || strings.HasPrefix(prop, "moz-") || strings.HasPrefix(prop, "ms-") {
+			prop = "-" + prop
+		}
+		var val string
+		switch it := v.items[i]; it.kind {
+		case vString:
+			val = it.s
+		case vNumber:
+			val = it.s
+			if !unitless[prop] && it.s != "0" {
+				val += "px"
+			}
+		default:
+			continue
+		}
+		if strings.ContainsAny(val, ";{}") || unsafeCSS(val) {
+			continue
+		}
+		decls = append(decls, prop+": "+val)
+	}
+	return strings.Join(decls, "; ")
+}
+
+// kebab turns camelCase into kebab-case.
+func kebab(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(unicode.ToLower(r))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// unsafeCSS reports whether CSS text could load something from another
+// host.
+func unsafeCSS(s string) bool {
+	l := strings.ToLower(s)
+	return strings.Contains(l, "@import") || strings.Contains(l, "expression(") ||
+		(strings.Contains(l, "url(") && (strings.Contains(l, "//") || strings.Contains(l, "http")))
+}

@@ -1,0 +1,292 @@
+package render
+
+import (
+	"bytes"
+	"html"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	gmrenderer "github.com/yuin/goldmark/renderer"
+	ghtml "github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// md is the Markdown engine: CommonMark plus GitHub extensions (tables,
+// strikethrough, task lists, autolinks), heading ids, raw HTML kept, and no
+// indented code blocks, as in MDX, so that indented content inside
+// components stays Markdown.
+var md = newMarkdown()
+
+func newMarkdown() goldmark.Markdown {
+	var blocks []util.PrioritizedValue
+	for _, b := range parser.DefaultBlockParsers() {
+		if b.Value == parser.NewCodeBlockParser() {
+			continue
+		}
+		blocks = append(blocks, b)
+	}
+	p := parser.NewParser(
+		parser.WithBlockParsers(blocks...),
+		parser.WithInlineParsers(parser.DefaultInlineParsers()...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+		parser.WithAutoHeadingID(),
+	)
+	return goldmark.New(
+		goldmark.WithParser(p),
+		goldmark.WithExtensions(extension.GFM),
+		goldmark.WithRendererOptions(
+			ghtml.WithUnsafe(),
+			gmrenderer.WithNodeRenderers(util.Prioritized(codeRenderer{}, 100)),
+		),
+	)
+}
+
+// markdown renders src, the Markdown of one flow, rewriting links and
+// images for the page. lm maps src lines to file lines for warnings.
+func (r *renderer) markdown(src string, lm *lineMap, sc *scope) string {
+	source := []byte(src)
+	pc := parser.NewContext(parser.WithIDs(r.ids))
+	doc := md.Parser().Parse(text.NewReader(source), parser.WithContext(pc))
+	var swaps [][2]ast.Node
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch x := n.(type) {
+		case *ast.Link:
+			dest := string(x.Destination)
+			x.Destination = []byte(r.link(dest, nodeLine(x, source, lm, dest), sc))
+		case *ast.Image:
+			dest := string(x.Destination)
+			if isExternal(dest) {
+				swaps = append(swaps, [2]ast.Node{x, externalImageLink(x)})
+				return ast.WalkSkipChildren, nil
+			}
+			u, _ := r.asset(dest, nodeLine(x, source, lm, dest), sc, "image")
+			x.Destination = []byte(u)
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, s := range swaps {
+		if parent := s[0].Parent(); parent != nil {
+			parent.ReplaceChild(parent, s[0], s[1])
+		}
+	}
+	var buf bytes.Buffer
+	if err := md.Renderer().Render(&buf, source, doc); err != nil {
+		return "<pre>" + html.EscapeString(src) + "</pre>"
+	}
+	return buf.String()
+}
+
+// externalImageLink turns an image on another host into a link to it, so
+// that pages load nothing from other hosts.
+func externalImageLink(img *ast.Image) ast.Node {
+	link := ast.NewLink()
+	link.Destination = img.Destination
+	link.Title = img.Title
+	link.SetAttributeString("class", []byte("lc-external-media"))
+	for c := img.FirstChild(); c != nil; {
+		next := c.NextSibling()
+		link.AppendChild(link, c)
+		c = next
+	}
+	if link.ChildCount() == 0 {
+		link.AppendChild(link, ast.NewString([]byte("External image")))
+	}
+	return link
+}
+
+// nodeLine returns the file line of an inline node: the line of needle in
+// the enclosing block, or of the block itself.
+func nodeLine(n ast.Node, source []byte, lm *lineMap, needle string) int {
+	for p := n; p != nil; p = p.Parent() {
+		if p.Type() != ast.TypeBlock || p.Lines().Len() == 0 {
+			continue
+		}
+		off := p.Lines().At(0).Start
+		if needle != "" {
+			if k := bytes.Index(source[off:], []byte(needle)); k >= 0 {
+				off += k
+			}
+		}
+		return lm.at(bytes.Count(source[:off], []byte{'\n'}))
+	}
+	return lm.at(0)
+}
+
+// lineMap maps lines of a flow's Markdown to lines of its file.
+type lineMap struct{ comp, orig []int }
+
+func (m *lineMap) mark(compLine, origLine int) {
+	m.comp = append(m.comp, compLine)
+	m.orig = append(m.orig, origLine)
+}
+
+func (m *lineMap) at(compLine int) int {
+	for i := len(m.comp) - 1; i >= 0; i-- {
+		if m.comp[i] <= compLine {
+			return m.orig[i] + compLine - m.comp[i]
+		}
+	}
+	if len(m.orig) > 0 {
+		return m.orig[0]
+	}
+	return 0
+}
+
+// headingIDs gives headings unique, GitHub-style ids across all the flows
+// of a page.
+type headingIDs struct{ used map[string]bool }
+
+func newHeadingIDs() *headingIDs { return &headingIDs{used: map[string]bool{}} }
+
+func (h *headingIDs) Generate(value []byte, _ ast.NodeKind) []byte {
+	base := slugify(string(value))
+	if base == "" {
+		base = "section"
+	}
+	id := base
+	for i := 1; h.used[id]; i++ {
+		id = base + "-" + strconv.Itoa(i)
+	}
+	h.used[id] = true
+	return []byte(id)
+}
+
+func (h *headingIDs) Put(value []byte) { h.used[string(value)] = true }
+
+var (
+	tagRE    = regexp.MustCompile(`<[^>]*>`)
+	mdLinkRE = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
+)
+
+// slugify makes a heading id: lower case letters and digits, spaces and
+// dashes as "-", everything else dropped.
+func slugify(s string) string {
+	s = tagRE.ReplaceAllString(s, "")
+	s = mdLinkRE.ReplaceAllString(s, "$1")
+	s = html.UnescapeString(s)
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(s)) {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_':
+			b.WriteRune(r)
+		case r == ' ' || r == '-' || r == '\t':
+			b.WriteByte('-')
+		}
+	}
+	return strings.Trim(b.String(), "-")
+}
+
+// codeRenderer renders fenced code blocks with their title, as Mintlify
+// writes them: ```lang title {1,3}.
+type codeRenderer struct{}
+
+func (codeRenderer) RegisterFuncs(reg gmrenderer.NodeRendererFuncRegisterer) {
+	reg.Register(ast.KindFencedCodeBlock, renderFence)
+}
+
+func renderFence(w util.BufWriter, source []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	fc := n.(*ast.FencedCodeBlock)
+	var info string
+	if fc.Info != nil {
+		info = string(fc.Info.Segment.Value(source))
+	}
+	lang, title := parseCodeInfo(info)
+	_, _ = w.WriteString(`<div class="lc-code">`)
+	if title != "" {
+		_, _ = w.WriteString(`<div class="lc-code-title">` + html.EscapeString(title) + `</div>`)
+	}
+	_, _ = w.WriteString("<pre><code")
+	if lang != "" {
+		_, _ = w.WriteString(` class="language-` + lang + `"`)
+	}
+	_ = w.WriteByte('>')
+	for i := 0; i < fc.Lines().Len(); i++ {
+		line := fc.Lines().At(i)
+		_, _ = w.WriteString(html.EscapeString(string(line.Value(source))))
+	}
+	_, _ = w.WriteString("</code></pre></div>\n")
+	return ast.WalkSkipChildren, nil
+}
+
+var codeFlags = map[string]bool{"lines": true, "wrap": true, "expandable": true, "twoslash": true, "showLineNumbers": true}
+
+// parseCodeInfo splits a fence's info string into a language (safe for a
+// class name) and a title.
+func parseCodeInfo(info string) (lang, title string) {
+	toks := splitQuoted(info)
+	if len(toks) == 0 {
+		return "", ""
+	}
+	if first := toks[0]; !strings.ContainsAny(first, "={") {
+		lang = strings.Map(func(r rune) rune {
+			if r < 128 && (isNameByte(byte(r)) || r == '+' || r == '#') {
+				return r
+			}
+			return -1
+		}, first)
+		toks = toks[1:]
+	}
+	var words []string
+	for _, t := range toks {
+		k, v, hasEq := strings.Cut(t, "=")
+		switch {
+		case strings.HasPrefix(t, "{") || codeFlags[t]:
+		case hasEq && k == "title":
+			title = strings.Trim(v, `"'`)
+		case hasEq:
+		default:
+			words = append(words, strings.Trim(t, `"'`))
+		}
+	}
+	if title == "" {
+		title = strings.Join(words, " ")
+	}
+	return lang, title
+}
+
+// splitQuoted splits s at spaces outside quotes and braces.
+func splitQuoted(s string) []string {
+	var out []string
+	var cur strings.Builder
+	var quote byte
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '{':
+			depth++
+		case c == '}':
+			depth--
+		case (c == ' ' || c == '\t') && depth <= 0:
+			if cur.Len() > 0 {
+				out = append(out, cur.String())
+				cur.Reset()
+			}
+			continue
+		}
+		cur.WriteByte(c)
+	}
+	if cur.Len() > 0 {
+		out = append(out, cur.String())
+	}
+	return out
+}

@@ -1,0 +1,287 @@
+package render
+
+import (
+	"html"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// maxRenderDepth bounds element and snippet nesting at render time, which
+// also ends snippets that include themselves.
+const maxRenderDepth = 64
+
+// renderer renders the MDX of one page (and the snippets it uses).
+type renderer struct {
+	s     *site
+	pg    *page
+	out   string // the page's output file, which relative links start from
+	ids   *headingIDs
+	depth int
+}
+
+func (r *renderer) warn(sc *scope, line int, format string, args ...any) {
+	r.s.w.add(sc.file(r), line, format, args...)
+}
+
+// file returns the file whose text sc renders.
+func (sc *scope) file(r *renderer) string {
+	for s := sc; s != nil; s = s.parent {
+		if s.mod != nil {
+			return s.mod.file
+		}
+	}
+	return r.pg.file
+}
+
+// flowOpts say how a list of nodes is rendered.
+type flowOpts struct {
+	dedent    bool // remove the common indentation (children of elements)
+	skipFirst bool // the first line follows an open tag: not indented
+	unwrap    bool // drop the <p> around a lone paragraph (inline content)
+}
+
+const phAttr = "data-lectern-ph-7f3a"
+
+var phRE = regexp.MustCompile(`<(?:div|span) ` + phAttr + `="(\d+)"></(?:div|span)>`)
+
+// flow renders nodes: text as Markdown, with each element or JSX value
+// replaced by a placeholder that is swapped for its HTML afterwards.
+func (r *renderer) flow(nodes []*node, sc *scope, o flowOpts) string {
+	var b strings.Builder
+	lines := 0
+	lm := &lineMap{}
+	var parts []func() string
+	put := func(s string) {
+		b.WriteString(s)
+		lines += strings.Count(s, "\n")
+	}
+	hole := func(block bool, f func() string) {
+		parts = append(parts, f)
+		id := strconv.Itoa(len(parts) - 1)
+		if block {
+			put("<div " + phAttr + `="` + id + `"></div>` + "\n")
+		} else {
+			put("<span " + phAttr + `="` + id + `"></span>`)
+		}
+	}
+	for _, n := range nodes {
+		switch n.kind {
+		case nText:
+			lm.mark(lines, n.line)
+			put(n.text)
+		case nElem:
+			hole(n.block, func() string { return r.element(n, sc) })
+		case nExpr:
+			v := sc.eval(n.text, n.line, sc.file(r), r.s.w)
+			switch v.kind {
+			case vString, vNumber:
+				put(escapeMarkdown(v.s))
+			case vNodes, vArray:
+				hole(n.block, func() string { return r.valueHTML(v, !n.block) })
+			case vUnknown, vObject:
+				r.warn(sc, n.line, "cannot evaluate the expression {%s}; shown as text", firstLine(strings.TrimSpace(n.text), 60))
+				put(escapeMarkdown("{" + n.text + "}"))
+			}
+		}
+	}
+	src := b.String()
+	if o.dedent {
+		src = dedent(src, o.skipFirst)
+	}
+	out := r.markdown(src, lm, sc)
+	if len(parts) > 0 {
+		out = phRE.ReplaceAllStringFunc(out, func(m string) string {
+			id, err := strconv.Atoi(phRE.FindStringSubmatch(m)[1])
+			if err != nil || id >= len(parts) {
+				return ""
+			}
+			return parts[id]()
+		})
+	}
+	if o.unwrap {
+		out = unwrapParagraph(out)
+	}
+	return out
+}
+
+// valueHTML renders a JSX value or an array of values.
+func (r *renderer) valueHTML(v value, inline bool) string {
+	switch v.kind {
+	case vNodes:
+		return r.flow(v.nodes, v.scope, flowOpts{dedent: true, skipFirst: inline, unwrap: inline})
+	case vArray:
+		var b strings.Builder
+		for _, it := range v.items {
+			b.WriteString(r.valueHTML(it, true))
+		}
+		return b.String()
+	case vString, vNumber:
+		return html.EscapeString(v.s)
+	}
+	return ""
+}
+
+// kids renders an element's children.
+func (r *renderer) kids(n *node, sc *scope) string {
+	if len(n.children) == 0 {
+		return ""
+	}
+	return r.flow(n.children, sc, flowOpts{dedent: true, skipFirst: n.inlineKids, unwrap: n.inlineKids})
+}
+
+// element renders one element: an HTML tag, a fragment, a component bound
+// in the file (snippet or exported component), a known component, or an
+// unknown component (a warning; its children are still shown).
+func (r *renderer) element(n *node, sc *scope) string {
+	if r.depth >= maxRenderDepth {
+		r.warn(sc, n.line, "components nested too deeply (a snippet that includes itself?); <%s> is not rendered", n.name)
+		return ""
+	}
+	r.depth++
+	defer func() { r.depth-- }()
+	switch {
+	case n.name == "":
+		return r.kids(n, sc)
+	case !isComponentName(n.name):
+		return r.htmlElement(n, sc)
+	}
+	if b := sc.binding(n.name); b != nil {
+		return r.custom(n, sc, b)
+	}
+	if c, ok := components[n.name]; ok {
+		return c(&call{r: r, n: n, sc: sc})
+	}
+	r.warn(sc, n.line, "unknown component <%s>; its content is shown without it", n.name)
+	tag := "div"
+	if !n.block {
+		tag = "span"
+	}
+	return `<` + tag + ` class="lc-unknown" data-component="` + html.EscapeString(n.name) + `">` + r.kids(n, sc) + `</` + tag + `>`
+}
+
+// custom renders a snippet or an exported component with the element's
+// attributes as props.
+func (r *renderer) custom(n *node, sc *scope, b *binding) string {
+	props := r.props(n, sc)
+	switch b.kind {
+	case bSnippet:
+		inner := &scope{vars: props, mod: b.mod}
+		return r.flow(b.mod.nodes, inner, flowOpts{unwrap: !n.block})
+	case bComponent:
+		vars := map[string]value{}
+		if b.propsName != "" {
+			obj := value{kind: vObject}
+			for k, v := range props {
+				obj.keys = append(obj.keys, k)
+				obj.items = append(obj.items, v)
+			}
+			vars[b.propsName] = obj
+		}
+		for _, p := range b.params {
+			if v, ok := props[p.name]; ok {
+				vars[p.name] = v
+			} else if p.def != "" {
+				vars[p.name] = (&scope{mod: b.mod}).eval(p.def, n.line, b.mod.file, r.s.w)
+			} else {
+				vars[p.name] = value{}
+			}
+		}
+		inner := &scope{vars: vars, mod: b.mod}
+		return r.flow(b.body, inner, flowOpts{dedent: true, unwrap: !n.block})
+	}
+	return r.kids(n, sc) // an import that failed, already reported
+}
+
+// props evaluates an element's attributes, plus its children as
+// "children".
+func (r *renderer) props(n *node, sc *scope) map[string]value {
+	props := map[string]value{}
+	for _, a := range n.attrs {
+		props[a.name] = r.attrValue(a, n, sc)
+	}
+	if len(n.children) > 0 {
+		props["children"] = value{kind: vNodes, nodes: n.children, scope: sc}
+	}
+	return props
+}
+
+func (r *renderer) attrValue(a attr, n *node, sc *scope) value {
+	switch a.kind {
+	case aString:
+		return value{kind: vString, s: html.UnescapeString(a.val)}
+	case aBool:
+		return value{kind: vBool, b: true}
+	}
+	return sc.eval(a.val, n.line, sc.file(r), r.s.w)
+}
+
+// link rewrites an href for the page and warns when its target is missing.
+func (r *renderer) link(href string, line int, sc *scope) string {
+	t := r.s.resolve(r.pg.path, href)
+	if t.kind == tMissing {
+		r.warn(sc, line, "broken link %q: %s", href, t.reason)
+	}
+	return r.s.urlFor(r.out, t)
+}
+
+// asset rewrites the URL of an image or other media; external reports
+// whether it is on another host (and must not be loaded).
+func (r *renderer) asset(src string, line int, sc *scope, what string) (u string, external bool) {
+	t := r.s.resolve(r.pg.path, src)
+	switch t.kind {
+	case tExternal:
+		return src, true
+	case tMissing:
+		r.warn(sc, line, "%s %q not found", what, src)
+	}
+	return r.s.urlFor(r.out, t), false
+}
+
+// dedent removes the indentation common to all non-blank lines of s
+// (except the first when skipFirst), so that nested content is not taken
+// as indented code or misplaced lists.
+func dedent(s string, skipFirst bool) string {
+	lines := strings.Split(s, "\n")
+	common := -1
+	for i, l := range lines {
+		if (i == 0 && skipFirst) || strings.TrimSpace(l) == "" {
+			continue
+		}
+		n := len(l) - len(strings.TrimLeft(l, " \t"))
+		if common < 0 || n < common {
+			common = n
+		}
+	}
+	if common <= 0 && !skipFirst {
+		return s
+	}
+	for i, l := range lines {
+		switch {
+		case i == 0 && skipFirst:
+			lines[i] = strings.TrimLeft(l, " \t")
+		case len(l) >= common && common > 0:
+			lines[i] = l[common:]
+		case common > 0:
+			lines[i] = strings.TrimLeft(l, " \t")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// unwrapParagraph drops the <p> around s when s is exactly one paragraph.
+func unwrapParagraph(s string) string {
+	t := strings.TrimSpace(s)
+	if strings.HasPrefix(t, "<p>") && strings.HasSuffix(t, "</p>") && strings.Count(t, "<p>") == 1 {
+		return t[3 : len(t)-4]
+	}
+	return s
+}
+
+var mdEscaper = strings.NewReplacer(
+	`\`, `\\`, "`", "\\`", `*`, `\*`, `_`, `\_`, `[`, `\[`, `]`, `\]`, `<`, `&lt;`, `>`, `&gt;`,
+	`&`, `&amp;`, `#`, `\#`, `|`, `\|`, `~`, `\~`, `!`, `\!`,
+)
+
+// escapeMarkdown makes text appear literally when rendered as Markdown.
+func escapeMarkdown(s string) string { return mdEscaper.Replace(s) }

@@ -1,0 +1,360 @@
+package render
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// NavKind says what a navigation node is.
+type NavKind string
+
+// The navigation node kinds. Divisions (tab, anchor, dropdown, version,
+// language, product, menu item) split the site into sections; groups are
+// labelled lists in the sidebar; pages and links are its entries.
+const (
+	NavRoot     NavKind = "root"
+	NavTab      NavKind = "tab"
+	NavAnchor   NavKind = "anchor"
+	NavDropdown NavKind = "dropdown"
+	NavVersion  NavKind = "version"
+	NavLanguage NavKind = "language"
+	NavProduct  NavKind = "product"
+	NavMenu     NavKind = "menu"
+	NavGroup    NavKind = "group"
+	NavPage     NavKind = "page"
+	NavLink     NavKind = "link"
+)
+
+// Nav is a node of the navigation tree.
+type Nav struct {
+	Kind NavKind
+	// Label is the name of a division or group; empty for pages.
+	Label string
+	// Page is the page path of a NavPage, without extension ("guides/x").
+	Page string
+	// Href is the target of a NavLink, or of a division that is a link.
+	Href   string
+	Icon   string
+	Hidden bool
+	// Children are in source order.
+	Children []*Nav
+}
+
+// IsDivision reports whether n is a tab, anchor, dropdown, version,
+// language, product or menu item: a section with its own sidebar.
+func (n *Nav) IsDivision() bool {
+	switch n.Kind {
+	case NavTab, NavAnchor, NavDropdown, NavVersion, NavLanguage, NavProduct, NavMenu:
+		return true
+	}
+	return false
+}
+
+// NavEntry is a page of the navigation with where it first appears.
+type NavEntry struct {
+	Page string
+	// Groups are the labels of the enclosing groups, outermost first.
+	Groups []string
+	// Division is the label of the innermost enclosing division, or "".
+	Division string
+}
+
+// Pages returns the distinct pages under n in navigation order, each with
+// the location of its first appearance.
+func (n *Nav) Pages() []NavEntry {
+	var out []NavEntry
+	seen := map[string]bool{}
+	var walk func(x *Nav, groups []string, div string)
+	walk = func(x *Nav, groups []string, div string) {
+		switch {
+		case x.Kind == NavPage:
+			if !seen[x.Page] {
+				seen[x.Page] = true
+				out = append(out, NavEntry{Page: x.Page, Groups: groups, Division: div})
+			}
+			return
+		case x.Kind == NavGroup:
+			groups = append(groups[:len(groups):len(groups)], x.Label)
+		case x.IsDivision():
+			div = x.Label
+		}
+		for _, c := range x.Children {
+			walk(c, groups, div)
+		}
+	}
+	walk(n, nil, "")
+	return out
+}
+
+// FirstPage returns the first page under n, or "".
+func (n *Nav) FirstPage() string {
+	if n.Kind == NavPage {
+		return n.Page
+	}
+	for _, c := range n.Children {
+		if p := c.FirstPage(); p != "" {
+			return p
+		}
+	}
+	return ""
+}
+
+// navBuilder walks the navigation forms of docs.json.
+type navBuilder struct {
+	cw    *cfgWarner
+	depth int
+}
+
+// divisionKeys are the docs.json keys holding divisions, with the key of
+// each item's label.
+var divisionKeys = []struct {
+	key, label string
+	kind       NavKind
+}{
+	{"products", "product", NavProduct},
+	{"languages", "language", NavLanguage},
+	{"versions", "version", NavVersion},
+	{"tabs", "tab", NavTab},
+	{"anchors", "anchor", NavAnchor},
+	{"dropdowns", "dropdown", NavDropdown},
+	{"menu", "item", NavMenu},
+}
+
+// object adds the navigation held by a docs.json object (the navigation
+// itself, a division or a group) to parent.
+func (b *navBuilder) object(obj map[string]any, parent *Nav, where string) {
+	if b.depth > 64 {
+		b.cw.warn("", "%s: navigation nested too deeply; ignored", where)
+		return
+	}
+	b.depth++
+	defer func() { b.depth-- }()
+	if root := str(obj["root"]); root != "" {
+		parent.Children = append(parent.Children, &Nav{Kind: NavPage, Page: cleanPagePath(root)})
+	}
+	if v, ok := obj["pages"]; ok {
+		b.pages(v, parent, where+".pages")
+	}
+	if v, ok := obj["groups"]; ok {
+		list, isList := v.([]any)
+		if !isList {
+			b.cw.warn("", "%s.groups must be a list; ignored", where)
+		}
+		for i, item := range list {
+			g, isObj := item.(map[string]any)
+			if !isObj {
+				b.cw.warn("", "%s.groups[%d] must be an object; ignored", where, i)
+				continue
+			}
+			b.group(g, parent, fmt.Sprintf("%s.groups[%d]", where, i))
+		}
+	}
+	for _, dk := range divisionKeys {
+		v, ok := obj[dk.key]
+		if !ok {
+			continue
+		}
+		list, isList := v.([]any)
+		if !isList {
+			b.cw.warn("", "%s.%s must be a list; ignored", where, dk.key)
+			continue
+		}
+		for i, item := range list {
+			m, isObj := item.(map[string]any)
+			if !isObj {
+				continue
+			}
+			d := &Nav{Kind: dk.kind, Label: str(m[dk.label]), Icon: str(m["icon"]), Href: str(m["href"]), Hidden: boolean(m["hidden"])}
+			if d.Label == "" {
+				d.Label = str(m["name"])
+			}
+			b.object(m, d, fmt.Sprintf("%s.%s[%d]", where, dk.key, i))
+			if len(d.Children) == 0 && d.Href == "" {
+				continue // an empty division adds nothing
+			}
+			parent.Children = append(parent.Children, d)
+		}
+	}
+}
+
+// group adds a {"group": ..., "pages": [...]} object.
+func (b *navBuilder) group(g map[string]any, parent *Nav, where string) {
+	n := &Nav{Kind: NavGroup, Label: str(g["group"]), Icon: str(g["icon"]), Hidden: boolean(g["hidden"])}
+	b.object(g, n, where)
+	parent.Children = append(parent.Children, n)
+}
+
+// pages adds the entries of a "pages" list: page paths and nested groups.
+func (b *navBuilder) pages(v any, parent *Nav, where string) {
+	list, ok := v.([]any)
+	if !ok {
+		b.cw.warn("", "%s must be a list; ignored", where)
+		return
+	}
+	for i, item := range list {
+		switch x := item.(type) {
+		case string:
+			if strings.TrimSpace(x) == "" {
+				b.cw.warn("", "%s[%d] is empty; ignored", where, i)
+				continue
+			}
+			if isExternal(x) {
+				parent.Children = append(parent.Children, &Nav{Kind: NavLink, Label: x, Href: x})
+				continue
+			}
+			parent.Children = append(parent.Children, &Nav{Kind: NavPage, Page: cleanPagePath(x)})
+		case map[string]any:
+			if _, isGroup := x["group"]; isGroup {
+				b.group(x, parent, fmt.Sprintf("%s[%d]", where, i))
+			} else if l, isLink := linkItem(x); isLink {
+				parent.Children = append(parent.Children, &Nav{Kind: NavLink, Label: l.Label, Href: l.Href, Icon: l.Icon})
+			} else {
+				b.object(x, parent, fmt.Sprintf("%s[%d]", where, i))
+			}
+		default:
+			b.cw.warn("", "%s[%d] must be a page path or a group; ignored", where, i)
+		}
+	}
+}
+
+// cleanPagePath normalises a navigation entry: no leading slash, no
+// extension, no trailing slash.
+func cleanPagePath(p string) string {
+	p = strings.TrimSpace(p)
+	p = strings.TrimPrefix(p, "./")
+	p = strings.Trim(p, "/")
+	for _, ext := range []string{".mdx", ".md"} {
+		p = strings.TrimSuffix(p, ext)
+	}
+	if p == "" {
+		return "index"
+	}
+	return p
+}
+
+// parseMintJSON reads the legacy mint.json navigation: a list of groups,
+// with tabs and anchors matched to groups by URL prefix.
+func parseMintJSON(cfg *Config, raw map[string]any, cw *cfgWarner) {
+	cfg.NavbarLinks = linkList(raw["topbarLinks"])
+	if l, ok := linkItem(raw["topbarCtaButton"]); ok {
+		cfg.NavbarLinks = append(cfg.NavbarLinks, l)
+	}
+	b := &navBuilder{cw: cw}
+	groups := &Nav{Kind: NavRoot}
+	b.pages(raw["navigation"], groups, "navigation")
+	cfg.Nav = &Nav{Kind: NavRoot}
+	tabs := linkList(raw["tabs"])
+	if len(tabs) == 0 {
+		cfg.Nav.Children = groups.Children
+	} else {
+		primary := "Documentation"
+		if p, ok := raw["primaryTab"].(map[string]any); ok && str(p["name"]) != "" {
+			primary = str(p["name"])
+		}
+		divs := []*Nav{{Kind: NavTab, Label: primary}}
+		for _, t := range tabs {
+			if isExternal(t.Href) {
+				cfg.Anchors = append(cfg.Anchors, t)
+				continue
+			}
+			divs = append(divs, &Nav{Kind: NavTab, Label: t.Label, Href: cleanPagePath(t.Href)})
+		}
+		for _, g := range groups.Children {
+			target := divs[0]
+			first := g.FirstPage()
+			for _, d := range divs[1:] {
+				if first == d.Href || strings.HasPrefix(first, d.Href+"/") {
+					target = d
+				}
+			}
+			target.Children = append(target.Children, g)
+		}
+		for _, d := range divs {
+			if len(d.Children) > 0 {
+				d.Href = ""
+				cfg.Nav.Children = append(cfg.Nav.Children, d)
+			}
+		}
+	}
+	for _, a := range linkList(raw["anchors"]) {
+		if !isExternal(a.Href) {
+			prefix := cleanPagePath(a.Href)
+			for _, e := range cfg.Nav.Pages() {
+				if e.Page == prefix || strings.HasPrefix(e.Page, prefix+"/") {
+					a.Href = "/" + e.Page
+					break
+				}
+			}
+		}
+		cfg.Anchors = append(cfg.Anchors, a)
+	}
+}
+
+// folderNav builds a navigation from the page files when there is no
+// configuration: root pages first, then one group per folder, sorted, with
+// "index" first at each level. Files under snippets/ are not pages.
+func folderNav(pageFiles []string) *Nav {
+	root := &Nav{Kind: NavRoot}
+	groups := map[string]*Nav{"": root}
+	var paths []string
+	for _, f := range pageFiles {
+		if strings.HasPrefix(f, "snippets/") {
+			continue
+		}
+		paths = append(paths, strings.TrimSuffix(strings.TrimSuffix(f, ".mdx"), ".md"))
+	}
+	sort.Slice(paths, func(i, j int) bool {
+		di, dj := path.Dir(paths[i]), path.Dir(paths[j])
+		if di != dj {
+			if di == "." || dj == "." {
+				return di == "."
+			}
+			return di < dj
+		}
+		bi, bj := path.Base(paths[i]), path.Base(paths[j])
+		if (bi == "index") != (bj == "index") {
+			return bi == "index"
+		}
+		return bi < bj
+	})
+	var groupFor func(dir string) *Nav
+	groupFor = func(dir string) *Nav {
+		if dir == "." {
+			dir = ""
+		}
+		if g, ok := groups[dir]; ok {
+			return g
+		}
+		parent := groupFor(path.Dir(dir))
+		g := &Nav{Kind: NavGroup, Label: humanize(path.Base(dir))}
+		parent.Children = append(parent.Children, g)
+		groups[dir] = g
+		return g
+	}
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if seen[p] { // x.md and x.mdx
+			continue
+		}
+		seen[p] = true
+		g := groupFor(path.Dir(p))
+		g.Children = append(g.Children, &Nav{Kind: NavPage, Page: p})
+	}
+	return root
+}
+
+// humanize turns a file or folder name into a label: "getting-started" →
+// "Getting started".
+func humanize(name string) string {
+	name = strings.NewReplacer("-", " ", "_", " ").Replace(name)
+	name = strings.TrimSpace(name)
+	r, size := utf8.DecodeRuneInString(name)
+	if r == utf8.RuneError {
+		return name
+	}
+	return string(unicode.ToUpper(r)) + name[size:]
+}

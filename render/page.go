@@ -1,0 +1,246 @@
+package render
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// warner collects warnings, once each, in the order they are found.
+type warner struct {
+	list []Warning
+	seen map[Warning]bool
+	// mute suppresses warnings while positive (a second render of a page).
+	mute int
+}
+
+func (w *warner) add(file string, line int, format string, args ...any) {
+	if w.mute > 0 {
+		return
+	}
+	wa := Warning{File: file, Line: line, Message: fmt.Sprintf(format, args...)}
+	if w.seen == nil {
+		w.seen = map[Warning]bool{}
+	}
+	if w.seen[wa] {
+		return
+	}
+	w.seen[wa] = true
+	w.list = append(w.list, wa)
+}
+
+// frontMatter is the YAML header of a page.
+type frontMatter struct {
+	Title, Description, SidebarTitle, Icon string
+	// OpenAPI is an operation reference such as "GET /plants" or
+	// "openapi.json POST /plants".
+	OpenAPI string
+	// Mode is the layout: "", "wide", "center", "custom", "frame".
+	Mode     string
+	Hidden   bool
+	NoIndex  bool
+	Keywords []string
+	// Raw holds every key, for settings this version does not read.
+	Raw map[string]any
+}
+
+// page is a navigation page and its parsed source.
+type page struct {
+	path     string // navigation path, e.g. "guides/x"
+	file     string // source file, e.g. "guides/x.mdx"
+	fm       frontMatter
+	title    string
+	body     string // source after the front matter
+	bodyLine int    // line of the body's first byte in file
+	mdx      bool
+}
+
+// normalizeNewlines turns CRLF and CR line ends into LF and drops a BOM.
+func normalizeNewlines(s string) string {
+	s = strings.TrimPrefix(s, "\ufeff")
+	if strings.IndexByte(s, '\r') < 0 {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+// splitFrontMatter separates a leading "---" YAML block from the body. It
+// returns the YAML text, the body and the body's first line.
+func splitFrontMatter(src string) (yml, body string, bodyLine int, ok bool) {
+	if !strings.HasPrefix(src, "---") {
+		return "", src, 1, false
+	}
+	first, rest, found := strings.Cut(src, "\n")
+	if !found || strings.TrimSpace(first) != "---" {
+		return "", src, 1, false
+	}
+	line := 2
+	var b strings.Builder
+	for rest != "" {
+		l, r, _ := strings.Cut(rest, "\n")
+		if t := strings.TrimRight(l, " \t"); t == "---" || t == "..." {
+			return b.String(), r, line + 1, true
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+		rest = r
+		line++
+	}
+	return "", src, 1, false
+}
+
+var yamlLineRE = regexp.MustCompile(`line (\d+)`)
+
+// parseFrontMatter decodes the YAML header of file. Invalid YAML is a
+// warning and yields an empty header.
+func parseFrontMatter(yml, file string, w *warner) frontMatter {
+	var fm frontMatter
+	if strings.TrimSpace(yml) == "" {
+		return fm
+	}
+	var raw map[string]any
+	if err := yaml.Unmarshal([]byte(yml), &raw); err != nil {
+		line := 1
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			line += n
+			msg = strings.TrimPrefix(strings.TrimPrefix(msg, m[0]), ": ")
+		}
+		w.add(file, line, "invalid front matter: %s", msg)
+		return fm
+	}
+	fm.Raw = raw
+	fm.Title = scalar(raw["title"])
+	fm.Description = scalar(raw["description"])
+	fm.SidebarTitle = scalar(raw["sidebarTitle"])
+	fm.Icon = scalar(raw["icon"])
+	fm.OpenAPI = scalar(raw["openapi"])
+	fm.Mode = scalar(raw["mode"])
+	fm.Hidden = truthy(raw["hidden"])
+	fm.NoIndex = truthy(raw["noindex"])
+	switch k := raw["keywords"].(type) {
+	case []any:
+		for _, v := range k {
+			if s := scalar(v); s != "" {
+				fm.Keywords = append(fm.Keywords, s)
+			}
+		}
+	case string:
+		for _, s := range strings.Split(k, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				fm.Keywords = append(fm.Keywords, s)
+			}
+		}
+	}
+	return fm
+}
+
+func scalar(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return strings.TrimSpace(x)
+	case bool, int, int64, float64, uint64:
+		return fmt.Sprint(x)
+	}
+	return ""
+}
+
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return x
+	case string:
+		return x == "true" || x == "yes"
+	}
+	return false
+}
+
+// loadPage parses a page's source.
+func loadPage(navPath, file, src string, w *warner) *page {
+	src = normalizeNewlines(src)
+	yml, body, bodyLine, _ := splitFrontMatter(src)
+	p := &page{path: navPath, file: file, body: body, bodyLine: bodyLine, mdx: strings.HasSuffix(file, ".mdx")}
+	p.fm = parseFrontMatter(yml, file, w)
+	p.title = p.fm.Title
+	if p.title == "" {
+		if t, start, end, first := firstHeading(body); t != "" {
+			p.title = t
+			if first {
+				// The heading becomes the page title; keep the line count.
+				p.body = body[:start] + body[end:]
+			}
+		}
+	}
+	if p.title == "" {
+		p.title = humanize(path.Base(navPath))
+	}
+	return p
+}
+
+var (
+	atxH1RE   = regexp.MustCompile(`^ {0,3}#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$`)
+	mdMarksRE = regexp.MustCompile("[*_`]+")
+)
+
+// firstHeading finds the first level-1 ATX heading outside code fences. It
+// returns its text, the byte range of its line (without the newline) and
+// whether it comes before any other content.
+func firstHeading(body string) (title string, start, end int, first bool) {
+	first = true
+	var fence fenceState
+	off := 0
+	for off < len(body) {
+		lineEnd := strings.IndexByte(body[off:], '\n')
+		if lineEnd < 0 {
+			lineEnd = len(body)
+		} else {
+			lineEnd += off
+		}
+		line := body[off:lineEnd]
+		if fence.line(line) {
+			first = false
+		} else if m := atxH1RE.FindStringSubmatch(line); m != nil {
+			return strings.TrimSpace(mdMarksRE.ReplaceAllString(m[1], "")), off, lineEnd, first
+		} else if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "import ") && !strings.HasPrefix(t, "{/*") {
+			first = false
+		}
+		off = lineEnd + 1
+	}
+	return "", 0, 0, false
+}
+
+// fenceState tracks fenced code blocks line by line.
+type fenceState struct {
+	char byte
+	n    int
+}
+
+var fenceOpenRE = regexp.MustCompile("^[ \t]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ \t]+)?(```+|~~~+)")
+
+// line reports whether line is part of a code fence (including its
+// opening and closing lines) and updates the state.
+func (f *fenceState) line(line string) bool {
+	if f.n > 0 {
+		t := strings.TrimSpace(line)
+		if len(t) >= f.n && strings.Trim(t, string(f.char)) == "" {
+			f.n = 0
+		}
+		return true
+	}
+	m := fenceOpenRE.FindStringSubmatch(line)
+	if m == nil {
+		return false
+	}
+	if m[1][0] == '`' && strings.Contains(line[len(m[0]):], "`") {
+		return false // inline code such as ```x``` is not a fence
+	}
+	f.char, f.n = m[1][0], len(m[1])
+	return true
+}

@@ -1,0 +1,167 @@
+package render
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"html"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// tocItem is an entry of a page's table of contents.
+type tocItem struct {
+	ID    string `json:"id"`
+	Text  string `json:"text"`
+	Level int    `json:"level"`
+}
+
+var headingRE = regexp.MustCompile(`(?s)<h([23])[^>]*\sid="([^"]+)"[^>]*>(.*?)</h[23]>`)
+
+// tableOfContents lists the h2 and h3 headings of a rendered body, in
+// document order, including those inside components.
+func tableOfContents(body string) []tocItem {
+	var out []tocItem
+	for _, m := range headingRE.FindAllStringSubmatch(body, -1) {
+		text := htmlToText(m[3])
+		if text == "" {
+			continue
+		}
+		level := 2
+		if m[1] == "3" {
+			level = 3
+		}
+		out = append(out, tocItem{ID: html.UnescapeString(m[2]), Text: text, Level: level})
+	}
+	return out
+}
+
+var (
+	dropBlockRE = regexp.MustCompile(`(?is)<(script|style|template)[^>]*>.*?</(script|style|template)>`)
+	spaceRE     = regexp.MustCompile(`\s+`)
+)
+
+// htmlToText returns the visible text of an HTML fragment, with whitespace
+// collapsed.
+func htmlToText(s string) string {
+	s = dropBlockRE.ReplaceAllString(s, " ")
+	s = tagRE.ReplaceAllString(s, " ")
+	s = html.UnescapeString(s)
+	return strings.TrimSpace(spaceRE.ReplaceAllString(s, " "))
+}
+
+// searchEntry is one page of _lectern/search-index.json.
+type searchEntry struct {
+	Path        string    `json:"path"`
+	URL         string    `json:"url"`
+	Title       string    `json:"title"`
+	Description string    `json:"description,omitempty"`
+	Group       string    `json:"group,omitempty"`
+	Keywords    []string  `json:"keywords,omitempty"`
+	Headings    []tocItem `json:"headings"`
+	Text        string    `json:"text"`
+}
+
+// maxSearchText bounds the text kept per page in the search index.
+const maxSearchText = 20000
+
+func (s *site) searchEntry(p *page, body string, toc []tocItem) searchEntry {
+	text := htmlToText(body)
+	if len(text) > maxSearchText {
+		cut := maxSearchText
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut]
+	}
+	e := searchEntry{
+		Path: p.path, Title: p.title, Description: p.fm.Description,
+		Keywords: p.fm.Keywords, Headings: toc, Text: text,
+		URL: s.pageURL("index.html", p.path),
+	}
+	if e.Headings == nil {
+		e.Headings = []tocItem{}
+	}
+	if g := s.entries[p.path].Groups; len(g) > 0 {
+		e.Group = g[len(g)-1]
+	}
+	return e
+}
+
+// searchIndex is the JSON of _lectern/search-index.json: every page that is
+// not noindex, with URLs as seen from the site root.
+func (s *site) searchIndex() []byte {
+	type index struct {
+		Version int           `json:"version"`
+		Pages   []searchEntry `json:"pages"`
+	}
+	idx := index{Version: 1, Pages: []searchEntry{}}
+	for i, e := range s.search {
+		if !s.order[i].fm.NoIndex {
+			idx.Pages = append(idx.Pages, e)
+		}
+	}
+	data, err := json.Marshal(idx)
+	if err != nil { // cannot happen: only strings and numbers
+		return []byte(`{"version":1,"pages":[]}`)
+	}
+	return data
+}
+
+// canonicalURL is the extensionless URL of a page for the sitemap and
+// canonical links: SiteURL (if set) + BasePath + "/" + page.
+func (s *site) canonicalURL(page string) string {
+	p := page
+	if p == "index" {
+		p = ""
+	}
+	prefix := s.opts.SiteURL
+	if !strings.HasSuffix(prefix, s.opts.BasePath) || s.opts.BasePath == "" {
+		prefix += s.opts.BasePath
+	}
+	return prefix + "/" + escapePath(p)
+}
+
+// sitemap lists the canonical URL of every page that is not noindex.
+func (s *site) sitemap() []byte {
+	var b strings.Builder
+	b.WriteString(xml.Header)
+	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">` + "\n")
+	for _, p := range s.order {
+		if p.fm.NoIndex {
+			continue
+		}
+		b.WriteString("  <url><loc>")
+		_ = xml.EscapeText(&b, []byte(s.canonicalURL(p.path)))
+		b.WriteString("</loc></url>\n")
+	}
+	b.WriteString("</urlset>\n")
+	return []byte(b.String())
+}
+
+func (s *site) robots() []byte {
+	var b strings.Builder
+	b.WriteString("User-agent: *\nAllow: /\n")
+	if s.opts.SiteURL != "" {
+		b.WriteString("Sitemap: " + strings.TrimSuffix(s.canonicalURL("index"), "/") + "/sitemap.xml\n")
+	}
+	return []byte(b.String())
+}
+
+var httpMethods = map[string]bool{"GET": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true,
+	"HEAD": true, "OPTIONS": true, "TRACE": true, "WEBHOOK": true}
+
+// openAPIBlock shows the operation a page's openapi front matter names,
+// such as "POST /plants" or "spec.json GET /plants". The full reference is
+// rendered by later work.
+func openAPIBlock(ref string) string {
+	fields := strings.Fields(ref)
+	for i, f := range fields {
+		m := strings.ToUpper(f)
+		if httpMethods[m] && i+1 < len(fields) {
+			return `<div class="lc-openapi"><span class="lc-method lc-method-` + strings.ToLower(m) + `">` + m +
+				`</span><code class="lc-openapi-path">` + esc(fields[i+1]) + "</code></div>\n"
+		}
+	}
+	return ""
+}

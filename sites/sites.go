@@ -1,0 +1,176 @@
+// Package sites serves the live deployments of projects by host name: a
+// request whose Host is one of a project's domains gets the files of the
+// project's live deployment from the blob store. A request resolves the
+// live deployment once and reads only from it, and deployments are
+// immutable, so a switch to a new deployment is atomic for every request.
+package sites
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"log/slog"
+	"net"
+	"net/http"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
+
+	"lectern.dev/lectern"
+	"lectern.dev/lectern/blobstore"
+	"lectern.dev/lectern/store"
+)
+
+// cacheFor is how long a host's live deployment is remembered; a new
+// deployment is served at most this long after it is published.
+const cacheFor = 500 * time.Millisecond
+
+// Server serves live sites.
+type Server struct {
+	log    *slog.Logger
+	store  store.Projects
+	bucket *blob.Bucket
+
+	mu    sync.Mutex
+	hosts map[string]hostEntry
+}
+
+type hostEntry struct {
+	projectID, deploymentID string
+	found                   bool
+	at                      time.Time
+}
+
+// New returns a Server reading projects from st and files from bucket.
+func New(log *slog.Logger, st store.Projects, bucket *blob.Bucket) *Server {
+	return &Server{log: log, store: st, bucket: bucket, hosts: map[string]hostEntry{}}
+}
+
+// hostname returns the lower-case host of a Host header, without port.
+func hostname(host string) string {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	return strings.TrimSuffix(strings.ToLower(host), ".")
+}
+
+// lookup returns the host's entry, from the cache when fresh. Store errors
+// are not cached and count as not found.
+func (s *Server) lookup(ctx context.Context, host string) hostEntry {
+	h := hostname(host)
+	if h == "" || net.ParseIP(h) != nil {
+		return hostEntry{}
+	}
+	now := time.Now()
+	s.mu.Lock()
+	e, ok := s.hosts[h]
+	s.mu.Unlock()
+	if ok && now.Sub(e.at) < cacheFor {
+		return e
+	}
+	p, err := s.store.GetProjectByDomain(ctx, h)
+	switch {
+	case err == nil:
+		e = hostEntry{projectID: p.ID, deploymentID: p.LiveDeploymentID, found: true, at: now}
+	case lectern.ErrorCode(err) == lectern.ENOTFOUND:
+		e = hostEntry{at: now}
+	default:
+		s.log.Warn("site lookup failed", "host", h, "err", err)
+		return hostEntry{}
+	}
+	s.mu.Lock()
+	if len(s.hosts) > 10000 {
+		clear(s.hosts)
+	}
+	s.hosts[h] = e
+	s.mu.Unlock()
+	return e
+}
+
+// Serves reports whether host is a project's domain.
+func (s *Server) Serves(ctx context.Context, host string) bool { return s.lookup(ctx, host).found }
+
+// candidates returns the file names that may serve a URL path, in order.
+func candidates(urlPath string) []string {
+	p := strings.Trim(path.Clean("/"+urlPath), "/")
+	if p == "" {
+		return []string{"index.html"}
+	}
+	if strings.HasSuffix(urlPath, "/") {
+		return []string{p + ".html", p + "/index.html"}
+	}
+	if path.Ext(p) != "" {
+		return []string{p, p + ".html"}
+	}
+	return []string{p + ".html", p + "/index.html", p}
+}
+
+// ServeHTTP serves a file of the host's live deployment, or its 404 page.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	e := s.lookup(r.Context(), r.Host)
+	if !e.found {
+		http.NotFound(w, r)
+		return
+	}
+	if e.deploymentID == "" {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusNotFound)
+		w.Write([]byte("This documentation site has not been deployed yet.\n"))
+		return
+	}
+	for _, name := range candidates(r.URL.Path) {
+		if s.serveFile(w, r, e, name, http.StatusOK) {
+			return
+		}
+	}
+	if !s.serveFile(w, r, e, "404.html", http.StatusNotFound) {
+		http.NotFound(w, r)
+	}
+}
+
+// serveFile serves one file of the deployment; false when it does not exist.
+func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, e hostEntry, name string, status int) bool {
+	key := blobstore.SiteKey(e.projectID, e.deploymentID, name)
+	rd, err := s.bucket.NewReader(r.Context(), key, nil)
+	if err != nil {
+		if gcerrors.Code(err) != gcerrors.NotFound {
+			s.log.Error("site file read failed", "key", key, "err", err)
+			http.Error(w, "internal error", http.StatusInternalServerError)
+			return true
+		}
+		return false
+	}
+	defer rd.Close()
+	h := w.Header()
+	h.Set("Content-Type", blobstore.ContentType(name))
+	h.Set("X-Content-Type-Options", "nosniff")
+	if status != http.StatusOK {
+		h.Set("Cache-Control", "no-store")
+		w.WriteHeader(status)
+		if r.Method != http.MethodHead {
+			if _, err := rd.WriteTo(w); err != nil {
+				s.log.Debug("site write failed", "err", err)
+			}
+		}
+		return true
+	}
+	sum := sha256.Sum256([]byte(e.deploymentID + "/" + name))
+	h.Set("ETag", `"`+hex.EncodeToString(sum[:12])+`"`)
+	if strings.HasSuffix(name, ".html") {
+		h.Set("Cache-Control", "no-cache")
+	} else {
+		h.Set("Cache-Control", "public, max-age=300")
+	}
+	http.ServeContent(w, r, "", rd.ModTime(), rd)
+	return true
+}

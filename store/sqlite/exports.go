@@ -1,0 +1,167 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"lectern.dev/lectern"
+	"lectern.dev/lectern/store"
+)
+
+// exportMaxAttempts bounds retries of an export's transient failures.
+const exportMaxAttempts = 3
+
+// CreateExport queues an export unless one for the domain is active.
+func (s *Store) CreateExport(ctx context.Context, e *lectern.ExportJob) error {
+	if e.ID == "" {
+		e.ID = lectern.NewID(lectern.PrefixExport)
+	}
+	if e.CreatedAt.IsZero() {
+		e.CreatedAt = now()
+	}
+	e.UpdatedAt, e.Status, e.Progress, e.PageCount = e.CreatedAt, lectern.ExportQueued, 0, 0
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		var active string
+		err := tx.QueryRowContext(ctx, `SELECT id FROM exports WHERE domain = ? AND status IN ('queued', 'running')`, e.Domain).Scan(&active)
+		if err == nil {
+			return &lectern.Error{Code: lectern.EEXPORTINPROGRESS, JobID: active,
+				Message: "An export of " + e.Domain + " is already queued or running (" + active + ")."}
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		at := ts(e.CreatedAt)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO exports (id, org_id, project_id, domain, base_path, status, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, 'queued', ?, ?)`, e.ID, e.OrgID, e.ProjectID, e.Domain, e.BasePath, at, at); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO jobs (id, kind, group_key, state, run_at, max_attempts, created_at, updated_at)
+			VALUES (?, ?, '', 'queued', ?, ?, ?, ?)`, e.ID, store.KindExport, at, exportMaxAttempts, at, at)
+		return err
+	})
+}
+
+const exportCols = `id, org_id, project_id, domain, base_path, status, progress, page_count, created_at, updated_at, completed_at,
+	error_code, error_message, bundle_key, bundle_file, bundle_size, bundle_sha256, bundle_version`
+
+func scanExport(row interface{ Scan(...any) error }) (*lectern.ExportJob, error) {
+	var e lectern.ExportJob
+	var status string
+	var created, updated int64
+	var completed, size sql.NullInt64
+	var code, msg, key, file, sum, version sql.NullString
+	if err := row.Scan(&e.ID, &e.OrgID, &e.ProjectID, &e.Domain, &e.BasePath, &status, &e.Progress, &e.PageCount,
+		&created, &updated, &completed, &code, &msg, &key, &file, &size, &sum, &version); err != nil {
+		return nil, err
+	}
+	e.Status, e.CreatedAt, e.UpdatedAt, e.CompletedAt = lectern.ExportStatus(status), fromTS(created), fromTS(updated), fromNull(completed)
+	if code.Valid {
+		e.Error = &lectern.JobError{Code: code.String, Message: msg.String}
+	}
+	if key.Valid {
+		e.Bundle = &lectern.Bundle{Key: key.String, FileName: file.String, SizeBytes: size.Int64, SHA256: sum.String, Version: version.String}
+	}
+	return &e, nil
+}
+
+// GetExport returns an export or ENOTFOUND.
+func (s *Store) GetExport(ctx context.Context, id string) (*lectern.ExportJob, error) {
+	e, err := scanExport(s.r.QueryRowContext(ctx, `SELECT `+exportCols+` FROM exports WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound("export job", id)
+	}
+	return e, wrap(err)
+}
+
+// CountExportsSince counts an organization's exports created since t.
+func (s *Store) CountExportsSince(ctx context.Context, orgID string, t time.Time) (int, error) {
+	var n int
+	err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM exports WHERE org_id = ? AND created_at >= ?`, orgID, ts(t)).Scan(&n)
+	return n, wrap(err)
+}
+
+// SetExportProgress records monotonic live progress of the leased export.
+func (s *Store) SetExportProgress(ctx context.Context, lease store.Lease, progress, pageCount int, at time.Time) error {
+	progress = min(max(progress, 0), 99) // 100 only on completion
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if err := checkLease(ctx, tx, lease); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE exports SET status = 'running', progress = max(progress, ?), page_count = max(page_count, ?),
+			updated_at = ? WHERE id = ? AND status IN ('queued', 'running')`, progress, pageCount, ts(at), lease.JobID)
+		return err
+	})
+}
+
+// FinishExport ends the leased export and its job.
+func (s *Store) FinishExport(ctx context.Context, lease store.Lease, r store.ExportResult) error {
+	at := ts(r.At)
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if err := checkLease(ctx, tx, lease); err != nil {
+			return err
+		}
+		var err error
+		switch r.Status {
+		case lectern.ExportCompleted:
+			b := r.Bundle
+			if b == nil {
+				return lectern.Errorf(lectern.EINVALID, "a completed export needs its bundle")
+			}
+			_, err = tx.ExecContext(ctx, `UPDATE exports SET status = 'completed', progress = 100, page_count = ?, updated_at = ?,
+				completed_at = ?, error_code = NULL, error_message = NULL, bundle_key = ?, bundle_file = ?, bundle_size = ?,
+				bundle_sha256 = ?, bundle_version = ? WHERE id = ?`,
+				r.PageCount, at, at, b.Key, b.FileName, b.SizeBytes, b.SHA256, b.Version, lease.JobID)
+		case lectern.ExportFailed:
+			je := r.Error
+			if je == nil {
+				je = &lectern.JobError{Code: lectern.EINTERNAL, Message: "The export failed."}
+			}
+			_, err = tx.ExecContext(ctx, `UPDATE exports SET status = 'failed', updated_at = ?, completed_at = ?,
+				error_code = ?, error_message = ? WHERE id = ?`, at, at, je.Code, je.Message, lease.JobID)
+		default:
+			return lectern.Errorf(lectern.EINVALID, "export can only finish as completed or failed, not %q", r.Status)
+		}
+		if err != nil {
+			return err
+		}
+		return finishJob(ctx, tx, lease, at)
+	})
+}
+
+// ListExportsBefore returns terminal exports created before t.
+func (s *Store) ListExportsBefore(ctx context.Context, t time.Time, limit int) ([]*lectern.ExportJob, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+exportCols+` FROM exports WHERE created_at < ? AND status IN ('completed', 'failed')
+		ORDER BY created_at, id LIMIT ?`, ts(t), limit)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	var out []*lectern.ExportJob
+	for rows.Next() {
+		e, err := scanExport(rows)
+		if err != nil {
+			return nil, wrap(err)
+		}
+		out = append(out, e)
+	}
+	return out, wrap(rows.Err())
+}
+
+// DeleteExport removes an export and its job.
+func (s *Store) DeleteExport(ctx context.Context, id string) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE id = ?`, id); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM exports WHERE id = ?`, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return notFound("export job", id)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,137 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"lectern.dev/lectern/store"
+)
+
+// availableJob is the condition under which a job may be claimed at :now
+// (parameter 1 and 2): queued and due, or running under an expired lease.
+const availableJob = `((j.state = 'queued' AND j.run_at <= ?) OR (j.state = 'running' AND j.lease_until < ?))`
+
+// ClaimJob leases the oldest available job of the given kinds.
+func (s *Store) ClaimJob(ctx context.Context, p store.ClaimParams) (*store.Job, store.Lease, error) {
+	if len(p.Kinds) == 0 {
+		return nil, store.Lease{}, nil
+	}
+	nowTS := ts(p.Now)
+	var job *store.Job
+	var lease store.Lease
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		args := []any{nowTS, nowTS}
+		for _, k := range p.Kinds {
+			args = append(args, k)
+		}
+		args = append(args, nowTS)
+		row := tx.QueryRowContext(ctx, `SELECT j.id, j.kind, j.group_key, j.attempt, j.max_attempts, j.last_error, j.created_at, j.lease_token
+			FROM jobs j WHERE `+availableJob+` AND j.kind IN (`+placeholders(len(p.Kinds))+`)
+			AND (j.group_key = '' OR NOT EXISTS (SELECT 1 FROM jobs o WHERE o.group_key = j.group_key AND o.id <> j.id
+				AND o.state = 'running' AND o.lease_until >= ?))
+			ORDER BY j.created_at, j.id LIMIT 1`, args...)
+		var j store.Job
+		var created, token int64
+		err := row.Scan(&j.ID, &j.Kind, &j.GroupKey, &j.Attempt, &j.MaxAttempts, &j.LastError, &created, &token)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		j.Attempt++
+		j.CreatedAt = fromTS(created)
+		lease = store.Lease{JobID: j.ID, Owner: p.Owner, Token: token + 1}
+		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'running', attempt = ?, lease_owner = ?, lease_token = ?,
+			lease_until = ?, updated_at = ? WHERE id = ?`,
+			j.Attempt, p.Owner, lease.Token, ts(p.Now.Add(p.LeaseFor)), nowTS, j.ID); err != nil {
+			return err
+		}
+		job = &j
+		return nil
+	})
+	if err != nil || job == nil {
+		return nil, store.Lease{}, err
+	}
+	return job, lease, nil
+}
+
+// ExtendLease keeps a claim alive until the given time.
+func (s *Store) ExtendLease(ctx context.Context, l store.Lease, until time.Time) error {
+	res, err := s.w.ExecContext(ctx, `UPDATE jobs SET lease_until = ? WHERE id = ? AND state = 'running' AND lease_owner = ? AND lease_token = ?`,
+		ts(until), l.JobID, l.Owner, l.Token)
+	if err != nil {
+		return wrap(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return leaseLost(l)
+	}
+	return nil
+}
+
+// requeue puts the leased job back to queued at runAt and its record's
+// status back to queued.
+func (s *Store) requeue(ctx context.Context, l store.Lease, runAt time.Time, reason *string, uncount bool) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if err := checkLease(ctx, tx, l); err != nil {
+			return err
+		}
+		q := `UPDATE jobs SET state = 'queued', run_at = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?`
+		args := []any{ts(runAt), ts(now())}
+		if reason != nil {
+			q += `, last_error = ?`
+			args = append(args, *reason)
+		}
+		if uncount {
+			q += `, attempt = max(attempt - 1, 0)`
+		}
+		if _, err := tx.ExecContext(ctx, q+` WHERE id = ?`, append(args, l.JobID)...); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE exports SET status = 'queued' WHERE id = ? AND status = 'running'`, l.JobID); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE updates SET status = 'queued' WHERE id = ? AND status = 'in_progress'`, l.JobID)
+		return err
+	})
+}
+
+// RetryJob gives the job back to the queue, due at runAt.
+func (s *Store) RetryJob(ctx context.Context, l store.Lease, runAt time.Time, reason string) error {
+	return s.requeue(ctx, l, runAt, &reason, false)
+}
+
+// ReleaseJob gives an unfinished job back at once, not counting the attempt.
+func (s *Store) ReleaseJob(ctx context.Context, l store.Lease) error {
+	return s.requeue(ctx, l, now(), nil, true)
+}
+
+// CountJobs returns job counts per kind and state.
+func (s *Store) CountJobs(ctx context.Context) (map[string]map[string]int, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT kind, state, count(*) FROM jobs GROUP BY kind, state`)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	out := map[string]map[string]int{}
+	for rows.Next() {
+		var kind, state string
+		var n int
+		if err := rows.Scan(&kind, &state, &n); err != nil {
+			return nil, wrap(err)
+		}
+		if out[kind] == nil {
+			out[kind] = map[string]int{}
+		}
+		out[kind][state] = n
+	}
+	return out, wrap(rows.Err())
+}
+
+// finishJob marks the leased job done inside tx.
+func finishJob(ctx context.Context, tx *sql.Tx, l store.Lease, at int64) error {
+	_, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'done', lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ?`, at, l.JobID)
+	return err
+}

@@ -1,0 +1,96 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"lectern.dev/lectern/store"
+)
+
+// ReserveIdempotency stores rec unless a live record for its key exists.
+func (s *Store) ReserveIdempotency(ctx context.Context, rec *store.IdempotencyRecord, notBefore time.Time) (*store.IdempotencyRecord, error) {
+	if rec.CreatedAt.IsZero() {
+		rec.CreatedAt = now()
+	}
+	var existing *store.IdempotencyRecord
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		var e store.IdempotencyRecord
+		var headers string
+		var created int64
+		err := tx.QueryRowContext(ctx, `SELECT scope, key, request_hash, status, headers_json, body, created_at FROM idempotency
+			WHERE scope = ? AND key = ?`, rec.Scope, rec.Key).Scan(&e.Scope, &e.Key, &e.RequestHash, &e.Status, &headers, &e.Body, &created)
+		switch {
+		case err == nil && created >= ts(notBefore):
+			e.CreatedAt = fromTS(created)
+			if err := json.Unmarshal([]byte(headers), &e.Headers); err != nil {
+				return err
+			}
+			existing = &e
+			return nil
+		case err == nil:
+			if _, err := tx.ExecContext(ctx, `DELETE FROM idempotency WHERE scope = ? AND key = ?`, rec.Scope, rec.Key); err != nil {
+				return err
+			}
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO idempotency (scope, key, request_hash, status, headers_json, created_at)
+			VALUES (?, ?, ?, 0, '{}', ?)`, rec.Scope, rec.Key, rec.RequestHash, ts(rec.CreatedAt))
+		return err
+	})
+	return existing, err
+}
+
+// CompleteIdempotency stores the response of a reserved record.
+func (s *Store) CompleteIdempotency(ctx context.Context, scope, key string, status int, headers map[string]string, body []byte) error {
+	h, err := json.Marshal(headers)
+	if err != nil {
+		return err
+	}
+	_, err = s.w.ExecContext(ctx, `UPDATE idempotency SET status = ?, headers_json = ?, body = ? WHERE scope = ? AND key = ?`,
+		status, string(h), body, scope, key)
+	return wrap(err)
+}
+
+// DeleteIdempotency removes a record.
+func (s *Store) DeleteIdempotency(ctx context.Context, scope, key string) error {
+	_, err := s.w.ExecContext(ctx, `DELETE FROM idempotency WHERE scope = ? AND key = ?`, scope, key)
+	return wrap(err)
+}
+
+// PruneIdempotency deletes records created before t.
+func (s *Store) PruneIdempotency(ctx context.Context, t time.Time) (int, error) {
+	res, err := s.w.ExecContext(ctx, `DELETE FROM idempotency WHERE created_at < ?`, ts(t))
+	if err != nil {
+		return 0, wrap(err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
+
+// GetOrCreateSecret returns the named secret, creating it once.
+func (s *Store) GetOrCreateSecret(ctx context.Context, name string, create func() ([]byte, error)) ([]byte, error) {
+	var v []byte
+	err := s.r.QueryRowContext(ctx, `SELECT value FROM secrets WHERE name = ?`, name).Scan(&v)
+	if err == nil {
+		return v, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return nil, wrap(err)
+	}
+	fresh, err := create()
+	if err != nil {
+		return nil, err
+	}
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO secrets (name, value, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+			name, fresh, ts(now())); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, `SELECT value FROM secrets WHERE name = ?`, name).Scan(&v)
+	})
+	return v, err
+}

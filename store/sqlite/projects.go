@@ -1,0 +1,191 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"lectern.dev/lectern"
+)
+
+// CreateProject stores a project and its domains in one transaction.
+func (s *Store) CreateProject(ctx context.Context, p *lectern.Project) error {
+	if p.ID == "" {
+		p.ID = lectern.NewID(lectern.PrefixProject)
+	}
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = now()
+	}
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM orgs WHERE id = ?`, p.OrgID).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return notFound("organization", p.OrgID)
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO projects (id, org_id, name, repo_url, branch, docs_root, deployment_type, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			p.ID, p.OrgID, p.Name, p.RepoURL, p.Branch, p.DocsRoot, string(p.DeploymentType), ts(p.CreatedAt))
+		if isUnique(err) {
+			return lectern.Errorf(lectern.ECONFLICT, "project %q already exists", p.ID)
+		}
+		if err != nil {
+			return err
+		}
+		for i, d := range p.Domains {
+			_, err := tx.ExecContext(ctx, `INSERT INTO domains (domain, project_id, position) VALUES (?, ?, ?)`, d, p.ID, i)
+			if isUnique(err) {
+				return lectern.Errorf(lectern.ECONFLICT, "domain %q already belongs to a project", d)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+const projectCols = `id, org_id, name, repo_url, branch, docs_root, deployment_type, coalesce(live_deployment_id, ''), created_at`
+
+func (s *Store) scanProject(ctx context.Context, row *sql.Row) (*lectern.Project, error) {
+	var p lectern.Project
+	var dt string
+	var created int64
+	if err := row.Scan(&p.ID, &p.OrgID, &p.Name, &p.RepoURL, &p.Branch, &p.DocsRoot, &dt, &p.LiveDeploymentID, &created); err != nil {
+		return nil, err
+	}
+	p.DeploymentType, p.CreatedAt = lectern.DeploymentType(dt), fromTS(created)
+	doms, err := s.projectDomains(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	p.Domains = doms
+	return &p, nil
+}
+
+func (s *Store) projectDomains(ctx context.Context, id string) ([]string, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT domain FROM domains WHERE project_id = ? ORDER BY position`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var d string
+		if err := rows.Scan(&d); err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// GetProject returns a project or ENOTFOUND.
+func (s *Store) GetProject(ctx context.Context, id string) (*lectern.Project, error) {
+	p, err := s.scanProject(ctx, s.r.QueryRowContext(ctx, `SELECT `+projectCols+` FROM projects WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound("project", id)
+	}
+	return p, wrap(err)
+}
+
+// GetProjectByDomain returns the project owning domain, or ENOTFOUND.
+func (s *Store) GetProjectByDomain(ctx context.Context, domain string) (*lectern.Project, error) {
+	p, err := s.scanProject(ctx, s.r.QueryRowContext(ctx,
+		`SELECT `+projectCols+` FROM projects WHERE id = (SELECT project_id FROM domains WHERE domain = ?)`, domain))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, lectern.Errorf(lectern.ENOTFOUND, "domain %q not found", domain)
+	}
+	return p, wrap(err)
+}
+
+// ListProjects returns an organization's projects, or all for "".
+func (s *Store) ListProjects(ctx context.Context, orgID string) ([]*lectern.Project, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT id FROM projects WHERE ? = '' OR org_id = ? ORDER BY created_at, id`, orgID, orgID)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, wrap(err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, wrap(err)
+	}
+	out := make([]*lectern.Project, 0, len(ids))
+	for _, id := range ids {
+		p, err := s.GetProject(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+const deploymentCols = `id, project_id, update_id, commit_sha, commit_ref, commit_message, page_count, created_at`
+
+func scanDeployment(row interface{ Scan(...any) error }) (*lectern.Deployment, error) {
+	var d lectern.Deployment
+	var created int64
+	if err := row.Scan(&d.ID, &d.ProjectID, &d.UpdateID, &d.Commit.SHA, &d.Commit.Ref, &d.Commit.Message, &d.PageCount, &created); err != nil {
+		return nil, err
+	}
+	d.CreatedAt = fromTS(created)
+	return &d, nil
+}
+
+// GetDeployment returns a deployment or ENOTFOUND.
+func (s *Store) GetDeployment(ctx context.Context, id string) (*lectern.Deployment, error) {
+	d, err := scanDeployment(s.r.QueryRowContext(ctx, `SELECT `+deploymentCols+` FROM deployments WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound("deployment", id)
+	}
+	return d, wrap(err)
+}
+
+// ListDeployments returns a project's deployments, newest first.
+func (s *Store) ListDeployments(ctx context.Context, projectID string) ([]*lectern.Deployment, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+deploymentCols+` FROM deployments WHERE project_id = ? ORDER BY created_at DESC, id DESC`, projectID)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	var out []*lectern.Deployment
+	for rows.Next() {
+		d, err := scanDeployment(rows)
+		if err != nil {
+			return nil, wrap(err)
+		}
+		out = append(out, d)
+	}
+	return out, wrap(rows.Err())
+}
+
+// DeleteDeployment removes a deployment that is not live.
+func (s *Store) DeleteDeployment(ctx context.Context, id string) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM projects WHERE live_deployment_id = ?`, id).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return lectern.Errorf(lectern.ECONFLICT, "deployment %q is live", id)
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM deployments WHERE id = ?`, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return notFound("deployment", id)
+		}
+		return nil
+	})
+}

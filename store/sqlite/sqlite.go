@@ -1,0 +1,227 @@
+// Package sqlite implements store.Store on an embedded SQLite database
+// (modernc.org/sqlite, no cgo). It is Lectern's default store: one file,
+// shared safely by the server and operator commands running at the same
+// time (WAL mode, a busy timeout, and immediate write transactions).
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"lectern.dev/lectern"
+	"lectern.dev/lectern/store"
+)
+
+var _ store.Store = (*Store)(nil)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Store is a store.Store on one SQLite file. Writes go through a single
+// connection; reads use a pool.
+type Store struct {
+	w, r      *sql.DB
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open opens (creating if needed) the database file at path and applies any
+// pending migrations. The error names the path; it is a plain error because
+// a store that cannot open is an operator's problem, not a request's.
+func Open(ctx context.Context, path string) (*Store, error) {
+	dsn := func(extra string) string {
+		q := url.Values{}
+		for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "foreign_keys(1)", "synchronous(NORMAL)"} {
+			q.Add("_pragma", p)
+		}
+		if extra != "" {
+			q.Set("_txlock", extra)
+		}
+		return "file:" + path + "?" + q.Encode()
+	}
+	w, err := sql.Open("sqlite", dsn("immediate"))
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxIdleTime(0)
+	r, err := sql.Open("sqlite", dsn(""))
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(8)
+	r.SetMaxIdleConns(8)
+	s := &Store{w: w, r: r}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// migrate applies the embedded migrations that are not yet recorded, each
+// in its own immediate transaction, so concurrent starters apply each once.
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		v, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
+		if err != nil {
+			return fmt.Errorf("migration %s: bad version prefix", base)
+		}
+		body, err := migrations.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		err = s.tx(ctx, func(tx *sql.Tx) error {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, v).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				return nil
+			}
+			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+				return fmt.Errorf("apply migration %s: %w", base, err)
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, v, ts(time.Now()))
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	if err := s.r.QueryRowContext(ctx, `SELECT 1`).Scan(&one); err != nil {
+		return wrap(err)
+	}
+	return nil
+}
+
+// Close closes both connection pools; later calls return the first result.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		s.closeErr = errors.Join(s.w.Close(), s.r.Close())
+	})
+	return s.closeErr
+}
+
+// tx runs fn in an immediate write transaction.
+func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return wrap(err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return wrap(tx.Commit())
+}
+
+// wrap turns driver errors into lectern errors: a busy or locked database is
+// EUNAVAILABLE (try again), anything else stays internal.
+func wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	if lectern.AsError(err) != nil {
+		return err
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return &lectern.Error{Code: lectern.EUNAVAILABLE, Message: "The database is busy; try again.", RetryAfterSeconds: 1, Err: err}
+		}
+	}
+	return err
+}
+
+func isUnique(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		c := se.Code()
+		return c == sqlite3.SQLITE_CONSTRAINT_UNIQUE || c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+	}
+	return false
+}
+
+// ts converts a time to stored microseconds.
+func ts(t time.Time) int64 { return t.UTC().UnixMicro() }
+
+// tsp converts an optional time; nil stays NULL.
+func tsp(t *time.Time) any {
+	if t == nil || t.IsZero() {
+		return nil
+	}
+	return ts(*t)
+}
+
+// fromTS converts stored microseconds to a UTC time.
+func fromTS(v int64) time.Time { return time.UnixMicro(v).UTC() }
+
+// fromNull converts a nullable stored time.
+func fromNull(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := fromTS(v.Int64)
+	return &t
+}
+
+// now returns the current time at stored precision.
+func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
+func notFound(what, id string) error {
+	return lectern.Errorf(lectern.ENOTFOUND, "%s %q not found", what, id)
+}
+
+func leaseLost(l store.Lease) error {
+	return lectern.Errorf(lectern.ECONFLICT, "job %s: lease lost (another worker holds it or it ended)", l.JobID)
+}
+
+// checkLease verifies inside tx that lease still holds its job.
+func checkLease(ctx context.Context, tx *sql.Tx, l store.Lease) error {
+	var n int
+	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM jobs WHERE id = ? AND state = 'running' AND lease_owner = ? AND lease_token = ?`,
+		l.JobID, l.Owner, l.Token).Scan(&n)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return leaseLost(l)
+	}
+	return nil
+}
+
+// placeholders returns "?, ?, ..." for n arguments.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}

@@ -1,0 +1,237 @@
+// Package store is the storage seam of Lectern: the Store interface that the
+// HTTP API, the job workers and the operator commands use, and the parameter
+// structs of its methods. Implementations live in sub-packages (sqlite,
+// postgres) and all pass the conformance suite in storetest.
+//
+// Errors: a missing record is a *lectern.Error with code lectern.ENOTFOUND; a
+// rule broken by the call (a taken domain, an export already running, a lost
+// job lease) has the code named on the method; anything else is an internal
+// error that callers report without its text.
+package store
+
+import (
+	"context"
+	"time"
+
+	"lectern.dev/lectern"
+)
+
+// Store is everything Lectern keeps in its database.
+type Store interface {
+	Orgs
+	Projects
+	Keys
+	Updates
+	Exports
+	Jobs
+	Idempotency
+	Secrets
+
+	// Ping checks that the database answers.
+	Ping(ctx context.Context) error
+	// Close releases the database. It is safe to call more than once.
+	Close() error
+}
+
+// Orgs stores organizations.
+type Orgs interface {
+	// CreateOrg stores a new organization; it sets ID and CreatedAt when empty.
+	CreateOrg(ctx context.Context, org *lectern.Organization) error
+	// GetOrg returns ENOTFOUND when there is no such organization.
+	GetOrg(ctx context.Context, id string) (*lectern.Organization, error)
+	// ListOrgs returns all organizations, oldest first.
+	ListOrgs(ctx context.Context) ([]*lectern.Organization, error)
+	// SetOrgPlan changes an organization's plan; ENOTFOUND when missing.
+	SetOrgPlan(ctx context.Context, id string, plan lectern.Plan) error
+}
+
+// Projects stores projects and their domains.
+type Projects interface {
+	// CreateProject stores a project and its domains; it sets ID and
+	// CreatedAt when empty. A domain already owned by any project is
+	// ECONFLICT; a missing organization is ENOTFOUND.
+	CreateProject(ctx context.Context, p *lectern.Project) error
+	// GetProject returns ENOTFOUND when there is no such project.
+	GetProject(ctx context.Context, id string) (*lectern.Project, error)
+	// GetProjectByDomain returns the project that owns a (normalized)
+	// domain, or ENOTFOUND.
+	GetProjectByDomain(ctx context.Context, domain string) (*lectern.Project, error)
+	// ListProjects returns the projects of an organization ("" for all).
+	ListProjects(ctx context.Context, orgID string) ([]*lectern.Project, error)
+	// GetDeployment returns ENOTFOUND when there is no such deployment.
+	GetDeployment(ctx context.Context, id string) (*lectern.Deployment, error)
+	// ListDeployments returns a project's deployments, newest first.
+	ListDeployments(ctx context.Context, projectID string) ([]*lectern.Deployment, error)
+	// DeleteDeployment removes a deployment record. Deleting the live
+	// deployment of its project is ECONFLICT.
+	DeleteDeployment(ctx context.Context, id string) error
+}
+
+// Keys stores API keys by their hash.
+type Keys interface {
+	// CreateAPIKey stores a key record; it sets ID and CreatedAt when empty.
+	CreateAPIKey(ctx context.Context, k *lectern.APIKey) error
+	// GetAPIKeyByHash returns the key with that SHA-256 hash, revoked or
+	// not, or ENOTFOUND.
+	GetAPIKeyByHash(ctx context.Context, hash []byte) (*lectern.APIKey, error)
+	// ListAPIKeys returns the keys of an organization ("" for all).
+	ListAPIKeys(ctx context.Context, orgID string) ([]*lectern.APIKey, error)
+	// RevokeAPIKey marks a key revoked (once; later calls keep the first
+	// time). ENOTFOUND when missing.
+	RevokeAPIKey(ctx context.Context, id string, at time.Time) error
+	// TouchAPIKey records a use of the key.
+	TouchAPIKey(ctx context.Context, id string, at time.Time) error
+}
+
+// Updates stores deployment updates.
+type Updates interface {
+	// CreateUpdate stores a queued update and its job in one transaction,
+	// and ends every older queued update of the project as superseded by
+	// it. It sets ID and CreatedAt when empty.
+	CreateUpdate(ctx context.Context, u *lectern.Update) error
+	// GetUpdate returns ENOTFOUND when there is no such update.
+	GetUpdate(ctx context.Context, id string) (*lectern.Update, error)
+	// StartUpdate marks the leased update in_progress.
+	// ECONFLICT when the lease is lost.
+	StartUpdate(ctx context.Context, lease Lease, at time.Time) error
+	// FinishUpdate ends the leased update and its job in one transaction.
+	// On success it stores the deployment and makes it the project's live
+	// deployment. ECONFLICT when the lease is lost: nothing is changed.
+	FinishUpdate(ctx context.Context, lease Lease, r UpdateResult) error
+}
+
+// UpdateResult is the outcome of an update build.
+type UpdateResult struct {
+	Status     lectern.UpdateStatus // success or failure
+	Summary    string
+	Commit     *lectern.Commit
+	Logs       []string
+	Deployment *lectern.Deployment // set on success
+	EndedAt    time.Time
+}
+
+// Exports stores static export jobs.
+type Exports interface {
+	// CreateExport stores a queued export and its job. When an export of the
+	// same domain is queued or running it returns an EEXPORTINPROGRESS error
+	// whose JobID names it. It sets ID, CreatedAt and UpdatedAt when empty.
+	CreateExport(ctx context.Context, e *lectern.ExportJob) error
+	// GetExport returns ENOTFOUND when there is no such export.
+	GetExport(ctx context.Context, id string) (*lectern.ExportJob, error)
+	// CountExportsSince counts an organization's exports created at or after t.
+	CountExportsSince(ctx context.Context, orgID string, t time.Time) (int, error)
+	// SetExportProgress records live progress of the leased export: status
+	// running, and progress and pageCount that never decrease.
+	// ECONFLICT when the lease is lost.
+	SetExportProgress(ctx context.Context, lease Lease, progress, pageCount int, at time.Time) error
+	// FinishExport ends the leased export and its job in one transaction:
+	// completed with its bundle, or failed with its error.
+	// ECONFLICT when the lease is lost: nothing is changed.
+	FinishExport(ctx context.Context, lease Lease, r ExportResult) error
+	// ListExportsBefore returns up to limit terminal exports created before t.
+	ListExportsBefore(ctx context.Context, t time.Time, limit int) ([]*lectern.ExportJob, error)
+	// DeleteExport removes an export and its job.
+	DeleteExport(ctx context.Context, id string) error
+}
+
+// ExportResult is the outcome of an export job.
+type ExportResult struct {
+	Status    lectern.ExportStatus // completed or failed
+	PageCount int
+	Bundle    *lectern.Bundle
+	Error     *lectern.JobError
+	At        time.Time
+}
+
+// Job kinds.
+const (
+	KindUpdate = "update"
+	KindExport = "export"
+)
+
+// Job is a unit of queued work. Its ID is the ID of the record it works on
+// (an update's upd_ or an export's exp_ ID).
+type Job struct {
+	ID       string
+	Kind     string
+	GroupKey string // jobs sharing a group key never run at the same time
+	Attempt  int    // 1 for the first run
+	// MaxAttempts bounds retries of transient failures.
+	MaxAttempts int
+	LastError   string
+	CreatedAt   time.Time
+}
+
+// Lease is a worker's claim on a running job. Every write on behalf of a job
+// names the lease, and is refused once another worker holds the job.
+type Lease struct {
+	JobID string
+	Owner string
+	Token int64 // incremented at every claim, so a stale owner is fenced off
+}
+
+// ClaimParams selects and leases the next job.
+type ClaimParams struct {
+	Kinds []string
+	Owner string
+	Now   time.Time
+	// LeaseFor is how long the claim lasts without a heartbeat.
+	LeaseFor time.Duration
+}
+
+// Jobs is the durable job queue. A job is available when queued and due, or
+// when running under a lease that has expired (its worker died).
+type Jobs interface {
+	// ClaimJob leases the oldest available job of the given kinds whose group
+	// has no other job under a live lease. It returns (nil, zero, nil) when
+	// there is none.
+	ClaimJob(ctx context.Context, p ClaimParams) (*Job, Lease, error)
+	// ExtendLease keeps a claim alive until the given time.
+	// ECONFLICT when the lease is lost.
+	ExtendLease(ctx context.Context, lease Lease, until time.Time) error
+	// RetryJob gives the job back to the queue, due at runAt, recording why.
+	// ECONFLICT when the lease is lost.
+	RetryJob(ctx context.Context, lease Lease, runAt time.Time, reason string) error
+	// ReleaseJob gives an unfinished job back to the queue at once without
+	// counting the attempt (a graceful stop).
+	ReleaseJob(ctx context.Context, lease Lease) error
+	// CountJobs returns the number of jobs per kind and state ("queued",
+	// "running", "done") for metrics.
+	CountJobs(ctx context.Context) (map[string]map[string]int, error)
+}
+
+// IdempotencyRecord remembers the response to a POST sent with an
+// Idempotency-Key.
+type IdempotencyRecord struct {
+	Scope       string // the API key's ID
+	Key         string
+	RequestHash string
+	// Status is 0 while the first request is still being handled.
+	Status    int
+	Body      []byte
+	Headers   map[string]string
+	CreatedAt time.Time
+}
+
+// Idempotency stores Idempotency-Key records.
+type Idempotency interface {
+	// ReserveIdempotency stores rec when no record for (Scope, Key) exists
+	// newer than notBefore and returns (nil, nil); otherwise it returns the
+	// existing record, which may be still pending (Status 0).
+	ReserveIdempotency(ctx context.Context, rec *IdempotencyRecord, notBefore time.Time) (*IdempotencyRecord, error)
+	// CompleteIdempotency stores the response of a reserved record.
+	CompleteIdempotency(ctx context.Context, scope, key string, status int, headers map[string]string, body []byte) error
+	// DeleteIdempotency removes a reservation (the request failed before a
+	// response worth replaying).
+	DeleteIdempotency(ctx context.Context, scope, key string) error
+	// PruneIdempotency deletes records created before t.
+	PruneIdempotency(ctx context.Context, t time.Time) (int, error)
+}
+
+// Secrets stores process-wide secrets such as the link-signing key.
+type Secrets interface {
+	// GetOrCreateSecret returns the secret stored under name, storing
+	// create() first when there is none. Concurrent callers all get the same
+	// value.
+	GetOrCreateSecret(ctx context.Context, name string, create func() ([]byte, error)) ([]byte, error)
+}

@@ -1,0 +1,166 @@
+package storetest
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"lectern.dev/lectern"
+	"lectern.dev/lectern/store"
+)
+
+var projectCases = []testCase{
+	{"CreateAndGet", testProjectCreateGet},
+	{"GetByEachDomain", testProjectByDomain},
+	{"DomainConflictStoresNothing", testProjectDomainConflict},
+	{"MissingOrg", testProjectMissingOrg},
+	{"List", testProjectList},
+}
+
+func testProjectCreateGet(t *testing.T, s store.Store) {
+	org := newOrg(t, s)
+	domains := []string{domain(), domain(), domain()}
+	p := &lectern.Project{
+		OrgID:          org.ID,
+		Name:           "Handbook",
+		RepoURL:        "https://git.example.com/acme/handbook.git",
+		Branch:         "release",
+		DocsRoot:       "site/docs",
+		Domains:        slices.Clone(domains),
+		DeploymentType: lectern.DeploymentAirGapped,
+	}
+	before := time.Now().Add(-time.Minute)
+	must(t, s.CreateProject(t.Context(), p), "CreateProject")
+	if !lectern.ValidID(lectern.PrefixProject, p.ID) {
+		t.Errorf("CreateProject set ID %q, want a %s ID", p.ID, lectern.PrefixProject)
+	}
+	if p.CreatedAt.Before(before) || p.CreatedAt.After(time.Now().Add(time.Minute)) {
+		t.Errorf("CreateProject set CreatedAt %v, want about now", p.CreatedAt)
+	}
+	got := getProject(t, s, p.ID)
+	if got.ID != p.ID || got.OrgID != org.ID || got.Name != "Handbook" ||
+		got.RepoURL != p.RepoURL || got.Branch != "release" || got.DocsRoot != "site/docs" ||
+		got.DeploymentType != lectern.DeploymentAirGapped {
+		t.Errorf("GetProject = %+v, want %+v", got, p)
+	}
+	if !sameSet(got.Domains, domains) {
+		t.Errorf("GetProject Domains = %v, want %v", got.Domains, domains)
+	}
+	if got.LiveDeploymentID != "" {
+		t.Errorf("new project has LiveDeploymentID %q, want empty", got.LiveDeploymentID)
+	}
+	wantTime(t, "GetProject CreatedAt", got.CreatedAt, p.CreatedAt)
+
+	_, err := s.GetProject(t.Context(), missingID(lectern.PrefixProject))
+	wantCode(t, err, lectern.ENOTFOUND, "GetProject(missing)")
+}
+
+func testProjectByDomain(t *testing.T, s store.Store) {
+	org := newOrg(t, s)
+	d := []string{domain(), domain()}
+	p := newProject(t, s, org.ID, d...)
+	q := newProject(t, s, org.ID)
+	for _, dom := range d {
+		got, err := s.GetProjectByDomain(t.Context(), dom)
+		if err != nil {
+			t.Errorf("GetProjectByDomain(%s): %v", dom, err)
+			continue
+		}
+		if got.ID != p.ID || got.OrgID != org.ID || !sameSet(got.Domains, d) {
+			t.Errorf("GetProjectByDomain(%s) = %+v, want project %s with domains %v", dom, got, p.ID, d)
+		}
+	}
+	got, err := s.GetProjectByDomain(t.Context(), q.Domains[0])
+	must(t, err, "GetProjectByDomain")
+	if got.ID != q.ID {
+		t.Errorf("GetProjectByDomain(%s) = %s, want %s", q.Domains[0], got.ID, q.ID)
+	}
+	_, err = s.GetProjectByDomain(t.Context(), domain())
+	wantCode(t, err, lectern.ENOTFOUND, "GetProjectByDomain(unknown)")
+}
+
+func testProjectDomainConflict(t *testing.T, s store.Store) {
+	org := newOrg(t, s)
+	taken, free := domain(), domain()
+	owner := newProject(t, s, org.ID, domain(), taken)
+
+	p := &lectern.Project{OrgID: org.ID, Name: "Intruder", RepoURL: "https://git.example.com/x.git", Branch: "main",
+		Domains: []string{free, taken}, DeploymentType: lectern.DeploymentCloud}
+	err := s.CreateProject(t.Context(), p)
+	wantCode(t, err, lectern.ECONFLICT, "CreateProject with a taken domain")
+
+	if p.ID != "" {
+		_, err := s.GetProject(t.Context(), p.ID)
+		wantCode(t, err, lectern.ENOTFOUND, "GetProject of the refused project")
+	}
+	_, err = s.GetProjectByDomain(t.Context(), free)
+	wantCode(t, err, lectern.ENOTFOUND, "GetProjectByDomain(other domain of the refused project)")
+	got, err := s.GetProjectByDomain(t.Context(), taken)
+	must(t, err, "GetProjectByDomain(taken)")
+	if got.ID != owner.ID {
+		t.Errorf("taken domain now belongs to %s, want %s", got.ID, owner.ID)
+	}
+	all, err := s.ListProjects(t.Context(), "")
+	must(t, err, "ListProjects")
+	if len(all) != 1 {
+		t.Errorf("ListProjects after a refused create = %d projects, want 1", len(all))
+	}
+
+	// The refused project's other domain is free for another project.
+	again := newProject(t, s, org.ID, free)
+	got, err = s.GetProjectByDomain(t.Context(), free)
+	must(t, err, "GetProjectByDomain(free)")
+	if got.ID != again.ID {
+		t.Errorf("GetProjectByDomain(%s) = %s, want %s", free, got.ID, again.ID)
+	}
+
+	// A domain is taken across organizations too.
+	org2 := newOrg(t, s)
+	err = s.CreateProject(t.Context(), &lectern.Project{OrgID: org2.ID, Name: "Other org", Domains: []string{taken}, DeploymentType: lectern.DeploymentCloud})
+	wantCode(t, err, lectern.ECONFLICT, "CreateProject in another org with a taken domain")
+}
+
+func testProjectMissingOrg(t *testing.T, s store.Store) {
+	dom := domain()
+	p := &lectern.Project{OrgID: missingID(lectern.PrefixOrg), Name: "Orphan", Domains: []string{dom}, DeploymentType: lectern.DeploymentCloud}
+	err := s.CreateProject(t.Context(), p)
+	wantCode(t, err, lectern.ENOTFOUND, "CreateProject(missing org)")
+	_, err = s.GetProjectByDomain(t.Context(), dom)
+	wantCode(t, err, lectern.ENOTFOUND, "GetProjectByDomain after a refused create")
+}
+
+func testProjectList(t *testing.T, s store.Store) {
+	a, b := newOrg(t, s), newOrg(t, s)
+	pa1, pa2 := newProject(t, s, a.ID), newProject(t, s, a.ID)
+	pb := newProject(t, s, b.ID)
+	empty := newOrg(t, s)
+
+	ids := func(orgID string) []string {
+		t.Helper()
+		ps, err := s.ListProjects(t.Context(), orgID)
+		must(t, err, "ListProjects")
+		var out []string
+		for _, p := range ps {
+			out = append(out, p.ID)
+			if orgID != "" && p.OrgID != orgID {
+				t.Errorf("ListProjects(%s) returned project %s of org %s", orgID, p.ID, p.OrgID)
+			}
+			if p.ID == pa1.ID && !sameSet(p.Domains, pa1.Domains) {
+				t.Errorf("ListProjects: project %s has domains %v, want %v", p.ID, p.Domains, pa1.Domains)
+			}
+		}
+		return out
+	}
+	if got, want := ids(a.ID), []string{pa1.ID, pa2.ID}; !sameSet(got, want) {
+		t.Errorf("ListProjects(org a) = %v, want %v", got, want)
+	}
+	if got, want := ids(b.ID), []string{pb.ID}; !sameSet(got, want) {
+		t.Errorf("ListProjects(org b) = %v, want %v", got, want)
+	}
+	if got := ids(empty.ID); len(got) != 0 {
+		t.Errorf("ListProjects(org without projects) = %v, want none", got)
+	}
+	if got, want := ids(""), []string{pa1.ID, pa2.ID, pb.ID}; !sameSet(got, want) {
+		t.Errorf("ListProjects(all) = %v, want %v", got, want)
+	}
+}
