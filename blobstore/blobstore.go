@@ -8,8 +8,8 @@ package blobstore
 import (
 	"context"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"mime"
 	"net/url"
 	"os"

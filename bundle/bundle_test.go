@@ -309,26 +309,34 @@ func TestWriteCancelled(t *testing.T) {
 	}
 }
 
-// flakyFS serves a different content for "page.html" on every open.
+// flakyFS serves a different content for "page.html" on every open: longer
+// each time if grow, else of the same size.
 type flakyFS struct {
 	fstest.MapFS
+	grow  bool
 	opens int
 }
 
 func (f *flakyFS) Open(name string) (fs.File, error) {
 	if name == "page.html" {
 		f.opens++
-		f.MapFS[name] = &fstest.MapFile{Data: bytes.Repeat([]byte("x"), f.opens)}
+		data := bytes.Repeat([]byte{byte('0' + f.opens)}, 4)
+		if f.grow {
+			data = bytes.Repeat([]byte("x"), f.opens)
+		}
+		f.MapFS[name] = &fstest.MapFile{Data: data}
 	}
 	return f.MapFS.Open(name)
 }
 
 func TestWriteSourceChanges(t *testing.T) {
 	t.Parallel()
-	src := &flakyFS{MapFS: fstest.MapFS{"page.html": {}}}
-	_, err := Write(context.Background(), io.Discard, src, Manifest{})
-	if err == nil || !strings.Contains(err.Error(), "changed while the archive was written") {
-		t.Fatalf("Write error = %v, want a changed-file error", err)
+	for _, grow := range []bool{false, true} {
+		src := &flakyFS{MapFS: fstest.MapFS{"page.html": {}}, grow: grow}
+		_, err := Write(context.Background(), io.Discard, src, Manifest{})
+		if err == nil || !strings.Contains(err.Error(), `"page.html" changed while the archive was written`) {
+			t.Errorf("grow=%v: Write error = %v, want a changed-file error", grow, err)
+		}
 	}
 }
 

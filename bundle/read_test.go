@@ -153,6 +153,7 @@ func TestReadRefuses(t *testing.T) {
 		{"manifest null", craft(t, nil, reg(ManifestName, "null")), Limits{}, `manifest has no "files" list`},
 		{"manifest unsorted", craft(t, []File{listing(other)[0], listing(index)[0]}, index, other), Limits{}, "must be sorted"},
 		{"manifest bad path", craft(t, []File{{Path: "../x", SHA256: sum(nil)}}), Limits{}, `manifest lists "../x": path escapes the archive root`},
+		{"manifest lists itself", craft(t, []File{{Path: ManifestName, SHA256: sum(nil)}}), Limits{}, "manifest lists itself"},
 		{"manifest upper-case sum", craft(t, []File{{Path: "x", SHA256: strings.ToUpper(sum(nil))}}), Limits{}, "lower-case hex"},
 		{"data after tar end", withTrailer, Limits{}, "data after the end of the tar archive"},
 	}

@@ -79,6 +79,9 @@ type scope struct {
 	vars   map[string]value
 	parent *scope
 	mod    *module // the file whose text is being rendered
+	// jsx is set inside JavaScript (a component body or a JSX attribute):
+	// text there is JSX text, not Markdown.
+	jsx bool
 }
 
 func (sc *scope) lookupVar(name string) (value, bool) {
@@ -92,10 +95,12 @@ func (sc *scope) lookupVar(name string) (value, bool) {
 
 // binding returns the component bound to name in the rendered file.
 func (sc *scope) binding(name string) *binding {
-	if sc == nil || sc.mod == nil {
-		return nil
+	for s := sc; s != nil; s = s.parent {
+		if s.mod != nil {
+			return s.mod.names[name]
+		}
 	}
-	return sc.mod.names[name]
+	return nil
 }
 
 // eval evaluates the expression source src. It never fails: what it cannot
@@ -117,7 +122,7 @@ func (sc *scope) eval(src string, line int, file string, w *warner) value {
 	case c == '<':
 		p := newParser(e, file, line, true, w)
 		nodes, _ := p.parseFlow(nil)
-		return value{kind: vNodes, nodes: nodes, scope: sc}
+		return value{kind: vNodes, nodes: nodes, scope: &scope{parent: sc, jsx: true}}
 	case c == '[' && strings.HasSuffix(e, "]"):
 		v := value{kind: vArray}
 		for _, part := range splitTopLevel(e[1:len(e)-1], ',') {

@@ -48,6 +48,9 @@ var phRE = regexp.MustCompile(`<(?:div|span) ` + phAttr + `="(\d+)"></(?:div|spa
 // flow renders nodes: text as Markdown, with each element or JSX value
 // replaced by a placeholder that is swapped for its HTML afterwards.
 func (r *renderer) flow(nodes []*node, sc *scope, o flowOpts) string {
+	if sc.jsx {
+		return r.jsxFlow(nodes, sc)
+	}
 	var b strings.Builder
 	lines := 0
 	lm := &lineMap{}
@@ -103,6 +106,52 @@ func (r *renderer) flow(nodes []*node, sc *scope, o flowOpts) string {
 		out = unwrapParagraph(out)
 	}
 	return out
+}
+
+// jsxFlow renders nodes as JSX: text is literal with JSX whitespace rules,
+// elements and expressions are rendered in place.
+func (r *renderer) jsxFlow(nodes []*node, sc *scope) string {
+	var b strings.Builder
+	for _, n := range nodes {
+		switch n.kind {
+		case nText:
+			b.WriteString(html.EscapeString(jsxText(n.text)))
+		case nElem:
+			b.WriteString(r.element(n, sc))
+		case nExpr:
+			v := sc.eval(n.text, n.line, sc.file(r), r.s.w)
+			switch v.kind {
+			case vString, vNumber, vNodes, vArray:
+				b.WriteString(r.valueHTML(v, true))
+			case vUnknown, vObject:
+				r.warn(sc, n.line, "cannot evaluate the expression {%s}; shown as text", firstLine(strings.TrimSpace(n.text), 60))
+				b.WriteString(html.EscapeString("{" + n.text + "}"))
+			}
+		}
+	}
+	return b.String()
+}
+
+// jsxText applies JSX's whitespace rules: lines are trimmed where they
+// meet a line break, blank lines dropped, and the rest joined by spaces.
+func jsxText(s string) string {
+	if !strings.Contains(s, "\n") {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	var out []string
+	for i, l := range lines {
+		if i > 0 {
+			l = strings.TrimLeft(l, " \t")
+		}
+		if i < len(lines)-1 {
+			l = strings.TrimRight(l, " \t")
+		}
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // valueHTML renders a JSX value or an array of values.
@@ -187,8 +236,8 @@ func (r *renderer) custom(n *node, sc *scope, b *binding) string {
 				vars[p.name] = value{}
 			}
 		}
-		inner := &scope{vars: vars, mod: b.mod}
-		return r.flow(b.body, inner, flowOpts{dedent: true, unwrap: !n.block})
+		inner := &scope{vars: vars, mod: b.mod, jsx: true}
+		return r.flow(b.body, inner, flowOpts{})
 	}
 	return r.kids(n, sc) // an import that failed, already reported
 }

@@ -25,9 +25,10 @@ import (
 	"lectern.dev/lectern/store"
 )
 
-// cacheFor is how long a host's live deployment is remembered; a new
-// deployment is served at most this long after it is published.
-const cacheFor = 500 * time.Millisecond
+// cacheFor is how long Serves remembers whether a host is a project's
+// domain. Page requests always read the live deployment afresh, so a new
+// deployment is served from the first request after it is published.
+const cacheFor = time.Second
 
 // Server serves live sites.
 type Server struct {
@@ -58,41 +59,42 @@ func hostname(host string) string {
 	return strings.TrimSuffix(strings.ToLower(host), ".")
 }
 
-// lookup returns the host's entry, from the cache when fresh. Store errors
-// are not cached and count as not found.
-func (s *Server) lookup(ctx context.Context, host string) hostEntry {
-	h := hostname(host)
-	if h == "" || net.ParseIP(h) != nil {
-		return hostEntry{}
-	}
+// resolve reads the host's project and live deployment from the store.
+// Store errors count as not found and are logged.
+func (s *Server) resolve(ctx context.Context, h string) hostEntry {
 	now := time.Now()
-	s.mu.Lock()
-	e, ok := s.hosts[h]
-	s.mu.Unlock()
-	if ok && now.Sub(e.at) < cacheFor {
-		return e
+	if h == "" || net.ParseIP(h) != nil {
+		return hostEntry{at: now}
 	}
 	p, err := s.store.GetProjectByDomain(ctx, h)
 	switch {
 	case err == nil:
-		e = hostEntry{projectID: p.ID, deploymentID: p.LiveDeploymentID, found: true, at: now}
-	case lectern.ErrorCode(err) == lectern.ENOTFOUND:
-		e = hostEntry{at: now}
-	default:
+		return hostEntry{projectID: p.ID, deploymentID: p.LiveDeploymentID, found: true, at: now}
+	case lectern.ErrorCode(err) != lectern.ENOTFOUND:
 		s.log.Warn("site lookup failed", "host", h, "err", err)
-		return hostEntry{}
 	}
+	return hostEntry{at: now}
+}
+
+// Serves reports whether host is a project's domain, remembering the
+// answer for a second so API requests cost no lookup.
+func (s *Server) Serves(ctx context.Context, host string) bool {
+	h := hostname(host)
+	s.mu.Lock()
+	e, ok := s.hosts[h]
+	s.mu.Unlock()
+	if ok && time.Since(e.at) < cacheFor {
+		return e.found
+	}
+	e = s.resolve(ctx, h)
 	s.mu.Lock()
 	if len(s.hosts) > 10000 {
 		clear(s.hosts)
 	}
 	s.hosts[h] = e
 	s.mu.Unlock()
-	return e
+	return e.found
 }
-
-// Serves reports whether host is a project's domain.
-func (s *Server) Serves(ctx context.Context, host string) bool { return s.lookup(ctx, host).found }
 
 // candidates returns the file names that may serve a URL path, in order.
 func candidates(urlPath string) []string {
@@ -116,7 +118,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	e := s.lookup(r.Context(), r.Host)
+	e := s.resolve(r.Context(), hostname(r.Host))
 	if !e.found {
 		http.NotFound(w, r)
 		return

@@ -300,6 +300,8 @@ func TestCheckResponse(t *testing.T) {
 		{name: "bundle", method: "POST", path: bundlePath, status: 200, ct: jsonCT, headers: rid, body: bundle},
 		{name: "bundle URL not a URI", method: "POST", path: bundlePath, status: 200, ct: jsonCT, headers: rid,
 			body: with(bundle, "bundleUrl", "bundles/exp_1.tar.gz"), wantErr: []string{`"/bundleUrl"`, "uri"}},
+		{name: "bundle expiry impossible date", method: "POST", path: bundlePath, status: 200, ct: jsonCT, headers: rid,
+			body: with(bundle, "expiresAt", "2025-02-30T00:00:00Z"), wantErr: []string{`"/expiresAt"`, "date-time"}},
 		{name: "bundle sha256 upper-case", method: "POST", path: bundlePath, status: 200, ct: jsonCT, headers: rid,
 			body: with(bundle, "sha256", strings.Repeat("AB", 32)), wantErr: []string{`"/sha256"`}},
 		{name: "bundle size negative", method: "POST", path: bundlePath, status: 200, ct: jsonCT, headers: rid,

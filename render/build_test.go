@@ -1,0 +1,480 @@
+package render
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"lectern.dev/lectern"
+)
+
+// smallSite exercises config, navigation, Markdown, components, snippets,
+// links and assets. Line numbers matter: see the warning assertions.
+const smallSite = `
+-- docs.json --
+{
+  "name": "Acme Docs",
+  "colors": {"primary": "#ff5500"},
+  "logo": {"light": "/logo/light.svg", "dark": "/logo/dark.svg"},
+  "favicon": "/favicon.svg",
+  "navigation": {
+    "tabs": [
+      {"tab": "Guides", "groups": [
+        {"group": "Start", "pages": ["index", "quickstart", {"group": "Deep", "pages": ["guides/intro"]}]}
+      ]},
+      {"tab": "Reference", "groups": [{"group": "Components", "pages": ["guides/components", "quickstart"]}]}
+    ],
+    "global": {"anchors": [{"anchor": "Blog", "href": "https://acme.test/blog"}]}
+  },
+  "somethingNew": {"ignored": true}
+}
+-- index.mdx --
+---
+title: Welcome
+description: The Acme docs
+---
+
+Read the [quickstart](/quickstart) first.
+
+<Note>
+  A **note** with a [link](/guides/intro#setup).
+</Note>
+
+<Card title="Intro" href="/guides/intro" icon="rocket">
+  Start here.
+</Card>
+
+![Logo](/images/logo.png)
+-- quickstart.md --
+# Quickstart
+
+Install it:
+
+` + "```bash" + `
+npm i acme
+` + "```" + `
+
+## Next
+
+See [the intro](guides/intro).
+-- guides/intro.mdx --
+---
+title: Introduction
+sidebarTitle: Intro
+---
+import Hello from '/snippets/hello.mdx'
+
+<Hello name="Ada" />
+
+## Setup
+
+Back to [home](/) and [quickstart](../quickstart).
+
+<Tabs>
+  <Tab title="macOS">
+    ` + "```bash" + `
+    brew install acme
+    ` + "```" + `
+  </Tab>
+  <Tab title="Linux">
+    <Steps>
+      <Step title="Download">
+        Get the <Tooltip tip="tarball">archive</Tooltip>.
+      </Step>
+    </Steps>
+  </Tab>
+</Tabs>
+
+<AccordionGroup>
+  <Accordion title="Why?">
+    Because <Card title="Nested" href="/quickstart">inside</Card> works.
+  </Accordion>
+</AccordionGroup>
+-- guides/components.mdx --
+---
+title: Components
+---
+{/* a comment that must not show */}
+Text before.
+
+<Sparkle color="gold">
+  Children of **sparkle** still render.
+</Sparkle>
+
+` + "```jsx" + `
+<Card title="Literal" href="/nowhere" />
+` + "```" + `
+
+<ParamField path="id" type="string" required>
+  The id.
+</ParamField>
+-- snippets/hello.mdx --
+Hello, {name}!
+-- images/logo.png --
+PNG
+-- logo/light.svg --
+<svg/>
+-- logo/dark.svg --
+<svg/>
+-- favicon.svg --
+<svg/>
+-- .hidden/secret.txt --
+never copied
+`
+
+var smallPages = []string{"index", "quickstart", "guides/intro", "guides/components"}
+
+func TestBuildSmallSiteLive(t *testing.T) {
+	t.Parallel()
+	res, out := build(t, smallSite, Options{BasePath: "/docs"})
+	if res.Pages != len(smallPages) {
+		t.Errorf("Pages = %d, want %d", res.Pages, len(smallPages))
+	}
+	if res.Files != len(out.files) {
+		t.Errorf("Files = %d, but %d files were written", res.Files, len(out.files))
+	}
+	for _, name := range []string{"index.html", "quickstart.html", "guides/intro.html", "guides/components.html",
+		"404.html", "sitemap.xml", "robots.txt", "_lectern/style.css", "_lectern/site.js", "_lectern/search-index.json",
+		"images/logo.png", "logo/light.svg", "logo/dark.svg", "favicon.svg"} {
+		if !out.has(name) {
+			t.Errorf("missing output %s", name)
+		}
+	}
+	for _, name := range []string{"docs.json", "index.mdx", "quickstart.md", "snippets/hello.mdx", "snippets/hello.html", ".hidden/secret.txt"} {
+		if out.has(name) {
+			t.Errorf("unexpected output %s", name)
+		}
+	}
+
+	index := out.get(t, "index.html")
+	for _, want := range []string{
+		`<a href="/docs/quickstart">quickstart</a>`,
+		`href="/docs/guides/intro#setup"`,
+		`<a class="lc-card-title" href="/docs/guides/intro">Intro</a>`,
+		`<img src="/docs/images/logo.png" alt="Logo">`,
+		`<aside class="lc-callout lc-note" role="note">`,
+		`<strong>note</strong>`,
+		`<link rel="stylesheet" href="/docs/_lectern/style.css">`,
+		`<title>Welcome – Acme Docs</title>`,
+		`<meta name="description" content="The Acme docs">`,
+		`<link rel="icon" href="/docs/favicon.svg"`,
+		`src="/docs/logo/light.svg"`,
+		`<a href="https://acme.test/blog" rel="noopener">Blog</a>`,
+		`<a href="/docs/" class="lc-active" aria-current="page">Welcome</a>`,
+		`<a href="/docs/guides/intro">Intro</a>`, // sidebarTitle
+		`<a href="/docs/guides/components">Reference</a>`,
+	} {
+		if !strings.Contains(index, want) {
+			t.Errorf("index.html lacks %s", want)
+		}
+	}
+	if strings.Contains(index, `.html"`) {
+		t.Errorf("live index.html links to .html files")
+	}
+
+	intro := out.get(t, "guides/intro.html")
+	for _, want := range []string{
+		`<p>Hello, Ada!</p>`, // snippet with a prop
+		`<h2 id="setup">Setup</h2>`,
+		`<a href="/docs/">home</a>`,
+		`<a href="/docs/quickstart">quickstart</a>`,
+		`<div class="lc-tabs">`,
+		`<section class="lc-tab"><div class="lc-tab-title">macOS</div>`,
+		`<code class="language-bash">brew install acme`,
+		`<div class="lc-steps">`,
+		`<div class="lc-step-title">Download</div>`,
+		`<span class="lc-tooltip" title="tarball">archive</span>`,
+		`<details class="lc-accordion"><summary><span class="lc-accordion-title">Why?</span></summary>`,
+		`<a class="lc-card-title" href="/docs/quickstart">Nested</a>`,
+		`<li class="lc-toc-h2"><a href="#setup">Setup</a></li>`,
+		`<p class="lc-eyebrow">Deep</p>`,
+		`rel="prev"`, `rel="next"`,
+	} {
+		if !strings.Contains(intro, want) {
+			t.Errorf("guides/intro.html lacks %s", want)
+		}
+	}
+	// Nesting: the step is inside the second tab, inside the tabs.
+	tabs := intro[strings.Index(intro, `<div class="lc-tabs">`):]
+	if i, j := strings.Index(tabs, `Linux`), strings.Index(tabs, `lc-step-title`); i < 0 || j < i {
+		t.Errorf("steps are not nested in the Linux tab")
+	}
+
+	comp := out.get(t, "guides/components.html")
+	if !strings.Contains(comp, `Children of <strong>sparkle</strong> still render.`) {
+		t.Errorf("unknown component's children not rendered")
+	}
+	if !strings.Contains(comp, `&lt;Card title=&#34;Literal&#34; href=&#34;/nowhere&#34; /&gt;`) {
+		t.Errorf("JSX in a code fence is not literal code")
+	}
+	if strings.Contains(comp, "Literal</a>") || strings.Contains(comp, "a comment that must not show") {
+		t.Errorf("code fence or comment rendered as content")
+	}
+	if !strings.Contains(comp, `<code class="lc-field-name">id</code><span class="lc-field-type">string</span><span class="lc-field-location">path</span><span class="lc-badge lc-required">required</span>`) {
+		t.Errorf("ParamField not rendered as a field row")
+	}
+	wantWarning := Warning{File: "guides/components.mdx", Line: 7, Message: "unknown component <Sparkle>; its content is shown without it"}
+	found := false
+	for _, w := range res.Warnings {
+		if w == wantWarning {
+			found = true
+		}
+	}
+	if !found || len(res.Warnings) != 1 {
+		t.Errorf("warnings = %v, want just %v", res.Warnings, wantWarning)
+	}
+
+	quick := out.get(t, "quickstart.html")
+	if strings.Count(quick, "<h1") != 1 || !strings.Contains(quick, `<h1 class="lc-title">Quickstart</h1>`) {
+		t.Errorf("a .md page's first heading is not its single title")
+	}
+	if !strings.Contains(quick, `<a href="/docs/guides/intro">the intro</a>`) {
+		t.Errorf("relative link in quickstart.md not rewritten")
+	}
+
+	notFound := out.get(t, "404.html")
+	for _, want := range []string{"Page not found", `<meta name="robots" content="noindex">`, `href="/docs/_lectern/style.css"`, `class="lc-sidebar"`} {
+		if !strings.Contains(notFound, want) {
+			t.Errorf("404.html lacks %s", want)
+		}
+	}
+
+	sitemap := out.get(t, "sitemap.xml")
+	for _, p := range []string{"/docs/", "/docs/quickstart", "/docs/guides/intro", "/docs/guides/components"} {
+		if !strings.Contains(sitemap, "<loc>"+p+"</loc>") {
+			t.Errorf("sitemap lacks %s", p)
+		}
+	}
+	if strings.Contains(sitemap, ".html") {
+		t.Errorf("sitemap lists .html URLs")
+	}
+	if css := out.get(t, "_lectern/style.css"); !strings.Contains(css, "--lc-primary: #ff5500") || !strings.Contains(css, "prefers-color-scheme: dark") {
+		t.Errorf("style.css lacks the primary colour or dark mode")
+	}
+
+	var idx struct {
+		Pages []struct {
+			Path, URL, Title, Text string
+			Headings           []struct{ ID, Text string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out.get(t, "_lectern/search-index.json")), &idx); err != nil {
+		t.Fatalf("search index: %v", err)
+	}
+	if len(idx.Pages) != len(smallPages) {
+		t.Fatalf("search index has %d pages, want %d", len(idx.Pages), len(smallPages))
+	}
+	for i, p := range idx.Pages {
+		if p.Path != smallPages[i] || p.Title == "" || p.Text == "" {
+			t.Errorf("search entry %d = %+v", i, p)
+		}
+	}
+	if idx.Pages[2].URL != "/docs/guides/intro" || len(idx.Pages[2].Headings) == 0 || idx.Pages[2].Headings[0].ID != "setup" {
+		t.Errorf("search entry for guides/intro = %+v", idx.Pages[2])
+	}
+	checkNoExternalRefs(t, out.files)
+	for _, l := range internalLinks(t, out.files, Options{BasePath: "/docs"}) {
+		if !out.has(l.target) {
+			t.Errorf("%s: link %q → %s does not exist", l.from, l.href, l.target)
+		}
+	}
+}
+
+func TestBuildSmallSiteExport(t *testing.T) {
+	t.Parallel()
+	opts := Options{Export: true, BasePath: "/docs", SiteURL: "https://docs.acme.test"}
+	_, out := build(t, smallSite, opts)
+	index := out.get(t, "index.html")
+	for _, want := range []string{
+		`<a href="quickstart.html">quickstart</a>`,
+		`href="guides/intro.html#setup"`,
+		`<img src="images/logo.png" alt="Logo">`,
+		`<link rel="stylesheet" href="_lectern/style.css">`,
+		`<link rel="canonical" href="https://docs.acme.test/docs/">`,
+	} {
+		if !strings.Contains(index, want) {
+			t.Errorf("export index.html lacks %s", want)
+		}
+	}
+	intro := out.get(t, "guides/intro.html")
+	for _, want := range []string{
+		`<a href="../index.html">home</a>`,
+		`<a href="../quickstart.html">quickstart</a>`,
+		`<a class="lc-card-title" href="../quickstart.html">Nested</a>`,
+		`<link rel="stylesheet" href="../_lectern/style.css">`,
+		`<script src="../_lectern/site.js" defer></script>`,
+		`<a href="components.html">Reference</a>`,
+	} {
+		if !strings.Contains(intro, want) {
+			t.Errorf("export guides/intro.html lacks %s", want)
+		}
+	}
+	if strings.Contains(intro, `href="/`) || strings.Contains(intro, `src="/`) {
+		t.Errorf("export page has absolute links")
+	}
+	sitemap := out.get(t, "sitemap.xml")
+	if !strings.Contains(sitemap, "<loc>https://docs.acme.test/docs/guides/intro</loc>") || strings.Contains(sitemap, ".html") {
+		t.Errorf("export sitemap:\n%s", sitemap)
+	}
+	if robots := out.get(t, "robots.txt"); !strings.Contains(robots, "Sitemap: https://docs.acme.test/docs/sitemap.xml") {
+		t.Errorf("robots.txt:\n%s", robots)
+	}
+	checkNoExternalRefs(t, out.files)
+	for _, l := range internalLinks(t, out.files, opts) {
+		if !out.has(l.target) {
+			t.Errorf("%s: link %q → %s does not exist", l.from, l.href, l.target)
+		}
+	}
+}
+
+func TestBuildIndexCopyOfFirstPage(t *testing.T) {
+	t.Parallel()
+	const site = `
+-- docs.json --
+{"navigation": {"groups": [{"group": "G", "pages": ["guides/start", "guides/next"]}]}}
+-- guides/start.mdx --
+# Start
+Go [next](next).
+-- guides/next.mdx --
+# Next
+`
+	for _, export := range []bool{false, true} {
+		_, out := build(t, site, Options{Export: export})
+		index := out.get(t, "index.html")
+		want := `<a href="/guides/next">next</a>`
+		if export {
+			want = `<a href="guides/next.html">next</a>`
+		}
+		if !strings.Contains(index, "<h1 class=\"lc-title\">Start</h1>") || !strings.Contains(index, want) {
+			t.Errorf("export=%v: index.html is not a working copy of the first page (want %s)", export, want)
+		}
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, archive, wantPrefix string
+	}{
+		{"missing nav page", `
+-- docs.json --
+{"navigation": {"groups": [{"group": "G", "pages": ["index", "guides/missing"]}]}}
+-- index.mdx --
+Hi
+`, `docs.json: navigation page "guides/missing" not found (no guides/missing.mdx or .md)`},
+		{"invalid JSON", "-- docs.json --\n{\n  \"name\": \"x\",\n  \"navigation\": {,}\n}\n-- index.mdx --\nHi\n",
+			"docs.json: invalid JSON at line 3: "},
+		{"invalid mint.json", "-- mint.json --\n{\"name\": \"x\",\n\"tabs\": [}\n-- index.mdx --\nHi\n", "mint.json: invalid JSON at line 2: "},
+		{"not an object", "-- docs.json --\n[1, 2]\n", "docs.json: the top level must be a JSON object"},
+		{"no config no pages", "-- images/a.png --\nPNG\n", "no docs.json, mint.json or .mdx/.md page found"},
+		{"empty source", "", "no docs.json, mint.json or .mdx/.md page found"},
+		{"escaping nav page", `
+-- docs.json --
+{"navigation": {"pages": ["../etc/passwd"]}}
+`, `docs.json: navigation page "../etc/passwd" is not a valid path`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Build(context.Background(), siteFS(t, tt.archive), newMemOutput(), Options{})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if code := lectern.ErrorCode(err); code != lectern.EINVALID {
+				t.Errorf("code = %q, want %q (%v)", code, lectern.EINVALID, err)
+			}
+			if !strings.HasPrefix(err.Error(), tt.wantPrefix) {
+				t.Errorf("error = %q, want prefix %q", err, tt.wantPrefix)
+			}
+		})
+	}
+}
+
+func TestBuildBadOptions(t *testing.T) {
+	t.Parallel()
+	fsys := siteFS(t, "-- index.mdx --\nHi\n")
+	if _, err := Build(context.Background(), fsys, newMemOutput(), Options{BasePath: "/a/../b"}); lectern.ErrorCode(err) != lectern.EINVALID {
+		t.Errorf("bad base path: err = %v", err)
+	}
+	if _, err := Build(context.Background(), fsys, nil, Options{}); lectern.ErrorCode(err) != lectern.EINVALID {
+		t.Errorf("nil output: err = %v", err)
+	}
+	res, out := build(t, "-- index.mdx --\nHi [x](/)\n", Options{BasePath: "docs/"})
+	if res.Pages != 1 || !strings.Contains(out.get(t, "index.html"), `<a href="/docs/">x</a>`) {
+		t.Errorf("base path docs/ not normalised to /docs")
+	}
+}
+
+func TestBuildProgress(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var calls [][2]int
+	_, _ = build(t, smallSite, Options{Progress: func(done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls = append(calls, [2]int{done, total})
+	}})
+	if len(calls) != len(smallPages)+1 {
+		t.Fatalf("Progress called %d times: %v", len(calls), calls)
+	}
+	for i, c := range calls {
+		if c != [2]int{i, len(smallPages)} {
+			t.Errorf("call %d = %v, want %v", i, c, [2]int{i, len(smallPages)})
+		}
+	}
+}
+
+func TestBuildCanceled(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Build(ctx, siteFS(t, smallSite), newMemOutput(), Options{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("canceled before: err = %v, want context.Canceled", err)
+	}
+
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	out := newMemOutput()
+	_, err := Build(ctx, siteFS(t, smallSite), out, Options{Progress: func(done, total int) {
+		if done == 1 {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("canceled during: err = %v, want context.Canceled", err)
+	}
+	if len(out.files) != 1 {
+		t.Errorf("%d files written after cancellation at the first page, want 1", len(out.files))
+	}
+}
+
+func TestBuildOutputError(t *testing.T) {
+	t.Parallel()
+	_, err := Build(context.Background(), siteFS(t, smallSite), failingOutput{}, Options{})
+	if err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("err = %v, want the output's error", err)
+	}
+}
+
+type failingOutput struct{}
+
+func (failingOutput) WriteFile(string, []byte) error { return errors.New("disk full") }
+
+func TestWarningString(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		w    Warning
+		want string
+	}{
+		{Warning{"a.mdx", 3, "bad"}, "a.mdx:3: bad"},
+		{Warning{"docs.json", 0, "bad"}, "docs.json: bad"},
+		{Warning{"", 0, "bad"}, "bad"},
+	} {
+		if got := tt.w.String(); got != tt.want {
+			t.Errorf("%#v.String() = %q, want %q", tt.w, got, tt.want)
+		}
+	}
+}
