@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"strings"
 	"time"
 )
@@ -100,14 +101,37 @@ const maxTrailer = 1 << 20
 
 // Limits bounds what [Read] accepts; Read refuses (with [ErrInvalid]) an
 // archive over either limit as soon as a header or the manifest shows it,
-// before reading the content. A zero or negative field means the matching
-// default ([DefaultMaxTotal], [DefaultMaxFiles]).
+// before reading the content. Read also refuses an archive whose decompressed
+// tar stream is longer than MaxTotal plus 8 KiB per allowed entry plus 64 KiB,
+// which bounds headers, PAX records and padding as well as content. A zero or
+// negative field means the matching default ([DefaultMaxTotal],
+// [DefaultMaxFiles]).
 type Limits struct {
 	// MaxTotal bounds the sum of the sizes of all regular files, manifest
 	// included, in uncompressed bytes.
 	MaxTotal int64
 	// MaxFiles bounds the number of entries: manifest, files and directories.
 	MaxFiles int
+}
+
+// perEntryOverhead is the room Read allows each entry, beyond its content,
+// in the decompressed tar stream: a header block, padding, and PAX records
+// for a long name. streamSlack adds room for the end of the archive.
+const (
+	perEntryOverhead = 8 << 10
+	streamSlack      = 64 << 10
+)
+
+// streamBudget bounds the decompressed tar stream for l (with defaults set).
+func (l Limits) streamBudget() int64 {
+	if int64(l.MaxFiles) > (math.MaxInt64-streamSlack)/perEntryOverhead {
+		return math.MaxInt64
+	}
+	n := int64(l.MaxFiles)*perEntryOverhead + streamSlack
+	if l.MaxTotal > math.MaxInt64-n {
+		return math.MaxInt64
+	}
+	return l.MaxTotal + n
 }
 
 func (l Limits) withDefaults() Limits {

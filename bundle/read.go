@@ -61,7 +61,7 @@ type reader struct {
 	lim   Limits
 	src   *srcReader
 	fn    func(string, io.Reader) error
-	zr    *gzip.Reader
+	tar   *budgetReader // the decompressed tar stream
 	tr    *tar.Reader
 	files map[string]File // manifest entries by path
 	seen  map[string]bool // entry names read so far (directories without "/")
@@ -79,7 +79,8 @@ func (rd *reader) read() (Manifest, error) {
 		return Manifest{}, &verifyError{msg: "not a gzip stream", err: err}
 	}
 	defer zr.Close()
-	rd.zr, rd.tr = zr, tar.NewReader(zr)
+	rd.tar = &budgetReader{r: zr, left: rd.lim.streamBudget()}
+	rd.tr = tar.NewReader(rd.tar)
 
 	m, err := rd.readManifest()
 	if err != nil {
@@ -351,7 +352,7 @@ func (rd *reader) trailer() error {
 	buf := make([]byte, 16<<10)
 	var n int
 	for {
-		k, err := rd.zr.Read(buf)
+		k, err := rd.tar.Read(buf)
 		for _, b := range buf[:k] {
 			if b != 0 {
 				return invalidf("", "data after the end of the tar archive")
@@ -372,6 +373,9 @@ func (rd *reader) trailer() error {
 // streamErr describes an error of the gzip or tar layer met while reading
 // entry name's content, or while reading the header after entry after.
 func (rd *reader) streamErr(err error, name, after string) error {
+	if ve := (*verifyError)(nil); errors.As(err, &ve) {
+		return err // from budgetReader
+	}
 	if rd.fromSource(err) {
 		if name != "" {
 			return fmt.Errorf("bundle: entry %q: reading archive: %w", name, err)
@@ -398,6 +402,27 @@ func (rd *reader) streamErr(err error, name, after string) error {
 		msg += fmt.Sprintf(" after entry %q", after)
 	}
 	return &verifyError{name: name, msg: msg, err: err}
+}
+
+// budgetReader fails once more than left bytes have been read through it.
+// It bounds the decompressed tar stream, so that a small archive cannot make
+// Read inflate without end: file content is bounded by Limits.MaxTotal, but
+// tar headers, PAX records and padding would not be.
+type budgetReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (b *budgetReader) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, invalidf("", "archive decompresses to more tar data than its limits allow (content limit plus %d bytes per entry for headers)", perEntryOverhead)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // fromSource reports whether err is the error the caller's reader returned.

@@ -98,6 +98,9 @@ func TestReadRefuses(t *testing.T) {
 	flipped[len(flipped)/2] ^= 0xff
 	badCRC := bytes.Clone(valid)
 	badCRC[len(badCRC)-8] ^= 0xff
+	// PAX records are not content: only the stream budget bounds them.
+	bloated := index
+	bloated.hdr.PAXRecords = map[string]string{"comment": strings.Repeat("z", 200<<10)}
 	withTrailer := craft(t, listing(index), index)
 	// Rebuild withTrailer with junk after the tar end, inside the gzip stream.
 	{
@@ -146,6 +149,7 @@ func TestReadRefuses(t *testing.T) {
 		{"10 GB header", hugeHeader(t, 5), Limits{MaxTotal: 1 << 20}, `entry "big.bin": header claims 10737418240 bytes, over the limit`},
 		{"10 GB header, default limits", hugeHeader(t, 5), Limits{}, "over the limit"},
 		{"10 GB listed", hugeHeader(t, 10<<30), Limits{MaxTotal: 1 << 20}, "manifest lists more than 1048576 bytes of files, over the limit"},
+		{"bloated headers", craft(t, listing(index), bloated), Limits{MaxTotal: 1000, MaxFiles: 5}, "decompresses to more tar data than its limits allow"},
 		{"too many entries", craft(t, listing(index), index, special(tar.TypeDir, "d/", ""), special(tar.TypeDir, "e/", "")), Limits{MaxFiles: 3}, "more than 3 entries"},
 		{"missing manifest", craft(t, nil, index), Limits{}, `entry "index.html": manifest missing: the first entry must be "lectern-manifest.json"`},
 		{"no entries", craft(t, nil), Limits{}, "manifest missing"},

@@ -182,15 +182,15 @@ func (f *Fetcher) Fetch(ctx context.Context, repoURL, branch, dir string) (lecte
 			return lectern.Commit{}, canceledError(ctx, src, err)
 		}
 		return lectern.Commit{}, &lectern.Error{Code: lectern.EINTERNAL,
-			Message: "cannot read the fetched commit of branch " + fmt.Sprintf("%q", branch) +
-				" from " + src.display + detail(stderr, src), Err: err}
+			Message: fmt.Sprintf("cannot read the fetched commit of branch %q from %s%s",
+				branch, src.display, detail(stderr, src)), Err: err}
 	}
 	sha, msg, found := strings.Cut(string(out), "\x00")
 	sha = strings.TrimSpace(sha)
 	if !found || !isHex(sha) {
 		return lectern.Commit{}, &lectern.Error{Code: lectern.EINTERNAL,
-			Message: "cannot read the fetched commit of branch " + fmt.Sprintf("%q", branch) +
-				" from " + src.display, Err: fmt.Errorf("unexpected git log output %q", truncate(string(out), 200))}
+			Message: fmt.Sprintf("cannot read the fetched commit of branch %q from %s", branch, src.display),
+			Err:     fmt.Errorf("unexpected git log output %q", truncate(string(out), 200))}
 	}
 	if sha != remoteSHA {
 		f.logf("gitsource: branch %q moved during the fetch, now at %s", branch, sha)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/cgi"
@@ -108,6 +109,7 @@ func wantError(t *testing.T, err error, code string, contains ...string) *lecter
 	if e == nil {
 		t.Fatalf("got %T %v, want *lectern.Error", err, err)
 	}
+	t.Logf("error: %s", e.Message)
 	if e.Code != code {
 		t.Fatalf("code = %q, want %q (message %q, err %v)", e.Code, code, e.Message, e.Err)
 	}
@@ -169,7 +171,13 @@ func TestFetchLocal(t *testing.T) {
 			if tags := git(t, dir, "tag"); tags != "" {
 				t.Errorf("tags were fetched: %q", tags)
 			}
-			if refs := git(t, dir, "for-each-ref", "--format=%(refname)", "refs/remotes"); refs != "refs/remotes/origin/"+tc.branch {
+			var refs []string
+			for _, ref := range strings.Fields(git(t, dir, "for-each-ref", "--format=%(refname)")) {
+				if ref != "refs/remotes/origin/HEAD" {
+					refs = append(refs, ref)
+				}
+			}
+			if want := "refs/heads/" + tc.branch + " refs/remotes/origin/" + tc.branch; strings.Join(refs, " ") != want {
 				t.Errorf("remote refs = %q, want only the branch", refs)
 			}
 			if len(logs) == 0 {
@@ -269,7 +277,7 @@ func TestBranchNamesAgreeWithGit(t *testing.T) {
 	requireGit(t)
 	valid := []string{"main", "release/1.x", "feature-x", "v1.0", "a@b", "ünïcode", "x.lockx", "a/b.c", "@x", "under_score"}
 	invalid := []string{"-x", "a..b", "a b", "a\tb", "a~b", "a^b", "a:b", "a?b", "a*b", "a[b", `a\b`,
-		"/a", "a/", "a//b", "a.", ".a", "a/.b", "a.lock", "a/b.lock/c", "@", "a@{b", "a\x7fb"}
+		"/a", "a/", "a//b", "a.", ".a", "a/.b", "a.lock", "a/b.lock/c", "a@{b", "a\x7fb"}
 	dir := t.TempDir()
 	gitAccepts := func(name string) bool {
 		cmd := exec.Command("git", "check-ref-format", "--branch", name)
@@ -282,6 +290,13 @@ func TestBranchNamesAgreeWithGit(t *testing.T) {
 		}
 		if !gitAccepts(name) {
 			t.Errorf("git rejects %q, which checkBranch accepts", name)
+		}
+	}
+	// Names git accepts as branch names but that mean something else in
+	// revision syntax; refused as well.
+	for _, name := range []string{"@", "HEAD"} {
+		if err := checkBranch(name); lectern.ErrorCode(err) != lectern.EINVALID {
+			t.Errorf("checkBranch(%q) = %v, want EINVALID", name, err)
 		}
 	}
 	for _, name := range invalid {
@@ -480,7 +495,8 @@ func gitHTTPServer(t *testing.T, root string, blockPack bool) *httptest.Server {
 		t.Skip("git-http-backend is not installed")
 	}
 	h := &cgi.Handler{Path: backend, Dir: root,
-		Env: append(gitEnv(root), "GIT_PROJECT_ROOT="+root, "GIT_HTTP_EXPORT_ALL=1")}
+		Env: append(gitEnv(root), "GIT_PROJECT_ROOT="+root, "GIT_HTTP_EXPORT_ALL=1"), Stderr: io.Discard}
+	stop := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if u, p, ok := r.BasicAuth(); !ok || u != "user" || p != secret {
 			w.Header().Set("WWW-Authenticate", `Basic realm="docs"`)
@@ -488,12 +504,17 @@ func gitHTTPServer(t *testing.T, root string, blockPack bool) *httptest.Server {
 			return
 		}
 		if blockPack && r.Method == http.MethodPost {
-			<-r.Context().Done()
+			io.Copy(io.Discard, r.Body)
+			select {
+			case <-r.Context().Done():
+			case <-stop:
+			}
 			return
 		}
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(stop) }) // runs first: release hanging handlers
 	return srv
 }
 
@@ -544,10 +565,10 @@ func TestFailedCloneIsCleanedUp(t *testing.T) {
 	repoURL := "http://user:" + secret + "@" + strings.TrimPrefix(srv.URL, "http://") +
 		"/" + strings.ReplaceAll(filepath.Base(repo), " ", "%20") + "/.git"
 
-	f := &Fetcher{Timeout: 2 * time.Second}
+	f := &Fetcher{Timeout: time.Second}
 	fresh := filepath.Join(t.TempDir(), "w")
 	_, err := f.Fetch(context.Background(), repoURL, "main", fresh)
-	wantError(t, err, lectern.EUNAVAILABLE, "timed out after 2s")
+	wantError(t, err, lectern.EUNAVAILABLE, "timed out after 1s")
 	noSecret(t, err, nil)
 	if exists(fresh) {
 		t.Errorf("failed fetch left %s behind", fresh)

@@ -247,14 +247,14 @@ func cloneError(branch string, src *source, stderr string, err error) error {
 		return branchNotFound(branch, src, err) // deleted since ls-remote
 	case hasAny(low, unreachableHints):
 		return &lectern.Error{Code: lectern.EUNAVAILABLE,
-			Message:           "could not fetch branch " + fmt.Sprintf("%q", branch) + " from " + src.display + detail(stderr, src),
+			Message:           fmt.Sprintf("could not fetch branch %q from %s%s", branch, src.display, detail(stderr, src)),
 			RetryAfterSeconds: retryAfterSeconds, Err: err}
 	case hasAny(low, notFoundHints) && !strings.Contains(low, "could not create"):
 		return &lectern.Error{Code: lectern.ENOTFOUND,
 			Message: "repository " + src.display + " not found or not readable" + detail(stderr, src), Err: err}
 	}
 	return &lectern.Error{Code: lectern.EINTERNAL,
-		Message: "fetching branch " + fmt.Sprintf("%q", branch) + " from " + src.display + " failed" + detail(stderr, src),
+		Message: fmt.Sprintf("fetching branch %q from %s failed%s", branch, src.display, detail(stderr, src)),
 		Err:     err}
 }
 

@@ -79,14 +79,16 @@ type env struct {
 	notes  *notifier
 	check  *apicheck.Checker
 	skew   atomic.Int64 // added to the links' clock, in nanoseconds
+	frozen atomic.Int64 // when not 0, the links' clock stands still at this Unix time in nanoseconds
 
 	ent, free         *lectern.Organization
 	entProj, freeProj *lectern.Project
 	entKey, freeKey   string
 	entKeyID          string
 
-	mu   sync.Mutex
-	keys []string // every key created, for the log check
+	mu     sync.Mutex
+	keys   []string               // every key created, for the log check
+	leases map[string]store.Lease // export jobs claimed, by ID
 }
 
 // newEnv builds an env. wrap, when not nil, wraps the store the handler sees.
@@ -115,7 +117,12 @@ func newEnv(t testing.TB, cfg httpapi.Config, wrap func(store.Store) store.Store
 	key := make([]byte, 32)
 	rand.Read(key)
 	e.links = &blobstore.LocalLinks{Bucket: bucket, PublicURL: publicURL, Key: key,
-		Now: func() time.Time { return time.Now().Add(time.Duration(e.skew.Load())) }}
+		Now: func() time.Time {
+			if f := e.frozen.Load(); f != 0 {
+				return time.Unix(0, f)
+			}
+			return time.Now().Add(time.Duration(e.skew.Load()))
+		}}
 
 	e.ent = &lectern.Organization{Name: "Enterprise Co", Plan: lectern.PlanEnterprise}
 	e.free = &lectern.Organization{Name: "Free Co", Plan: lectern.PlanFree}
@@ -309,9 +316,18 @@ func (e *env) startExport(t testing.TB, key, domain string) string {
 	return id
 }
 
-// claim leases the export job id, giving back any other job claimed on the way.
+// claim leases the export job id, giving back any other job claimed on the
+// way; a job claimed before keeps its lease.
 func (e *env) claim(t testing.TB, id string) store.Lease {
 	t.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if l, ok := e.leases[id]; ok {
+		return l
+	}
+	if e.leases == nil {
+		e.leases = map[string]store.Lease{}
+	}
 	ctx := context.Background()
 	var others []store.Lease
 	defer func() {
@@ -327,6 +343,7 @@ func (e *env) claim(t testing.TB, id string) store.Lease {
 			t.Fatalf("claim %s: job %v, err %v", id, job, err)
 		}
 		if job.ID == id {
+			e.leases[id] = lease
 			return lease
 		}
 		others = append(others, lease)

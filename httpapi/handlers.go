@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strconv"
 	"time"
 
 	"lectern.dev/lectern"
@@ -105,6 +106,9 @@ func (a *api) startExport(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			if count >= n {
+				w.Header().Set("RateLimit-Limit", strconv.Itoa(n))
+				w.Header().Set("RateLimit-Remaining", "0")
+				w.Header().Set("RateLimit-Reset", strconv.Itoa(3600/n))
 				writeError(w, r, a.log, &lectern.Error{Code: lectern.ERATELIMITED, RetryAfterSeconds: 3600 / n,
 					Message: "This organization has started the most exports allowed per hour; retry later."})
 				return

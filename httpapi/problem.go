@@ -65,6 +65,9 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 		p.Detail = "An internal error occurred. Quote request id " + p.RequestID + " when reporting it."
 	} else {
 		p.Detail, p.Errors, p.JobID = e.Message, e.Fields, e.JobID
+		if code == lectern.EINVALID && len(p.Errors) == 0 {
+			p.Errors = []lectern.FieldError{{Field: "body", Message: e.Message}}
+		}
 	}
 	h := w.Header()
 	switch status {

@@ -144,7 +144,7 @@ func Build(ctx context.Context, src fs.FS, out Output, opts Options) (*Result, e
 	if err := s.writeSiteFiles(); err != nil {
 		return nil, err
 	}
-	return &Result{Pages: total, Files: s.written, Warnings: s.w.list, Config: s.cfg}, nil
+	return &Result{Pages: total, Files: s.written, Warnings: s.w.sorted(), Config: s.cfg}, nil
 }
 
 // cleanBasePath normalises Options.BasePath to "" or "/a/b".
@@ -253,15 +253,28 @@ func (s *site) write(name string, data []byte) error {
 
 // renderPage renders page p as the output file outName.
 func (s *site) renderPage(p *page, outName string) ([]byte, searchEntry) {
+	body := s.renderBody(p, outName)
+	toc := tableOfContents(body)
+	data := s.theme.page(p, outName, body, toc)
+	return data, s.searchEntry(p, body, toc)
+}
+
+// renderBody renders the content of page p. A failure of the renderer
+// itself (a bug: content must never cause one) costs the page its content,
+// with a warning, rather than the whole build.
+func (s *site) renderBody(p *page, outName string) (body string) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.w.add(p.file, 0, "internal error while rendering this page (please report it): %v", v)
+			body = `<p class="lc-render-error">This page could not be rendered.</p>`
+		}
+	}()
 	mod := s.mods[p.file]
 	if mod == nil {
 		mod = s.parseModule(p.file, p.body, p.bodyLine)
 	}
 	r := &renderer{s: s, pg: p, out: outName, ids: newHeadingIDs()}
-	body := openAPIBlock(p.fm.OpenAPI) + r.flow(mod.nodes, &scope{mod: mod}, flowOpts{})
-	toc := tableOfContents(body)
-	data := s.theme.page(p, outName, body, toc)
-	return data, s.searchEntry(p, body, toc)
+	return openAPIBlock(p.fm.OpenAPI) + r.flow(mod.nodes, &scope{mod: mod}, flowOpts{})
 }
 
 // writeSiteFiles writes everything but the pages: the index copy, 404,

@@ -1,14 +1,9 @@
 package render
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"strings"
-	"sync"
 	"testing"
-
-	"lectern.dev/lectern"
 )
 
 // smallSite exercises config, navigation, Markdown, components, snippets,
@@ -258,7 +253,7 @@ func TestBuildSmallSiteLive(t *testing.T) {
 	var idx struct {
 		Pages []struct {
 			Path, URL, Title, Text string
-			Headings           []struct{ ID, Text string }
+			Headings               []struct{ ID, Text string }
 		}
 	}
 	if err := json.Unmarshal([]byte(out.get(t, "_lectern/search-index.json")), &idx); err != nil {
@@ -350,131 +345,6 @@ Go [next](next).
 		}
 		if !strings.Contains(index, "<h1 class=\"lc-title\">Start</h1>") || !strings.Contains(index, want) {
 			t.Errorf("export=%v: index.html is not a working copy of the first page (want %s)", export, want)
-		}
-	}
-}
-
-func TestBuildErrors(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name, archive, wantPrefix string
-	}{
-		{"missing nav page", `
--- docs.json --
-{"navigation": {"groups": [{"group": "G", "pages": ["index", "guides/missing"]}]}}
--- index.mdx --
-Hi
-`, `docs.json: navigation page "guides/missing" not found (no guides/missing.mdx or .md)`},
-		{"invalid JSON", "-- docs.json --\n{\n  \"name\": \"x\",\n  \"navigation\": {,}\n}\n-- index.mdx --\nHi\n",
-			"docs.json: invalid JSON at line 3: "},
-		{"invalid mint.json", "-- mint.json --\n{\"name\": \"x\",\n\"tabs\": [}\n-- index.mdx --\nHi\n", "mint.json: invalid JSON at line 2: "},
-		{"not an object", "-- docs.json --\n[1, 2]\n", "docs.json: the top level must be a JSON object"},
-		{"no config no pages", "-- images/a.png --\nPNG\n", "no docs.json, mint.json or .mdx/.md page found"},
-		{"empty source", "", "no docs.json, mint.json or .mdx/.md page found"},
-		{"escaping nav page", `
--- docs.json --
-{"navigation": {"pages": ["../etc/passwd"]}}
-`, `docs.json: navigation page "../etc/passwd" is not a valid path`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			_, err := Build(context.Background(), siteFS(t, tt.archive), newMemOutput(), Options{})
-			if err == nil {
-				t.Fatal("no error")
-			}
-			if code := lectern.ErrorCode(err); code != lectern.EINVALID {
-				t.Errorf("code = %q, want %q (%v)", code, lectern.EINVALID, err)
-			}
-			if !strings.HasPrefix(err.Error(), tt.wantPrefix) {
-				t.Errorf("error = %q, want prefix %q", err, tt.wantPrefix)
-			}
-		})
-	}
-}
-
-func TestBuildBadOptions(t *testing.T) {
-	t.Parallel()
-	fsys := siteFS(t, "-- index.mdx --\nHi\n")
-	if _, err := Build(context.Background(), fsys, newMemOutput(), Options{BasePath: "/a/../b"}); lectern.ErrorCode(err) != lectern.EINVALID {
-		t.Errorf("bad base path: err = %v", err)
-	}
-	if _, err := Build(context.Background(), fsys, nil, Options{}); lectern.ErrorCode(err) != lectern.EINVALID {
-		t.Errorf("nil output: err = %v", err)
-	}
-	res, out := build(t, "-- index.mdx --\nHi [x](/)\n", Options{BasePath: "docs/"})
-	if res.Pages != 1 || !strings.Contains(out.get(t, "index.html"), `<a href="/docs/">x</a>`) {
-		t.Errorf("base path docs/ not normalised to /docs")
-	}
-}
-
-func TestBuildProgress(t *testing.T) {
-	t.Parallel()
-	var mu sync.Mutex
-	var calls [][2]int
-	_, _ = build(t, smallSite, Options{Progress: func(done, total int) {
-		mu.Lock()
-		defer mu.Unlock()
-		calls = append(calls, [2]int{done, total})
-	}})
-	if len(calls) != len(smallPages)+1 {
-		t.Fatalf("Progress called %d times: %v", len(calls), calls)
-	}
-	for i, c := range calls {
-		if c != [2]int{i, len(smallPages)} {
-			t.Errorf("call %d = %v, want %v", i, c, [2]int{i, len(smallPages)})
-		}
-	}
-}
-
-func TestBuildCanceled(t *testing.T) {
-	t.Parallel()
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := Build(ctx, siteFS(t, smallSite), newMemOutput(), Options{}); !errors.Is(err, context.Canceled) {
-		t.Errorf("canceled before: err = %v, want context.Canceled", err)
-	}
-
-	ctx, cancel = context.WithCancel(context.Background())
-	defer cancel()
-	out := newMemOutput()
-	_, err := Build(ctx, siteFS(t, smallSite), out, Options{Progress: func(done, total int) {
-		if done == 1 {
-			cancel()
-		}
-	}})
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("canceled during: err = %v, want context.Canceled", err)
-	}
-	if len(out.files) != 1 {
-		t.Errorf("%d files written after cancellation at the first page, want 1", len(out.files))
-	}
-}
-
-func TestBuildOutputError(t *testing.T) {
-	t.Parallel()
-	_, err := Build(context.Background(), siteFS(t, smallSite), failingOutput{}, Options{})
-	if err == nil || !strings.Contains(err.Error(), "disk full") {
-		t.Errorf("err = %v, want the output's error", err)
-	}
-}
-
-type failingOutput struct{}
-
-func (failingOutput) WriteFile(string, []byte) error { return errors.New("disk full") }
-
-func TestWarningString(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		w    Warning
-		want string
-	}{
-		{Warning{"a.mdx", 3, "bad"}, "a.mdx:3: bad"},
-		{Warning{"docs.json", 0, "bad"}, "docs.json: bad"},
-		{Warning{"", 0, "bad"}, "bad"},
-	} {
-		if got := tt.w.String(); got != tt.want {
-			t.Errorf("%#v.String() = %q, want %q", tt.w, got, tt.want)
 		}
 	}
 }

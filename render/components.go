@@ -160,6 +160,7 @@ func example(class, label string) componentFunc {
 }
 
 func card(c *call) string {
+	tag := c.inlineTag() // a card in a sentence stays valid phrasing content
 	href := c.href("href")
 	class := "lc-card"
 	if href != "" {
@@ -169,7 +170,7 @@ func card(c *call) string {
 		class += " lc-card-horizontal"
 	}
 	var b strings.Builder
-	b.WriteString(`<div class="` + class + `">`)
+	b.WriteString("<" + tag + ` class="` + class + `">`)
 	if img := c.image("img"); img != "" {
 		b.WriteString(`<img class="lc-card-img" src="` + esc(img) + `" alt="">`)
 	}
@@ -181,13 +182,13 @@ func card(c *call) string {
 	case href != "":
 		b.WriteString(`<a class="lc-card-title" href="` + esc(href) + `" aria-label="Open"></a>`)
 	case title != "":
-		b.WriteString(`<div class="lc-card-title">` + title + "</div>")
+		b.WriteString("<" + tag + ` class="lc-card-title">` + title + "</" + tag + ">")
 	}
-	b.WriteString(`<div class="lc-card-body">` + c.kids() + "</div>")
+	b.WriteString("<" + tag + ` class="lc-card-body">` + c.kids() + "</" + tag + ">")
 	if cta := c.str("cta"); cta != "" {
 		b.WriteString(`<span class="lc-card-cta">` + esc(cta) + "</span>")
 	}
-	b.WriteString("</div>\n")
+	b.WriteString("</" + tag + ">\n")
 	return b.String()
 }
 
@@ -362,7 +363,7 @@ func snippet(c *call) string {
 	if mod == nil {
 		return ""
 	}
-	return c.r.custom(c.n, c.sc, &binding{kind: bSnippet, mod: mod})
+	return c.r.custom(c.n, c.sc, mod.whole())
 }
 
 var colorRE = regexp.MustCompile(`^(#[0-9a-fA-F]{3,8}|[a-zA-Z]{3,20}|(rgb|rgba|hsl|hsla)\([0-9.,%\s/]+\))$`)

@@ -40,6 +40,14 @@ type Config struct {
 	Redirects   []Redirect
 	// Raw is the decoded configuration object, nil without a config.
 	Raw map[string]any
+
+	data []byte // the file, to find the line of a value
+}
+
+// warn reports a problem with a value of the configuration, on the line
+// where the value (a string) first appears.
+func (c *Config) warn(w *warner, value, format string, args ...any) {
+	(&cfgWarner{w: w, file: c.Source, data: c.data}).warn(value, format, args...)
 }
 
 // Colors are the theme colours; Primary drives links and accents.
@@ -75,7 +83,7 @@ func loadConfig(src fs.FS, w *warner) (*Config, error) {
 		if err != nil {
 			return nil, err
 		}
-		cfg := &Config{Source: name, Raw: raw}
+		cfg := &Config{Source: name, Raw: raw, data: data}
 		cw := &cfgWarner{w: w, file: name, data: data}
 		cfg.Name = str(raw["name"])
 		cfg.Description = str(raw["description"])

@@ -35,13 +35,17 @@
 // # How MDX is handled
 //
 // Lectern does not run JavaScript. MDX is read by a small scanner of its own
-// (mdx_parse.go) that understands exactly the parts of MDX documentation
-// sites use: fenced code and code spans (left literal), JSX elements
-// (capitalised components and lowercase HTML, self-closing or with children,
-// nested to any depth, attributes as "strings", {expressions} and bare
-// booleans), {/* comments */}, simple {expressions}, import statements of
-// .mdx/.md snippets and export const components and constants. The scanner
-// yields a tree of text, element and expression nodes.
+// (mdx_parse.go, mdx_scan.go) that understands the parts of MDX that
+// documentation sites use: fenced code and code spans (left literal), JSX
+// elements (capitalised components and lowercase HTML, self-closing or with
+// children, nested, attributes as "strings", {expressions} and bare
+// booleans), {/* comments */}, {expressions}, imports of .mdx/.md snippets
+// (mdx_module.go) and components exported as arrow functions returning JSX
+// (export const Name = ({ a, b }) => (<JSX/>)); other exports are ignored
+// with a warning. The scanner yields a tree of text, element and expression
+// nodes. Expressions are evaluated without running code (mdx_expr.go):
+// literals, arrays, objects, JSX and the props of the component being
+// rendered; anything else is shown as written, with a warning.
 //
 // Rendering is a pre-pass rather than a goldmark extension: each element is
 // replaced in the Markdown text by a placeholder (an HTML block for an element
@@ -58,7 +62,9 @@
 // # Extending
 //
 // Config and the Nav tree (config.go, nav.go) keep everything the theme needs
-// today; later work adds fields rather than changing these. Components are a
+// today; later work adds fields rather than changing these. Links are
+// resolved in one place (links.go) against pages, copied files and the
+// configuration's redirects. Components are a
 // table in components.go, the theme lives in theme/ (html/template, CSS, JS)
 // and is embedded, and per-page output goes through one place (page_view.go),
 // so OpenAPI pages, syntax highlighting or a search UI can be added without

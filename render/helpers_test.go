@@ -8,7 +8,6 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -111,7 +110,45 @@ func readDir(t *testing.T, dir string) map[string][]byte {
 	return files
 }
 
-var linkAttrRE = regexp.MustCompile(`<(a|img|source|video|audio|iframe|link|script)\b[^>]*?\s(href|src|poster)="([^"]*)"`)
+// isLinkTag reports whether an opening tag is one that links or loads.
+func isLinkTag(tag string) bool {
+	for _, name := range []string{"a", "img", "source", "video", "audio", "iframe", "link", "script"} {
+		if strings.HasPrefix(tag[1:], name) && len(tag) > len(name)+1 && strings.IndexByte(" \n>", tag[len(name)+1]) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// tagURLs returns the href, src and poster values of the elements that
+// link or load something, in document order.
+func tagURLs(doc string) []string {
+	var out []string
+	for i := 0; ; {
+		k := strings.IndexByte(doc[i:], '<')
+		if k < 0 {
+			return out
+		}
+		i += k
+		end := strings.IndexByte(doc[i:], '>')
+		if end < 0 {
+			return out
+		}
+		tag := doc[i : i+end+1]
+		i += end + 1
+		if !isLinkTag(tag) {
+			continue
+		}
+		for _, attr := range []string{` href="`, ` src="`, ` poster="`} {
+			if a := strings.Index(tag, attr); a >= 0 {
+				v := tag[a+len(attr):]
+				if q := strings.IndexByte(v, '"'); q >= 0 {
+					out = append(out, v[:q])
+				}
+			}
+		}
+	}
+}
 
 // internalLink is a link of an output file to another file of the site.
 type internalLink struct {
@@ -128,8 +165,8 @@ func internalLinks(t *testing.T, files map[string][]byte, opts Options) []intern
 		if !strings.HasSuffix(name, ".html") {
 			continue
 		}
-		for _, m := range linkAttrRE.FindAllStringSubmatch(string(files[name]), -1) {
-			href := strings.ReplaceAll(m[3], "&amp;", "&")
+		for _, raw := range tagURLs(string(files[name])) {
+			href := strings.ReplaceAll(raw, "&amp;", "&")
 			if href == "" || strings.HasPrefix(href, "#") || isExternal(href) {
 				continue
 			}
@@ -186,36 +223,63 @@ func warnedTargets(ws []Warning) map[string]bool {
 	return set
 }
 
-// externalRefRE finds anything in HTML, CSS or JS that would make a
-// browser load something from another host.
-var externalRefRE = regexp.MustCompile(`(?i)(\ssrc(set)?=["']?\s*(https?:)?//|<link\b[^>]*\shref=["']?\s*(https?:)?//|@import|url\(\s*["']?\s*(https?:)?//)`)
+// externalRef returns the first thing in an HTML, CSS or JS text that
+// would make a browser load something from another host: a src or srcset,
+// a <link href> (canonical links name the site itself and load nothing),
+// an @import or a url().
+func externalRef(text string) (int, bool) {
+	lower := strings.ToLower(text)
+	remote := func(v string) bool {
+		v = strings.TrimLeft(v, "\"' \t\n")
+		return strings.HasPrefix(v, "//") || strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://")
+	}
+	if i := strings.Index(lower, "@import"); i >= 0 {
+		return i, true
+	}
+	for _, key := range []string{" src=", " srcset=", "\nsrc=", "url("} {
+		for i := 0; ; {
+			k := strings.Index(lower[i:], key)
+			if k < 0 {
+				break
+			}
+			i += k + len(key)
+			if remote(lower[i:min(len(lower), i+12)]) {
+				return i, true
+			}
+		}
+	}
+	for i := 0; ; {
+		k := strings.Index(lower[i:], "<link")
+		if k < 0 {
+			break
+		}
+		i += k
+		end := strings.IndexByte(lower[i:], '>')
+		if end < 0 {
+			break
+		}
+		tag := lower[i : i+end]
+		if h := strings.Index(tag, " href="); h >= 0 && !strings.Contains(tag, `rel="canonical"`) && remote(tag[h+6:]) {
+			return i, true
+		}
+		i += end
+	}
+	return 0, false
+}
 
 // checkNoExternalRefs fails for any output file that loads from another
-// host. Canonical links name the site itself and load nothing.
+// host.
 func checkNoExternalRefs(t *testing.T, files map[string][]byte) {
 	t.Helper()
-	canonical := regexp.MustCompile(`<link rel="canonical" href="[^"]*">`)
 	for _, name := range sortedKeys(files) {
 		switch path.Ext(name) {
 		case ".html", ".css", ".js":
 		default:
 			continue
 		}
-		text := canonical.ReplaceAllString(string(files[name]), "")
-		if m := externalRefRE.FindStringIndex(text); m != nil {
-			from := max(0, m[0]-60)
-			t.Errorf("%s references another host: …%s…", name, text[from:min(len(text), m[1]+80)])
+		text := string(files[name])
+		if i, found := externalRef(text); found {
+			t.Errorf("%s references another host: …%s…", name, text[max(0, i-60):min(len(text), i+80)])
 		}
 	}
-}
-
-func memFiles(m *memOutput) map[string][]byte { return m.files }
-
-func keysOf(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

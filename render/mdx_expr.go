@@ -30,6 +30,9 @@ type value struct {
 	keys  []string
 	nodes []*node // vNodes
 	scope *scope  // where vNodes are rendered
+	// inline is set for vNodes whose content is phrasing (a JSX attribute,
+	// or children that start on their open tag's line).
+	inline bool
 }
 
 // str returns v as attribute text: "" for booleans, undefined, JSX and
@@ -106,10 +109,22 @@ func (sc *scope) binding(name string) *binding {
 // eval evaluates the expression source src. It never fails: what it cannot
 // evaluate is a vUnknown holding the source.
 func (sc *scope) eval(src string, line int, file string, w *warner) value {
+	return sc.evalDepth(src, line, file, w, 0)
+}
+
+// maxExprDepth bounds the nesting of arrays, objects and parentheses that
+// eval follows.
+const maxExprDepth = 32
+
+func (sc *scope) evalDepth(src string, line int, file string, w *warner, depth int) value {
 	e := strings.TrimSpace(stripComments(src))
 	if e == "" {
 		return value{}
 	}
+	if depth > maxExprDepth {
+		return value{kind: vUnknown, s: e}
+	}
+	depth++
 	switch c := e[0]; {
 	case c == '"' || c == '\'':
 		if end := quoteEnd(e, 0); end == len(e) {
@@ -122,19 +137,19 @@ func (sc *scope) eval(src string, line int, file string, w *warner) value {
 	case c == '<':
 		p := newParser(e, file, line, true, w)
 		nodes, _ := p.parseFlow(nil)
-		return value{kind: vNodes, nodes: nodes, scope: &scope{parent: sc, jsx: true}}
+		return value{kind: vNodes, nodes: nodes, scope: &scope{parent: sc, jsx: true}, inline: true}
 	case c == '[' && strings.HasSuffix(e, "]"):
 		v := value{kind: vArray}
 		for _, part := range splitTopLevel(e[1:len(e)-1], ',') {
 			if strings.TrimSpace(part) != "" {
-				v.items = append(v.items, sc.eval(part, line, file, w))
+				v.items = append(v.items, sc.evalDepth(part, line, file, w, depth))
 			}
 		}
 		return v
 	case c == '{' && strings.HasSuffix(e, "}"):
-		return sc.object(e[1:len(e)-1], line, file, w)
+		return sc.object(e[1:len(e)-1], line, file, w, depth)
 	case c == '(' && strings.HasSuffix(e, ")") && exprParenOK(e):
-		return sc.eval(e[1:len(e)-1], line, file, w)
+		return sc.evalDepth(e[1:len(e)-1], line, file, w, depth)
 	case c == '-' || c == '.' || '0' <= c && c <= '9':
 		if _, err := strconv.ParseFloat(e, 64); err == nil {
 			return value{kind: vNumber, s: e}
@@ -181,7 +196,7 @@ func (sc *scope) template(t string, line int, file string, w *warner) value {
 	}
 }
 
-func (sc *scope) object(body string, line int, file string, w *warner) value {
+func (sc *scope) object(body string, line int, file string, w *warner, depth int) value {
 	v := value{kind: vObject}
 	for _, part := range splitTopLevel(body, ',') {
 		part = strings.TrimSpace(part)
@@ -197,7 +212,7 @@ func (sc *scope) object(body string, line int, file string, w *warner) value {
 			val = k // shorthand {name}
 		}
 		v.keys = append(v.keys, k)
-		v.items = append(v.items, sc.eval(val, line, file, w))
+		v.items = append(v.items, sc.evalDepth(val, line, file, w, depth))
 	}
 	return v
 }

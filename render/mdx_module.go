@@ -16,6 +16,16 @@ type module struct {
 	names map[string]*binding
 	// exports are the file's exported components.
 	exports map[string]*binding
+	// self is the binding of the whole file as a snippet.
+	self *binding
+}
+
+// whole returns the binding that renders all of m, the same each time.
+func (m *module) whole() *binding {
+	if m.self == nil {
+		m.self = &binding{kind: bSnippet, mod: m}
+	}
+	return m.self
 }
 
 // bindingKind says what a name in a module refers to.
@@ -54,7 +64,7 @@ type importDecl struct {
 }
 
 var (
-	importRE = regexp.MustCompile(`^import[ \t\n]+(?:([A-Za-z_$][\w$]*)[ \t\n]*,?[ \t\n]*)?(?:\{([^}]*)\}[ \t\n]*)?(?:\*[ \t\n]*as[ \t\n]+([A-Za-z_$][\w$]*)[ \t\n]*)?from[ \t\n]*["']([^"'\n]+)["'][ \t]*;?`)
+	importRE      = regexp.MustCompile(`^import[ \t\n]+(?:([A-Za-z_$][\w$]*)[ \t\n]*,?[ \t\n]*)?(?:\{([^}]*)\}[ \t\n]*)?(?:\*[ \t\n]*as[ \t\n]+([A-Za-z_$][\w$]*)[ \t\n]*)?from[ \t\n]*["']([^"'\n]+)["'][ \t]*;?`)
 	importBareRE  = regexp.MustCompile(`^import[ \t]*["']([^"'\n]+)["'][ \t]*;?`)
 	exportConstRE = regexp.MustCompile(`^export[ \t]+(?:const|let|var)[ \t]+([A-Za-z_$][\w$]*)[ \t]*=[ \t\n]*`)
 	arrowRE       = regexp.MustCompile(`^(?:\(([^)]*)\)|([A-Za-z_$][\w$]*))[ \t]*=>[ \t\n]*`)
@@ -284,7 +294,7 @@ func (s *site) resolveImport(m *module, d importDecl) {
 	}
 	target := d.from
 	if strings.HasPrefix(target, ".") {
-		target = path.Join(path.Dir(m.file), target)
+		target = path.Join("/", path.Dir(m.file), target)[1:]
 	} else {
 		target = path.Clean("/" + target)[1:]
 	}
@@ -300,7 +310,7 @@ func (s *site) resolveImport(m *module, d importDecl) {
 		return
 	}
 	if d.def != "" {
-		m.names[d.def] = &binding{kind: bSnippet, mod: snip}
+		m.names[d.def] = snip.whole()
 	}
 	if d.starAll != "" {
 		s.w.add(m.file, d.line, "import * as %s from %q is not supported", d.starAll, d.from)

@@ -2,7 +2,6 @@ package render
 
 import (
 	"html"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -18,6 +17,9 @@ type renderer struct {
 	out   string // the page's output file, which relative links start from
 	ids   *headingIDs
 	depth int
+	// active holds the snippets and components being rendered, so that
+	// one that includes itself is stopped at once.
+	active map[*binding]bool
 }
 
 func (r *renderer) warn(sc *scope, line int, format string, args ...any) {
@@ -43,7 +45,39 @@ type flowOpts struct {
 
 const phAttr = "data-lectern-ph-7f3a"
 
-var phRE = regexp.MustCompile(`<(?:div|span) ` + phAttr + `="(\d+)"></(?:div|span)>`)
+// fillHoles replaces the placeholders in rendered HTML by their parts.
+func fillHoles(s string, parts []func() string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, " "+phAttr+`="`)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		start := strings.LastIndexByte(s[:i], '<')
+		rest := s[i+len(phAttr)+3:]
+		q := strings.IndexByte(rest, '"')
+		id, err := strconv.Atoi(rest[:max(q, 0)])
+		var tail string
+		switch {
+		case q >= 0 && strings.HasPrefix(rest[q:], `"></div>`):
+			tail = rest[q+len(`"></div>`):]
+		case q >= 0 && strings.HasPrefix(rest[q:], `"></span>`):
+			tail = rest[q+len(`"></span>`):]
+		default:
+			err = strconv.ErrSyntax
+		}
+		if err != nil || start < 0 || id < 0 || id >= len(parts) {
+			// Not a placeholder of ours: keep the text.
+			b.WriteString(s[:i+1])
+			s = s[i+1:]
+			continue
+		}
+		b.WriteString(s[:start])
+		b.WriteString(parts[id]())
+		s = tail
+	}
+}
 
 // flow renders nodes: text as Markdown, with each element or JSX value
 // replaced by a placeholder that is swapped for its HTML afterwards.
@@ -94,13 +128,7 @@ func (r *renderer) flow(nodes []*node, sc *scope, o flowOpts) string {
 	}
 	out := r.markdown(src, lm, sc)
 	if len(parts) > 0 {
-		out = phRE.ReplaceAllStringFunc(out, func(m string) string {
-			id, err := strconv.Atoi(phRE.FindStringSubmatch(m)[1])
-			if err != nil || id >= len(parts) {
-				return ""
-			}
-			return parts[id]()
-		})
+		out = fillHoles(out, parts)
 	}
 	if o.unwrap {
 		out = unwrapParagraph(out)
@@ -158,7 +186,7 @@ func jsxText(s string) string {
 func (r *renderer) valueHTML(v value, inline bool) string {
 	switch v.kind {
 	case vNodes:
-		return r.flow(v.nodes, v.scope, flowOpts{dedent: true, skipFirst: inline, unwrap: inline})
+		return r.flow(v.nodes, v.scope, flowOpts{dedent: true, skipFirst: v.inline, unwrap: v.inline})
 	case vArray:
 		var b strings.Builder
 		for _, it := range v.items {
@@ -212,6 +240,17 @@ func (r *renderer) element(n *node, sc *scope) string {
 // custom renders a snippet or an exported component with the element's
 // attributes as props.
 func (r *renderer) custom(n *node, sc *scope, b *binding) string {
+	if b.kind != bUnresolved {
+		if r.active[b] {
+			r.warn(sc, n.line, "<%s> includes itself; not rendered again", n.name)
+			return ""
+		}
+		if r.active == nil {
+			r.active = map[*binding]bool{}
+		}
+		r.active[b] = true
+		defer delete(r.active, b)
+	}
 	props := r.props(n, sc)
 	switch b.kind {
 	case bSnippet:
@@ -250,7 +289,7 @@ func (r *renderer) props(n *node, sc *scope) map[string]value {
 		props[a.name] = r.attrValue(a, n, sc)
 	}
 	if len(n.children) > 0 {
-		props["children"] = value{kind: vNodes, nodes: n.children, scope: sc}
+		props["children"] = value{kind: vNodes, nodes: n.children, scope: sc, inline: n.inlineKids}
 	}
 	return props
 }

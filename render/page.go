@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -15,8 +16,13 @@ type warner struct {
 	list []Warning
 	seen map[Warning]bool
 	// mute suppresses warnings while positive (a second render of a page).
-	mute int
+	mute    int
+	perFile map[string]int
 }
+
+// maxWarningsPerFile bounds the warnings kept for one file; a summary
+// warning says when more were left out.
+const maxWarningsPerFile = 50
 
 func (w *warner) add(file string, line int, format string, args ...any) {
 	if w.mute > 0 {
@@ -25,12 +31,39 @@ func (w *warner) add(file string, line int, format string, args ...any) {
 	wa := Warning{File: file, Line: line, Message: fmt.Sprintf(format, args...)}
 	if w.seen == nil {
 		w.seen = map[Warning]bool{}
+		w.perFile = map[string]int{}
 	}
 	if w.seen[wa] {
 		return
 	}
 	w.seen[wa] = true
+	w.perFile[file]++
+	switch n := w.perFile[file]; {
+	case n == maxWarningsPerFile+1:
+		wa = Warning{File: file, Message: "more warnings for this file were left out"}
+	case n > maxWarningsPerFile:
+		return
+	}
 	w.list = append(w.list, wa)
+}
+
+// sorted returns the warnings grouped by file, files in the order their
+// first warning was found, and by line within a file.
+func (w *warner) sorted() []Warning {
+	order := map[string]int{}
+	for _, wa := range w.list {
+		if _, ok := order[wa.File]; !ok {
+			order[wa.File] = len(order)
+		}
+	}
+	out := append([]Warning(nil), w.list...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if oi, oj := order[out[i].File], order[out[j].File]; oi != oj {
+			return oi < oj
+		}
+		return out[i].Line < out[j].Line
+	})
+	return out
 }
 
 // frontMatter is the YAML header of a page.

@@ -2,7 +2,7 @@ package render
 
 import (
 	"html/template"
-	"path"
+	"strings"
 )
 
 // pageView is what theme/layout.html renders. Every URL in it is already
@@ -18,21 +18,20 @@ type pageView struct {
 	NoIndex     bool
 	NotFound    bool
 
-	Favicon     string
-	FaviconType string
-	LogoLight   string
-	LogoDark    string
-	StyleURL    string
-	ScriptURL   string
-	SearchURL   string
-	HomeURL     string
-	PrimaryHex  string
+	Favicon    string
+	LogoLight  string
+	LogoDark   string
+	StyleURL   string
+	ScriptURL  string
+	SearchURL  string
+	HomeURL    string
+	PrimaryHex string
 
 	NavbarLinks []linkView
 	Tabs        []linkView
 	Anchors     []linkView
 	Footer      []linkView
-	Sidebar     []*sideItem
+	Sidebar     template.HTML
 
 	Body template.HTML
 	TOC  []tocItem
@@ -68,12 +67,6 @@ func (t *theme) view(outName string, p *page) *pageView {
 	}
 	if t.favicon != "" {
 		v.Favicon = s.assetURL(outName, t.favicon)
-		switch path.Ext(t.favicon) {
-		case ".svg":
-			v.FaviconType = "image/svg+xml"
-		case ".png":
-			v.FaviconType = "image/png"
-		}
 	}
 	if t.logoLight != "" {
 		v.LogoLight = s.assetURL(outName, t.logoLight)
@@ -126,8 +119,65 @@ func (t *theme) view(outName string, p *page) *pageView {
 			v.Tabs = append(v.Tabs, l)
 		}
 	}
-	v.Sidebar = t.sideItems(root.Children, outName, current)
+	v.Sidebar = sidebarHTML(t.sideItems(root.Children, outName, current))
 	return v
+}
+
+// sidebarHTML renders the sidebar: top-level groups as titled sections,
+// nested groups as <details>, open when they hold the current page. It is
+// written in Go rather than the template because it is most of each page.
+func sidebarHTML(items []*sideItem) template.HTML {
+	var b strings.Builder
+	for _, it := range items {
+		if it.IsGroup {
+			b.WriteString(`<div class="lc-nav-section"><p class="lc-nav-heading">` + esc(it.Label) + "</p>")
+			writeNavList(&b, it.Items)
+			b.WriteString("</div>\n")
+			continue
+		}
+		writeNavList(&b, []*sideItem{it})
+		b.WriteString("\n")
+	}
+	return template.HTML(b.String())
+}
+
+func writeNavList(b *strings.Builder, items []*sideItem) {
+	b.WriteString(`<ul class="lc-nav-list">`)
+	for _, it := range items {
+		if it.IsGroup {
+			b.WriteString(`<li class="lc-nav-group"><details`)
+			if it.Open {
+				b.WriteString(" open")
+			}
+			b.WriteString("><summary>" + esc(it.Label) + "</summary>")
+			writeNavList(b, it.Items)
+			b.WriteString("</details></li>")
+			continue
+		}
+		b.WriteString(`<li><a href="` + esc(safeHref(it.URL)) + `"`)
+		if it.Active {
+			b.WriteString(` class="lc-active" aria-current="page"`)
+		}
+		if it.External {
+			b.WriteString(` rel="noopener"`)
+		}
+		b.WriteString(">" + esc(it.Label) + "</a></li>")
+	}
+	b.WriteString("</ul>")
+}
+
+// safeHref keeps URLs whose scheme is harmless in a link and replaces the
+// others (javascript:, data:, ...) by "#".
+func safeHref(u string) string {
+	if !isExternal(u) || strings.HasPrefix(u, "//") {
+		return u
+	}
+	scheme := strings.ToLower(u[:strings.IndexByte(u, ':')])
+	switch scheme {
+	case "http", "https", "mailto", "tel":
+		return u
+	}
+	return "#"
 }
 
 // sideItems builds the sidebar entries for nav nodes.
@@ -182,7 +232,7 @@ func (t *theme) links(outName string, list []Link) []linkView {
 func (t *theme) configLink(outName, href string) (u string, external bool) {
 	tg := t.s.resolve("", href)
 	if tg.kind == tMissing {
-		t.s.w.add(t.s.cfg.Source, 0, "broken link %q: %s", href, tg.reason)
+		t.s.cfg.warn(t.s.w, href, "broken link %q: %s", href, tg.reason)
 	}
 	return t.s.urlFor(outName, tg), tg.kind == tExternal
 }

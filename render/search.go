@@ -36,18 +36,48 @@ func tableOfContents(body string) []tocItem {
 	return out
 }
 
-var (
-	dropBlockRE = regexp.MustCompile(`(?is)<(script|style|template)[^>]*>.*?</(script|style|template)>`)
-	spaceRE     = regexp.MustCompile(`\s+`)
-)
-
-// htmlToText returns the visible text of an HTML fragment, with whitespace
-// collapsed.
+// htmlToText returns the text of an HTML fragment, tags dropped, entities
+// decoded and whitespace collapsed. Rendered bodies hold no scripts or
+// styles, so all text counts.
 func htmlToText(s string) string {
-	s = dropBlockRE.ReplaceAllString(s, " ")
-	s = tagRE.ReplaceAllString(s, " ")
-	s = html.UnescapeString(s)
-	return strings.TrimSpace(spaceRE.ReplaceAllString(s, " "))
+	var b strings.Builder
+	b.Grow(len(s) / 2)
+	space := true // drop leading space
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '<':
+			end := strings.IndexByte(s[i:], '>')
+			if end < 0 {
+				i = len(s)
+				continue
+			}
+			i += end + 1
+			if !space {
+				b.WriteByte(' ')
+				space = true
+			}
+		case c == ' ' || c == '\n' || c == '\t' || c == '\r':
+			if !space {
+				b.WriteByte(' ')
+				space = true
+			}
+			i++
+		default:
+			end := i + 1
+			for end < len(s) && !strings.ContainsRune("< \n\t\r", rune(s[end])) {
+				end++
+			}
+			word := s[i:end]
+			if strings.IndexByte(word, '&') >= 0 {
+				word = html.UnescapeString(word)
+			}
+			b.WriteString(word)
+			space = false
+			i = end
+		}
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // searchEntry is one page of _lectern/search-index.json.

@@ -46,7 +46,7 @@ func newTheme(s *site) *theme {
 		if safe := safeColor(c); safe != "" {
 			t.primary = safe
 		} else {
-			s.w.add(cfg.Source, 0, "colors.primary %q is not a CSS colour; using the default", c)
+			cfg.warn(s.w, c, "colors.primary %q is not a CSS colour; using the default", c)
 		}
 	}
 	t.logoLight = t.configFile(cfg.Logo.Light, "logo")
@@ -83,9 +83,9 @@ func (t *theme) configFile(p, what string) string {
 	case tFile:
 		return tg.path
 	case tExternal:
-		t.s.w.add(t.s.cfg.Source, 0, "%s %q is on another host; not used, pages load nothing from other hosts", what, p)
+		t.s.cfg.warn(t.s.w, p, "%s %q is on another host; not used, pages load nothing from other hosts", what, p)
 	default:
-		t.s.w.add(t.s.cfg.Source, 0, "%s %q not found", what, p)
+		t.s.cfg.warn(t.s.w, p, "%s %q not found", what, p)
 	}
 	return ""
 }

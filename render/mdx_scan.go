@@ -1,0 +1,356 @@
+package render
+
+import "strings"
+
+// Lexical helpers of the MDX scanner: tags, code spans, fences and
+// expressions, each working on the source string and an offset.
+
+func firstLine(s string, n int) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}
+
+func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+func isNameByte(c byte) bool {
+	return isLetter(c) || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.' || c == '$'
+}
+
+// isComponentName reports whether a tag names a component rather than an
+// HTML element: capitalised or dotted, as in JSX.
+func isComponentName(name string) bool {
+	return name != "" && (isUpper(name[0]) || strings.Contains(name, "."))
+}
+
+var voidElements = map[string]bool{
+	"area": true, "base": true, "br": true, "col": true, "embed": true, "hr": true, "img": true,
+	"input": true, "link": true, "meta": true, "param": true, "source": true, "track": true, "wbr": true,
+}
+
+func isVoid(name string) bool { return voidElements[name] }
+
+// keepsRawContent reports whether an element's content is kept literal.
+func keepsRawContent(name string) bool {
+	switch name {
+	case "pre", "code", "script", "style", "textarea", "Latex":
+		return true
+	}
+	return false
+}
+
+func onlySpaceBefore(s string, i int) bool {
+	for j := i - 1; j >= 0 && s[j] != '\n'; j-- {
+		if s[j] != ' ' && s[j] != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+func onlySpaceAfter(s string, i int) bool {
+	for ; i < len(s) && s[i] != '\n'; i++ {
+		if s[i] != ' ' && s[i] != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+func runLen(s string, i int, c byte) int {
+	n := 0
+	for i+n < len(s) && s[i+n] == c {
+		n++
+	}
+	return n
+}
+
+// codeSpanEnd finds the end of a code span whose opening run of n backticks
+// ends at i: after the next run of exactly n backticks before a blank line.
+// It returns -1 when there is none.
+func codeSpanEnd(s string, i, n int) int {
+	for i < len(s) {
+		switch s[i] {
+		case '`':
+			m := runLen(s, i, '`')
+			if m == n {
+				return i + m
+			}
+			i += m
+		case '\n':
+			j := i + 1
+			for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+				j++
+			}
+			if j >= len(s) || s[j] == '\n' {
+				return -1
+			}
+			i = j
+		default:
+			i++
+		}
+	}
+	return -1
+}
+
+// fenceEnd returns the offset just past the fenced code block starting at
+// line start i (past the closing fence line's newline, or the end of s), or
+// i when no fence starts there.
+func fenceEnd(s string, i int) int {
+	lineEnd := strings.IndexByte(s[i:], '\n')
+	if lineEnd < 0 {
+		lineEnd = len(s)
+	} else {
+		lineEnd += i
+	}
+	var f fenceState
+	if !f.line(s[i:lineEnd]) {
+		return i
+	}
+	off := lineEnd
+	for off < len(s) {
+		off++ // the newline
+		end := strings.IndexByte(s[off:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += off
+		}
+		f.line(s[off:end])
+		if f.n == 0 {
+			return end
+		}
+		off = end
+	}
+	return len(s)
+}
+
+// closingTag parses "</name>" or "</>" at i.
+func closingTag(s string, i int) (name string, end int, ok bool) {
+	if !strings.HasPrefix(s[i:], "</") {
+		return "", 0, false
+	}
+	j := i + 2
+	for j < len(s) && isNameByte(s[j]) {
+		j++
+	}
+	name = s[i+2 : j]
+	if name != "" && !isLetter(name[0]) {
+		return "", 0, false
+	}
+	for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n') {
+		j++
+	}
+	if j >= len(s) || s[j] != '>' {
+		return "", 0, false
+	}
+	return name, j + 1, true
+}
+
+// indexCloseTag returns the offset of the first </name> at or after i, or -1.
+func indexCloseTag(s string, i int, name string) int {
+	for {
+		k := strings.Index(s[i:], "</"+name)
+		if k < 0 {
+			return -1
+		}
+		if n, _, ok := closingTag(s, i+k); ok && n == name {
+			return i + k
+		}
+		i += k + 2
+	}
+}
+
+type tagInfo struct {
+	name        string
+	attrs       []attr
+	selfClosing bool
+}
+
+// openTag parses an opening tag at s[i] == '<': <name attrs>, <name attrs/>
+// or the fragment <>. It returns the offset just past it.
+func openTag(s string, i int) (t tagInfo, end int, ok bool) {
+	j := i + 1
+	if j < len(s) && s[j] == '>' {
+		return tagInfo{}, j + 1, true
+	}
+	if j >= len(s) || !isLetter(s[j]) {
+		return t, 0, false
+	}
+	for j < len(s) && isNameByte(s[j]) {
+		j++
+	}
+	t.name = s[i+1 : j]
+	if j >= len(s) || !(isSpace(s[j]) || s[j] == '/' || s[j] == '>') {
+		return t, 0, false
+	}
+	limit := min(len(s), i+maxTagLength)
+	for j < limit {
+		for j < limit && isSpace(s[j]) {
+			j++
+		}
+		if j >= limit {
+			break
+		}
+		switch c := s[j]; {
+		case c == '>':
+			return t, j + 1, true
+		case c == '/':
+			if j+1 < len(s) && s[j+1] == '>' {
+				t.selfClosing = true
+				return t, j + 2, true
+			}
+			return t, 0, false
+		case c == '{': // {...spread} or {/* comment */}
+			e := exprEnd(s, j)
+			if e < 0 {
+				return t, 0, false
+			}
+			j = e
+		case isLetter(c) || c == '_' || c == ':' || c == '@':
+			k := j
+			for k < len(s) && (isNameByte(s[k]) || s[k] == ':' || s[k] == '@') {
+				k++
+			}
+			a := attr{name: s[j:k], kind: aBool}
+			nameEnd := k
+			for k < len(s) && isSpace(s[k]) {
+				k++
+			}
+			if k >= len(s) || s[k] != '=' {
+				k = nameEnd
+			} else {
+				k++
+				for k < len(s) && isSpace(s[k]) {
+					k++
+				}
+				if k >= len(s) {
+					return t, 0, false
+				}
+				switch q := s[k]; q {
+				case '"', '\'':
+					e := strings.IndexByte(s[k+1:], q)
+					if e < 0 {
+						return t, 0, false
+					}
+					a.kind, a.val = aString, s[k+1:k+1+e]
+					k += e + 2
+				case '{':
+					e := exprEnd(s, k)
+					if e < 0 {
+						return t, 0, false
+					}
+					a.kind, a.val = aExpr, s[k+1:e-1]
+					k = e
+				default:
+					return t, 0, false
+				}
+			}
+			t.attrs = append(t.attrs, a)
+			j = k
+			if j < len(s) && !(isSpace(s[j]) || s[j] == '/' || s[j] == '>' || s[j] == '{') {
+				return t, 0, false
+			}
+		default:
+			return t, 0, false
+		}
+	}
+	return t, 0, false
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
+
+// maxExprLength bounds the length of one {expression}, so that unbalanced
+// braces cannot make scanning quadratic.
+const maxExprLength = 16 << 10
+
+// exprEnd returns the offset just past the '}' matching s[i] == '{', or -1.
+// It skips strings, template literals and comments; a quote with no closing
+// quote on its line is taken as an apostrophe in JSX text.
+func exprEnd(s string, i int) int {
+	depth := 0
+	if len(s)-i > maxExprLength {
+		s = s[:i+maxExprLength]
+	}
+	for i < len(s) {
+		switch c := s[i]; c {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		case '"', '\'':
+			if e := quoteEnd(s, i); e > 0 {
+				i = e
+				continue
+			}
+		case '`':
+			e := strings.IndexByte(s[i+1:], '`')
+			if e < 0 {
+				return -1
+			}
+			i += e + 2
+			continue
+		case '/':
+			if i+1 < len(s) && s[i+1] == '*' {
+				e := strings.Index(s[i+2:], "*/")
+				if e < 0 {
+					return -1
+				}
+				i += e + 4
+				continue
+			}
+		}
+		i++
+	}
+	return -1
+}
+
+// quoteEnd returns the offset past the JS string starting at s[i], or -1
+// when it does not end on its line.
+func quoteEnd(s string, i int) int {
+	q := s[i]
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case '\n':
+			return -1
+		case q:
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// isComment reports whether an expression holds only comments.
+func isComment(expr string) bool {
+	e := strings.TrimSpace(expr)
+	for e != "" {
+		switch {
+		case strings.HasPrefix(e, "/*"):
+			k := strings.Index(e, "*/")
+			if k < 0 {
+				return false
+			}
+			e = strings.TrimSpace(e[k+2:])
+		case strings.HasPrefix(e, "//"):
+			k := strings.IndexByte(e, '\n')
+			if k < 0 {
+				return true
+			}
+			e = strings.TrimSpace(e[k:])
+		default:
+			return false
+		}
+	}
+	return strings.TrimSpace(expr) != ""
+}
