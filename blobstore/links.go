@@ -3,6 +3,7 @@ package blobstore
 import (
 	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
@@ -49,9 +50,9 @@ func (l *LocalLinks) now() time.Time {
 	return time.Now()
 }
 
-func (l *LocalLinks) sign(key string, exp int64) string {
+func (l *LocalLinks) sign(key string, exp int64, nonce string) string {
 	m := hmac.New(sha256.New, l.Key)
-	fmt.Fprintf(m, "%s\n%d", key, exp)
+	fmt.Fprintf(m, "%s\n%d\n%s", key, exp, nonce)
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
@@ -61,8 +62,14 @@ func (l *LocalLinks) SignedURL(_ context.Context, key string, ttl time.Duration)
 		return "", time.Time{}, errors.New("link signing key too short")
 	}
 	exp := l.now().Add(ttl).Truncate(time.Second).Add(time.Second).UTC()
+	// A random nonce makes every link fresh, even two signed in one second.
+	var n [9]byte
+	if _, err := rand.Read(n[:]); err != nil {
+		return "", time.Time{}, err
+	}
+	nonce := base64.RawURLEncoding.EncodeToString(n[:])
 	u := strings.TrimRight(l.PublicURL, "/") + LinkPath + escapeKey(key) +
-		"?expires=" + strconv.FormatInt(exp.Unix(), 10) + "&signature=" + l.sign(key, exp.Unix())
+		"?expires=" + strconv.FormatInt(exp.Unix(), 10) + "&nonce=" + nonce + "&signature=" + l.sign(key, exp.Unix(), nonce)
 	return u, exp, nil
 }
 
@@ -100,7 +107,7 @@ func (l *LocalLinks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	exp, err := strconv.ParseInt(q.Get("expires"), 10, 64)
 	sig := q.Get("signature")
-	if err != nil || sig == "" || len(l.Key) < 32 || !hmac.Equal([]byte(sig), []byte(l.sign(key, exp))) {
+	if err != nil || sig == "" || len(l.Key) < 32 || !hmac.Equal([]byte(sig), []byte(l.sign(key, exp, q.Get("nonce")))) {
 		linkError(w, http.StatusForbidden, lectern.EFORBIDDEN, "The download link's signature is invalid; request a new link from the bundle endpoint.")
 		return
 	}

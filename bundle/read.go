@@ -58,16 +58,16 @@ func Read(r io.Reader, lim Limits, fn func(path string, r io.Reader) error) (Man
 
 // reader holds the state of one Read.
 type reader struct {
-	lim   Limits
-	src   *srcReader
-	fn    func(string, io.Reader) error
-	tar   *budgetReader // the decompressed tar stream
-	tr    *tar.Reader
-	files map[string]File // manifest entries by path
-	seen  map[string]bool // entry names read so far (directories without "/")
-	last  string          // raw name of the last entry read, for messages
-	total int64           // regular file bytes admitted so far
-	count int             // entries read so far
+	lim    Limits
+	src    *srcReader
+	fn     func(string, io.Reader) error
+	stream *budgetReader // the decompressed tar stream
+	tr     *tar.Reader
+	files  map[string]File // manifest entries by path
+	seen   map[string]bool // entry names read so far (directories without "/")
+	last   string          // raw name of the last entry read, for messages
+	total  int64           // regular file bytes admitted so far
+	count  int             // entries read so far
 }
 
 func (rd *reader) read() (Manifest, error) {
@@ -79,8 +79,8 @@ func (rd *reader) read() (Manifest, error) {
 		return Manifest{}, &verifyError{msg: "not a gzip stream", err: err}
 	}
 	defer zr.Close()
-	rd.tar = &budgetReader{r: zr, left: rd.lim.streamBudget()}
-	rd.tr = tar.NewReader(rd.tar)
+	rd.stream = &budgetReader{r: zr, left: rd.lim.streamBudget()}
+	rd.tr = tar.NewReader(rd.stream)
 
 	m, err := rd.readManifest()
 	if err != nil {
@@ -352,7 +352,7 @@ func (rd *reader) trailer() error {
 	buf := make([]byte, 16<<10)
 	var n int
 	for {
-		k, err := rd.tar.Read(buf)
+		k, err := rd.stream.Read(buf)
 		for _, b := range buf[:k] {
 			if b != 0 {
 				return invalidf("", "data after the end of the tar archive")

@@ -31,7 +31,7 @@ type proc struct {
 
 func startProc(t *testing.T, bin, addr, data string, extra ...string) *proc {
 	t.Helper()
-	args := append([]string{"serve", "--addr", addr, "--data-dir", data, "--job-lease", "2s", "--shutdown-timeout", "1s"}, extra...)
+	args := append([]string{"serve", "--addr", addr, "--data-dir", data, "--job-lease", "2s", "--shutdown-timeout", "1s", "--rate-limit", "1000"}, extra...)
 	cmd := exec.Command(bin, args...)
 	logs := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs

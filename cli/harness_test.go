@@ -62,7 +62,7 @@ func startServe(t *testing.T, dataDir string, extra ...string) *server {
 	ctx, cancel := context.WithCancel(context.Background())
 	logs := &syncBuffer{}
 	done := make(chan error, 1)
-	args := append([]string{"serve", "--addr", addr, "--data-dir", dataDir}, extra...)
+	args := append([]string{"serve", "--addr", addr, "--data-dir", dataDir, "--rate-limit", "1000"}, extra...)
 	go func() { done <- cli.Run(ctx, args, noEnv, strings.NewReader(""), io.Discard, logs) }()
 	s := &server{url: "http://" + addr, logs: logs}
 	var once sync.Once

@@ -161,7 +161,7 @@ func TestInternalErrors(t *testing.T) {
 		inLog     string // the underlying text, which only the log holds
 		requestID string // sent as X-Request-Id
 	}{
-		{name: "store closed", close: true, inLog: "database is closed"},
+		{name: "store closed", close: true, inLog: "is closed"},
 		{name: "store error", inLog: secret, requestID: "ci-run-42", wrap: func(s store.Store) store.Store {
 			return &faultStore{Store: s, getExport: func(context.Context, string) (*lectern.ExportJob, error) {
 				return nil, errors.New(secret)

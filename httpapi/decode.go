@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"lectern.dev/lectern"
@@ -52,6 +53,9 @@ func decodeJSON(body []byte, v any) error {
 	}
 	if trimmed[0] != '{' {
 		return lectern.Errorf(lectern.EINVALID, "The request body must be a JSON object.")
+	}
+	if err := checkKeys(body, v); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -136,4 +140,45 @@ func parseExportRequest(body []byte) (domain, basePath string, err error) {
 		return "", "", &lectern.Error{Code: lectern.EINVALID, Message: "Invalid request: " + strings.Join(msgs, "; ") + ".", Fields: fields}
 	}
 	return domain, basePath, nil
+}
+
+// checkKeys refuses top-level keys that are not exactly a JSON field name
+// of v (encoding/json would match them regardless of case) and keys given
+// twice (encoding/json would keep the last silently).
+func checkKeys(body []byte, v any) error {
+	allowed := map[string]bool{}
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		allowed[name] = true
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if _, err := dec.Token(); err != nil { // the opening brace
+		return jsonError(err)
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return jsonError(err)
+		}
+		key, _ := tok.(string)
+		if !allowed[key] {
+			return &lectern.Error{Code: lectern.EINVALID, Message: fmt.Sprintf("Unknown field %q.", key),
+				Fields: []lectern.FieldError{{Field: key, Message: "unknown field"}}}
+		}
+		if seen[key] {
+			return &lectern.Error{Code: lectern.EINVALID, Message: fmt.Sprintf("Field %q is given twice.", key),
+				Fields: []lectern.FieldError{{Field: key, Message: "given twice"}}}
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return jsonError(err)
+		}
+	}
+	return nil
 }

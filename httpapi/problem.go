@@ -72,8 +72,13 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	h := w.Header()
 	switch status {
 	case http.StatusUnauthorized:
-		h.Set("WWW-Authenticate", `Bearer realm="lectern"`)
-	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		if code == lectern.EINVALIDKEY {
+			h.Set("WWW-Authenticate", `Bearer realm="lectern", error="invalid_token"`)
+		} else {
+			h.Set("WWW-Authenticate", `Bearer realm="lectern"`)
+		}
+	}
+	if e != nil && e.RetryAfterSeconds > 0 || status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
 		secs := 1
 		if e != nil && e.RetryAfterSeconds > 0 {
 			secs = e.RetryAfterSeconds

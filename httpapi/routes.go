@@ -132,6 +132,9 @@ func (a *api) handle(pattern string, methods map[string]http.Handler) {
 	allow := make([]string, 0, len(methods))
 	for m := range methods {
 		allow = append(allow, m)
+		if m == http.MethodGet {
+			allow = append(allow, http.MethodHead)
+		}
 	}
 	sort.Strings(allow)
 	allowed := strings.Join(allow, ", ")

@@ -203,7 +203,7 @@ type Jobs interface {
 // IdempotencyRecord remembers the response to a POST sent with an
 // Idempotency-Key.
 type IdempotencyRecord struct {
-	Scope       string // the API key's ID
+	Scope       string // the organization ID: keys are per organization
 	Key         string
 	RequestHash string
 	// Status is 0 while the first request is still being handled.

@@ -68,7 +68,7 @@ func scanExport(row interface{ Scan(...any) error }) (*lectern.ExportJob, error)
 
 // GetExport returns an export or ENOTFOUND.
 func (s *Store) GetExport(ctx context.Context, id string) (*lectern.ExportJob, error) {
-	e, err := scanExport(s.r.QueryRowContext(ctx, `SELECT `+exportCols+` FROM exports WHERE id = ?`, id))
+	e, err := scanExport(s.exportByID.QueryRowContext(ctx, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound("export job", id)
 	}

@@ -117,7 +117,7 @@ func scanKey(row interface{ Scan(...any) error }) (*lectern.APIKey, error) {
 
 // GetAPIKeyByHash returns the key with that hash, or ENOTFOUND.
 func (s *Store) GetAPIKeyByHash(ctx context.Context, hash []byte) (*lectern.APIKey, error) {
-	k, err := scanKey(s.r.QueryRowContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE hash = ?`, hash))
+	k, err := scanKey(s.keyByHash.QueryRowContext(ctx, hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, lectern.Errorf(lectern.ENOTFOUND, "API key not found")
 	}

@@ -33,9 +33,12 @@ var migrations embed.FS
 // Store is a store.Store on one SQLite file. Writes go through a single
 // connection; reads use a pool.
 type Store struct {
-	w, r      *sql.DB
-	closeOnce sync.Once
-	closeErr  error
+	w, r *sql.DB
+	// Prepared statements of the hottest reads (every authenticated
+	// request looks up its key; CI clients poll jobs and updates).
+	keyByHash, exportByID, updateByID *sql.Stmt
+	closeOnce                         sync.Once
+	closeErr                          error
 }
 
 // Open opens (creating if needed) the database file at path and applies any
@@ -69,6 +72,19 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sqlite %s: %w", path, err)
+	}
+	for _, p := range []struct {
+		stmt **sql.Stmt
+		q    string
+	}{
+		{&s.keyByHash, `SELECT ` + keyCols + ` FROM api_keys WHERE hash = ?`},
+		{&s.exportByID, `SELECT ` + exportCols + ` FROM exports WHERE id = ?`},
+		{&s.updateByID, updateSelect},
+	} {
+		if *p.stmt, err = r.PrepareContext(ctx, p.q); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("sqlite %s: prepare: %w", path, err)
+		}
 	}
 	return s, nil
 }
@@ -127,6 +143,11 @@ func (s *Store) Ping(ctx context.Context) error {
 // Close closes both connection pools; later calls return the first result.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		for _, st := range []*sql.Stmt{s.keyByHash, s.exportByID, s.updateByID} {
+			if st != nil {
+				st.Close()
+			}
+		}
 		s.closeErr = errors.Join(s.w.Close(), s.r.Close())
 	})
 	return s.closeErr

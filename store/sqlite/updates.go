@@ -57,6 +57,9 @@ func (s *Store) CreateUpdate(ctx context.Context, u *lectern.Update) error {
 	})
 }
 
+const updateSelect = `SELECT id, project_id, org_id, status, source, created_at, started_at, ended_at,
+	summary, commit_json, logs_json, superseded_by, deployment_id FROM updates WHERE id = ?`
+
 // GetUpdate returns an update or ENOTFOUND.
 func (s *Store) GetUpdate(ctx context.Context, id string) (*lectern.Update, error) {
 	var u lectern.Update
@@ -65,8 +68,7 @@ func (s *Store) GetUpdate(ctx context.Context, id string) (*lectern.Update, erro
 	var started, ended sql.NullInt64
 	var commitJSON, superseded, dep sql.NullString
 	var logsJSON string
-	err := s.r.QueryRowContext(ctx, `SELECT id, project_id, org_id, status, source, created_at, started_at, ended_at,
-		summary, commit_json, logs_json, superseded_by, deployment_id FROM updates WHERE id = ?`, id).
+	err := s.updateByID.QueryRowContext(ctx, id).
 		Scan(&u.ID, &u.ProjectID, &u.OrgID, &status, &u.Source, &created, &started, &ended,
 			&u.Summary, &commitJSON, &logsJSON, &superseded, &dep)
 	if errors.Is(err, sql.ErrNoRows) {
