@@ -22,6 +22,7 @@ import (
 	"lectern.dev/lectern/jobs"
 	"lectern.dev/lectern/sites"
 	"lectern.dev/lectern/store"
+	"lectern.dev/lectern/store/readcache"
 )
 
 type serveFlags struct {
@@ -42,6 +43,7 @@ type serveFlags struct {
 	shutdownTimeout time.Duration
 	gitTimeout      time.Duration
 	renderPageDelay time.Duration
+	keyCacheTTL     time.Duration
 }
 
 func serveCmd(e *env) *cobra.Command {
@@ -80,6 +82,7 @@ by --config; the command line wins over the environment, which wins over the fil
 	fs.DurationVar(&f.retention, "retention", 30*24*time.Hour, "how long export jobs and their files are kept")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long a graceful stop waits for requests and jobs")
 	fs.DurationVar(&f.gitTimeout, "git-timeout", 5*time.Minute, "time limit for fetching a repository")
+	fs.DurationVar(&f.keyCacheTTL, "key-cache-ttl", readcache.DefaultKeyTTL, "how long the API trusts a looked-up API key; a revoked key stops working within this time (0 checks every request)")
 	fs.DurationVar(&f.renderPageDelay, "render-page-delay", 0, "slow exports down per page (for tests)")
 	fs.MarkHidden("render-page-delay")
 	return cmd
@@ -172,7 +175,11 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	if runner != nil {
 		notifier = runner
 	}
-	handler := httpapi.NewHandler(log, st, notifier, links, links, sites.New(log, st, bucket), reg, reg, httpapi.Config{
+	keyTTL := f.keyCacheTTL
+	if keyTTL <= 0 {
+		keyTTL = -1
+	}
+	handler := httpapi.NewHandler(log, readcache.New(st, keyTTL, 0), notifier, links, links, sites.New(log, st, bucket), reg, reg, httpapi.Config{
 		BundleURLTTL: f.bundleURLTTL, RateLimit: httpapi.RateLimit{Rate: f.rateLimit, Burst: f.rateBurst},
 		ExportsPerHour: f.exportsPerHour, LogRequests: f.logRequests})
 	ln, err := net.Listen("tcp", f.addr)
