@@ -208,6 +208,11 @@ func call(t *testing.T, method, url, key string, body any) (int, map[string]any,
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
+	if strings.Contains(url, "/v1/") {
+		if err := checker.CheckResponse(req, resp, raw); err != nil {
+			t.Errorf("%s %s: response does not match the OpenAPI document: %v", method, url, err)
+		}
+	}
 	var m map[string]any
 	if len(raw) > 0 && strings.Contains(resp.Header.Get("Content-Type"), "json") {
 		if err := json.Unmarshal(raw, &m); err != nil {

@@ -154,7 +154,7 @@ func (s *Store) GetUpdate(ctx context.Context, id string) (*lectern.Update, erro
 	return read(&s.updates, s.statusTTL, id, func() (*lectern.Update, error) { return s.Store.GetUpdate(ctx, id) },
 		func(u *lectern.Update) *lectern.Update {
 			c := *u
-			c.Logs = append([]string(nil), u.Logs...)
+			c.Logs = append(make([]string, 0, len(u.Logs)), u.Logs...)
 			return &c
 		})
 }
