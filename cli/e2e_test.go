@@ -146,7 +146,7 @@ func TestServeEndToEnd(t *testing.T) {
 
 // pollExport polls a job until it is terminal, checking that progress and
 // pageCount never decrease and that progress was seen moving.
-func pollExport(t *testing.T, base, key, id string, wantMoving bool) map[string]any {
+func pollExport(t testing.TB, base, key, id string, wantMoving bool) map[string]any {
 	t.Helper()
 	lastP, lastN, seen := -1.0, -1.0, map[float64]bool{}
 	deadline := time.Now().Add(90 * time.Second)
@@ -173,7 +173,7 @@ func pollExport(t *testing.T, base, key, id string, wantMoving bool) map[string]
 	return nil
 }
 
-func bundleLink(t *testing.T, base, key, id string) map[string]any {
+func bundleLink(t testing.TB, base, key, id string) map[string]any {
 	t.Helper()
 	code, b, _ := call(t, "POST", base+"/v1/static-export/jobs/"+id+"/bundle", key, nil)
 	if code != 200 || b["jobId"] != id || b["bundleUrl"] == nil || b["expiresAt"] == nil {
@@ -186,7 +186,7 @@ func bundleLink(t *testing.T, base, key, id string) map[string]any {
 	return b
 }
 
-func getStatus(t *testing.T, url string) int {
+func getStatus(t testing.TB, url string) int {
 	t.Helper()
 	resp, err := http.Get(url)
 	if err != nil {
@@ -198,7 +198,7 @@ func getStatus(t *testing.T, url string) int {
 
 // download fetches a bundle link without credentials, checks its sha256
 // and verifies the archive.
-func download(t *testing.T, link map[string]any, namePrefix string) bundle.Manifest {
+func download(t testing.TB, link map[string]any, namePrefix string) bundle.Manifest {
 	t.Helper()
 	resp, err := http.Get(link["bundleUrl"].(string))
 	if err != nil {

@@ -36,7 +36,7 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -56,7 +56,7 @@ type server struct {
 }
 
 // startServe runs "lectern serve" on a free port and waits for /healthz.
-func startServe(t *testing.T, dataDir string, extra ...string) *server {
+func startServe(t testing.TB, dataDir string, extra ...string) *server {
 	t.Helper()
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -84,7 +84,7 @@ func startServe(t *testing.T, dataDir string, extra ...string) *server {
 	return s
 }
 
-func waitHealthy(t *testing.T, base string, done <-chan error) {
+func waitHealthy(t testing.TB, base string, done <-chan error) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
@@ -106,7 +106,7 @@ func waitHealthy(t *testing.T, base string, done <-chan error) {
 }
 
 // lectern runs a CLI command in-process and returns its stdout.
-func lectern(t *testing.T, args ...string) string {
+func lectern(t testing.TB, args ...string) string {
 	t.Helper()
 	var out, errb bytes.Buffer
 	if err := cli.Run(context.Background(), args, noEnv, strings.NewReader(""), &out, &errb); err != nil {
@@ -121,7 +121,7 @@ func lastLine(s string) string {
 	return strings.TrimSpace(lines[len(lines)-1])
 }
 
-func git(t *testing.T, dir string, args ...string) string {
+func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -135,7 +135,7 @@ func git(t *testing.T, dir string, args ...string) string {
 }
 
 // commitFiles writes files (a nil content deletes) and commits them.
-func commitFiles(t *testing.T, repo string, files map[string]string, msg string) string {
+func commitFiles(t testing.TB, repo string, files map[string]string, msg string) string {
 	t.Helper()
 	for name, content := range files {
 		p := filepath.Join(repo, filepath.FromSlash(name))
@@ -153,7 +153,7 @@ func commitFiles(t *testing.T, repo string, files map[string]string, msg string)
 	return git(t, repo, "rev-parse", "HEAD")
 }
 
-func newRepo(t *testing.T, files map[string]string) (string, string) {
+func newRepo(t testing.TB, files map[string]string) (string, string) {
 	t.Helper()
 	repo := t.TempDir()
 	git(t, repo, "init", "-q", "-b", "main")
@@ -161,7 +161,7 @@ func newRepo(t *testing.T, files map[string]string) (string, string) {
 }
 
 // copyTree copies a folder (a corpus, read in place) into a new git repo.
-func corpusRepo(t *testing.T, corpus string) string {
+func corpusRepo(t testing.TB, corpus string) string {
 	t.Helper()
 	repo := t.TempDir()
 	err := filepath.WalkDir(corpus, func(p string, d os.DirEntry, err error) error {
@@ -188,7 +188,7 @@ func corpusRepo(t *testing.T, corpus string) string {
 }
 
 // call sends an API request and decodes the JSON answer.
-func call(t *testing.T, method, url, key string, body any) (int, map[string]any, http.Header) {
+func call(t testing.TB, method, url, key string, body any) (int, map[string]any, http.Header) {
 	t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -223,7 +223,7 @@ func call(t *testing.T, method, url, key string, body any) (int, map[string]any,
 }
 
 // waitUpdate polls an update status until it is terminal.
-func waitUpdate(t *testing.T, base, key, id string) map[string]any {
+func waitUpdate(t testing.TB, base, key, id string) map[string]any {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
@@ -242,7 +242,7 @@ func waitUpdate(t *testing.T, base, key, id string) map[string]any {
 }
 
 // trigger queues an update and returns its status id.
-func trigger(t *testing.T, base, key, project string) string {
+func trigger(t testing.TB, base, key, project string) string {
 	t.Helper()
 	code, body, hdr := call(t, "POST", base+"/v1/project/update/"+project, key, nil)
 	if code != 202 {
@@ -256,7 +256,7 @@ func trigger(t *testing.T, base, key, project string) string {
 }
 
 // page fetches a live site page by Host.
-func page(t *testing.T, base, host, path string) (int, string) {
+func page(t testing.TB, base, host, path string) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest("GET", base+path, nil)
 	req.Host = host
