@@ -22,7 +22,7 @@ L="$work/lectern"; D="$work/data"
 ORG=$($L admin --data-dir "$D" org create --name Bench --plan enterprise | tail -1)
 PRJ=$($L admin --data-dir "$D" project create --org "$ORG" --name b --repo "$work/repo" --domain bench.docs.test | tail -1)
 KEY=$($L admin --data-dir "$D" key create --org "$ORG" --name bench | tail -1)
-${SERVE_ENV:-} "$L" serve --data-dir "$D" --addr 127.0.0.1:18091 --rate-limit 1000000 --rate-burst 1000000 ${SERVE_ARGS:-} 2>"$work/serve.log" &
+${SERVE_ENV:-} "$L" serve --data-dir "$D" --addr 127.0.0.1:18091 ${SERVE_ARGS:---rate-limit 1000000 --rate-burst 1000000} 2>"$work/serve.log" &
 "$work/bare" --addr 127.0.0.1:18090 &
 for _ in $(seq 100); do curl -sf http://127.0.0.1:18091/healthz >/dev/null && break; sleep 0.05; done
 H="Authorization: Bearer $KEY"
@@ -45,3 +45,4 @@ run() { # name url [header]
 echo "64 concurrent pollers, $DUR each, $(nproc) cores"
 run "bare net/http (same JSON)" "http://127.0.0.1:18090/"
 run "GET /v1/static-export/jobs/{id}" "http://127.0.0.1:18091/v1/static-export/jobs/$JOB" "$H"
+if [ -n "${SHOW_SERVER_LATENCY:-}" ]; then curl -s http://127.0.0.1:18091/metrics | grep "request_duration_seconds_bucket{method=\"GET\",route=\"/v1/static-export/jobs/{jobId}\"" ; fi

@@ -17,8 +17,7 @@ type principal struct {
 }
 
 func principalOf(ctx context.Context) principal {
-	p, _ := ctx.Value(principalKey).(principal)
-	return p
+	return stateOf(ctx).principal
 }
 
 // bearerToken extracts the token of an "Authorization: Bearer" header.
@@ -65,8 +64,13 @@ func (a *api) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		a.touch.note(a, key.ID)
-		ctx := context.WithValue(r.Context(), principalKey, principal{KeyID: key.ID, OrgID: key.OrgID})
-		next.ServeHTTP(w, r.WithContext(ctx))
+		if st, ok := r.Context().Value(stateKey).(*requestState); ok {
+			st.principal = principal{KeyID: key.ID, OrgID: key.OrgID}
+			next.ServeHTTP(w, r)
+			return
+		}
+		st := &requestState{principal: principal{KeyID: key.ID, OrgID: key.OrgID}}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), stateKey, st)))
 	})
 }
 

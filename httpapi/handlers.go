@@ -134,7 +134,11 @@ func (a *api) getExport(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, e)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	w.Write(append(e.AppendJSON(make([]byte, 0, 320)), '\n'))
 }
 
 func (a *api) ownedExport(r *http.Request) (*lectern.ExportJob, error) {

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,21 +19,39 @@ import (
 
 type ctxKey int
 
-const (
-	requestIDKey ctxKey = iota
-	principalKey
-)
+const stateKey ctxKey = 0
 
-// requestID returns the id given to the request by withRequestID.
-func requestID(r *http.Request) string {
-	id, _ := r.Context().Value(requestIDKey).(string)
-	return id
+// requestState is what the middleware learns about a request: its id, and
+// once authenticated, its caller. One value per request, set once.
+type requestState struct {
+	id        string
+	principal principal
 }
 
+func stateOf(ctx context.Context) *requestState {
+	st, _ := ctx.Value(stateKey).(*requestState)
+	if st == nil {
+		return &requestState{}
+	}
+	return st
+}
+
+// requestID returns the id given to the request by withRequestID.
+func requestID(r *http.Request) string { return stateOf(r.Context()).id }
+
+// requestIDPrefix is random per process; a counter follows it, so ids are
+// unique without a random read per request.
+var (
+	requestIDPrefix = func() string {
+		var b [8]byte
+		rand.Read(b[:])
+		return "req_" + hex.EncodeToString(b[:])
+	}()
+	requestIDSeq atomic.Uint64
+)
+
 func newRequestID() string {
-	var b [12]byte
-	rand.Read(b[:])
-	return "req_" + hex.EncodeToString(b[:])
+	return requestIDPrefix + strconv.FormatUint(requestIDSeq.Add(1), 36)
 }
 
 // validRequestID accepts a caller's X-Request-Id when it is short and plain.
@@ -57,7 +76,7 @@ func withRequestID(next http.Handler) http.Handler {
 			id = newRequestID()
 		}
 		w.Header().Set("X-Request-Id", id)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey, id)))
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), stateKey, &requestState{id: id})))
 	})
 }
 
@@ -119,6 +138,8 @@ func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
 // instrument records metrics and a log line for each request of a route.
 // Only the route pattern is logged, never headers (they carry keys).
 func (a *api) instrument(route string, next http.Handler) http.Handler {
+	requests := a.metrics.requests.MustCurryWith(prometheus.Labels{"route": route})
+	latency := a.metrics.latency.MustCurryWith(prometheus.Labels{"route": route})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
@@ -133,9 +154,8 @@ func (a *api) instrument(route string, next http.Handler) http.Handler {
 				}
 			}
 			d := time.Since(start)
-			code := strconv.Itoa(sw.status)
-			a.metrics.requests.WithLabelValues(route, r.Method, code).Inc()
-			a.metrics.latency.WithLabelValues(route, r.Method).Observe(d.Seconds())
+			requests.WithLabelValues(r.Method, statusCode(sw.status)).Inc()
+			latency.WithLabelValues(r.Method).Observe(d.Seconds())
 			if a.cfg.LogRequests || sw.status >= 500 {
 				a.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("request_id", requestID(r)),
 					slog.String("method", r.Method), slog.String("route", route), slog.Int("status", sw.status),
@@ -144,4 +164,20 @@ func (a *api) instrument(route string, next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(sw, r)
 	})
+}
+
+// statusCodes holds the decimal text of every HTTP status, so metrics do
+// not format one per request.
+var statusCodes = func() (t [600]string) {
+	for i := range t {
+		t[i] = strconv.Itoa(i)
+	}
+	return t
+}()
+
+func statusCode(c int) string {
+	if c >= 0 && c < len(statusCodes) {
+		return statusCodes[c]
+	}
+	return strconv.Itoa(c)
 }
