@@ -26,7 +26,7 @@ import (
 func Open(ctx context.Context, urlstr string) (*blob.Bucket, error) {
 	u, err := url.Parse(urlstr)
 	if err != nil {
-		return nil, fmt.Errorf("blob URL: %w", err)
+		return nil, errors.New("blob URL is not a valid URL (it is not repeated here: it may hold credentials)")
 	}
 	if u.Scheme == "file" {
 		dir := u.Path
@@ -35,12 +35,20 @@ func Open(ctx context.Context, urlstr string) (*blob.Bucket, error) {
 		}
 		q := u.Query()
 		q.Set("create_dir", "true")
+		// Write temporary files beside their blobs, not in the system temp
+		// folder, which may be another filesystem (rename would fail).
+		q.Set("no_tmp_dir", "true")
 		u.RawQuery = q.Encode()
 		urlstr = u.String()
 	}
 	b, err := blob.OpenBucket(ctx, urlstr)
 	if err != nil {
-		return nil, fmt.Errorf("open blob store %s: %w", Redact(urlstr), err)
+		// The driver's message may repeat the URL with its credentials.
+		msg := strings.ReplaceAll(err.Error(), urlstr, Redact(urlstr))
+		if u.User != nil || u.RawQuery != "" {
+			msg = "unsupported or misconfigured blob store (" + u.Scheme + "://)"
+		}
+		return nil, fmt.Errorf("open blob store %s: %s", Redact(urlstr), msg)
 	}
 	return b, nil
 }

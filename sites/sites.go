@@ -9,12 +9,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"log/slog"
 	"net"
 	"net/http"
 	"path"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"gocloud.dev/blob"
@@ -142,10 +144,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serveFile serves one file of the deployment; false when it does not exist.
 func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, e hostEntry, name string, status int) bool {
+	// The file bucket keeps metadata in ".attrs" side files and refuses
+	// such keys: no site file can have that name.
+	if strings.HasSuffix(name, ".attrs") {
+		return false
+	}
 	key := blobstore.SiteKey(e.projectID, e.deploymentID, name)
 	rd, err := s.bucket.NewReader(r.Context(), key, nil)
 	if err != nil {
-		if gcerrors.Code(err) != gcerrors.NotFound {
+		// A path below a file ("/index.html/x") is as missing as any other.
+		if gcerrors.Code(err) != gcerrors.NotFound && !errors.Is(err, syscall.ENOTDIR) {
 			s.log.Error("site file read failed", "key", key, "err", err)
 			http.Error(w, "internal error", http.StatusInternalServerError)
 			return true

@@ -1,0 +1,709 @@
+package sites
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"gocloud.dev/blob"
+	"gocloud.dev/blob/driver"
+	"gocloud.dev/gcerrors"
+
+	"lectern.dev/lectern"
+	"lectern.dev/lectern/blobstore"
+	"lectern.dev/lectern/store"
+	"lectern.dev/lectern/store/sqlite"
+)
+
+// ---- fixtures ----
+
+func discardLog() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+func openStore(t *testing.T) *sqlite.Store {
+	t.Helper()
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "lectern.db"))
+	if err != nil {
+		t.Fatalf("sqlite.Open: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func openBucket(t *testing.T) *blob.Bucket {
+	t.Helper()
+	u, err := blobstore.FileURL(t.TempDir())
+	if err != nil {
+		t.Fatalf("FileURL: %v", err)
+	}
+	b, err := blobstore.Open(t.Context(), u)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+func newProject(t *testing.T, st store.Store, domains ...string) *lectern.Project {
+	t.Helper()
+	ctx := t.Context()
+	o := &lectern.Organization{Name: "Org", Plan: lectern.PlanPro}
+	if err := st.CreateOrg(ctx, o); err != nil {
+		t.Fatalf("CreateOrg: %v", err)
+	}
+	p := &lectern.Project{OrgID: o.ID, Name: "Docs", RepoURL: "https://git.example.com/docs.git", Branch: "main",
+		DocsRoot: "/", Domains: domains, DeploymentType: lectern.DeploymentCloud}
+	if err := st.CreateProject(ctx, p); err != nil {
+		t.Fatalf("CreateProject: %v", err)
+	}
+	return p
+}
+
+// publish writes files as a new deployment of p and makes it live the way
+// the update worker does: CreateUpdate, ClaimJob, upload, FinishUpdate.
+func publish(t testing.TB, st store.Store, b *blob.Bucket, projectID string, files map[string]string) string {
+	t.Helper()
+	ctx := context.Background()
+	u := &lectern.Update{ProjectID: projectID, Source: "test"}
+	if err := st.CreateUpdate(ctx, u); err != nil {
+		t.Fatalf("CreateUpdate: %v", err)
+	}
+	job, lease, err := st.ClaimJob(ctx, store.ClaimParams{Kinds: []string{store.KindUpdate}, Owner: "test",
+		Now: time.Now().Add(time.Second), LeaseFor: time.Minute})
+	if err != nil || job == nil || job.ID != u.ID {
+		t.Fatalf("ClaimJob = %v, %v; want job %s", job, err, u.ID)
+	}
+	depID := lectern.NewID(lectern.PrefixDeployment)
+	for name, body := range files {
+		if err := b.WriteAll(ctx, blobstore.SiteKey(projectID, depID, name), []byte(body), nil); err != nil {
+			t.Fatalf("write %s: %v", name, err)
+		}
+	}
+	err = st.FinishUpdate(ctx, lease, store.UpdateResult{Status: lectern.UpdateSuccess, Summary: "ok",
+		Commit: &lectern.Commit{SHA: "abc", Ref: "main"}, EndedAt: time.Now(),
+		Deployment: &lectern.Deployment{ID: depID, ProjectID: projectID, UpdateID: u.ID, Commit: lectern.Commit{SHA: "abc", Ref: "main"}, PageCount: len(files)}})
+	if err != nil {
+		t.Fatalf("FinishUpdate: %v", err)
+	}
+	return depID
+}
+
+var pngBytes = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR-fake-png-body-0123456789"
+
+var siteFiles = map[string]string{
+	"index.html":         "<h1>home page</h1>",
+	"guides/x.html":      "<h1>guide x</h1>",
+	"guides/index.html":  "<h1>guides index</h1>",
+	"404.html":           "<h1>custom not found page</h1>",
+	"_lectern/style.css": "body{color:red}",
+	"images/a.png":       pngBytes,
+}
+
+type site struct {
+	st     *sqlite.Store
+	bucket *blob.Bucket
+	srv    *Server
+	p      *lectern.Project
+	depID  string
+}
+
+func newSite(t *testing.T) *site {
+	t.Helper()
+	st, b := openStore(t), openBucket(t)
+	p := newProject(t, st, "docs.example.com", "help.example.org")
+	dep := publish(t, st, b, p.ID, siteFiles)
+	return &site{st: st, bucket: b, srv: New(discardLog(), st, b), p: p, depID: dep}
+}
+
+func do(h http.Handler, method, host, target string, hdr ...string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(method, target, nil)
+	r.Host = host
+	for i := 0; i+1 < len(hdr); i += 2 {
+		r.Header.Set(hdr[i], hdr[i+1])
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
+
+// ---- tests ----
+
+func TestServeFiles(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	for _, tc := range []struct {
+		path, body, ctype string
+		status            int
+	}{
+		{"/", siteFiles["index.html"], "text/html; charset=utf-8", 200},
+		{"/index.html", siteFiles["index.html"], "text/html; charset=utf-8", 200},
+		{"/index", siteFiles["index.html"], "text/html; charset=utf-8", 200},
+		{"/guides/x", siteFiles["guides/x.html"], "text/html; charset=utf-8", 200},
+		{"/guides/x/", siteFiles["guides/x.html"], "text/html; charset=utf-8", 200},
+		{"/guides/x.html", siteFiles["guides/x.html"], "text/html; charset=utf-8", 200},
+		{"/guides/x?utm=1", siteFiles["guides/x.html"], "text/html; charset=utf-8", 200},
+		{"//guides//x", siteFiles["guides/x.html"], "text/html; charset=utf-8", 200},
+		{"/guides/", siteFiles["guides/index.html"], "text/html; charset=utf-8", 200},
+		{"/guides", siteFiles["guides/index.html"], "text/html; charset=utf-8", 200},
+		{"/images/a.png", pngBytes, "image/png", 200},
+		{"/_lectern/style.css", siteFiles["_lectern/style.css"], "text/css; charset=utf-8", 200},
+		{"/nope", siteFiles["404.html"], "text/html; charset=utf-8", 404},
+		{"/guides/y/", siteFiles["404.html"], "text/html; charset=utf-8", 404},
+		{"/images/missing.png", siteFiles["404.html"], "text/html; charset=utf-8", 404},
+		{"/404", siteFiles["404.html"], "text/html; charset=utf-8", 200},
+	} {
+		for _, host := range []string{"docs.example.com", "help.example.org", "DOCS.Example.COM:8443", "Help.Example.Org.", "docs.example.com:80"} {
+			w := do(s.srv, "GET", host, tc.path)
+			if w.Code != tc.status || w.Body.String() != tc.body {
+				t.Errorf("GET %s%s = %d %q, want %d %q", host, tc.path, w.Code, w.Body.String(), tc.status, tc.body)
+			}
+			if got := w.Header().Get("Content-Type"); got != tc.ctype {
+				t.Errorf("GET %s%s Content-Type = %q, want %q", host, tc.path, got, tc.ctype)
+			}
+			if got := w.Header().Get("X-Content-Type-Options"); got != "nosniff" {
+				t.Errorf("GET %s%s X-Content-Type-Options = %q, want nosniff", host, tc.path, got)
+			}
+			if tc.status == 404 {
+				if got := w.Header().Get("Cache-Control"); got != "no-store" {
+					t.Errorf("GET %s%s 404 Cache-Control = %q, want no-store", host, tc.path, got)
+				}
+				if got := w.Header().Get("ETag"); got != "" {
+					t.Errorf("GET %s%s 404 has ETag %q", host, tc.path, got)
+				}
+			}
+		}
+	}
+	for _, host := range []string{"docs.example.com", "DOCS.EXAMPLE.COM:8080", "help.example.org."} {
+		if !s.srv.Serves(t.Context(), host) {
+			t.Errorf("Serves(%q) = false, want true", host)
+		}
+	}
+}
+
+func TestCacheHeaders(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	for path, want := range map[string]string{
+		"/":                   "no-cache",
+		"/guides/x":           "no-cache",
+		"/images/a.png":       "public, max-age=300",
+		"/_lectern/style.css": "public, max-age=300",
+	} {
+		w := do(s.srv, "GET", "docs.example.com", path)
+		if w.Code != 200 {
+			t.Fatalf("GET %s = %d", path, w.Code)
+		}
+		if got := w.Header().Get("Cache-Control"); got != want {
+			t.Errorf("GET %s Cache-Control = %q, want %q", path, got, want)
+		}
+	}
+}
+
+func TestETag(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	w := do(s.srv, "GET", "docs.example.com", "/guides/x")
+	etag := w.Header().Get("ETag")
+	if w.Code != 200 || len(etag) < 3 || etag[0] != '"' || etag[len(etag)-1] != '"' {
+		t.Fatalf("GET = %d, ETag %q; want 200 and a quoted ETag", w.Code, etag)
+	}
+	// The same file under another URL has the same ETag; another file not.
+	if got := do(s.srv, "GET", "help.example.org", "/guides/x.html").Header().Get("ETag"); got != etag {
+		t.Errorf("ETag of /guides/x.html = %q, want %q", got, etag)
+	}
+	if got := do(s.srv, "GET", "docs.example.com", "/").Header().Get("ETag"); got == etag || got == "" {
+		t.Errorf("ETag of / = %q, want a different non-empty ETag than %q", got, etag)
+	}
+	w = do(s.srv, "GET", "docs.example.com", "/guides/x", "If-None-Match", etag)
+	if w.Code != http.StatusNotModified || w.Body.Len() != 0 {
+		t.Errorf("If-None-Match current = %d %q, want 304 and no body", w.Code, w.Body.String())
+	}
+	if got := w.Header().Get("ETag"); got != etag {
+		t.Errorf("304 ETag = %q, want %q", got, etag)
+	}
+	w = do(s.srv, "GET", "docs.example.com", "/guides/x", "If-None-Match", `"stale"`)
+	if w.Code != 200 || w.Body.String() != siteFiles["guides/x.html"] {
+		t.Errorf("If-None-Match stale = %d %q, want 200 and the page", w.Code, w.Body.String())
+	}
+	// A new deployment changes the ETag of an unchanged file name, so a
+	// browser revalidating gets the new page.
+	publish(t, s.st, s.bucket, s.p.ID, map[string]string{"guides/x.html": "<h1>guide x, v2</h1>"})
+	w = do(s.srv, "GET", "docs.example.com", "/guides/x", "If-None-Match", etag)
+	if w.Code != 200 || w.Body.String() != "<h1>guide x, v2</h1>" || w.Header().Get("ETag") == etag {
+		t.Errorf("after redeploy If-None-Match old = %d %q ETag %q, want 200, the new page and a new ETag",
+			w.Code, w.Body.String(), w.Header().Get("ETag"))
+	}
+}
+
+func TestRange(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	w := do(s.srv, "GET", "docs.example.com", "/images/a.png", "Range", "bytes=1-3")
+	if w.Code != http.StatusPartialContent || w.Body.String() != pngBytes[1:4] {
+		t.Errorf("Range = %d %q, want 206 %q", w.Code, w.Body.String(), pngBytes[1:4])
+	}
+}
+
+func TestHEAD(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	w := do(s.srv, "HEAD", "docs.example.com", "/")
+	if w.Code != 200 || w.Body.Len() != 0 {
+		t.Errorf("HEAD / = %d with %d body bytes, want 200 and none", w.Code, w.Body.Len())
+	}
+	if got, want := w.Header().Get("Content-Length"), "18"; got != want || len(siteFiles["index.html"]) != 18 {
+		t.Errorf("HEAD / Content-Length = %q, want %q", got, want)
+	}
+	if got := w.Header().Get("Content-Type"); got != "text/html; charset=utf-8" {
+		t.Errorf("HEAD / Content-Type = %q", got)
+	}
+	w = do(s.srv, "HEAD", "docs.example.com", "/nope")
+	if w.Code != 404 || w.Body.Len() != 0 {
+		t.Errorf("HEAD /nope = %d with body %q, want 404 and none", w.Code, w.Body.String())
+	}
+}
+
+func TestMethodNotAllowed(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	for _, m := range []string{"POST", "PUT", "DELETE", "PATCH", "OPTIONS"} {
+		w := do(s.srv, m, "docs.example.com", "/")
+		if w.Code != http.StatusMethodNotAllowed {
+			t.Errorf("%s / = %d, want 405", m, w.Code)
+		}
+		if got := w.Header().Get("Allow"); got != "GET, HEAD" {
+			t.Errorf("%s / Allow = %q, want %q", m, got, "GET, HEAD")
+		}
+		if strings.Contains(w.Body.String(), "home page") {
+			t.Errorf("%s / served the page", m)
+		}
+	}
+}
+
+func TestUnknownHost(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	for _, host := range []string{"other.example.net", "example.com", "docs.example.com.evil.net", "xdocs.example.com", ""} {
+		if s.srv.Serves(t.Context(), host) {
+			t.Errorf("Serves(%q) = true, want false", host)
+		}
+		w := do(s.srv, "GET", host, "/")
+		if w.Code != 404 || strings.Contains(w.Body.String(), "custom not found") || strings.Contains(w.Body.String(), "home") {
+			t.Errorf("GET %q / = %d %q, want a plain 404", host, w.Code, w.Body.String())
+		}
+		if w.Body.String() != "404 page not found\n" {
+			t.Errorf("GET %q / body = %q, want the plain 404 text", host, w.Body.String())
+		}
+	}
+}
+
+func TestIPHostNeverServed(t *testing.T) {
+	t.Parallel()
+	st, b := openStore(t), openBucket(t)
+	// The store accepts these as domains; the site server must still never
+	// serve a request addressed by IP.
+	p := newProject(t, st, "10.1.2.3", "::1", "127.0.0.1", "ip-docs.example.com")
+	publish(t, st, b, p.ID, siteFiles)
+	srv := New(discardLog(), st, b)
+	if !srv.Serves(t.Context(), "ip-docs.example.com") {
+		t.Fatal("control: Serves(ip-docs.example.com) = false")
+	}
+	for _, host := range []string{"10.1.2.3", "10.1.2.3:8080", "127.0.0.1", "[::1]:443", "::1"} {
+		if srv.Serves(t.Context(), host) {
+			t.Errorf("Serves(%q) = true, want false", host)
+		}
+		w := do(srv, "GET", host, "/")
+		if w.Code != 404 || strings.Contains(w.Body.String(), "home page") {
+			t.Errorf("GET %s / = %d %q, want a plain 404", host, w.Code, w.Body.String())
+		}
+	}
+}
+
+func TestNotDeployedYet(t *testing.T) {
+	t.Parallel()
+	st, b := openStore(t), openBucket(t)
+	newProject(t, st, "new.example.com")
+	srv := New(discardLog(), st, b)
+	if !srv.Serves(t.Context(), "new.example.com") {
+		t.Fatal("Serves(new.example.com) = false, want true")
+	}
+	for _, path := range []string{"/", "/guides/x", "/404.html"} {
+		w := do(srv, "GET", "new.example.com", path)
+		if w.Code != 404 || !strings.Contains(w.Body.String(), "not been deployed yet") {
+			t.Errorf("GET %s = %d %q, want 404 saying not deployed", path, w.Code, w.Body.String())
+		}
+		if got := w.Header().Get("Cache-Control"); got != "no-store" {
+			t.Errorf("GET %s Cache-Control = %q, want no-store", path, got)
+		}
+		if got := w.Header().Get("Content-Type"); !strings.HasPrefix(got, "text/plain") {
+			t.Errorf("GET %s Content-Type = %q, want text/plain", path, got)
+		}
+	}
+	// Once deployed, the next request is served.
+	publish(t, st, b, mustProject(t, st, "new.example.com").ID, siteFiles)
+	if w := do(srv, "GET", "new.example.com", "/"); w.Code != 200 || w.Body.String() != siteFiles["index.html"] {
+		t.Errorf("after deploy GET / = %d %q", w.Code, w.Body.String())
+	}
+}
+
+func mustProject(t *testing.T, st store.Projects, domain string) *lectern.Project {
+	t.Helper()
+	p, err := st.GetProjectByDomain(t.Context(), domain)
+	if err != nil {
+		t.Fatalf("GetProjectByDomain(%s): %v", domain, err)
+	}
+	return p
+}
+
+func TestNo404Page(t *testing.T) {
+	t.Parallel()
+	st, b := openStore(t), openBucket(t)
+	p := newProject(t, st, "bare.example.com")
+	publish(t, st, b, p.ID, map[string]string{"index.html": "bare"})
+	srv := New(discardLog(), st, b)
+	w := do(srv, "GET", "bare.example.com", "/missing")
+	if w.Code != 404 || w.Body.String() != "404 page not found\n" {
+		t.Errorf("GET /missing = %d %q, want the plain 404", w.Code, w.Body.String())
+	}
+}
+
+// failingProjects is a store.Projects whose lookups fail.
+type failingProjects struct{ store.Projects }
+
+func (failingProjects) GetProjectByDomain(context.Context, string) (*lectern.Project, error) {
+	return nil, errors.New("database is on fire")
+}
+
+func TestStoreErrorIsNotServed(t *testing.T) {
+	t.Parallel()
+	srv := New(discardLog(), failingProjects{}, openBucket(t))
+	if srv.Serves(t.Context(), "docs.example.com") {
+		t.Error("Serves = true on a store error")
+	}
+	if w := do(srv, "GET", "docs.example.com", "/"); w.Code != 404 || strings.Contains(w.Body.String(), "fire") {
+		t.Errorf("GET on a store error = %d %q, want 404 without the error text", w.Code, w.Body.String())
+	}
+}
+
+func TestBucketErrorIs500(t *testing.T) {
+	t.Parallel()
+	st, b := openStore(t), openBucket(t)
+	p := newProject(t, st, "broken.example.com")
+	publish(t, st, b, p.ID, siteFiles)
+	b.Close() // every read now fails, not with NotFound
+	srv := New(discardLog(), st, b)
+	w := do(srv, "GET", "broken.example.com", "/")
+	if w.Code != 500 || strings.Contains(w.Body.String(), "closed") {
+		t.Errorf("GET with a failing bucket = %d %q, want 500 without details", w.Code, w.Body.String())
+	}
+}
+
+// A URL path that continues below a file (a mistyped link, a crawler
+// probing /index.html/, a relative link resolved against a page URL ending
+// in .html) names no file and must get the site's 404 page. BUG: the file
+// bucket reports ENOTDIR for such keys, which is not gcerrors.NotFound, so
+// serveFile answers 500 "internal error" and logs an error.
+func TestPathBelowFileIs404(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	for _, path := range []string{"/index.html/", "/index.html/x", "/guides/x.html/y", "/images/a.png/", "/images/a.png/b.png"} {
+		w := do(s.srv, "GET", "docs.example.com", path)
+		if w.Code != 404 || w.Body.String() != siteFiles["404.html"] {
+			t.Errorf("GET %s = %d %q, want 404 with the site's 404 page", path, w.Code, w.Body.String())
+		}
+	}
+}
+
+// fileblob refuses keys ending in ".attrs" (its metadata side files) with
+// an error that is not NotFound. BUG: a visitor requesting /any.attrs gets
+// 500 "internal error" (and an error log line) instead of the 404 page.
+func TestAttrsSuffixIs404(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	for _, path := range []string{"/index.html.attrs", "/x.attrs", "/images/a.png.attrs"} {
+		w := do(s.srv, "GET", "docs.example.com", path)
+		if w.Code != 404 || w.Body.String() != siteFiles["404.html"] {
+			t.Errorf("GET %s = %d %q, want 404 with the site's 404 page", path, w.Code, w.Body.String())
+		}
+	}
+}
+
+// ---- traversal, with a bucket that records every key read ----
+
+// recordingBucket is a driver.Bucket over a real bucket that records the
+// keys of every read.
+type recordingBucket struct {
+	b    *blob.Bucket
+	mu   sync.Mutex
+	keys []string
+}
+
+func (r *recordingBucket) record(key string) {
+	r.mu.Lock()
+	r.keys = append(r.keys, key)
+	r.mu.Unlock()
+}
+
+func (r *recordingBucket) read() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.keys)
+}
+
+func (r *recordingBucket) ErrorCode(err error) gcerrors.ErrorCode { return gcerrors.Code(err) }
+func (r *recordingBucket) As(any) bool                            { return false }
+func (r *recordingBucket) ErrorAs(error, any) bool                { return false }
+func (r *recordingBucket) Attributes(ctx context.Context, key string) (*driver.Attributes, error) {
+	r.record(key)
+	a, err := r.b.Attributes(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	return &driver.Attributes{ContentType: a.ContentType, ModTime: a.ModTime, Size: a.Size, ETag: a.ETag}, nil
+}
+func (r *recordingBucket) ListPaged(context.Context, *driver.ListOptions) (*driver.ListPage, error) {
+	return &driver.ListPage{}, nil
+}
+func (r *recordingBucket) NewRangeReader(ctx context.Context, key string, offset, length int64, _ *driver.ReaderOptions) (driver.Reader, error) {
+	r.record(key)
+	rd, err := r.b.NewRangeReader(ctx, key, offset, length, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &recReader{rd}, nil
+}
+func (r *recordingBucket) NewTypedWriter(context.Context, string, string, *driver.WriterOptions) (driver.Writer, error) {
+	return nil, errors.New("read-only")
+}
+func (r *recordingBucket) Copy(context.Context, string, string, *driver.CopyOptions) error {
+	return errors.New("read-only")
+}
+func (r *recordingBucket) Delete(context.Context, string, *driver.DeleteOptions) error {
+	return errors.New("read-only")
+}
+func (r *recordingBucket) SignedURL(context.Context, string, *driver.SignedURLOptions) (string, error) {
+	return "", errors.New("unsupported")
+}
+func (r *recordingBucket) Close() error { return nil }
+
+type recReader struct{ rd *blob.Reader }
+
+func (r *recReader) Read(p []byte) (int, error) { return r.rd.Read(p) }
+func (r *recReader) Close() error               { return r.rd.Close() }
+func (r *recReader) As(any) bool                { return false }
+func (r *recReader) Attributes() *driver.ReaderAttributes {
+	return &driver.ReaderAttributes{ContentType: r.rd.ContentType(), ModTime: r.rd.ModTime(), Size: r.rd.Size()}
+}
+
+func TestTraversalStaysInDeployment(t *testing.T) {
+	t.Parallel()
+	st, under := openStore(t), openBucket(t)
+	p := newProject(t, st, "docs.example.com")
+	other := newProject(t, st, "other.example.com")
+	dep := publish(t, st, under, p.ID, siteFiles)
+	otherDep := publish(t, st, under, other.ID, map[string]string{"secret.html": "POISON other project"})
+	ctx := t.Context()
+	for _, key := range []string{"etc/passwd", "x", "sites/etc/passwd", "sites/" + p.ID + "/etc/passwd",
+		"sites/" + p.ID + "/" + dep + "/etc/passwd", "sites/" + p.ID + "/" + dep + "/x",
+		blobstore.SiteKey(p.ID, "dep_older", "secret.html"), blobstore.SourceKey(p.ID, dep)} {
+		if err := under.WriteAll(ctx, key, []byte("POISON "+key), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := &recordingBucket{b: under}
+	srv := New(discardLog(), st, blob.NewBucket(rec))
+	// The control: the recording bucket serves the site.
+	if w := do(srv, "GET", "docs.example.com", "/guides/x"); w.Code != 200 || w.Body.String() != siteFiles["guides/x.html"] {
+		t.Fatalf("control GET /guides/x = %d %q", w.Code, w.Body.String())
+	}
+	paths := []string{
+		"/../../etc/passwd", "/%2e%2e/x", "/%2e%2e/%2e%2e/etc/passwd", "/..%2f..%2f..%2fetc/passwd",
+		"/guides/../../../../etc/passwd", "/../source.tar.gz", "/../../" + otherDep + "/site/secret.html",
+		"/../../../" + other.ID + "/" + otherDep + "/site/secret.html", "/../../dep_older/site/secret.html",
+		"/%2E%2E%2F%2E%2E%2Fx", "/..\\..\\etc\\passwd", "/./../x", "/...//../etc/passwd",
+		"/%2e%2e/%2e%2e/%2e%2e/%2e%2e/" + blobstore.SiteKey(other.ID, otherDep, "secret.html"),
+	}
+	prefix := blobstore.SitePrefix(p.ID, dep) + "site/"
+	for _, path := range paths {
+		w := do(srv, "GET", "docs.example.com", path)
+		if strings.Contains(w.Body.String(), "POISON") {
+			t.Errorf("GET %s served a blob outside the deployment: %d %q", path, w.Code, w.Body.String())
+		}
+		if w.Code != 404 || w.Body.String() != siteFiles["404.html"] {
+			t.Errorf("GET %s = %d %q, want the 404 page", path, w.Code, w.Body.String())
+		}
+	}
+	keys := rec.read()
+	if len(keys) < len(paths) {
+		t.Fatalf("recorded %d reads for %d requests", len(keys), len(paths))
+	}
+	for _, k := range keys {
+		if !strings.HasPrefix(k, prefix) || slices.Contains(strings.Split(k, "/"), "..") || slices.Contains(strings.Split(k, "/"), ".") {
+			t.Errorf("read key %q outside the deployment prefix %q", k, prefix)
+		}
+	}
+}
+
+// ---- atomic switch ----
+
+const linesPerPage = 2000
+
+// versionFiles returns the files of a deployment in which every page is
+// made only of lines naming one version and its generation. Versions A and
+// B lay out /guides/x differently (guides/x.html against
+// guides/x/index.html), so a server that looked up different candidates
+// in different deployments would answer 404 during a switch.
+func versionFiles(v string, gen int) map[string]string {
+	page := func(name string) string {
+		line := fmt.Sprintf("version %s gen %d %s\n", v, gen, name)
+		return strings.Repeat(line, linesPerPage) // ~60 KB: many reads per response
+	}
+	files := map[string]string{
+		"index.html":        page("index"),
+		"guides/index.html": page("guides"),
+		"404.html":          page("404"),
+		"big/y.html":        page("y"),
+	}
+	if v == "A" {
+		files["guides/x.html"] = page("x")
+	} else {
+		files["guides/x/index.html"] = page("x")
+	}
+	return files
+}
+
+// pageVersion returns the version and generation of a page body, or an
+// error when the body mixes versions or is truncated.
+func pageVersion(body string) (string, int, error) {
+	first, _, ok := strings.Cut(body, "\n")
+	var v, name string
+	var gen int
+	if !ok {
+		return "", 0, fmt.Errorf("no complete line in %d bytes", len(body))
+	}
+	if _, err := fmt.Sscanf(first, "version %s gen %d %s", &v, &gen, &name); err != nil {
+		return "", 0, fmt.Errorf("unexpected first line %q", first)
+	}
+	if body != strings.Repeat(first+"\n", linesPerPage) {
+		return "", 0, fmt.Errorf("body of %d bytes mixes versions or is truncated (first line %q, %d A lines, %d B lines)",
+			len(body), first, strings.Count(body, "version A"), strings.Count(body, "version B"))
+	}
+	return v, gen, nil
+}
+
+func TestAtomicSwitch(t *testing.T) {
+	t.Parallel()
+	st, b := openStore(t), openBucket(t)
+	p := newProject(t, st, "live.example.com")
+	publish(t, st, b, p.ID, versionFiles("A", 0))
+	srv := New(discardLog(), st, b)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+
+	get := func(c *http.Client, path string) (int, string, error) {
+		req, err := http.NewRequest("GET", ts.URL+path, nil)
+		if err != nil {
+			return 0, "", err
+		}
+		req.Host = "live.example.com"
+		res, err := c.Do(req)
+		if err != nil {
+			return 0, "", err
+		}
+		defer res.Body.Close()
+		body, err := io.ReadAll(res.Body)
+		return res.StatusCode, string(body), err
+	}
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failures []string
+	counts := map[string]int{}
+	fail := func(s string) {
+		mu.Lock()
+		if len(failures) < 20 {
+			failures = append(failures, s)
+		}
+		mu.Unlock()
+	}
+	paths := []string{"/", "/guides/x", "/guides/x/", "/guides/", "/big/y", "/missing"}
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := ts.Client()
+			lastGen := 0
+			for n := i; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				path := paths[n%len(paths)]
+				code, body, err := get(c, path)
+				want := 200
+				if path == "/missing" {
+					want = 404
+				}
+				if err != nil || code != want {
+					fail(fmt.Sprintf("%s: status %d, err %v", path, code, err))
+					continue
+				}
+				v, gen, err := pageVersion(body)
+				if err != nil {
+					fail(path + ": " + err.Error())
+					continue
+				}
+				// Requests of one goroutine are sequential: once a
+				// generation is seen, no older one may come back.
+				if gen < lastGen {
+					fail(fmt.Sprintf("%s: generation %d served after %d", path, gen, lastGen))
+				}
+				lastGen = gen
+				mu.Lock()
+				counts[v]++
+				mu.Unlock()
+			}
+		}()
+	}
+
+	// Many switches, half of them back from B's layout to A's, so that a
+	// server mixing deployments within one request is likely to be caught.
+	const switches = 30
+	for i := range switches {
+		gen, v := i+1, "B"
+		if gen%2 == 0 {
+			v = "A"
+		}
+		time.Sleep(10 * time.Millisecond)
+		publish(t, st, b, p.ID, versionFiles(v, gen))
+		// The very first request after the switch sees the new version.
+		for _, path := range []string{"/guides/x", "/"} {
+			code, body, err := get(ts.Client(), path)
+			gotV, gotGen, perr := pageVersion(body)
+			if err != nil || code != 200 || perr != nil || gotV != v || gotGen != gen {
+				t.Errorf("first GET %s after publishing %s gen %d = %d, %s gen %d (%v, %v)", path, v, gen, code, gotV, gotGen, err, perr)
+			}
+		}
+	}
+	time.Sleep(10 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+	for _, f := range failures {
+		t.Errorf("request failed during switches: %s", f)
+	}
+	if counts["A"] < 10 || counts["B"] < 10 {
+		t.Errorf("versions served = %v, want many of both A and B", counts)
+	}
+	t.Logf("served %v", counts)
+}
