@@ -23,7 +23,7 @@ ORG=$($L admin --data-dir "$D" org create --name Bench --plan enterprise | tail 
 PRJ=$($L admin --data-dir "$D" project create --org "$ORG" --name b --repo "$work/repo" --domain bench.docs.test | tail -1)
 KEY=$($L admin --data-dir "$D" key create --org "$ORG" --name bench | tail -1)
 ${SERVE_ENV:-} "$L" serve --data-dir "$D" --addr 127.0.0.1:18091 ${SERVE_ARGS:---rate-limit 1000000 --rate-burst 1000000} 2>"$work/serve.log" &
-"$work/bare" --addr 127.0.0.1:18090 &
+${SERVE_ENV:-} "$work/bare" --addr 127.0.0.1:18090 &
 for _ in $(seq 100); do curl -sf http://127.0.0.1:18091/healthz >/dev/null && break; sleep 0.05; done
 H="Authorization: Bearer $KEY"
 curl -sf -X POST -H "$H" http://127.0.0.1:18091/v1/project/update/$PRJ >/dev/null
@@ -42,7 +42,7 @@ run() { # name url [header]
   local non2xx; non2xx=$(echo "$out" | awk '/Non-2xx/ {print $5}')
   printf '%-34s %12s req/s   p50 %-9s p99 %-9s non-2xx %s\n' "$1" "$rps" "$p50" "$p99" "${non2xx:-0}"
 }
-echo "64 concurrent pollers, $DUR each, $(nproc) cores"
+echo "64 concurrent pollers, $DUR each, $(nproc) cores; GOGC of both servers: ${SERVE_ENV:-unset (serve defaults to 400)}"
 run "bare net/http (same JSON)" "http://127.0.0.1:18090/"
 run "GET /v1/static-export/jobs/{id}" "http://127.0.0.1:18091/v1/static-export/jobs/$JOB" "$H"
 if [ -n "${SHOW_SERVER_LATENCY:-}" ]; then curl -s http://127.0.0.1:18091/metrics | grep "request_duration_seconds_bucket{method=\"GET\",route=\"/v1/static-export/jobs/{jobId}\"" ; fi

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -103,10 +104,19 @@ func newLogger(w interface{ Write([]byte) (int, error) }, format, level string) 
 	return nil, fmt.Errorf("--log-format: %q is not text or json", format)
 }
 
+// defaultGCPercent is the garbage collector's target for serve when GOGC is
+// not set. The server's live heap is small (a few MB) while every request
+// allocates, so Go's default of 100 collects very often; 400 trades a few
+// MB of memory for fewer collections and a shorter latency tail.
+const defaultGCPercent = 400
+
 func (f *serveFlags) run(ctx context.Context, e *env) error {
 	log, err := newLogger(e.stderr, f.logFormat, f.logLevel)
 	if err != nil {
 		return err
+	}
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(defaultGCPercent)
 	}
 	api, worker := f.role == "all" || f.role == "api", f.role == "all" || f.role == "worker"
 	if !api && !worker {

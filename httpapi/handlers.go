@@ -8,6 +8,12 @@ import (
 	"lectern.dev/lectern"
 )
 
+// Shared header values of the polled responses (never modified by net/http).
+var (
+	jsonContentType = []string{"application/json"}
+	noStore         = []string{"no-store"}
+)
+
 // ownedBy hides records of other organizations: they are "not found".
 func ownedBy(r *http.Request, orgID, what, id string) error {
 	if orgID != principalOf(r.Context()).OrgID {
@@ -135,8 +141,8 @@ func (a *api) getExport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Cache-Control", "no-store")
+	h["Content-Type"] = jsonContentType
+	h["Cache-Control"] = noStore
 	w.WriteHeader(http.StatusOK)
 	w.Write(append(e.AppendJSON(make([]byte, 0, 320)), '\n'))
 }

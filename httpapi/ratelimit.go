@@ -65,13 +65,14 @@ func (a *api) rateLimit(next http.Handler) http.Handler {
 	if a.cfg.RateLimit.Rate <= 0 {
 		return next
 	}
-	limit := strconv.Itoa(a.cfg.RateLimit.Burst)
+	limit := []string{strconv.Itoa(a.cfg.RateLimit.Burst)}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ok, remaining, reset := a.limiter.take(principalOf(r.Context()).KeyID, time.Now())
 		h := w.Header()
-		h.Set("RateLimit-Limit", limit)
-		h.Set("RateLimit-Remaining", strconv.Itoa(remaining))
-		h.Set("RateLimit-Reset", strconv.Itoa(max(reset, 1)))
+		// Canonical names, shared value slices: no allocation per request.
+		h["Ratelimit-Limit"] = limit
+		h["Ratelimit-Remaining"] = smallNumber(remaining)
+		h["Ratelimit-Reset"] = smallNumber(max(reset, 1))
 		if !ok {
 			writeError(w, r, a.log, &lectern.Error{Code: lectern.ERATELIMITED, RetryAfterSeconds: max(reset, 1),
 				Message: "Too many requests for this API key; retry after the number of seconds in Retry-After."})
@@ -79,4 +80,20 @@ func (a *api) rateLimit(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// smallNumbers are header values of the numbers 0 to 1023, shared so that
+// rate-limit headers cost no allocation; net/http never modifies them.
+var smallNumbers = func() (t [1024][]string) {
+	for i := range t {
+		t[i] = []string{strconv.Itoa(i)}
+	}
+	return t
+}()
+
+func smallNumber(n int) []string {
+	if n >= 0 && n < len(smallNumbers) {
+		return smallNumbers[n]
+	}
+	return []string{strconv.Itoa(n)}
 }

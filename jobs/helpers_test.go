@@ -343,6 +343,17 @@ func (h *fakeHandler) runLog() []runRec {
 	return append([]runRec(nil), h.runs...)
 }
 
+// waitRuns waits until Run has been called n times and every call has
+// returned, and returns the calls.
+func (h *fakeHandler) waitRuns(t *testing.T, n int) []runRec {
+	t.Helper()
+	waitFor(t, 5*time.Second, fmt.Sprintf("%d runs to return", n), func() bool {
+		runs := h.runLog()
+		return len(runs) == n && !runs[n-1].End.IsZero()
+	})
+	return h.runLog()
+}
+
 func (h *fakeHandler) failLog() []failRec {
 	h.mu.Lock()
 	defer h.mu.Unlock()
