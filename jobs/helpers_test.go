@@ -199,7 +199,7 @@ func completeExport(ctx context.Context, st store.Store, job *store.Job, lease s
 		Bundle: testBundle(job.ID), At: time.Now()})
 }
 
-// claimID claims the next export job from the test and fails unless it is id.
+// claimID claims the next job of kind from the test and fails unless it is id.
 func claimID(t *testing.T, st store.Store, kind, id, owner string, now time.Time, leaseFor time.Duration) (*store.Job, store.Lease) {
 	t.Helper()
 	j, l, err := st.ClaimJob(t.Context(), store.ClaimParams{Kinds: []string{kind}, Owner: owner, Now: now, LeaseFor: leaseFor})

@@ -33,22 +33,29 @@ type Janitor struct {
 	done     chan struct{}
 }
 
+// settings returns the janitor's settings with defaults for zero values.
+func (j *Janitor) settings() (retention time.Duration, keep int, interval time.Duration) {
+	retention, keep, interval = j.Retention, j.KeepDeployments, j.Interval
+	if retention <= 0 {
+		retention = 30 * 24 * time.Hour
+	}
+	if keep <= 0 {
+		keep = 3
+	}
+	if interval <= 0 {
+		interval = 10 * time.Minute
+	}
+	return retention, keep, interval
+}
+
 // Start runs the janitor in the background until Stop or ctx ends.
 func (j *Janitor) Start(ctx context.Context) error {
-	if j.Retention <= 0 {
-		j.Retention = 30 * 24 * time.Hour
-	}
-	if j.KeepDeployments <= 0 {
-		j.KeepDeployments = 3
-	}
-	if j.Interval <= 0 {
-		j.Interval = 10 * time.Minute
-	}
+	_, _, interval := j.settings()
 	ctx, j.cancel = context.WithCancel(ctx)
 	j.done = make(chan struct{})
 	go func() {
 		defer close(j.done)
-		t := time.NewTicker(j.Interval)
+		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {
 			if err := j.RunOnce(ctx); err != nil && ctx.Err() == nil {
@@ -82,9 +89,10 @@ func (j *Janitor) RunOnce(ctx context.Context) error {
 			first = err
 		}
 	}
+	retention, keepDeployments, _ := j.settings()
 	now := time.Now()
 	for {
-		old, err := j.Store.ListExportsBefore(ctx, now.Add(-j.Retention), 100)
+		old, err := j.Store.ListExportsBefore(ctx, now.Add(-retention), 100)
 		if err != nil {
 			keep(err)
 			break
@@ -117,7 +125,7 @@ func (j *Janitor) RunOnce(ctx context.Context) error {
 			if d.ID == p.LiveDeploymentID {
 				continue
 			}
-			if kept < j.KeepDeployments || now.Sub(d.CreatedAt) < time.Hour {
+			if kept < keepDeployments || now.Sub(d.CreatedAt) < time.Hour {
 				kept++
 				continue
 			}

@@ -95,8 +95,8 @@ func NewRunner(log *slog.Logger, st store.Store, handlers map[string]Handler, cf
 // Owner returns the runner's worker identity.
 func (r *Runner) Owner() string { return r.cfg.Owner }
 
-// Start starts the workers. They run until Stop or until ctx ends (an
-// abrupt stop: running jobs are abandoned to lease expiry).
+// Start starts the workers. They run until Stop or until ctx ends; when ctx
+// ends, running jobs are canceled and given back to the queue.
 func (r *Runner) Start(ctx context.Context) error {
 	ctx, r.hardStop = context.WithCancel(ctx)
 	for i := 0; i < r.cfg.Workers; i++ {
@@ -247,7 +247,7 @@ func (r *Runner) settle(ctx, jctx context.Context, h Handler, job *store.Job, le
 	case runErr == nil:
 		log.Info("job finished")
 		return "done"
-	case errors.Is(context.Cause(jctx), errLeaseLost):
+	case errors.Is(context.Cause(jctx), errLeaseLost) || r.leaseLost(bg, lease, runErr):
 		log.Warn("job lease lost; another worker has it")
 		return "lease_lost"
 	case ctx.Err() != nil || r.stopping() && errors.Is(runErr, context.Canceled):
@@ -266,11 +266,31 @@ func (r *Runner) settle(ctx, jctx context.Context, h Handler, job *store.Job, le
 		return "retried"
 	default:
 		log.Error("job failed", "err", runErr)
-		if err := h.Fail(bg, job, lease, runErr); err != nil {
+		if err := safeFail(bg, h, job, lease, runErr); err != nil {
 			log.Error("could not record the failure", "err", err)
 		}
 		return "failed"
 	}
+}
+
+// leaseLost reports whether a run that ended with a conflict did so because
+// another worker took the job over (the handler's own fenced write was
+// refused before the heartbeat noticed).
+func (r *Runner) leaseLost(ctx context.Context, lease store.Lease, runErr error) bool {
+	if lectern.ErrorCode(runErr) != lectern.ECONFLICT {
+		return false
+	}
+	return lectern.ErrorCode(r.store.ExtendLease(ctx, lease, time.Now().Add(r.cfg.LeaseFor))) == lectern.ECONFLICT
+}
+
+// safeFail calls h.Fail, turning a panic into an error.
+func safeFail(ctx context.Context, h Handler, job *store.Job, lease store.Lease, cause error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("recording the failure panicked: %v", p)
+		}
+	}()
+	return h.Fail(ctx, job, lease, cause)
 }
 
 // retryable reports whether another attempt may succeed: internal and
@@ -331,7 +351,18 @@ func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.NewInvalidMetric(c.desc, err)
 		return
 	}
+	// Known kinds and states are always reported, as 0 when empty.
+	for _, kind := range []string{store.KindUpdate, store.KindExport} {
+		if counts[kind] == nil {
+			counts[kind] = map[string]int{}
+		}
+	}
 	for kind, states := range counts {
+		for _, state := range []string{"queued", "running", "done"} {
+			if _, ok := states[state]; !ok {
+				states[state] = 0
+			}
+		}
 		for state, n := range states {
 			ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(n), kind, state)
 		}

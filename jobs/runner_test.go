@@ -730,9 +730,18 @@ func TestRunnerMetrics(t *testing.T) {
 		}
 		gauges[l["kind"]][l["state"]] = int(mt.GetGauge().GetValue())
 	}
+	// Every known kind and state is reported, 0 when empty; the others
+	// equal CountJobs.
 	counts := countJobs(t, st)
-	if fmt.Sprint(gauges) != fmt.Sprint(counts) {
-		t.Errorf("lectern_jobs gauges %v, want CountJobs %v", gauges, counts)
+	for _, kind := range []string{store.KindUpdate, store.KindExport} {
+		for _, state := range []string{"queued", "running", "done"} {
+			if got, want := gauges[kind][state], counts[kind][state]; got != want {
+				t.Errorf("lectern_jobs{kind=%q,state=%q} = %d, want %d (CountJobs %v)", kind, state, got, want, counts)
+			}
+			if _, ok := gauges[kind][state]; !ok {
+				t.Errorf("lectern_jobs{kind=%q,state=%q} missing; empty states must read 0", kind, state)
+			}
+		}
 	}
 	if gauges[store.KindExport]["done"] != 2 || gauges[store.KindUpdate]["queued"] != 1 {
 		t.Errorf("lectern_jobs gauges %v, want export done 2 and update queued 1", gauges)
