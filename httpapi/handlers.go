@@ -22,14 +22,24 @@ func ownedBy(r *http.Request, orgID, what, id string) error {
 	return nil
 }
 
-// triggerUpdate is POST /v1/project/update/{projectId}.
-func (a *api) triggerUpdate(w http.ResponseWriter, r *http.Request) {
+// readNoBody reads the body of an operation that takes none, answering
+// the error itself when the body is too large or not empty.
+func (a *api) readNoBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	body, err := readBody(w, r, a.cfg.MaxBodyBytes)
 	if err == nil {
 		err = requireNoBody(body)
 	}
 	if err != nil {
 		writeError(w, r, a.log, err)
+		return nil, false
+	}
+	return body, true
+}
+
+// triggerUpdate is POST /v1/project/update/{projectId}.
+func (a *api) triggerUpdate(w http.ResponseWriter, r *http.Request) {
+	body, ok := a.readNoBody(w, r)
+	if !ok {
 		return
 	}
 	a.idempotent(w, r, body, func(w http.ResponseWriter) {
@@ -168,12 +178,8 @@ type bundleLink struct {
 // createBundle is POST /v1/static-export/jobs/{jobId}/bundle: the archive
 // was built by the job; each call signs a fresh link to it.
 func (a *api) createBundle(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(w, r, a.cfg.MaxBodyBytes)
-	if err == nil {
-		err = requireNoBody(body)
-	}
-	if err != nil {
-		writeError(w, r, a.log, err)
+	body, ok := a.readNoBody(w, r)
+	if !ok {
 		return
 	}
 	a.idempotent(w, r, body, func(w http.ResponseWriter) {
