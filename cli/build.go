@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"lectern.dev/lectern"
+	"lectern.dev/lectern/render"
+)
+
+type buildFlags struct {
+	out      string
+	basePath string
+	export   bool
+	siteURL  string
+}
+
+func buildCmd(e *env) *cobra.Command {
+	f := &buildFlags{}
+	cmd := &cobra.Command{
+		Use:   "build [flags] SOURCE_DIR",
+		Short: "Render a docs folder (docs.json or mint.json + MDX) to a static site",
+		Long: `Render a Mintlify-format docs folder to a static site, with the renderer that
+live deployments and exports use. Content problems (an unknown component, a
+missing image) are warnings; the command fails only when the site would be
+unusable (no config and no pages, invalid JSON, a navigation page that does
+not exist). The previous output stays in place until the new build succeeds.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return f.run(cmd.Context(), e, args[0])
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.out, "out", "site", "output folder (replaced when the build succeeds)")
+	fl.StringVar(&f.basePath, "base-path", "", "URL path the site is served under, like /docs")
+	fl.BoolVar(&f.export, "export", false, "export form: pages at .html paths with relative links, for any static server and file://")
+	fl.StringVar(&f.siteURL, "site-url", "", "absolute URL of the site, for the sitemap and canonical links (e.g. https://docs.acme.com)")
+	return cmd
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
+	root, err := os.OpenRoot(source)
+	if err != nil {
+		return fmt.Errorf("source %s: %w", source, err)
+	}
+	defer root.Close()
+	out, err := filepath.Abs(f.out)
+	if err != nil {
+		return err
+	}
+	if abs, _ := filepath.Abs(source); abs == out {
+		return errors.New("--out must not be the source folder")
+	}
+	parent := filepath.Dir(out)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(out)+".building-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	var bar *progressbar.ProgressBar
+	progress := func(done, total int) {}
+	if isTerminal(e.stderr) {
+		progress = func(done, total int) {
+			if bar == nil {
+				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(e.stderr), progressbar.OptionSetDescription("rendering"),
+					progressbar.OptionShowCount(), progressbar.OptionSetItsString("pages"), progressbar.OptionShowIts(),
+					progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
+			}
+			bar.Set(done)
+		}
+	}
+	start := time.Now()
+	res, err := render.Build(ctx, root.FS(), &render.DirOutput{Dir: tmp}, render.Options{
+		BasePath: f.basePath, Export: f.export, SiteURL: f.siteURL, Progress: progress})
+	if bar != nil {
+		bar.Finish()
+	}
+	if res != nil {
+		for _, w := range res.Warnings {
+			fmt.Fprintln(e.stderr, "warning:", w.String())
+		}
+	}
+	if err != nil {
+		if lectern.ErrorCode(err) == lectern.EINVALID {
+			return &exitError{code: 1, err: fmt.Errorf("build failed: %s", lectern.ErrorMessage(err))}
+		}
+		return err
+	}
+	// Swap the new site in; the old one is removed only after.
+	old := ""
+	if _, err := os.Stat(out); err == nil {
+		old = tmp + ".old"
+		if err := os.Rename(out, old); err != nil {
+			return fmt.Errorf("replace %s: %w", out, err)
+		}
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		if old != "" {
+			os.Rename(old, out)
+		}
+		return fmt.Errorf("replace %s: %w", out, err)
+	}
+	if old != "" {
+		os.RemoveAll(old)
+	}
+	form := "live"
+	if f.export {
+		form = "export"
+	}
+	fmt.Fprintf(e.stdout, "Built %d pages (%d files, %s form) into %s in %s with %d warnings.\n",
+		res.Pages, res.Files, form, f.out, time.Since(start).Round(time.Millisecond), len(res.Warnings))
+	return nil
+}
