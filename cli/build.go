@@ -21,6 +21,8 @@ type buildFlags struct {
 	basePath string
 	export   bool
 	siteURL  string
+	cacheDir string
+	remote   bool
 }
 
 func buildCmd(e *env) *cobra.Command {
@@ -43,6 +45,8 @@ not exist). The previous output stays in place until the new build succeeds.`,
 	fl.StringVar(&f.basePath, "base-path", "", "URL path the site is served under, like /docs")
 	fl.BoolVar(&f.export, "export", false, "export form: pages at .html paths with relative links, for any static server and file://")
 	fl.StringVar(&f.siteURL, "site-url", "", "absolute URL of the site, for the sitemap and canonical links (e.g. https://docs.acme.com)")
+	fl.StringVar(&f.cacheDir, "cache-dir", "", "keep a content-hash cache here, so a rebuild renders only what changed")
+	fl.BoolVar(&f.remote, "allow-remote", false, "fetch OpenAPI documents that docs.json names by URL")
 	return cmd
 }
 
@@ -92,8 +96,14 @@ func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
 		}
 	}
 	start := time.Now()
-	res, err := render.Build(ctx, root.FS(), &render.DirOutput{Dir: tmp}, render.Options{
-		BasePath: f.basePath, Export: f.export, SiteURL: f.siteURL, Progress: progress})
+	dst := &render.DirOutput{Dir: tmp}
+	if f.cacheDir != "" {
+		if _, err := os.Stat(out); err == nil {
+			dst.Prev = out // unchanged pages are linked from the previous build
+		}
+	}
+	res, err := render.Build(ctx, root.FS(), dst, render.Options{
+		BasePath: f.basePath, Export: f.export, SiteURL: f.siteURL, Progress: progress, CacheDir: f.cacheDir, AllowRemote: f.remote})
 	if bar != nil {
 		bar.Finish()
 	}
@@ -129,7 +139,11 @@ func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
 	if f.export {
 		form = "export"
 	}
-	fmt.Fprintf(e.stdout, "Built %d pages (%d files, %s form) into %s in %s with %d warnings.\n",
-		res.Pages, res.Files, form, f.out, time.Since(start).Round(time.Millisecond), len(res.Warnings))
+	reused := ""
+	if res.Reused > 0 {
+		reused = fmt.Sprintf(", %d unchanged", res.Reused)
+	}
+	fmt.Fprintf(e.stdout, "Built %d pages (%d files%s, %s form) into %s in %s with %d warnings.\n",
+		res.Pages, res.Files, reused, form, f.out, time.Since(start).Round(time.Millisecond), len(res.Warnings))
 	return nil
 }

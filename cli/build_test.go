@@ -46,3 +46,49 @@ func TestBuildCommand(t *testing.T) {
 		t.Fatal("missing source accepted")
 	}
 }
+
+// TestBuildCacheKeepsSite rebuilds the starter corpus (it has API pages
+// with a playground) from the cache and checks the output is the same,
+// file for file and byte for byte, with every page reused.
+func TestBuildCacheKeepsSite(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out, cache := filepath.Join(dir, "site"), filepath.Join(dir, "cache")
+	build := func() string {
+		var o, e bytes.Buffer
+		if err := cli.Run(context.Background(), []string{"build", "--cache-dir", cache, "--out", out, "../../shared/corpus/mintlify-starter"},
+			noEnv, strings.NewReader(""), &o, &e); err != nil {
+			t.Fatalf("build: %v\n%s", err, e.String())
+		}
+		return o.String()
+	}
+	snapshot := func() map[string]string {
+		files := map[string]string{}
+		filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				b, _ := os.ReadFile(p)
+				rel, _ := filepath.Rel(out, p)
+				files[rel] = string(b)
+			}
+			return nil
+		})
+		return files
+	}
+	build()
+	first := snapshot()
+	if summary := build(); !strings.Contains(summary, "17 unchanged") {
+		t.Fatalf("rebuild did not reuse the pages: %q", summary)
+	}
+	second := snapshot()
+	if len(first) != len(second) {
+		t.Fatalf("rebuild has %d files, first build %d", len(second), len(first))
+	}
+	for name, content := range first {
+		if second[name] != content {
+			t.Errorf("%s differs after a cached rebuild", name)
+		}
+	}
+	if _, ok := second[filepath.Join("_lectern", "playground.js")]; !ok {
+		t.Error("playground.js missing after a cached rebuild")
+	}
+}

@@ -25,8 +25,23 @@ type Options struct {
 	// sitemap lists paths only and pages have no canonical link.
 	SiteURL string
 	// Progress, when set, is called once with (0, total) before the first
-	// page and then after each page with done from 1 to total.
+	// page and then after each page with done from 1 to total, in order,
+	// from the goroutine that called Build.
 	Progress func(done, total int)
+	// CacheDir, when set, is a folder where the build keeps a manifest of
+	// its inputs and outputs (cache.go), so that the next build into the
+	// same DirOutput re-renders only the pages whose inputs changed: the
+	// page's source, the snippets it imports, its section's sidebar and
+	// its neighbours' titles. A change of the configuration, the options,
+	// the set of files, any non-page file or the renderer rebuilds all.
+	// The output is the same as that of a build without a cache.
+	CacheDir string
+	// AllowRemote lets the build fetch OpenAPI documents named by an
+	// http(s) URL; when false they are not fetched and a Warning says so.
+	AllowRemote bool
+	// DisablePlayground leaves the "Try it" API playground out of OpenAPI
+	// operation pages (and _lectern/playground.js out of the output).
+	DisablePlayground bool
 }
 
 // Warning is a non-fatal problem of the source, with file and line when
@@ -56,6 +71,9 @@ type Result struct {
 	Pages int
 	// Files is the number of files written to the Output.
 	Files int
+	// Reused is the number of pages kept from the previous build rather
+	// than rendered again (Options.CacheDir); they count in Files.
+	Reused int
 	// Warnings are the content problems found, in the order found.
 	Warnings []Warning
 	// Config is the configuration used, with the navigation built.
@@ -84,7 +102,13 @@ type site struct {
 	mods      map[string]*module // parsed files
 	redirects *redirectTable
 	theme     *theme
+	cache     *buildCache       // nil without Options.CacheDir
+	srcSums   map[string]string // page path → hash of its source, with a cache
+	reused    int
+	base      *site // read-only snapshot for the page renderers (parallel.go)
 	search    []searchEntry
+	mermaid   *mermaidUse // whether a page has a mermaid diagram (mermaid.go)
+	api       *apiState   // OpenAPI documents and generated pages (openapi_page.go)
 }
 
 // Build renders the docs tree src (its root holds docs.json or mint.json;
@@ -116,9 +140,23 @@ func Build(ctx context.Context, src fs.FS, out Output, opts Options) (*Result, e
 		src: src, opts: opts, out: out, w: &warner{},
 		pages: map[string]*page{}, entries: map[string]NavEntry{},
 		files: map[string]bool{}, mods: map[string]*module{},
+		mermaid: &mermaidUse{},
+	}
+	var prevManifest func() (*cacheManifest, error)
+	if opts.CacheDir != "" {
+		s.srcSums = map[string]string{}
+		prevManifest = readManifest(opts.CacheDir) // read while the source loads
 	}
 	if err := s.load(); err != nil {
+		if prevManifest != nil {
+			prevManifest()
+		}
 		return nil, err
+	}
+	if opts.CacheDir != "" {
+		if s.cache, err = openCache(s, prevManifest); err != nil {
+			return nil, err
+		}
 	}
 	total := len(s.order)
 	progress := func(done int) {
@@ -127,24 +165,49 @@ func Build(ctx context.Context, src fs.FS, out Output, opts Options) (*Result, e
 		}
 	}
 	progress(0)
-	for i, p := range s.order {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	s.prewarmSidebars()
+	s.search = make([]searchEntry, 0, total)
+	// Pages are rendered in parallel and written in order (parallel.go).
+	render := s.renderOne
+	if s.cache != nil {
+		render = s.cache.page(s)
+	}
+	err = s.renderPages(ctx, render, func(i int, r pageResult) error {
+		name := s.order[i].path + ".html"
+		if r.reused {
+			s.written++
+			s.reused++
+		} else if err := s.write(name, r.data); err != nil {
+			return err
 		}
-		data, entry := s.renderPage(p, p.path+".html")
-		if err := s.write(p.path+".html", data); err != nil {
-			return nil, err
+		if s.cache != nil {
+			s.cache.record(s, i, r)
 		}
-		s.search = append(s.search, entry)
+		s.w.merge(r.warns)
+		s.search = append(s.search, r.entry)
 		progress(i + 1)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	saved := make(chan error, 1)
+	if s.cache != nil {
+		go func() { saved <- s.cache.save() }() // while the site files are written
+	} else {
+		saved <- nil
+	}
 	if err := s.writeSiteFiles(); err != nil {
+		<-saved
 		return nil, err
 	}
-	return &Result{Pages: total, Files: s.written, Warnings: s.w.sorted(), Config: s.cfg}, nil
+	if err := <-saved; err != nil {
+		return nil, err
+	}
+	return &Result{Pages: total, Files: s.written, Reused: s.reused, Warnings: s.w.sorted(), Config: s.cfg}, nil
 }
 
 // cleanBasePath normalises Options.BasePath to "" or "/a/b".
@@ -188,6 +251,7 @@ func (s *site) load() error {
 	if err != nil {
 		return err
 	}
+	s.openAPINav(cfg)
 	switch {
 	case cfg == nil && len(pageFiles) == 0:
 		return lectern.Errorf(lectern.EINVALID, "no docs.json, mint.json or .mdx/.md page found")
@@ -209,7 +273,11 @@ func (s *site) load() error {
 		source = "navigation"
 	}
 	var missing []string
+	var jobs []loadJob
 	for _, e := range cfg.Nav.Pages() {
+		if s.openAPIGenerated(e) {
+			continue
+		}
 		if !fs.ValidPath(e.Page) || strings.Contains(e.Page, "..") {
 			return lectern.Errorf(lectern.EINVALID, "%s: navigation page %q is not a valid path", source, e.Page)
 		}
@@ -221,14 +289,7 @@ func (s *site) load() error {
 			missing = append(missing, e.Page)
 			continue
 		}
-		data, err := fs.ReadFile(s.src, file)
-		if err != nil {
-			return fmt.Errorf("render: read %s: %w", file, err)
-		}
-		p := loadPage(e.Page, file, string(data), s.w)
-		s.pages[e.Page] = p
-		s.entries[e.Page] = e
-		s.order = append(s.order, p)
+		jobs = append(jobs, loadJob{entry: e, file: file})
 	}
 	if len(missing) > 0 {
 		more := ""
@@ -237,6 +298,10 @@ func (s *site) load() error {
 		}
 		return lectern.Errorf(lectern.EINVALID, "%s: navigation page %q not found (no %s.mdx or .md)%s",
 			source, missing[0], missing[0], more)
+	}
+	// Read and parse the pages in parallel, in navigation order (parallel.go).
+	if err := s.loadPages(jobs); err != nil {
+		return err
 	}
 	s.theme = newTheme(s)
 	return nil
@@ -255,7 +320,7 @@ func (s *site) write(name string, data []byte) error {
 func (s *site) renderPage(p *page, outName string) ([]byte, searchEntry) {
 	body := s.renderBody(p, outName)
 	toc := tableOfContents(body)
-	data := s.theme.page(p, outName, body, toc)
+	data := s.theme.page(p, outName, s.withMermaid(body, outName), toc)
 	return data, s.searchEntry(p, body, toc)
 }
 
@@ -274,7 +339,7 @@ func (s *site) renderBody(p *page, outName string) (body string) {
 		mod = s.parseModule(p.file, p.body, p.bodyLine)
 	}
 	r := &renderer{s: s, pg: p, out: outName, ids: newHeadingIDs()}
-	return openAPIBlock(p.fm.OpenAPI) + r.flow(mod.nodes, &scope{mod: mod}, flowOpts{})
+	return s.openAPIBody(r, p, mod, r.flow(mod.nodes, &scope{mod: mod}, flowOpts{}))
 }
 
 // writeSiteFiles writes everything but the pages: the index copy, 404,
@@ -307,7 +372,19 @@ func (s *site) writeSiteFiles() error {
 		}
 		generated[name] = true
 	}
+	for _, f := range s.themeFiles() { // theme.go: theme-init.js, search-index.js, redirect pages
+		if err := s.write(f.name, f.data); err != nil {
+			return err
+		}
+		generated[f.name] = true
+	}
+	if err := s.writeMermaidAssets(); err != nil { // mermaid.go
+		return err
+	}
 	generated["index.html"] = true
+	if err := s.writeOpenAPIFiles(generated); err != nil {
+		return err
+	}
 	for _, f := range sortedKeys(s.files) {
 		base := path.Base(f)
 		if isPageFile(f) || base == "docs.json" || base == "mint.json" {

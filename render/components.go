@@ -88,21 +88,9 @@ func (c *call) image(name string) string {
 	return u
 }
 
-// icon renders an icon attribute: a local image, or a named icon left to
-// the theme.
-func (c *call) icon(name string) string {
-	ic := c.str(name)
-	switch {
-	case ic == "":
-		return ""
-	case strings.ContainsAny(ic, "/.") || strings.HasPrefix(ic, "<"):
-		if u := c.image(name); u != "" {
-			return `<img class="lc-icon" src="` + esc(u) + `" alt="" aria-hidden="true">`
-		}
-		return ""
-	}
-	return `<span class="lc-icon" data-icon="` + esc(ic) + `" aria-hidden="true"></span>`
-}
+// icon renders an icon attribute: a local image, or a named icon as
+// inline SVG (icons.go).
+func (c *call) icon(name string) string { return c.renderIcon(name, 0, "") }
 
 func (c *call) inlineTag() string {
 	if c.n.block {
@@ -271,7 +259,13 @@ func field(class string) componentFunc {
 	}
 }
 
-func iconComponent(c *call) string { return c.icon("icon") }
+func iconComponent(c *call) string {
+	size, _ := strconv.Atoi(strings.TrimSuffix(c.str("size"), "px"))
+	if size < 0 || size > 512 {
+		size = 0
+	}
+	return c.renderIcon("icon", size, safeColor(c.str("color")))
+}
 
 func tooltip(c *call) string {
 	return `<span class="lc-tooltip" title="` + esc(c.str("tip")) + `">` + unwrapParagraph(c.kids()) + "</span>"

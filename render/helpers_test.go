@@ -277,6 +277,9 @@ func checkNoExternalRefs(t *testing.T, files map[string][]byte) {
 		default:
 			continue
 		}
+		if name == mermaidLibFile { // vendored library: "@import" etc. are CSS strings it parses, not loads
+			continue
+		}
 		text := string(files[name])
 		if i, found := externalRef(text); found {
 			t.Errorf("%s references another host: …%s…", name, text[max(0, i-60):min(len(text), i+80)])

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"html"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/yuin/goldmark"
@@ -51,6 +53,11 @@ func newMarkdown() goldmark.Markdown {
 // markdown renders src, the Markdown of one flow, rewriting links and
 // images for the page. lm maps src lines to file lines for warnings.
 func (r *renderer) markdown(src string, lm *lineMap, sc *scope) string {
+	if limited, at, changed := limitNesting(src); changed {
+		r.warn(sc, lm.at(strings.Count(src[:at], "\n")),
+			"Markdown nested more than %d levels deep (brackets, lists or quotes); the deeper markers are shown as text", maxMarkdownNesting)
+		src = limited
+	}
 	source := []byte(src)
 	pc := parser.NewContext(parser.WithIDs(r.ids))
 	doc := md.Parser().Parse(text.NewReader(source), parser.WithContext(pc))
@@ -203,35 +210,41 @@ func renderFence(w util.BufWriter, source []byte, n ast.Node, entering bool) (as
 	if fc.Info != nil {
 		info = string(fc.Info.Segment.Value(source))
 	}
-	lang, title := parseCodeInfo(info)
-	_, _ = w.WriteString(`<div class="lc-code">`)
-	if title != "" {
-		_, _ = w.WriteString(`<div class="lc-code-title">` + html.EscapeString(title) + `</div>`)
-	}
-	_, _ = w.WriteString("<pre><code")
-	if lang != "" {
-		_, _ = w.WriteString(` class="language-` + lang + `"`)
-	}
-	_ = w.WriteByte('>')
+	cb := parseCodeInfo(info)
+	var code strings.Builder
 	for i := 0; i < fc.Lines().Len(); i++ {
 		line := fc.Lines().At(i)
-		_, _ = w.WriteString(html.EscapeString(string(line.Value(source))))
+		code.Write(line.Value(source))
 	}
-	_, _ = w.WriteString("</code></pre></div>\n")
+	cb.code = code.String()
+	buf := codeBufs.Get().(*bytes.Buffer)
+	buf.Reset()
+	if strings.EqualFold(cb.lang, "mermaid") {
+		writeMermaid(buf, cb.code)
+	} else {
+		writeCodeBlock(buf, cb)
+	}
+	_, _ = w.Write(buf.Bytes())
+	codeBufs.Put(buf)
 	return ast.WalkSkipChildren, nil
 }
 
+var codeBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
 var codeFlags = map[string]bool{"lines": true, "wrap": true, "expandable": true, "twoslash": true, "showLineNumbers": true}
 
-// parseCodeInfo splits a fence's info string into a language (safe for a
-// class name) and a title.
-func parseCodeInfo(info string) (lang, title string) {
+// parseCodeInfo reads a fence's info string, as Mintlify writes it:
+// ```lang title {1,3-5}, ```lang Title Here highlight={2} lines wrap,
+// ```lang title="x.py": a language (safe for an attribute), a title and
+// the lines to highlight.
+func parseCodeInfo(info string) codeBlock {
+	var cb codeBlock
 	toks := splitQuoted(info)
 	if len(toks) == 0 {
-		return "", ""
+		return cb
 	}
 	if first := toks[0]; !strings.ContainsAny(first, "={") {
-		lang = strings.Map(func(r rune) rune {
+		cb.lang = strings.Map(func(r rune) rune {
 			if r < 128 && (isNameByte(byte(r)) || r == '+' || r == '#') {
 				return r
 			}
@@ -243,18 +256,50 @@ func parseCodeInfo(info string) (lang, title string) {
 	for _, t := range toks {
 		k, v, hasEq := strings.Cut(t, "=")
 		switch {
-		case strings.HasPrefix(t, "{") || codeFlags[t]:
-		case hasEq && k == "title":
-			title = strings.Trim(v, `"'`)
+		case strings.HasPrefix(t, "{"):
+			cb.highlight = append(cb.highlight, parseLineRanges(t)...)
+		case codeFlags[t]:
+		case hasEq && (k == "title" || k == "filename"):
+			cb.title = strings.Trim(v, `"'`)
+		case hasEq && (k == "highlight" || k == "lines" || k == "hl"):
+			cb.highlight = append(cb.highlight, parseLineRanges(v)...)
 		case hasEq:
 		default:
 			words = append(words, strings.Trim(t, `"'`))
 		}
 	}
-	if title == "" {
-		title = strings.Join(words, " ")
+	if cb.title == "" {
+		cb.title = strings.Join(words, " ")
 	}
-	return lang, title
+	cb.highlight = normalizeRanges(cb.highlight)
+	return cb
+}
+
+// parseLineRanges reads "{1,3-5}" (braces and quotes optional).
+func parseLineRanges(s string) []lineRange {
+	s = strings.Trim(s, `{}"' `)
+	var out []lineRange
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		a, b, isRange := strings.Cut(part, "-")
+		from, err1 := strconv.Atoi(strings.TrimSpace(a))
+		to := from
+		var err2 error
+		if isRange {
+			to, err2 = strconv.Atoi(strings.TrimSpace(b))
+		}
+		if err1 != nil || err2 != nil || from < 1 || to < from || to-from > 100000 {
+			continue
+		}
+		out = append(out, lineRange{from, to})
+	}
+	return out
+}
+
+// normalizeRanges sorts ranges by start, as the line emitter needs.
+func normalizeRanges(r []lineRange) []lineRange {
+	sort.Slice(r, func(i, j int) bool { return r[i].from < r[j].from })
+	return r
 }
 
 // splitQuoted splits s at spaces outside quotes and braces.

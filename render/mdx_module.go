@@ -148,8 +148,15 @@ func (p *mdxParser) export() {
 		p.stopParen = true
 		b.body, _ = p.parseFlow(nil)
 		p.stopParen = false
+		if off := nextStatement(p.src[k+1 : p.pos]); off >= 0 {
+			p.warn(start, "export const %s: its body runs into the statement on line %d; is a ) missing?",
+				name, p.lineOf(k+1+off))
+		}
 		if p.pos < len(p.src) && p.src[p.pos] == ')' {
 			p.pos++
+			if e := p.pos; !onlySpaceAfter(p.src, e) && !(p.src[e] == ';' && onlySpaceAfter(p.src, e+1)) {
+				p.warn(start, "export const %s: unexpected text after the component's closing )", name)
+			}
 		} else {
 			p.warn(start, "export const %s: missing ) at the end of the component", name)
 		}
@@ -172,6 +179,9 @@ func (p *mdxParser) export() {
 	}
 	if p.esm.exports == nil {
 		p.esm.exports = map[string]*binding{}
+	}
+	if p.esm.exports[name] != nil {
+		p.warn(start, "export const %s is defined more than once; the last definition is used", name)
 	}
 	p.esm.exports[name] = b
 }
@@ -198,6 +208,18 @@ func parseParams(s string) (params []param, whole string) {
 		params = append(params, param{name: name, def: strings.TrimSpace(def)})
 	}
 	return params, ""
+}
+
+// nextStatement returns the offset in body of a line that starts with an
+// import or export statement, or -1: a component body that holds one is
+// most likely missing its closing parenthesis.
+func nextStatement(body string) int {
+	for _, kw := range []string{"\nexport ", "\nimport "} {
+		if k := strings.Index(body, kw); k >= 0 {
+			return k + 1
+		}
+	}
+	return -1
 }
 
 // lineEnd returns the offset of the newline ending the line holding i, or
@@ -251,6 +273,10 @@ func (s *site) loadModule(file string) *module {
 	}
 	src := normalizeNewlines(string(data))
 	_, body, bodyLine, _ := splitFrontMatter(src)
+	if len(src) > maxPageSource {
+		s.w.add(file, 1, "snippet source larger than %d MiB (%s); its content is not shown", maxPageSource>>20, byteSize(len(src)))
+		body = tooLargeNotice(len(src))
+	}
 	return s.parseModule(file, body, bodyLine)
 }
 

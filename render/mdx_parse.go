@@ -74,19 +74,25 @@ type mdxParser struct {
 	// noClose maps a raw-content tag name to an offset after which it has
 	// no closing tag.
 	noClose map[string]int
+	// exprs bounds the work of finding the ends of expressions.
+	exprs *exprLimiter
 }
 
 func newParser(src, file string, lineBase int, mdx bool, w *warner) *mdxParser {
-	return &mdxParser{src: src, file: file, lineBase: lineBase, lineNum: lineBase, mdx: mdx, w: w}
+	return &mdxParser{src: src, file: file, lineBase: lineBase, lineNum: lineBase, mdx: mdx, w: w,
+		exprs: newExprLimiter(len(src))}
 }
 
 // lineOf returns the file line of offset off.
 func (p *mdxParser) lineOf(off int) int {
 	off = min(max(off, 0), len(p.src))
 	if off < p.lineOff {
-		p.lineOff, p.lineNum = 0, p.lineBase
+		// Count back from the last lookup rather than from the start,
+		// which on a long line of elements would make lookups quadratic.
+		p.lineNum -= strings.Count(p.src[off:p.lineOff], "\n")
+	} else {
+		p.lineNum += strings.Count(p.src[p.lineOff:off], "\n")
 	}
-	p.lineNum += strings.Count(p.src[p.lineOff:off], "\n")
 	p.lineOff = off
 	return p.lineNum
 }
@@ -104,17 +110,18 @@ func (p *mdxParser) atLineStart() bool {
 // (returning closed false, except at the top level).
 func (p *mdxParser) parseFlow(stack []string) (nodes []*node, closed bool) {
 	var text strings.Builder
-	textStart := -1
+	textStart, textLine := -1, 0
 	flush := func() {
 		if text.Len() > 0 {
-			nodes = append(nodes, &node{kind: nText, text: text.String(), line: p.lineOf(textStart)})
+			nodes = append(nodes, &node{kind: nText, text: text.String(), line: textLine})
 			text.Reset()
 		}
 		textStart = -1
 	}
 	emit := func(from, to int) {
 		if textStart < 0 {
-			textStart = from
+			// The line is looked up now, while the scan moves forward.
+			textStart, textLine = from, p.lineOf(from)
 		}
 		text.WriteString(p.src[from:to])
 	}
@@ -188,7 +195,7 @@ func (p *mdxParser) parseFlow(stack []string) (nodes []*node, closed bool) {
 				p.pos++
 				continue
 			}
-			end := exprEnd(p.src, start)
+			end := p.exprs.end(p.src, start)
 			if end < 0 {
 				// Keep the rest of the line as text, so that a line of
 				// unbalanced braces is scanned once.
@@ -249,7 +256,7 @@ func contains(list []string, s string) bool {
 // followed by its would-be children when it is never closed.
 func (p *mdxParser) element(stack []string) ([]*node, bool) {
 	start := p.pos
-	tag, end, ok := openTag(p.src, start)
+	tag, end, ok := openTag(p.src, start, p.exprs)
 	if !ok {
 		if start+1 < len(p.src) && isUpper(p.src[start+1]) {
 			p.warn(start, "malformed tag %q; shown as text", firstLine(p.src[start:], 40))

@@ -175,7 +175,8 @@ type tagInfo struct {
 
 // openTag parses an opening tag at s[i] == '<': <name attrs>, <name attrs/>
 // or the fragment <>. It returns the offset just past it.
-func openTag(s string, i int) (t tagInfo, end int, ok bool) {
+// Expression attributes are scanned through l (which may be nil).
+func openTag(s string, i int, l *exprLimiter) (t tagInfo, end int, ok bool) {
 	j := i + 1
 	if j < len(s) && s[j] == '>' {
 		return tagInfo{}, j + 1, true
@@ -208,7 +209,7 @@ func openTag(s string, i int) (t tagInfo, end int, ok bool) {
 			}
 			return t, 0, false
 		case c == '{': // {...spread} or {/* comment */}
-			e := exprEnd(s, j)
+			e := l.end(s, j)
 			if e < 0 {
 				return t, 0, false
 			}
@@ -242,7 +243,7 @@ func openTag(s string, i int) (t tagInfo, end int, ok bool) {
 					a.kind, a.val = aString, s[k+1:k+1+e]
 					k += e + 2
 				case '{':
-					e := exprEnd(s, k)
+					e := l.end(s, k)
 					if e < 0 {
 						return t, 0, false
 					}
@@ -270,13 +271,64 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
 // braces cannot make scanning quadratic.
 const maxExprLength = 16 << 10
 
-// exprEnd returns the offset just past the '}' matching s[i] == '{', or -1.
-// It skips strings, template literals and comments; a quote with no closing
-// quote on its line is taken as an apostrophe in JSX text.
-func exprEnd(s string, i int) int {
+// shortExprLength is the bound on an expression's length once a source
+// has used up its scanning budget (see exprLimiter).
+const shortExprLength = 1 << 10
+
+// exprLimiter keeps the total work of finding the ends of the expressions
+// of one source linear in its size. Each '{' that does not start a complete
+// expression (a brace in prose, an unclosed attribute) costs a scan of up
+// to maxExprLength bytes, so many of them would cost time quadratic in the
+// size of the source. Scans are charged to a budget proportional to the
+// source; once it is spent, expressions are limited to shortExprLength.
+// And a scan is skipped at once when no '}' follows within reach.
+type exprLimiter struct {
+	budget int
+	// nextClose is the offset of the first '}' at or after nextFrom, or
+	// -1 when there is none.
+	nextFrom, nextClose int
+}
+
+func newExprLimiter(n int) *exprLimiter {
+	return &exprLimiter{budget: 4*n + 1<<20, nextFrom: -1}
+}
+
+// end returns the offset just past the '}' matching s[i] == '{', or -1.
+// A nil limiter scans up to maxExprLength bytes.
+func (l *exprLimiter) end(s string, i int) int {
+	if l == nil {
+		return exprEnd(s, i, maxExprLength)
+	}
+	if l.nextFrom < 0 || i < l.nextFrom || (l.nextClose >= 0 && i > l.nextClose) {
+		l.nextFrom, l.nextClose = i, -1
+		if k := strings.IndexByte(s[i:], '}'); k >= 0 {
+			l.nextClose = i + k
+		}
+	}
+	limit := maxExprLength
+	if l.budget <= 0 {
+		limit = shortExprLength
+	}
+	if l.nextClose < 0 || l.nextClose-i >= limit {
+		return -1
+	}
+	e := exprEnd(s, i, limit)
+	if e < 0 {
+		l.budget -= min(len(s)-i, limit)
+	} else {
+		l.budget -= e - i
+	}
+	return e
+}
+
+// exprEnd returns the offset just past the '}' matching s[i] == '{', or -1
+// when there is none within limit bytes. It skips strings, template
+// literals and comments; a quote with no closing quote on its line is taken
+// as an apostrophe in JSX text.
+func exprEnd(s string, i, limit int) int {
 	depth := 0
-	if len(s)-i > maxExprLength {
-		s = s[:i+maxExprLength]
+	if len(s)-i > limit {
+		s = s[:i+limit]
 	}
 	for i < len(s) {
 		switch c := s[i]; c {

@@ -51,7 +51,7 @@ func TestMDXRendering(t *testing.T) {
 	}{
 		{name: "inline component in a paragraph",
 			src:  "Click <Icon icon=\"star\" /> then <Badge>new</Badge>.",
-			want: []string{`<p>Click <span class="lc-icon" data-icon="star" aria-hidden="true"></span> then <span class="lc-badge">new</span>.</p>`}},
+			want: []string{`<p>Click <svg class="lc-icon" data-icon="star"`, `</svg> then <span class="lc-badge">new</span>.</p>`}},
 		{name: "one-line block component",
 			src:  "<Warning>Careful **now**</Warning>",
 			want: []string{`<aside class="lc-callout lc-warning" role="note"><div class="lc-callout-body">Careful <strong>now</strong></div></aside>`}},
@@ -124,7 +124,7 @@ func TestMDXRendering(t *testing.T) {
 			src:   "<Frame caption=\"Cap\">\n  <img src=\"/a.png\" />\n</Frame>\n\n<CodeGroup>\n```bash npm\nnpm i\n```\n```bash title=\"yarn\" {1}\nyarn add\n```\n</CodeGroup>\n\n<Tree>\n  <Tree.Folder name=\"app\" defaultOpen>\n    <Tree.File name=\"main.go\" />\n  </Tree.Folder>\n</Tree>",
 			extra: "-- a.png --\nPNG\n",
 			want: []string{`<figure class="lc-frame">`, `<figcaption>Cap</figcaption>`, `<div class="lc-code-group">`,
-				`<div class="lc-code-title">npm</div>`, `<div class="lc-code-title">yarn</div>`,
+				`<span class="lc-code-title">npm</span>`, `<span class="lc-code-title">yarn</span>`,
 				`<li class="lc-tree-folder"><details open><summary>app</summary><ul><li class="lc-tree-file">main.go</li>`}},
 		{name: "GitHub Markdown",
 			src:  "| a | b |\n|---|---|\n| 1 | ~~2~~ |\n\n- [x] done\n\nwww.example.com\n\n<details><summary>raw</summary>HTML</details>",

@@ -42,6 +42,8 @@ type Nav struct {
 	Hidden bool
 	// Children are in source order.
 	Children []*Nav
+	// OpenAPI is the node's "openapi" key, or nil (openapi_page.go).
+	OpenAPI *NavOpenAPI
 }
 
 // IsDivision reports whether n is a tab, anchor, dropdown, version,
@@ -133,6 +135,9 @@ func (b *navBuilder) object(obj map[string]any, parent *Nav, where string) {
 	}
 	b.depth++
 	defer func() { b.depth-- }()
+	if v, ok := obj["openapi"]; ok {
+		parent.OpenAPI = parseNavOpenAPI(v)
+	}
 	if root := str(obj["root"]); root != "" {
 		parent.Children = append(parent.Children, &Nav{Kind: NavPage, Page: cleanPagePath(root)})
 	}
@@ -173,7 +178,7 @@ func (b *navBuilder) object(obj map[string]any, parent *Nav, where string) {
 				d.Label = str(m["name"])
 			}
 			b.object(m, d, fmt.Sprintf("%s.%s[%d]", where, dk.key, i))
-			if len(d.Children) == 0 && d.Href == "" {
+			if len(d.Children) == 0 && d.Href == "" && d.OpenAPI == nil {
 				continue // an empty division adds nothing
 			}
 			parent.Children = append(parent.Children, d)

@@ -1,17 +1,28 @@
 package render
 
 import (
+	"io"
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
+	"time"
 
 	"lectern.dev/lectern"
 )
 
 // DirOutput writes files under the folder Dir, creating it and any parent
 // folders as needed.
-type DirOutput struct{ Dir string }
+//
+// With Options.CacheDir, a build keeps the pages of the previous build that
+// are still valid: in Dir itself or, when Prev is set, by hard-linking (or
+// copying) them from the folder Prev, the previous output, into Dir (for
+// building into a new folder that replaces the old one).
+type DirOutput struct {
+	Dir  string
+	Prev string
+}
 
 // WriteFile writes data to name under d.Dir. It refuses, with an EINVALID
 // error, a name that is not a clean relative slash-separated path (absolute,
@@ -38,6 +49,63 @@ func (d DirOutput) WriteFile(name string, data []byte) error {
 		}
 	}
 	return root.WriteFile(name, data, 0o644)
+}
+
+// fileInfo describes the file name of Dir (cache.go).
+func (d DirOutput) fileInfo(name string) (cachedFile, bool) {
+	if !fs.ValidPath(name) || d.Dir == "" {
+		return cachedFile{}, false
+	}
+	fi, err := os.Lstat(filepath.Join(d.Dir, filepath.FromSlash(name)))
+	if err != nil || !fi.Mode().IsRegular() {
+		return cachedFile{}, false
+	}
+	return cachedFile{Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}, true
+}
+
+// keepFile reports whether the file name that f describes is in Dir,
+// linking or copying it there from Prev when it is there instead.
+func (d DirOutput) keepFile(name string, f cachedFile) bool {
+	if got, ok := d.fileInfo(name); ok {
+		return got == f
+	}
+	if d.Prev == "" || !fs.ValidPath(name) {
+		return false
+	}
+	if got, ok := (DirOutput{Dir: d.Prev}).fileInfo(name); !ok || got != f {
+		return false
+	}
+	from := filepath.Join(d.Prev, filepath.FromSlash(name))
+	to := filepath.Join(d.Dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return false
+	}
+	if os.Link(from, to) == nil {
+		return true
+	}
+	return copyFile(from, to, f) == nil
+}
+
+// copyFile copies from to to, keeping the modification time f records.
+func copyFile(from, to string, f cachedFile) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	mt := time.Unix(0, f.ModTime)
+	return os.Chtimes(to, mt, mt)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

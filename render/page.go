@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -128,6 +129,15 @@ func splitFrontMatter(src string) (yml, body string, bodyLine int, ok bool) {
 
 var yamlLineRE = regexp.MustCompile(`line (\d+)`)
 
+const (
+	// maxFrontMatter bounds the YAML header: yaml.v3 takes time and
+	// memory that grow faster than the header (its error for repeated
+	// keys lists every earlier one), so a larger header is ignored.
+	maxFrontMatter = 64 << 10
+	// maxYAMLError bounds the part of a YAML error kept in a warning.
+	maxYAMLError = 200
+)
+
 // parseFrontMatter decodes the YAML header of file. Invalid YAML is a
 // warning and yields an empty header.
 func parseFrontMatter(yml, file string, w *warner) frontMatter {
@@ -135,16 +145,22 @@ func parseFrontMatter(yml, file string, w *warner) frontMatter {
 	if strings.TrimSpace(yml) == "" {
 		return fm
 	}
+	if len(yml) > maxFrontMatter {
+		w.add(file, 1, "invalid front matter: larger than %d KiB; ignored", maxFrontMatter>>10)
+		return fm
+	}
+	// yaml.v3 itself rejects alias expansion that grows out of proportion
+	// to the document ("billion laughs"), with an error reported below.
 	var raw map[string]any
-	if err := yaml.Unmarshal([]byte(yml), &raw); err != nil {
+	if err := decodeYAML(yml, &raw); err != nil {
 		line := 1
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		if m := yamlLineRE.FindStringSubmatch(firstBytesOf(msg, 100)); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			line += n
 			msg = strings.TrimPrefix(strings.TrimPrefix(msg, m[0]), ": ")
 		}
-		w.add(file, line, "invalid front matter: %s", msg)
+		w.add(file, line, "invalid front matter: %s", truncateMessage(msg, maxYAMLError))
 		return fm
 	}
 	fm.Raw = raw
@@ -173,6 +189,64 @@ func parseFrontMatter(yml, file string, w *warner) frontMatter {
 	return fm
 }
 
+// decodeYAML decodes yml into out. It parses to a node tree first and
+// checks it for repeated mapping keys itself, in linear time: yaml.v3
+// compares every pair of keys of a mapping and lists every repetition in
+// its error, which for a header of many repeated keys takes time and
+// memory quadratic in its size.
+func decodeYAML(yml string, out any) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(yml), &doc); err != nil {
+		return err
+	}
+	if doc.Kind == 0 {
+		return nil
+	}
+	type key struct {
+		kind  yaml.Kind
+		value string
+	}
+	stack := []*yaml.Node{&doc}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n.Kind == yaml.MappingNode {
+			seen := make(map[key]int, len(n.Content)/2)
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i]
+				if first, dup := seen[key{k.Kind, k.Value}]; dup {
+					return fmt.Errorf("line %d: mapping key %q already defined at line %d", k.Line, firstBytesOf(k.Value, 60), first)
+				}
+				seen[key{k.Kind, k.Value}] = k.Line
+			}
+		}
+		// Aliases are not followed: their targets are in the tree.
+		stack = append(stack, n.Content...)
+	}
+	return doc.Decode(out)
+}
+
+// firstBytesOf returns at most the first n bytes of s.
+func firstBytesOf(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// truncateMessage shortens msg to about n bytes, on a UTF-8 boundary, and
+// marks the cut.
+func truncateMessage(msg string, n int) string {
+	if len(msg) <= n {
+		return msg
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + "…"
+}
+
 func scalar(v any) string {
 	switch x := v.(type) {
 	case nil:
@@ -195,10 +269,32 @@ func truthy(v any) bool {
 	return false
 }
 
+// maxPageSource bounds the source of a page or snippet. Goldmark's time
+// grows faster than linearly on some inputs (long runs of brackets,
+// emphasis or tags on one line), so a larger file is replaced by a short
+// notice rather than rendered.
+const maxPageSource = 1 << 20
+
+// tooLargeNotice is the body that replaces a source of n bytes that is
+// larger than maxPageSource.
+func tooLargeNotice(n int) string {
+	return fmt.Sprintf("<p class=\"lc-page-too-large\">This page is too large to be shown (%s; the limit is %d MiB).</p>\n",
+		byteSize(n), maxPageSource>>20)
+}
+
+// byteSize formats n bytes for a message: "1.5 MiB".
+func byteSize(n int) string {
+	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
+}
+
 // loadPage parses a page's source.
 func loadPage(navPath, file, src string, w *warner) *page {
 	src = normalizeNewlines(src)
 	yml, body, bodyLine, _ := splitFrontMatter(src)
+	if len(src) > maxPageSource {
+		w.add(file, 1, "page source larger than %d MiB (%s); its content is not shown", maxPageSource>>20, byteSize(len(src)))
+		body = tooLargeNotice(len(src))
+	}
 	p := &page{path: navPath, file: file, body: body, bodyLine: bodyLine, mdx: strings.HasSuffix(file, ".mdx")}
 	p.fm = parseFrontMatter(yml, file, w)
 	p.title = p.fm.Title

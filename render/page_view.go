@@ -2,7 +2,10 @@ package render
 
 import (
 	"html/template"
+	"path"
+	"sort"
 	"strings"
+	"sync"
 )
 
 // pageView is what theme/layout.html renders. Every URL in it is already
@@ -18,20 +21,28 @@ type pageView struct {
 	NoIndex     bool
 	NotFound    bool
 
-	Favicon    string
-	LogoLight  string
-	LogoDark   string
-	StyleURL   string
-	ScriptURL  string
-	SearchURL  string
-	HomeURL    string
-	PrimaryHex string
+	Favicon     string
+	LogoLight   string
+	LogoDark    string
+	LogoHref    string
+	StyleURL    string
+	ScriptURL   string
+	InitURL     string // _lectern/theme-init.js, loaded blocking in <head>
+	SearchURL   string // _lectern/search-index.js, loaded when search opens
+	RootURL     string // the site root, to which search-index URLs are relative
+	HomeURL     string
+	PrimaryHex  string
+	ExtraHead   template.HTML // more <head> content (page-type specific assets)
+	ExtraScript template.HTML // more scripts at the end of <body>
 
-	NavbarLinks []linkView
-	Tabs        []linkView
-	Anchors     []linkView
-	Footer      []linkView
-	Sidebar     template.HTML
+	NavbarLinks   []linkView
+	NavbarPrimary *linkView
+	Tabs          []linkView
+	Selectors     []selectorView
+	Anchors       []linkView
+	Footer        []linkView
+	Sidebar       template.HTML
+	Breadcrumbs   []linkView
 
 	Body template.HTML
 	TOC  []tocItem
@@ -39,17 +50,27 @@ type pageView struct {
 	Next *linkView
 }
 
-// linkView is a link of the header, tabs, anchors, footer or pager.
+// linkView is a link of the header, tabs, anchors, footer, breadcrumbs or
+// pager. URL is empty for breadcrumbs that are not links.
 type linkView struct {
 	Label, URL, Icon string
 	Active, External bool
 }
 
+// selectorView is a choice between divisions shown as a menu (versions,
+// languages, products, dropdowns).
+type selectorView struct {
+	Kind    string // "version", "language", ...
+	Current string
+	Options []linkView
+}
+
 // sideItem is an entry of the sidebar: a page, a link or a group.
 type sideItem struct {
 	Label, URL, Icon string
-	Active, External bool
-	IsGroup, Open    bool
+	Page             string // for page entries
+	External         bool
+	IsGroup          bool
 	Items            []*sideItem
 }
 
@@ -61,9 +82,18 @@ func (t *theme) view(outName string, p *page) *pageView {
 		SiteName:   s.cfg.Name,
 		StyleURL:   s.assetURL(outName, "_lectern/style.css"),
 		ScriptURL:  s.assetURL(outName, "_lectern/site.js"),
-		SearchURL:  s.assetURL(outName, "_lectern/search-index.json"),
+		InitURL:    s.assetURL(outName, "_lectern/theme-init.js"),
+		SearchURL:  s.assetURL(outName, "_lectern/search-index.js"),
 		HomeURL:    s.urlFor(outName, target{kind: tPage}),
 		PrimaryHex: t.primary,
+	}
+	v.RootURL = v.HomeURL
+	if s.opts.Export {
+		v.RootURL = strings.TrimSuffix(v.HomeURL, "index.html")
+	}
+	v.LogoHref = v.HomeURL
+	if t.logoHref != "" {
+		v.LogoHref, _ = t.configLink(outName, t.logoHref)
 	}
 	if t.favicon != "" {
 		v.Favicon = s.assetURL(outName, t.favicon)
@@ -74,41 +104,52 @@ func (t *theme) view(outName string, p *page) *pageView {
 	if t.logoDark != "" {
 		v.LogoDark = s.assetURL(outName, t.logoDark)
 	}
-	v.NavbarLinks = t.links(outName, s.cfg.NavbarLinks)
+	nav := t.links(outName, s.cfg.NavbarLinks)
+	if t.navbarPrimary && len(nav) > 0 {
+		v.NavbarPrimary = &nav[len(nav)-1]
+		nav = nav[:len(nav)-1]
+	}
+	v.NavbarLinks = nav
 	v.Anchors = t.links(outName, s.cfg.Anchors)
 	v.Footer = t.links(outName, s.cfg.FooterLinks)
+	for i := range v.Footer {
+		v.Footer[i].Label = socialLabel(v.Footer[i].Label)
+	}
 
 	current := ""
 	var chain []*Nav
 	if p != nil {
 		current = p.path
 		chain = t.chains[p.path]
-	}
-	// The sidebar shows the innermost division holding the page (the
-	// first division for 404.html); the header lists that division's
-	// siblings as tabs.
-	var division, parent *Nav = nil, s.cfg.Nav
-	for i, n := range chain {
-		if n.IsDivision() {
-			division, parent = n, chain[i-1]
-		}
-	}
-	if p == nil {
-		for _, c := range s.cfg.Nav.Children {
-			if c.IsDivision() && c.FirstPage() != "" {
-				division = c
-				break
+	} else {
+		// 404.html shows the first section.
+		for n := s.cfg.Nav; n != nil; {
+			chain = append(chain, n)
+			var next *Nav
+			for _, c := range n.Children {
+				if c.IsDivision() && !c.Hidden && c.FirstPage() != "" {
+					next = c
+					break
+				}
 			}
+			n = next
 		}
 	}
+	// Each division of the chain offers its siblings: tabs and anchors as
+	// tabs in the header, the other kinds as selectors. The sidebar shows
+	// the innermost division.
 	root := s.cfg.Nav
-	if division != nil {
-		root = division
-		for _, c := range parent.Children {
+	for i, n := range chain {
+		if i == 0 || !n.IsDivision() {
+			continue
+		}
+		root = n
+		var opts []linkView
+		for _, c := range chain[i-1].Children {
 			if !c.IsDivision() || c.Hidden {
 				continue
 			}
-			l := linkView{Label: c.Label, Icon: c.Icon, Active: c == division}
+			l := linkView{Label: c.Label, Icon: c.Icon, Active: c == n}
 			if first := c.FirstPage(); first != "" {
 				l.URL = s.pageURL(outName, first)
 			} else if c.Href != "" {
@@ -116,47 +157,188 @@ func (t *theme) view(outName string, p *page) *pageView {
 			} else {
 				continue
 			}
-			v.Tabs = append(v.Tabs, l)
+			opts = append(opts, l)
+		}
+		switch n.Kind {
+		case NavTab, NavAnchor, NavMenu:
+			v.Tabs = opts
+		default:
+			if len(opts) > 1 {
+				v.Selectors = append(v.Selectors, selectorView{Kind: string(n.Kind), Current: n.Label, Options: opts})
+			}
 		}
 	}
-	v.Sidebar = sidebarHTML(t.sideItems(root.Children, outName, current))
+	v.Sidebar = t.sidebar(root, outName).forPage(current)
+	if p != nil {
+		v.Breadcrumbs = t.breadcrumbs(outName, p, chain)
+	}
 	return v
 }
 
-// sidebarHTML renders the sidebar: top-level groups as titled sections,
-// nested groups as <details>, open when they hold the current page. It is
-// written in Go rather than the template because it is most of each page.
-func sidebarHTML(items []*sideItem) template.HTML {
-	var b strings.Builder
-	for _, it := range items {
-		if it.IsGroup {
-			b.WriteString(`<div class="lc-nav-section"><p class="lc-nav-heading">` + esc(it.Label) + "</p>")
-			writeNavList(&b, it.Items)
-			b.WriteString("</div>\n")
-			continue
+// breadcrumbs lists the divisions (linked to their first page) and groups
+// above page p, then the page itself.
+func (t *theme) breadcrumbs(outName string, p *page, chain []*Nav) []linkView {
+	var out []linkView
+	for i, n := range chain {
+		switch {
+		case i == 0 || n.Label == "":
+		case n.IsDivision():
+			l := linkView{Label: n.Label}
+			if first := n.FirstPage(); first != "" {
+				l.URL = t.s.pageURL(outName, first)
+			}
+			out = append(out, l)
+		case n.Kind == NavGroup:
+			out = append(out, linkView{Label: n.Label})
 		}
-		writeNavList(&b, []*sideItem{it})
-		b.WriteString("\n")
 	}
+	return append(out, linkView{Label: t.navLabel(p), Active: true})
+}
+
+// socialNames are display names of footer.socials keys.
+var socialNames = map[string]string{
+	"github": "GitHub", "x": "X", "twitter": "Twitter", "linkedin": "LinkedIn", "youtube": "YouTube",
+	"discord": "Discord", "slack": "Slack", "facebook": "Facebook", "instagram": "Instagram",
+	"website": "Website", "medium": "Medium", "telegram": "Telegram", "reddit": "Reddit",
+	"bluesky": "Bluesky", "threads": "Threads", "hacker-news": "Hacker News", "podcast": "Podcast",
+	"mastodon": "Mastodon",
+}
+
+func socialLabel(key string) string {
+	if n, ok := socialNames[strings.ToLower(key)]; ok {
+		return n
+	}
+	return humanize(key)
+}
+
+// sidebarHTML is the sidebar of one navigation section, rendered once for
+// the folder of the output files that show it (URLs are relative in the
+// export form) and shared by all its pages. Marking the current page costs
+// a few string insertions: active lists, for each page, the offsets where
+// the active link's attributes and the open attribute of the groups
+// holding it go.
+type sidebarHTML struct {
+	html   string
+	active map[string][]insertion
+}
+
+type insertion struct {
+	at   int
+	text string
+}
+
+const (
+	activeAttrs = ` class="lc-active" aria-current="page"`
+	openAttr    = " open"
+)
+
+// forPage returns the sidebar with page marked as current ("" for none).
+func (sb *sidebarHTML) forPage(page string) template.HTML {
+	ins := sb.active[page]
+	if len(ins) == 0 {
+		return template.HTML(sb.html)
+	}
+	var b strings.Builder
+	b.Grow(len(sb.html) + len(ins)*len(activeAttrs))
+	last := 0
+	for _, in := range ins {
+		b.WriteString(sb.html[last:in.at])
+		b.WriteString(in.text)
+		last = in.at
+	}
+	b.WriteString(sb.html[last:])
 	return template.HTML(b.String())
 }
 
-func writeNavList(b *strings.Builder, items []*sideItem) {
+// sidebarKey identifies a rendered sidebar: a section and the folder of
+// the output files (always "" in the live form, whose URLs are absolute).
+type sidebarKey struct {
+	root *Nav
+	dir  string
+}
+
+// sidebarCache holds the rendered sidebars; safe for concurrent use.
+type sidebarCache struct {
+	mu sync.Mutex
+	m  map[sidebarKey]*sidebarHTML
+}
+
+// sidebar returns the sidebar of the navigation section root (the root
+// of the navigation or a division) for output files in the folder of
+// outName, rendering it on first use. Safe for concurrent use.
+func (t *theme) sidebar(root *Nav, outName string) *sidebarHTML {
+	key := sidebarKey{root: root}
+	if t.s.opts.Export {
+		key.dir = path.Dir(outName)
+	}
+	t.sidebars.mu.Lock()
+	defer t.sidebars.mu.Unlock()
+	if sb := t.sidebars.m[key]; sb != nil {
+		return sb
+	}
+	if t.sidebars.m == nil {
+		t.sidebars.m = map[sidebarKey]*sidebarHTML{}
+	}
+	sb := renderSidebar(t.sideItems(root.Children, outName))
+	t.sidebars.m[key] = sb
+	return sb
+}
+
+// renderSidebar renders the sidebar: top-level groups as titled sections,
+// nested groups as collapsible <details>. It is written in Go rather than
+// the template because it is most of each page.
+func renderSidebar(items []*sideItem) *sidebarHTML {
+	w := &sidebarWriter{active: map[string][]insertion{}}
+	for _, it := range items {
+		if it.IsGroup {
+			w.b.WriteString(`<div class="lc-nav-section"><p class="lc-nav-heading">` + iconHTML(it.Icon) + esc(it.Label) + "</p>")
+			w.list(it.Items, nil)
+			w.b.WriteString("</div>\n")
+			continue
+		}
+		w.list([]*sideItem{it}, nil)
+		w.b.WriteString("\n")
+	}
+	for pg, ins := range w.active {
+		sort.SliceStable(ins, func(i, j int) bool { return ins[i].at < ins[j].at })
+		out := ins[:0]
+		for i, in := range ins {
+			if i > 0 && in.at == ins[i-1].at {
+				continue
+			}
+			out = append(out, in)
+		}
+		w.active[pg] = out
+	}
+	return &sidebarHTML{html: w.b.String(), active: w.active}
+}
+
+type sidebarWriter struct {
+	b      strings.Builder
+	active map[string][]insertion
+}
+
+// list writes a list of entries; opens are the offsets of the open
+// attribute of the enclosing groups.
+func (w *sidebarWriter) list(items []*sideItem, opens []int) {
+	b := &w.b
 	b.WriteString(`<ul class="lc-nav-list">`)
 	for _, it := range items {
 		if it.IsGroup {
 			b.WriteString(`<li class="lc-nav-group"><details`)
-			if it.Open {
-				b.WriteString(" open")
-			}
-			b.WriteString("><summary>" + esc(it.Label) + "</summary>")
-			writeNavList(b, it.Items)
+			at := b.Len()
+			b.WriteString("><summary>" + iconHTML(it.Icon) + esc(it.Label) + "</summary>")
+			w.list(it.Items, append(opens[:len(opens):len(opens)], at))
 			b.WriteString("</details></li>")
 			continue
 		}
 		b.WriteString(`<li><a href="` + esc(safeHref(it.URL)) + `"`)
-		if it.Active {
-			b.WriteString(` class="lc-active" aria-current="page"`)
+		if it.Page != "" {
+			ins := w.active[it.Page]
+			for _, o := range opens {
+				ins = append(ins, insertion{at: o, text: openAttr})
+			}
+			w.active[it.Page] = append(ins, insertion{at: b.Len(), text: activeAttrs})
 		}
 		if it.External {
 			b.WriteString(` rel="noopener"`)
@@ -180,8 +362,9 @@ func safeHref(u string) string {
 	return "#"
 }
 
-// sideItems builds the sidebar entries for nav nodes.
-func (t *theme) sideItems(nodes []*Nav, outName, current string) []*sideItem {
+// sideItems builds the sidebar entries for nav nodes. Hidden pages are
+// left out.
+func (t *theme) sideItems(nodes []*Nav, outName string) []*sideItem {
 	var out []*sideItem
 	for _, n := range nodes {
 		if n.Hidden {
@@ -190,25 +373,19 @@ func (t *theme) sideItems(nodes []*Nav, outName, current string) []*sideItem {
 		switch {
 		case n.Kind == NavPage:
 			p := t.s.pages[n.Page]
-			if p == nil || (p.fm.Hidden && n.Page != current) {
+			if p == nil || p.fm.Hidden {
 				continue
 			}
-			out = append(out, &sideItem{Label: t.navLabel(p), URL: t.s.pageURL(outName, n.Page), Icon: p.fm.Icon, Active: n.Page == current})
+			out = append(out, &sideItem{Label: t.navLabel(p), URL: t.s.pageURL(outName, n.Page), Icon: p.fm.Icon, Page: n.Page})
 		case n.Kind == NavLink:
 			u, ext := t.configLink(outName, n.Href)
 			out = append(out, &sideItem{Label: n.Label, URL: u, Icon: n.Icon, External: ext})
 		case len(n.Children) > 0:
-			items := t.sideItems(n.Children, outName, current)
+			items := t.sideItems(n.Children, outName)
 			if len(items) == 0 {
 				continue
 			}
-			g := &sideItem{Label: n.Label, Icon: n.Icon, IsGroup: true, Items: items}
-			for _, it := range items {
-				if it.Active || it.Open {
-					g.Open = true
-				}
-			}
-			out = append(out, g)
+			out = append(out, &sideItem{Label: n.Label, Icon: n.Icon, IsGroup: true, Items: items})
 		case n.Href != "":
 			u, ext := t.configLink(outName, n.Href)
 			out = append(out, &sideItem{Label: n.Label, URL: u, Icon: n.Icon, External: ext})
@@ -222,7 +399,7 @@ func (t *theme) links(outName string, list []Link) []linkView {
 	var out []linkView
 	for _, l := range list {
 		u, ext := t.configLink(outName, l.Href)
-		out = append(out, linkView{Label: l.Label, URL: u, Icon: l.Icon, External: ext})
+		out = append(out, linkView{Label: l.Label, URL: safeHref(u), Icon: l.Icon, External: ext})
 	}
 	return out
 }

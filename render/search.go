@@ -82,18 +82,25 @@ func htmlToText(s string) string {
 
 // searchEntry is one page of _lectern/search-index.json.
 type searchEntry struct {
-	Path        string    `json:"path"`
-	URL         string    `json:"url"`
-	Title       string    `json:"title"`
-	Description string    `json:"description,omitempty"`
-	Group       string    `json:"group,omitempty"`
-	Keywords    []string  `json:"keywords,omitempty"`
-	Headings    []tocItem `json:"headings"`
-	Text        string    `json:"text"`
+	Path        string          `json:"path"`
+	URL         string          `json:"url"`
+	Title       string          `json:"title"`
+	Description string          `json:"description,omitempty"`
+	Group       string          `json:"group,omitempty"`
+	Keywords    []string        `json:"keywords,omitempty"`
+	Headings    []searchHeading `json:"headings"`
+	Text        string          `json:"text"`
 }
 
-// maxSearchText bounds the text kept per page in the search index.
-const maxSearchText = 20000
+// searchHeading is an h2 or h3 of a page in the search index.
+type searchHeading struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+// maxSearchText bounds the text kept per page in the search index, which
+// stays small enough for sites of thousands of pages.
+const maxSearchText = 3000
 
 func (s *site) searchEntry(p *page, body string, toc []tocItem) searchEntry {
 	text := htmlToText(body)
@@ -106,11 +113,11 @@ func (s *site) searchEntry(p *page, body string, toc []tocItem) searchEntry {
 	}
 	e := searchEntry{
 		Path: p.path, Title: p.title, Description: p.fm.Description,
-		Keywords: p.fm.Keywords, Headings: toc, Text: text,
+		Keywords: p.fm.Keywords, Headings: make([]searchHeading, 0, len(toc)), Text: text,
 		URL: s.pageURL("index.html", p.path),
 	}
-	if e.Headings == nil {
-		e.Headings = []tocItem{}
+	for _, h := range toc {
+		e.Headings = append(e.Headings, searchHeading{ID: h.ID, Text: h.Text})
 	}
 	if g := s.entries[p.path].Groups; len(g) > 0 {
 		e.Group = g[len(g)-1]
@@ -119,7 +126,8 @@ func (s *site) searchEntry(p *page, body string, toc []tocItem) searchEntry {
 }
 
 // searchIndex is the JSON of _lectern/search-index.json: every page that is
-// not noindex, with URLs as seen from the site root.
+// not noindex, with URLs as seen from the site root (relative in the export
+// form: site.js prefixes them with the page's way to the root).
 func (s *site) searchIndex() []byte {
 	type index struct {
 		Version int           `json:"version"`
@@ -127,7 +135,7 @@ func (s *site) searchIndex() []byte {
 	}
 	idx := index{Version: 1, Pages: []searchEntry{}}
 	for i, e := range s.search {
-		if !s.order[i].fm.NoIndex {
+		if i < len(s.order) && !s.order[i].fm.NoIndex {
 			idx.Pages = append(idx.Pages, e)
 		}
 	}
@@ -136,6 +144,18 @@ func (s *site) searchIndex() []byte {
 		return []byte(`{"version":1,"pages":[]}`)
 	}
 	return data
+}
+
+// searchIndexJS is _lectern/search-index.js, the same index as a script
+// that sets window.LECTERN_SEARCH_INDEX: site.js loads it with a <script>
+// tag, which works from file:// where fetch() does not. encoding/json
+// escapes U+2028 and U+2029, so the JSON is a valid JavaScript expression.
+func (s *site) searchIndexJS() []byte {
+	idx := s.searchIndex()
+	out := make([]byte, 0, len(idx)+40)
+	out = append(out, "window.LECTERN_SEARCH_INDEX = "...)
+	out = append(out, idx...)
+	return append(out, ";\n"...)
 }
 
 // canonicalURL is the extensionless URL of a page for the sitemap and

@@ -7,13 +7,17 @@ import (
 	"strings"
 )
 
-//go:embed theme/layout.html theme/style.css theme/site.js
+// themeFS holds the theme: layout.html, style.css, the scripts under
+// _lectern/ and any asset added to theme/ later.
+//
+//go:embed theme
 var themeFS embed.FS
 
 var (
 	layoutTmpl = template.Must(template.New("layout.html").ParseFS(themeFS, "theme/layout.html"))
 	styleCSS   = mustRead("theme/style.css")
 	siteJS     = mustRead("theme/site.js")
+	themeInit  = mustRead("theme/theme-init.js")
 )
 
 func mustRead(name string) []byte {
@@ -27,34 +31,66 @@ func mustRead(name string) []byte {
 // defaultPrimary is the accent colour when the configuration has none.
 const defaultPrimary = "#2563eb"
 
-// theme renders pages into the site's HTML layout.
+// theme renders pages into the site's HTML layout. Its methods are safe
+// for concurrent use once newTheme has returned.
 type theme struct {
 	s         *site
-	primary   string
+	primary   string // colors.primary: accent on light backgrounds
+	light     string // colors.light: accent on dark backgrounds
+	dark      string // colors.dark: buttons and hover on light backgrounds
 	logoLight string // source file paths, "" when absent
 	logoDark  string
+	logoHref  string // the logo's link target from the configuration, or ""
 	favicon   string
+	// navbarPrimary says the last navbar link is the primary button.
+	navbarPrimary bool
 	// chains holds, for each page, the navigation nodes from the root to
 	// its first appearance.
 	chains map[string][]*Nav
+	// index is each page's position in s.order, for previous and next.
+	index    map[*page]int
+	sidebars *sidebarCache // shared by the per-page copies of a parallel build (build.go)
 }
 
 func newTheme(s *site) *theme {
-	t := &theme{s: s, primary: defaultPrimary, chains: map[string][]*Nav{}}
+	t := &theme{s: s, primary: defaultPrimary, chains: map[string][]*Nav{}, index: map[*page]int{}, sidebars: &sidebarCache{}}
 	cfg := s.cfg
-	if c := cfg.Colors.Primary; c != "" {
-		if safe := safeColor(c); safe != "" {
-			t.primary = safe
-		} else {
-			cfg.warn(s.w, c, "colors.primary %q is not a CSS colour; using the default", c)
+	color := func(c, what string) string {
+		if c == "" {
+			return ""
 		}
+		if safe := safeColor(c); safe != "" {
+			return safe
+		}
+		cfg.warn(s.w, c, "colors.%s %q is not a CSS colour; using the default", what, c)
+		return ""
 	}
+	if c := color(cfg.Colors.Primary, "primary"); c != "" {
+		t.primary = c
+	}
+	t.light = color(cfg.Colors.Light, "light")
+	t.dark = color(cfg.Colors.Dark, "dark")
 	t.logoLight = t.configFile(cfg.Logo.Light, "logo")
 	t.logoDark = t.logoLight
 	if cfg.Logo.Dark != cfg.Logo.Light {
 		t.logoDark = t.configFile(cfg.Logo.Dark, "logo")
+		if t.logoDark == "" {
+			t.logoDark = t.logoLight
+		}
 	}
+	if t.logoLight == "" {
+		t.logoLight = t.logoDark
+	}
+	t.logoHref = cfg.Logo.Href
 	t.favicon = t.configFile(cfg.Favicon, "favicon")
+	if nb, ok := cfg.Raw["navbar"].(map[string]any); ok && cfg.Source == "docs.json" {
+		_, t.navbarPrimary = linkItem(nb["primary"])
+	} else if cfg.Source == "mint.json" {
+		_, t.navbarPrimary = linkItem(cfg.Raw["topbarCtaButton"])
+	}
+	for i, p := range s.order {
+		t.index[p] = i
+	}
 	var walk func(n *Nav, chain []*Nav)
 	walk = func(n *Nav, chain []*Nav) {
 		chain = append(chain[:len(chain):len(chain)], n)
@@ -90,10 +126,41 @@ func (t *theme) configFile(p, what string) string {
 	return ""
 }
 
-// css returns _lectern/style.css with the site's primary colour.
+// css returns _lectern/style.css with the site's colours: --lc-primary is
+// the accent in light mode, --lc-primary-light the accent in dark mode and
+// --lc-primary-dark that of buttons (style.css picks between them).
 func (t *theme) css() []byte {
-	head := ":root { --lc-primary: " + t.primary + "; }\n"
-	return append([]byte(head), styleCSS...)
+	light, dark := t.light, t.dark
+	if light == "" {
+		light = t.primary
+	}
+	if dark == "" {
+		dark = t.primary
+	}
+	head := ":root { --lc-primary: " + t.primary + "; --lc-primary-light: " + light + "; --lc-primary-dark: " + dark + "; }\n"
+	out := append([]byte(head), styleCSS...)
+	// Other stylesheets of the package (syntax highlighting) are appended
+	// here.
+	out = append(out, highlightCSS()...) // highlight.go
+	return out
+}
+
+// siteFile is a file the theme adds to the output.
+type siteFile struct {
+	name string
+	data []byte
+}
+
+// assets returns the theme's files besides style.css, site.js and
+// search-index.json (written by build.go): the blocking theme script, the
+// search index as a script (fetch() of a JSON file fails on file://) and
+// the redirect pages.
+func (s *site) themeFiles() []siteFile {
+	files := []siteFile{
+		{"_lectern/theme-init.js", themeInit},
+		{"_lectern/search-index.js", s.searchIndexJS()},
+	}
+	return append(files, s.redirectPages()...)
 }
 
 // page renders page p, written as outName, with its rendered body.
@@ -112,17 +179,14 @@ func (t *theme) page(p *page, outName, body string, toc []tocItem) []byte {
 	if t.s.opts.SiteURL != "" {
 		v.Canonical = t.s.canonicalURL(p.path)
 	}
-	for i, q := range t.s.order {
-		if q != p {
-			continue
-		}
+	if i, ok := t.index[p]; ok {
+		order := t.s.order
 		if i > 0 {
-			v.Prev = &linkView{Label: t.navLabel(t.s.order[i-1]), URL: t.s.pageURL(outName, t.s.order[i-1].path)}
+			v.Prev = &linkView{Label: t.navLabel(order[i-1]), URL: t.s.pageURL(outName, order[i-1].path)}
 		}
-		if i+1 < len(t.s.order) {
-			v.Next = &linkView{Label: t.navLabel(t.s.order[i+1]), URL: t.s.pageURL(outName, t.s.order[i+1].path)}
+		if i+1 < len(order) {
+			v.Next = &linkView{Label: t.navLabel(order[i+1]), URL: t.s.pageURL(outName, order[i+1].path)}
 		}
-		break
 	}
 	return t.execute(v)
 }
@@ -140,6 +204,7 @@ func (t *theme) notFound() []byte {
 
 func (t *theme) execute(v *pageView) []byte {
 	var buf bytes.Buffer
+	buf.Grow(len(v.Body) + len(v.Sidebar) + 8192)
 	if err := layoutTmpl.Execute(&buf, v); err != nil {
 		// Only a bug in the template can get here; keep the page usable.
 		return []byte("<!doctype html><meta charset=utf-8><title>" + esc(v.Title) + "</title>" + string(v.Body))

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Render benchmark: full build and one-page rebuild of a synthetic corpus
+# (bench/gencorpus: ~800-word pages with headings, code, tables, links and
+# components; groups of 50 pages, tabs of 250) with Lectern, and, when
+# Hugo is installed, a build of the same Markdown with a minimal Hugo
+# layout (section sidebar + content) in the same run.
+#
+#   bench/render.sh                 # 1,000 and 10,000 pages
+#   SIZES="1000" bench/render.sh    # 1,000 only
+#
+# Prints, per size: wall time, pages/s and peak RSS (/usr/bin/time -v) of
+# the full build, the rebuild after one page changed (with --cache-dir) and
+# the ratio to Hugo's pages/s.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SIZES=${SIZES:-"1000 10000"}
+HUGO=${HUGO:-$(command -v hugo || true)}
+[ -x /usr/bin/time ] || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+go build -o "$work/lectern" ./cmd/lectern
+go build -o "$work/gencorpus" ./bench/gencorpus
+# `lectern build` when it takes --cache-dir, else the small driver around
+# render.Build (same options).
+if "$work/lectern" build --help 2>&1 | grep -q -- '--cache-dir'; then
+	BUILD=("$work/lectern" build)
+	how="lectern build"
+else
+	go build -o "$work/renderdriver" ./bench/renderdriver
+	BUILD=("$work/renderdriver")
+	how="bench/renderdriver (render.Build)"
+fi
+
+# measure CMD...: runs CMD under /usr/bin/time -v; sets WALL (s) and RSS (MB).
+measure() {
+	if ! /usr/bin/time -v -o "$work/time.txt" "$@" >"$work/cmd.log" 2>&1; then
+		cat "$work/cmd.log" >&2
+		echo "failed: $*" >&2
+		exit 1
+	fi
+	WALL=$(awk -F': ' '/Elapsed \(wall clock\)/ {
+		n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; printf "%.2f", s }' "$work/time.txt")
+	RSS=$(awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$work/time.txt")
+}
+rate() { awk -v n="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.0f", n / s; else print "inf" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }'; }
+
+echo "render benchmark: $(nproc) CPUs, $(go version | awk '{print $3}'), builder: $how${HUGO:+, $("$HUGO" version | awk '{print $1, $2}')}"
+rows=()
+for n in $SIZES; do
+	c="$work/c$n"
+	"$work/gencorpus" -pages "$n" -out "$c" >/dev/null
+	sync
+
+	measure "${BUILD[@]}" --out "$work/site$n" --cache-dir "$work/cache$n" "$c/lectern"
+	lw=$WALL lr=$RSS
+	built=$(find "$work/site$n" -name '*.html' | wc -l)
+
+	# One page changed: its text (not only its time stamp).
+	page=$(printf 't%02d/p%05d.mdx' $(((n / 2) / 250 + 1)) $((n / 2 + 1)))
+	printf '\nOne more sentence, changed for the rebuild.\n' >>"$c/lectern/$page"
+	measure "${BUILD[@]}" --out "$work/site$n" --cache-dir "$work/cache$n" "$c/lectern"
+	rw=$WALL rr=$RSS
+	grep -q 'changed for the rebuild' "$work/site$n/${page%.mdx}.html" || { echo "rebuild did not update $page" >&2; exit 1; }
+
+	hw=- hr=- hrate=- hratio=-
+	if [ -n "$HUGO" ]; then
+		measure "$HUGO" --quiet -s "$c/hugo" -d "$work/hugo$n"
+		hw=$WALL hr=$RSS
+		hrate=$(rate "$n" "$hw")
+		hratio=$(ratio "$(rate "$n" "$lw")" "$hrate")
+	fi
+	rows+=("$(printf '%6d %7s %8s %8s | %7s %8s %8s | %6sx | %7s %8s %6sx' \
+		"$n" "$lw" "$(rate "$n" "$lw")" "$lr" "$hw" "$hrate" "$hr" "$hratio" "$rw" "$rr" "$(ratio "$lw" "$rw")")")
+	echo "  $n pages: $built html files; rebuilt after changing $page" >&2
+	rm -rf "$work/site$n" "$work/hugo$n" "$c"
+done
+echo
+printf '%6s %7s %8s %8s | %7s %8s %8s | %7s | %7s %8s %7s\n' \
+	pages "wall s" "pages/s" "RSS MB" "hugo s" "pages/s" "RSS MB" "vs hugo" "rebuild" "RSS MB" "full/re"
+for r in "${rows[@]}"; do echo "$r"; done

@@ -1,0 +1,383 @@
+package render
+
+import (
+	"bytes"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/alecthomas/chroma/v2"
+	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
+	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/alecthomas/chroma/v2/styles"
+)
+
+// Syntax highlighting happens at build time with chroma: a fence's code is
+// tokenised by the lexer of its language and each token becomes a <span>
+// with chroma's short class name (k, s2, c1, ...), styled by highlightCSS.
+// The markup is written here rather than by chroma's HTML formatter, whose
+// per-line wrappers and per-token fmt calls are both bigger and slower; the
+// classes and the CSS are chroma's own (formatters/html, WithClasses).
+
+const (
+	lightStyle = "github"
+	darkStyle  = "github-dark"
+)
+
+// codeBlock is a fenced code block to render.
+type codeBlock struct {
+	lang      string      // as written, reduced to safe characters; "" when none
+	title     string      // "" when none
+	highlight []lineRange // 1-based, inclusive, sorted
+	code      string
+}
+
+type lineRange struct{ from, to int }
+
+// writeCodeBlock writes a code block as
+//
+//	<div class="lc-code" data-lang="go"><div class="lc-code-header"><span class="lc-code-title">T</span>
+//	<button class="lc-copy" type="button" aria-label="Copy code">Copy</button></div>
+//	<pre class="chroma"><code>...</code></pre></div>
+//
+// (on one line), the markup site.js relies on.
+func writeCodeBlock(w *bytes.Buffer, cb codeBlock) {
+	lang := cb.lang
+	if lang == "" {
+		lang = "text"
+	}
+	w.WriteString(`<div class="lc-code" data-lang="`)
+	escapeTo(w, lang)
+	w.WriteString(`"><div class="lc-code-header"><span class="lc-code-title">`)
+	escapeTo(w, cb.title)
+	w.WriteString(`</span><button class="lc-copy" type="button" aria-label="Copy code">Copy</button></div><pre class="chroma"><code>`)
+	lexer := lexerFor(cb.lang)
+	if lexer == nil || len(cb.code) > maxCachedCode {
+		highlightTo(w, lexer, cb.code, cb.highlight)
+	} else {
+		key := highlightKey(cb)
+		if v, ok := highlightCache.Load(key); ok {
+			w.WriteString(v.(string))
+		} else {
+			start := w.Len()
+			highlightTo(w, lexer, cb.code, cb.highlight)
+			cacheHighlight(key, w.String()[start:])
+		}
+	}
+	w.WriteString("</code></pre></div>\n")
+}
+
+// Lexing is most of the cost of a build's code blocks (chroma's lexers
+// are regular expressions), and the same block is often rendered again:
+// the index copy of the first page, a snippet imported by several pages,
+// the next build of the same site by the server. highlightCache keeps the
+// highlighted HTML of blocks up to maxCachedCode bytes, up to
+// maxCacheBytes in all.
+const (
+	maxCachedCode = 64 << 10
+	maxCacheBytes = 64 << 20
+)
+
+var (
+	highlightCache     sync.Map // highlightKey → string
+	highlightCacheSize atomic.Int64
+)
+
+func highlightKey(cb codeBlock) string {
+	var b strings.Builder
+	b.Grow(len(cb.lang) + len(cb.code) + 16)
+	b.WriteString(cb.lang)
+	b.WriteByte(0)
+	for _, r := range cb.highlight {
+		b.WriteString(strconv.Itoa(r.from))
+		b.WriteByte('-')
+		b.WriteString(strconv.Itoa(r.to))
+		b.WriteByte(',')
+	}
+	b.WriteByte(0)
+	b.WriteString(cb.code)
+	return b.String()
+}
+
+func cacheHighlight(key, html string) {
+	size := int64(len(key) + len(html))
+	if highlightCacheSize.Add(size) > maxCacheBytes {
+		highlightCacheSize.Add(-size)
+		return
+	}
+	if _, loaded := highlightCache.LoadOrStore(key, strings.Clone(html)); loaded {
+		highlightCacheSize.Add(-size)
+	}
+}
+
+// highlightTo writes code as highlighted HTML: tokens in <span class="X">
+// and the lines in hl in <span class="hl">. A nil lexer writes plain,
+// escaped text.
+func highlightTo(w *bytes.Buffer, lexer chroma.Lexer, code string, hl []lineRange) {
+	e := lineEmitter{w: w, hl: hl, line: 1}
+	if lexer == nil {
+		e.text(code, "")
+		e.end()
+		return
+	}
+	it, err := lexer.Tokenise(nil, code)
+	if err != nil {
+		e.text(code, "")
+		e.end()
+		return
+	}
+	for tok := it(); tok != chroma.EOF; tok = it() {
+		e.text(tok.Value, tokenClass(tok.Type))
+	}
+	e.end()
+}
+
+// lineEmitter writes text line by line, opening and closing the highlight
+// span of highlighted lines; a token spanning lines is split at each line
+// end so that spans nest properly.
+type lineEmitter struct {
+	w       *bytes.Buffer
+	hl      []lineRange
+	hi      int // index of the first range that may still apply
+	line    int
+	started bool
+	open    bool
+}
+
+func (e *lineEmitter) start() {
+	if e.started {
+		return
+	}
+	e.started = true
+	for e.hi < len(e.hl) && e.hl[e.hi].to < e.line {
+		e.hi++
+	}
+	if e.hi < len(e.hl) && e.hl[e.hi].from <= e.line {
+		e.w.WriteString(`<span class="hl">`)
+		e.open = true
+	}
+}
+
+func (e *lineEmitter) end() {
+	if e.open {
+		e.w.WriteString("</span>")
+		e.open = false
+	}
+}
+
+func (e *lineEmitter) text(s, class string) {
+	for s != "" {
+		piece := s
+		nl := strings.IndexByte(s, '\n')
+		if nl >= 0 {
+			piece = s[:nl]
+		}
+		if piece != "" {
+			e.start()
+			if class != "" {
+				e.w.WriteString(`<span class="`)
+				e.w.WriteString(class)
+				e.w.WriteString(`">`)
+				escapeTo(e.w, piece)
+				e.w.WriteString("</span>")
+			} else {
+				escapeTo(e.w, piece)
+			}
+		}
+		if nl < 0 {
+			return
+		}
+		e.start()
+		e.w.WriteByte('\n')
+		e.end()
+		e.line++
+		e.started = false
+		s = s[nl+1:]
+	}
+}
+
+// escapeTo writes s with &, <, > and " escaped.
+func escapeTo(w *bytes.Buffer, s string) {
+	last := 0
+	for i := 0; i < len(s); i++ {
+		var rep string
+		switch s[i] {
+		case '&':
+			rep = "&amp;"
+		case '<':
+			rep = "&lt;"
+		case '>':
+			rep = "&gt;"
+		case '"':
+			rep = "&#34;"
+		default:
+			continue
+		}
+		w.WriteString(s[last:i])
+		w.WriteString(rep)
+		last = i + 1
+	}
+	w.WriteString(s[last:])
+}
+
+// lexerAliases maps fence languages that chroma does not know by that name
+// (or knows as something else) to a chroma lexer name; "" is plain text.
+var lexerAliases = map[string]string{
+	"sh": "bash", "shell": "bash", "zsh": "bash", "curl": "bash", "env": "bash", "dotenv": "bash",
+	"console": "bash", "terminal": "bash", "cmd": "batchfile", "ps": "powershell", "ps1": "powershell",
+	"js": "javascript", "mjs": "javascript", "cjs": "javascript", "ts": "typescript", "mts": "typescript",
+	"jsonc": "json", "json5": "json", "jsonl": "json", "mdx": "markdown", "md": "markdown",
+	"yml": "yaml", "py": "python", "rb": "ruby", "rs": "rust", "kt": "kotlin", "golang": "go",
+	"csharp": "c#", "cs": "c#", "fsharp": "f#", "objc": "objective-c", "tf": "terraform", "hcl": "terraform",
+	"text": "", "txt": "", "plain": "", "plaintext": "", "none": "", "output": "", "ascii": "", "mermaid": "",
+}
+
+// lexerCache holds the coalesced lexer of each language seen; a nil entry
+// means plain text. chroma lexers are safe for concurrent use.
+var lexerCache sync.Map // string → chroma.Lexer (nil interface for none)
+
+func lexerFor(lang string) chroma.Lexer {
+	if lang == "" {
+		return nil
+	}
+	if v, ok := lexerCache.Load(lang); ok {
+		l, _ := v.(chroma.Lexer)
+		return l
+	}
+	name := strings.ToLower(lang)
+	if a, ok := lexerAliases[name]; ok {
+		name = a
+	}
+	var l chroma.Lexer
+	if name != "" {
+		if found := lexers.Get(name); found != nil && found != lexers.Fallback {
+			l = chroma.Coalesce(found)
+		}
+	}
+	if l == nil {
+		lexerCache.Store(lang, nil)
+		return nil
+	}
+	lexerCache.Store(lang, l)
+	return l
+}
+
+// highlightStyles is what both styles define, computed once: the CSS and
+// the token classes that carry a style in either.
+var highlightStyles = sync.OnceValues(func() ([]byte, map[string]bool) {
+	light := chromaRules(lightStyle)
+	dark := chromaRules(darkStyle)
+	defined := map[string]bool{}
+	for sel := range light {
+		defined[sel] = true
+	}
+	for sel := range dark {
+		defined[sel] = true
+	}
+	var b bytes.Buffer
+	b.WriteString("/* Syntax highlighting (chroma styles " + lightStyle + " and " + darkStyle + ") */\n")
+	b.WriteString(".lc-code .chroma .hl { display: block; }\n")
+	sels := make([]string, 0, len(defined))
+	for sel := range defined {
+		sels = append(sels, sel)
+	}
+	sort.Strings(sels)
+	for _, sel := range sels {
+		if decl, ok := light[sel]; ok {
+			b.WriteString(sel + " { " + decl + " }\n")
+		}
+	}
+	darkRules := func(prefix string) {
+		for _, sel := range sels {
+			decl, ok := dark[sel]
+			if sel != ".chroma" {
+				// Undo what the light style sets and the dark one does not.
+				decl = "color: inherit; background-color: transparent; font-weight: inherit; font-style: inherit; " + decl
+			} else if !ok {
+				continue
+			}
+			b.WriteString(prefix + sel + " { " + decl + " }\n")
+		}
+	}
+	b.WriteString("@media (prefers-color-scheme: dark) {\n")
+	darkRules(`html:not([data-theme="light"]) `)
+	b.WriteString("}\n")
+	darkRules(`html[data-theme="dark"] `)
+	classes := map[string]bool{}
+	for sel := range defined {
+		if c, ok := strings.CutPrefix(sel, ".chroma ."); ok {
+			classes[c] = true
+		}
+	}
+	return b.Bytes(), classes
+})
+
+// highlightCSS returns the CSS of highlighted code: the light style by
+// default, the dark one under prefers-color-scheme: dark (unless
+// html[data-theme="light"]) and under html[data-theme="dark"].
+func highlightCSS() []byte {
+	css, _ := highlightStyles()
+	return bytes.Clone(css)
+}
+
+var cssRuleRE = regexp.MustCompile(`(?m)^/\* (\w+) \*/ ([^{]+?) \{ ?([^}]*?) ?\}$`)
+
+// tokenRuleSkip are chroma's rules for markup Lectern does not produce
+// (line numbers, line tables, per-line wrappers, whitespace colour).
+var tokenRuleSkip = map[string]bool{
+	"Background": true, "LineLink": true, "LineTableTD": true, "LineTable": true,
+	"LineNumbersTable": true, "LineNumbers": true, "Line": true, "TextWhitespace": true,
+}
+
+// chromaRules returns a style's CSS as selector → declarations.
+func chromaRules(style string) map[string]string {
+	var buf bytes.Buffer
+	f := chromahtml.New(chromahtml.WithClasses(true))
+	if err := f.WriteCSS(&buf, styles.Get(style)); err != nil {
+		return map[string]string{}
+	}
+	rules := map[string]string{}
+	for _, m := range cssRuleRE.FindAllStringSubmatch(buf.String(), -1) {
+		if tokenRuleSkip[m[1]] {
+			continue
+		}
+		decl := strings.TrimSpace(m[3])
+		if decl != "" && !strings.HasSuffix(decl, ";") {
+			decl += ";"
+		}
+		rules[strings.TrimSpace(m[2])] = decl
+	}
+	return rules
+}
+
+// tokenClasses maps each standard token type to the class it is written
+// with: its own when a style defines it, else its nearest parent's that
+// is, else none.
+var tokenClasses = sync.OnceValue(func() map[chroma.TokenType]string {
+	_, defined := highlightStyles()
+	m := make(map[chroma.TokenType]string, len(chroma.StandardTypes))
+	for tt := range chroma.StandardTypes {
+		m[tt] = classFor(tt, defined)
+	}
+	return m
+})
+
+func classFor(tt chroma.TokenType, defined map[string]bool) string {
+	for t := tt; t > 0; t = t.Parent() {
+		if cls := chroma.StandardTypes[t]; cls != "" && defined[cls] {
+			return cls
+		}
+	}
+	return ""
+}
+
+func tokenClass(tt chroma.TokenType) string {
+	if c, ok := tokenClasses()[tt]; ok {
+		return c
+	}
+	_, defined := highlightStyles()
+	return classFor(tt, defined)
+}

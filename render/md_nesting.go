@@ -1,0 +1,234 @@
+package render
+
+import "strings"
+
+// maxMarkdownNesting bounds the nesting of link brackets and of block
+// containers (lists, block quotes) that goldmark sees: its time grows
+// faster than linearly with them. Deeper markers are escaped, so that they
+// show as text.
+const maxMarkdownNesting = 64
+
+// limitNesting escapes the link brackets and the list and block-quote
+// markers of src that are nested deeper than maxMarkdownNesting. It returns
+// src unchanged (and false) when nothing is that deep, else the new text
+// and the offset in src of the first escaped marker.
+func limitNesting(src string) (out string, firstAt int, changed bool) {
+	if strings.Count(src, "[") <= maxMarkdownNesting && !manyContainers(src) {
+		return src, 0, false
+	}
+	var b strings.Builder
+	last := 0 // src[last:] is not yet copied to b
+	escape := func(i int) {
+		if !changed {
+			changed, firstAt = true, i
+			b.Grow(len(src) + 64)
+		}
+		b.WriteString(src[last:i])
+		b.WriteByte('\\')
+		last = i
+	}
+	var (
+		fence       fenceState
+		lists       []int // content columns of the open list items
+		prevBlank   bool
+		depth, over int // bracket nesting, and brackets escaped beyond it
+		noSpan      map[int]int
+	)
+	for off := 0; off < len(src); {
+		end := lineEnd(src, off)
+		line := src[off:end]
+		next := min(end+1, len(src))
+		if fence.line(line) {
+			off, prevBlank = next, false
+			continue
+		}
+		if strings.TrimSpace(line) == "" {
+			depth, over, prevBlank = 0, 0, true
+			off = next
+			continue
+		}
+		// Block containers at the start of the line.
+		col, j := 0, off
+		for j < end && (src[j] == ' ' || src[j] == '\t') {
+			if src[j] == '\t' {
+				col += 4 - col%4
+			} else {
+				col++
+			}
+			j++
+		}
+		if w, _ := listMarker(src[j:end]); w > 0 || prevBlank || (j < end && src[j] == '>') {
+			for len(lists) > 0 && col < lists[len(lists)-1] {
+				lists = lists[:len(lists)-1]
+			}
+		}
+		level := len(lists)
+		for j < end {
+			if src[j] == '>' {
+				level++
+				if level > maxMarkdownNesting {
+					escape(j)
+					break
+				}
+				j++
+				col++
+				if j < end && src[j] == ' ' {
+					j++
+					col++
+				}
+				continue
+			}
+			w, sp := listMarker(src[j:end])
+			if w == 0 {
+				break
+			}
+			level++
+			if level > maxMarkdownNesting {
+				escape(j + w - 1) // "\-", "1\."
+				break
+			}
+			lists = append(lists, col+w+sp)
+			j += w + sp
+			col += w + sp
+		}
+		prevBlank = false
+		// Link brackets in the rest of the line.
+		for i := j; i < end; i++ {
+			switch src[i] {
+			case '\\':
+				i++
+			case '`':
+				n := runLen(src, i, '`')
+				if stop, known := noSpan[n]; known && i < stop {
+					i += n - 1
+					continue
+				}
+				if e := codeSpanEnd(src, i+n, n); e > 0 {
+					// A code span ending on a later line hides that
+					// line's markers too; good enough for a limit.
+					if e > end {
+						end = lineEnd(src, e)
+						next = min(end+1, len(src))
+					}
+					i = e - 1
+					continue
+				}
+				if noSpan == nil {
+					noSpan = map[int]int{}
+				}
+				noSpan[n] = blankLineAfter(src, i)
+				i += n - 1
+			case '[':
+				if depth >= maxMarkdownNesting {
+					escape(i)
+					over++
+				} else {
+					depth++
+				}
+			case ']':
+				switch {
+				case over > 0:
+					escape(i)
+					over--
+				case depth > 0:
+					depth--
+				}
+			}
+		}
+		off = next
+	}
+	if !changed {
+		return src, 0, false
+	}
+	b.WriteString(src[last:])
+	return b.String(), firstAt, true
+}
+
+// manyContainers reports whether some line of src starts with more than
+// maxMarkdownNesting/2 container markers, or src has many indented list
+// items: a cheap test for limitNesting's container pass.
+func manyContainers(src string) bool {
+	indented := 0
+	for off := 0; off < len(src); off = lineEnd(src, off) + 1 {
+		j := off
+		for j < len(src) && (src[j] == ' ' || src[j] == '\t') {
+			j++
+		}
+		if j > off {
+			if w, _ := listMarker(src[j:lineEnd(src, j)]); w > 0 {
+				indented++
+				if indented > maxMarkdownNesting/2 {
+					return true
+				}
+			}
+		}
+		n := 0
+		for j < len(src) && n <= maxMarkdownNesting/2 {
+			if src[j] == '>' {
+				j++
+			} else if w, sp := listMarker(src[j:lineEnd(src, j)]); w > 0 {
+				j += w + sp
+			} else {
+				break
+			}
+			n++
+			for j < len(src) && src[j] == ' ' {
+				j++
+			}
+		}
+		if n > maxMarkdownNesting/2 {
+			return true
+		}
+		if j >= len(src) {
+			break
+		}
+	}
+	return false
+}
+
+// listMarker returns the width of the list item marker that s starts with
+// ("-", "*", "+", "1." or "1)", followed by a space, a tab or the end) and
+// the number of spaces after it, or 0 when there is none.
+func listMarker(s string) (width, spaces int) {
+	w := 0
+	switch {
+	case s == "":
+		return 0, 0
+	case s[0] == '-' || s[0] == '*' || s[0] == '+':
+		w = 1
+	default:
+		for w < len(s) && w < 9 && '0' <= s[w] && s[w] <= '9' {
+			w++
+		}
+		if w == 0 || w >= len(s) || (s[w] != '.' && s[w] != ')') {
+			return 0, 0
+		}
+		w++
+	}
+	if w < len(s) && s[w] != ' ' && s[w] != '\t' {
+		return 0, 0
+	}
+	for w+spaces < len(s) && spaces < 4 && (s[w+spaces] == ' ' || s[w+spaces] == '\t') {
+		spaces++
+	}
+	return w, max(spaces, 1)
+}
+
+// blankLineAfter returns the offset of the first blank line after i, or
+// len(s).
+func blankLineAfter(s string, i int) int {
+	for {
+		k := strings.IndexByte(s[i:], '\n')
+		if k < 0 {
+			return len(s)
+		}
+		i += k + 1
+		j := i
+		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+			j++
+		}
+		if j >= len(s) || s[j] == '\n' {
+			return i
+		}
+	}
+}

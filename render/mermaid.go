@@ -1,0 +1,93 @@
+package render
+
+import (
+	"bytes"
+	_ "embed"
+	"strings"
+	"sync/atomic"
+)
+
+// Mermaid diagrams (```mermaid fences and <Mermaid chart="..." />) are
+// written as <pre class="mermaid">source</pre> and drawn in the browser by
+// the mermaid library, which the site ships itself: _lectern/mermaid.min.js
+// (assets/mermaid, from the npm package) and _lectern/mermaid-init.js are
+// written only when at least one page has a diagram, and only pages with
+// one load them.
+
+//go:embed assets/mermaid/mermaid.min.js
+var mermaidJS []byte
+
+// mermaidInitJS starts mermaid with the theme in use: dark when the page
+// is dark (data-theme="dark", or the system preference without a
+// data-theme="light").
+var mermaidInitJS = []byte(`(function () {
+  if (!window.mermaid) return;
+  var t = document.documentElement.getAttribute("data-theme");
+  var dark = t === "dark" || (t !== "light" && window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches);
+  window.mermaid.initialize({ startOnLoad: true, theme: dark ? "dark" : "default" });
+})();
+`)
+
+const (
+	mermaidMarker  = `<pre class="mermaid">`
+	mermaidLibFile = "_lectern/mermaid.min.js"
+	mermaidInit    = "_lectern/mermaid-init.js"
+)
+
+func init() {
+	// components.go's init runs first (files initialise in name order).
+	if components != nil {
+		components["Mermaid"] = mermaidComponent
+	}
+}
+
+// writeMermaid writes a diagram's source for mermaid to draw.
+func writeMermaid(w *bytes.Buffer, src string) {
+	w.WriteString(mermaidMarker)
+	escapeTo(w, src)
+	w.WriteString("</pre>\n")
+}
+
+// mermaidComponent renders <Mermaid chart="graph TD; A-->B" />; without a
+// chart, the children's text is the diagram.
+func mermaidComponent(c *call) string {
+	src := c.str("chart")
+	if src == "" {
+		src = strings.TrimSpace(c.n.raw)
+	}
+	if src == "" {
+		return ""
+	}
+	var b bytes.Buffer
+	writeMermaid(&b, src)
+	return b.String()
+}
+
+// withMermaid returns a page body with the mermaid scripts appended when it
+// has a diagram, and records that the site needs the library.
+func (s *site) withMermaid(body, outName string) string {
+	if !strings.Contains(body, mermaidMarker) {
+		return body
+	}
+	if s.mermaid != nil {
+		s.mermaid.used.Store(true)
+	}
+	return body + `<script src="` + esc(s.assetURL(outName, mermaidLibFile)) + `" defer></script>` +
+		`<script src="` + esc(s.assetURL(outName, mermaidInit)) + `" defer></script>` + "\n"
+}
+
+// mermaidUse records whether a page of the build has a diagram; the page
+// renderers (parallel.go) share it through their copies of the site.
+type mermaidUse struct{ used atomic.Bool }
+
+// writeMermaidAssets writes the mermaid library and its start-up script
+// when a page uses them.
+func (s *site) writeMermaidAssets() error {
+	if s.mermaid == nil || !s.mermaid.used.Load() {
+		return nil
+	}
+	if err := s.write(mermaidLibFile, mermaidJS); err != nil {
+		return err
+	}
+	return s.write(mermaidInit, mermaidInitJS)
+}

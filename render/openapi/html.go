@@ -1,0 +1,634 @@
+package openapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"html"
+	"net/url"
+	"strings"
+)
+
+// Options control how an operation is rendered.
+type Options struct {
+	// Markdown renders a description (CommonMark) to HTML. When nil,
+	// descriptions are shown as escaped paragraphs.
+	Markdown func(md string) string
+	// Playground adds the "Try it" form (never for webhooks).
+	Playground bool
+	// ScriptURL is the URL of playground.js, loaded by the form.
+	ScriptURL string
+	// Content is the HTML of the page's own content, placed after the
+	// operation's description.
+	Content string
+}
+
+// Page is a rendered operation.
+type Page struct {
+	HTML string
+	// Playground reports whether HTML holds the playground form.
+	Playground bool
+	// Problems are the document's problems met while rendering, such as
+	// `missing $ref "#/components/schemas/X"`.
+	Problems []string
+}
+
+func esc(s string) string { return html.EscapeString(s) }
+
+type writer struct {
+	strings.Builder
+	r   *resolver
+	o   Options
+	ops *Operation
+}
+
+func (w *writer) md(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	if w.o.Markdown != nil {
+		return w.o.Markdown(s)
+	}
+	return "<p>" + esc(s) + "</p>\n"
+}
+
+// Header returns the method and path line of an operation reference, as
+// shown at the top of its page.
+func Header(method, path string) string {
+	m := strings.ToUpper(method)
+	return `<div class="lc-openapi"><span class="lc-method lc-method-` + strings.ToLower(m) + `">` + esc(m) +
+		`</span><code class="lc-openapi-path">` + esc(path) + "</code></div>\n"
+}
+
+// param is a parameter of an operation.
+type param struct {
+	name, in, desc string
+	required       bool
+	deprecated     bool
+	schema         any
+	example        any
+	hasExample     bool
+}
+
+// security is one way to authenticate.
+type security struct {
+	name   string // scheme name in components
+	kind   string // "bearer", "basic", "apiKey"
+	in     string // header, query, cookie (apiKey)
+	header string // header or parameter name
+	desc   string
+}
+
+// Render renders op as HTML.
+func Render(op *Operation, o Options) Page {
+	r := newResolver(op.doc)
+	w := &writer{r: r, o: o, ops: op}
+	d := op.doc
+	if op.Webhook {
+		w.WriteString(Header("WEBHOOK", op.Path))
+	} else {
+		w.WriteString(Header(op.Method, op.Path))
+	}
+	params := w.params()
+	secs := w.security()
+	body, bodyType, bodyObj := w.body()
+	pg := o.Playground && !op.Webhook
+	if pg {
+		w.playground(params, secs, body, bodyType)
+	}
+	if op.Deprecated {
+		w.WriteString(`<p><span class="lc-badge lc-deprecated">deprecated</span></p>` + "\n")
+	}
+	if op.Webhook {
+		w.WriteString(`<p class="lc-openapi-webhook">Sent by the API as an HTTP <code>` + esc(op.Method) + "</code> request to the URL you register.</p>\n")
+	}
+	w.WriteString(w.md(op.Description))
+	w.WriteString(o.Content)
+
+	if len(secs) > 0 {
+		w.section("authorizations", "Authorizations")
+		for _, s := range secs {
+			switch s.kind {
+			case "bearer":
+				w.fieldHead("Authorization", "string", "header", true, false, nil, false)
+				w.WriteString(w.md(firstNonEmpty(s.desc, "Bearer authentication header of the form `Bearer <token>`, where `<token>` is your auth token.")))
+			case "basic":
+				w.fieldHead("Authorization", "string", "header", true, false, nil, false)
+				w.WriteString(w.md(firstNonEmpty(s.desc, "Basic authentication header of the form `Basic <encoded-value>`, where `<encoded-value>` is the base64-encoded string `username:password`.")))
+			default:
+				w.fieldHead(s.header, "string", s.in, true, false, nil, false)
+				w.WriteString(w.md(s.desc))
+			}
+			w.WriteString("</div></div>\n")
+		}
+	}
+	for _, loc := range []struct{ in, id, title string }{
+		{"path", "path-parameters", "Path Parameters"}, {"query", "query-parameters", "Query Parameters"},
+		{"header", "headers", "Headers"}, {"cookie", "cookies", "Cookies"},
+	} {
+		first := true
+		for _, p := range params {
+			if p.in != loc.in {
+				continue
+			}
+			if first {
+				w.section(loc.id, loc.title)
+				first = false
+			}
+			w.field("lc-param-field", p.name, p.in, p.schema, p.required, p.deprecated, p.desc, nil, 0)
+		}
+	}
+	if bodyObj != nil {
+		w.section("body", "Body")
+		w.WriteString(`<p class="lc-openapi-media"><code>` + esc(bodyType) + "</code>")
+		if bodyObj.get("required") == true {
+			w.WriteString(` <span class="lc-badge lc-required">required</span>`)
+		}
+		w.WriteString("</p>\n")
+		w.WriteString(w.md(bodyObj.str("description")))
+		if mt := bodyObj.obj("content").obj(bodyType); mt != nil && mt.has("schema") {
+			w.schemaFields("lc-param-field", mt.get("schema"), nil, "body", true)
+		}
+	}
+	responses := d.derefObj(op.op.get("responses"), r.miss)
+	if responses != nil && len(responses.keys) > 0 {
+		w.section("response", "Response")
+		for _, code := range responses.keys {
+			resp := d.derefObj(responses.m[code], r.miss)
+			if resp == nil {
+				continue
+			}
+			mtName, mt := pickMedia(resp.obj("content"))
+			w.WriteString(`<div class="lc-openapi-response"><h3 id="response-` + esc(Slugify(code)) + `">` + esc(code))
+			if mtName != "" {
+				w.WriteString(` <code>` + esc(mtName) + "</code>")
+			}
+			w.WriteString("</h3>\n")
+			w.WriteString(w.md(resp.str("description")))
+			if mt != nil && mt.has("schema") {
+				w.schemaFields("lc-response-field", mt.get("schema"), nil, "", false)
+			}
+			if hs := resp.obj("headers"); hs != nil {
+				for _, h := range hs.keys {
+					ho := d.derefObj(hs.m[h], r.miss)
+					if ho == nil {
+						continue
+					}
+					w.field("lc-response-field", h, "header", ho.get("schema"), ho.get("required") == true, false, ho.str("description"), nil, 0)
+				}
+			}
+			w.WriteString("</div>\n")
+		}
+	}
+	w.examples(params, secs, body, bodyType, responses)
+	if pg && o.ScriptURL != "" {
+		w.WriteString(`<script src="` + esc(o.ScriptURL) + `" defer></script>` + "\n")
+	}
+	return Page{HTML: w.String(), Playground: pg, Problems: r.problems}
+}
+
+func firstNonEmpty(a, b string) string {
+	if strings.TrimSpace(a) != "" {
+		return a
+	}
+	return b
+}
+
+func (w *writer) section(id, title string) {
+	w.WriteString(`<h2 class="lc-openapi-section" id="` + id + `">` + esc(title) + "</h2>\n")
+}
+
+// params returns the operation's parameters, the path item's first,
+// overridden by the operation's of the same name and location.
+func (w *writer) params() []param {
+	d := w.ops.doc
+	var out []param
+	idx := map[string]int{}
+	for _, list := range [][]any{w.ops.item.list("parameters"), w.ops.op.list("parameters")} {
+		for _, raw := range list {
+			po := d.derefObj(raw, w.r.miss)
+			if po == nil || po.str("name") == "" {
+				continue
+			}
+			p := param{name: po.str("name"), in: po.str("in"), desc: po.str("description"),
+				required: po.get("required") == true || po.str("in") == "path", deprecated: po.get("deprecated") == true,
+				schema: po.get("schema")}
+			if p.schema == nil {
+				if _, mt := pickMedia(po.obj("content")); mt != nil {
+					p.schema = mt.get("schema")
+				}
+			}
+			if po.has("example") {
+				p.example, p.hasExample = po.get("example"), true
+			} else if ex := po.obj("examples"); ex != nil && len(ex.keys) > 0 {
+				if eo := d.derefObj(ex.m[ex.keys[0]], w.r.miss); eo != nil && eo.has("value") {
+					p.example, p.hasExample = eo.get("value"), true
+				}
+			}
+			key := p.in + "\x00" + p.name
+			if i, ok := idx[key]; ok {
+				out[i] = p
+				continue
+			}
+			idx[key] = len(out)
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (w *writer) security() []security {
+	d := w.ops.doc
+	reqs := d.root.list("security")
+	if w.ops.op.has("security") {
+		reqs = w.ops.op.list("security")
+	}
+	schemes := d.root.obj("components").obj("securitySchemes")
+	var out []security
+	seen := map[string]bool{}
+	for _, req := range reqs {
+		ro, ok := req.(*obj)
+		if !ok {
+			continue
+		}
+		for _, name := range ro.keys {
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			so := d.derefObj(schemes.get(name), w.r.miss)
+			if so == nil {
+				w.r.problem("security scheme " + quote(name) + " is not defined in components.securitySchemes")
+				continue
+			}
+			s := security{name: name, desc: so.str("description")}
+			switch so.str("type") {
+			case "http":
+				s.kind = strings.ToLower(so.str("scheme"))
+				if s.kind != "basic" {
+					s.kind = "bearer"
+				}
+			case "apiKey":
+				s.kind, s.in, s.header = "apiKey", so.str("in"), so.str("name")
+				if s.in == "" {
+					s.in = "header"
+				}
+			default: // oauth2, openIdConnect: a bearer token
+				s.kind = "bearer"
+			}
+			out = append(out, s)
+		}
+		if len(out) > 0 {
+			break // the first requirement that can be met
+		}
+	}
+	return out
+}
+
+// pickMedia chooses the media type to show: JSON first.
+func pickMedia(content *obj) (string, *obj) {
+	if content == nil || len(content.keys) == 0 {
+		return "", nil
+	}
+	for _, k := range content.keys {
+		if k == "application/json" || strings.HasSuffix(k, "+json") {
+			return k, content.obj(k)
+		}
+	}
+	return content.keys[0], content.obj(content.keys[0])
+}
+
+// body returns the request body's example (JSON text), its media type
+// and the request body object.
+func (w *writer) body() (string, string, *obj) {
+	rb := w.ops.doc.derefObj(w.ops.op.get("requestBody"), w.r.miss)
+	if rb == nil {
+		return "", "", nil
+	}
+	name, mt := pickMedia(rb.obj("content"))
+	if mt == nil {
+		return "", name, rb
+	}
+	ex, ok := w.mediaExample(mt, true)
+	if !ok {
+		return "", name, rb
+	}
+	if s, isStr := ex.(string); isStr && !strings.Contains(name, "json") {
+		return s, name, rb
+	}
+	return toJSON(ex), name, rb
+}
+
+// mediaExample returns the example of a media type object: example, the
+// first of examples, else one built from the schema.
+func (w *writer) mediaExample(mt *obj, forRequest bool) (any, bool) {
+	d := w.ops.doc
+	if mt.has("example") {
+		return mt.get("example"), true
+	}
+	if ex := mt.obj("examples"); ex != nil && len(ex.keys) > 0 {
+		if eo := d.derefObj(ex.m[ex.keys[0]], w.r.miss); eo != nil && eo.has("value") {
+			return eo.get("value"), true
+		}
+	}
+	if mt.has("schema") {
+		return w.r.example(mt.get("schema"), nil, 0, forRequest), true
+	}
+	return nil, false
+}
+
+// schemaFields renders the fields of a body or response schema.
+func (w *writer) schemaFields(class string, raw any, stack []string, loc string, forRequest bool) {
+	s := w.r.flatten(raw, stack)
+	sub := w.r.stackFor(stack, raw)
+	switch {
+	case s.isObject():
+		w.props(class, s, sub, loc, forRequest, 0)
+	case len(s.variants) > 0:
+		w.variants(class, s, sub, loc, forRequest, 0)
+	default:
+		name := "body"
+		if !forRequest {
+			name = "response"
+		}
+		w.field(class, name, "", raw, false, false, "", stack, 0)
+	}
+}
+
+func (w *writer) props(class string, s *schema, stack []string, loc string, forRequest bool, depth int) {
+	for _, p := range s.props {
+		ps := w.r.flatten(p.raw, stack)
+		if forRequest && ps.readOnly || !forRequest && ps.writeOnly {
+			continue
+		}
+		w.field(class, p.name, loc, p.raw, s.required[p.name], false, "", stack, depth)
+	}
+}
+
+func (w *writer) variants(class string, s *schema, stack []string, loc string, forRequest bool, depth int) {
+	label := "One of"
+	if s.variantKw == "anyOf" {
+		label = "Any of"
+	}
+	w.WriteString(`<div class="lc-openapi-variants"><p class="lc-openapi-variants-label">` + label + "</p>\n")
+	for i, v := range s.variants {
+		vs := w.r.flatten(v, stack)
+		title := firstNonEmpty(vs.title, vs.ref)
+		if title == "" {
+			title = fmt.Sprintf("Option %d", i+1)
+		}
+		w.WriteString(`<details class="lc-expandable"><summary>` + esc(title) + ` <span class="lc-field-type">` +
+			esc(w.r.typeName(vs, stack)) + `</span></summary><div class="lc-expandable-body">`)
+		w.WriteString(w.md(vs.desc))
+		vstack := w.r.stackFor(stack, v)
+		if vs.isObject() && !vs.circular {
+			w.props(class, vs, vstack, loc, forRequest, depth+1)
+		} else if vs.items != nil {
+			w.children(class, vs, vstack, forRequest, depth+1)
+		}
+		w.WriteString("</div></details>\n")
+	}
+	w.WriteString("</div>\n")
+}
+
+// fieldHead opens a field: <div class="lc-field"><div class="lc-field-head">
+// ...</div><div class="lc-field-body">, left open for the body.
+func (w *writer) fieldHead(name, typ, loc string, required, deprecated bool, def any, hasDef bool) {
+	w.WriteString(`<div class="lc-field lc-param-field"><div class="lc-field-head"><code class="lc-field-name">` + esc(name) + "</code>")
+	w.fieldBadges(typ, loc, required, deprecated, def, hasDef)
+}
+
+func (w *writer) fieldBadges(typ, loc string, required, deprecated bool, def any, hasDef bool) {
+	if typ != "" {
+		w.WriteString(`<span class="lc-field-type">` + esc(typ) + "</span>")
+	}
+	if loc != "" {
+		w.WriteString(`<span class="lc-field-location">` + esc(loc) + "</span>")
+	}
+	if required {
+		w.WriteString(`<span class="lc-badge lc-required">required</span>`)
+	}
+	if deprecated {
+		w.WriteString(`<span class="lc-badge lc-deprecated">deprecated</span>`)
+	}
+	if hasDef {
+		w.WriteString(`<span class="lc-field-default">default: <code>` + esc(scalarText(def)) + "</code></span>")
+	}
+	w.WriteString(`</div><div class="lc-field-body">`)
+}
+
+func scalarText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case nil:
+		return "null"
+	case json.Number:
+		return x.String()
+	case bool:
+		if x {
+			return "true"
+		}
+		return "false"
+	}
+	return strings.Join(strings.Fields(toJSON(v)), " ")
+}
+
+// field renders one parameter or property, with its nested fields as an
+// expandable tree.
+func (w *writer) field(class, name, loc string, raw any, required, deprecated bool, desc string, stack []string, depth int) {
+	if w.r.budget <= 0 {
+		if w.r.budget == 0 {
+			w.WriteString(`<p class="lc-openapi-truncated">More fields are left out.</p>` + "\n")
+			w.r.budget--
+		}
+		return
+	}
+	w.r.budget--
+	s := w.r.flatten(raw, stack)
+	typ := w.r.typeName(s, stack)
+	w.WriteString(`<div class="lc-field ` + class + `"><div class="lc-field-head"><code class="lc-field-name">` + esc(name) + "</code>")
+	w.fieldBadges(typ, loc, required, deprecated || s.deprecated, s.def, s.hasDef)
+	w.WriteString(w.md(firstNonEmpty(desc, s.desc)))
+	if len(s.enum) > 0 {
+		w.WriteString(`<p class="lc-openapi-enum">Available options: `)
+		for i, e := range s.enum {
+			if i > 0 {
+				w.WriteString(", ")
+			}
+			w.WriteString("<code>" + esc(scalarText(e)) + "</code>")
+		}
+		w.WriteString("</p>\n")
+	}
+	if s.format != "" {
+		w.WriteString(`<p class="lc-openapi-format">Format: <code>` + esc(s.format) + "</code></p>\n")
+	}
+	if s.circular {
+		w.WriteString(`<p class="lc-openapi-circular">Same structure as <code>` + esc(s.ref) + "</code> above (circular reference).</p>\n")
+	} else if depth < 24 {
+		w.children(class, s, w.r.stackFor(stack, raw), class == "lc-param-field", depth+1)
+	}
+	w.WriteString("</div></div>\n")
+}
+
+// children renders the nested fields of s, if any, in an expandable.
+func (w *writer) children(class string, s *schema, stack []string, forRequest bool, depth int) {
+	inner, label := s, "properties"
+	istack := stack
+	if !s.isObject() && s.items != nil && len(s.variants) == 0 {
+		inner = w.r.flatten(s.items, stack)
+		istack = w.r.stackFor(stack, s.items)
+		if inner.circular {
+			w.WriteString(`<p class="lc-openapi-circular">Items have the same structure as <code>` + esc(inner.ref) + "</code> above (circular reference).</p>\n")
+			return
+		}
+	}
+	if !inner.isObject() && len(inner.variants) == 0 {
+		if inner.additional != nil {
+			as := w.r.flatten(inner.additional, istack)
+			if as.isObject() && !as.circular {
+				inner, istack, label = as, w.r.stackFor(istack, inner.additional), "values"
+			} else {
+				return
+			}
+		} else {
+			return
+		}
+	}
+	w.WriteString(`<details class="lc-expandable"><summary>Show child ` + label + `</summary><div class="lc-expandable-body">`)
+	if inner.isObject() {
+		w.props(class, inner, istack, "", forRequest, depth)
+	} else {
+		w.variants(class, inner, istack, "", forRequest, depth)
+	}
+	w.WriteString("</div></details>\n")
+}
+
+// codeBlock writes a code block in the theme's markup.
+func (w *writer) codeBlock(title, lang, code string) {
+	w.WriteString(`<div class="lc-code"><div class="lc-code-title">` + esc(title) + `</div><pre><code class="language-` + lang + `">` +
+		esc(code) + "</code></pre></div>\n")
+}
+
+func (w *writer) serverURL() string {
+	if len(w.ops.doc.Servers) > 0 {
+		return strings.TrimRight(w.ops.doc.Servers[0].URL, "/")
+	}
+	return ""
+}
+
+// examples writes the request (curl) and response examples.
+func (w *writer) examples(params []param, secs []security, body, bodyType string, responses *obj) {
+	d := w.ops.doc
+	if !w.ops.Webhook {
+		w.WriteString(`<div class="lc-request-example"><div class="lc-example-label">Request</div>` + "\n")
+		w.codeBlock("cURL", "bash", w.curl(params, secs, body, bodyType))
+		w.WriteString("</div>\n")
+	} else if body != "" {
+		w.WriteString(`<div class="lc-request-example"><div class="lc-example-label">Payload</div>` + "\n")
+		w.codeBlock(bodyType, "json", body)
+		w.WriteString("</div>\n")
+	}
+	if responses == nil {
+		return
+	}
+	first := true
+	for _, code := range responses.keys {
+		resp := d.derefObj(responses.m[code], nil)
+		if resp == nil {
+			continue
+		}
+		_, mt := pickMedia(resp.obj("content"))
+		if mt == nil {
+			continue
+		}
+		ex, ok := w.mediaExample(mt, false)
+		if !ok {
+			continue
+		}
+		if first {
+			w.WriteString(`<div class="lc-response-example"><div class="lc-example-label">Response</div>` + "\n")
+			first = false
+		}
+		text, isStr := ex.(string)
+		if !isStr {
+			text = toJSON(ex)
+		}
+		w.codeBlock(code, "json", text)
+	}
+	if !first {
+		w.WriteString("</div>\n")
+	}
+}
+
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func paramExample(p param, r *resolver) string {
+	if p.hasExample {
+		return scalarText(p.example)
+	}
+	v := r.example(p.schema, nil, 0, true)
+	return scalarText(v)
+}
+
+// curl builds the request example.
+func (w *writer) curl(params []param, secs []security, body, bodyType string) string {
+	path := w.ops.Path
+	q := url.Values{}
+	var qkeys []string
+	var headers []string
+	for _, p := range params {
+		switch p.in {
+		case "path":
+			path = strings.ReplaceAll(path, "{"+p.name+"}", paramExample(p, w.r))
+		case "query":
+			if p.required {
+				q.Add(p.name, paramExample(p, w.r))
+				qkeys = append(qkeys, p.name)
+			}
+		case "header":
+			if p.required {
+				headers = append(headers, p.name+": "+paramExample(p, w.r))
+			}
+		}
+	}
+	u := w.serverURL() + path
+	if len(qkeys) > 0 {
+		u += "?" + q.Encode()
+	}
+	if len(secs) > 0 {
+		s := secs[0]
+		switch s.kind {
+		case "bearer":
+			headers = append(headers, "Authorization: Bearer <token>")
+		case "basic":
+			headers = append(headers, "Authorization: Basic <encoded-value>")
+		case "apiKey":
+			switch s.in {
+			case "header":
+				headers = append(headers, s.header+": <api-key>")
+			case "cookie":
+				headers = append(headers, "Cookie: "+s.header+"=<api-key>")
+			case "query":
+				sep := "?"
+				if strings.Contains(u, "?") {
+					sep = "&"
+				}
+				u += sep + url.QueryEscape(s.header) + "=<api-key>"
+			}
+		}
+	}
+	if bodyType != "" && body != "" {
+		headers = append(headers, "Content-Type: "+bodyType)
+	}
+	var b strings.Builder
+	b.WriteString("curl --request " + w.ops.Method + " \\\n  --url " + shellQuote(u))
+	for _, h := range headers {
+		b.WriteString(" \\\n  --header " + shellQuote(h))
+	}
+	if body != "" {
+		b.WriteString(" \\\n  --data " + shellQuote(body))
+	}
+	return b.String()
+}

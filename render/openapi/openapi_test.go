@@ -1,0 +1,70 @@
+package openapi
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseRef(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]Ref{
+		"GET /plants":                  {Method: "GET", Path: "/plants"},
+		"post /plants":                 {Method: "POST", Path: "/plants"},
+		"api.json DELETE /plants/{id}": {File: "api.json", Method: "DELETE", Path: "/plants/{id}"},
+		"WEBHOOK /plant/webhook":       {Method: "WEBHOOK", Path: "/plant/webhook"},
+		"spec.yaml webhook order.done": {File: "spec.yaml", Method: "WEBHOOK", Path: "order.done"},
+	} {
+		got, ok := ParseRef(in)
+		if !ok || got != want {
+			t.Errorf("ParseRef(%q) = %+v, %v; want %+v", in, got, ok, want)
+		}
+	}
+	for _, bad := range []string{"", "/plants", "FETCH /x", "a b c d"} {
+		if _, ok := ParseRef(bad); ok {
+			t.Errorf("ParseRef(%q) ok", bad)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		`{"openapi": "3.0.0"`:               "invalid JSON",
+		`{"swagger": "2.0", "paths": {}}`:   "Swagger 2.0",
+		`{"openapi": "4.0.0", "paths": {}}`: "not supported",
+		`{"openapi": "3.1.0"}`:              `no "paths"`,
+		"openapi: 3.0.0\npaths: [\n":        "invalid YAML",
+		`[1]`:                               "not an object",
+	} {
+		if _, err := Parse("x", []byte(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) = %v, want %q", in, err, want)
+		}
+	}
+}
+
+func TestCycleAndMissingRef(t *testing.T) {
+	t.Parallel()
+	d, err := Parse("x", []byte(`{"openapi": "3.1.0", "paths": {"/n": {"get": {"responses": {
+	  "200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Node"}}}},
+	  "500": {"$ref": "#/components/responses/Missing"}}}}},
+	  "components": {"schemas": {"Node": {"type": "object", "properties": {
+	    "next": {"$ref": "#/components/schemas/Node"}, "kids": {"type": "array", "items": {"$ref": "#/components/schemas/Node"}},
+	    "a~b": {"$ref": "#/components/schemas/A~0b"}}}, "A~b": {"type": "string"}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := d.Find(Ref{Method: "GET", Path: "/n/"})
+	if op == nil {
+		t.Fatal("operation not found")
+	}
+	p := Render(op, Options{})
+	if !strings.Contains(p.HTML, "circular reference") || !strings.Contains(p.HTML, `<code class="lc-field-name">a~b</code><span class="lc-field-type">string</span>`) {
+		t.Errorf("unexpected HTML:\n%s", p.HTML)
+	}
+	if len(p.Problems) != 1 || p.Problems[0] != `missing $ref "#/components/responses/Missing"` {
+		t.Errorf("problems = %q", p.Problems)
+	}
+	if p.Playground || strings.Contains(p.HTML, "data-lc-playground") {
+		t.Error("playground without Options.Playground")
+	}
+}

@@ -1,0 +1,5 @@
+package openapi
+
+import "unicode"
+
+func isLetter(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }

@@ -1,0 +1,543 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"lectern.dev/lectern/render/openapi"
+)
+
+// apiState is the OpenAPI state of a build: documents loaded, pages
+// generated from the navigation, whether a page has a playground.
+//
+// Pages are rendered in parallel (parallel.go); mu guards the mutable
+// fields during rendering. The state is created by openAPINav, before.
+type apiState struct {
+	mu    sync.Mutex
+	specs map[string]*apiSpec // by source path or URL
+	// declared are the documents named by the configuration, searched
+	// first for front matter references without a file.
+	declared []string
+	scanned  []string // every OpenAPI document of the source, sorted
+	didScan  bool
+	// pageSpec is the document inherited by a navigation page from the
+	// tab or group holding it.
+	pageSpec   map[string]string
+	generated  map[string]*apiGenerated
+	playground bool
+}
+
+type apiSpec struct {
+	doc *openapi.Doc
+	err error
+}
+
+type apiGenerated struct {
+	op   *openapi.Operation
+	page *page
+}
+
+func (s *site) apiState() *apiState {
+	if s.api == nil {
+		s.api = &apiState{specs: map[string]*apiSpec{}, pageSpec: map[string]string{}, generated: map[string]*apiGenerated{}}
+	}
+	return s.api
+}
+
+// NavOpenAPI is the "openapi" key of a navigation tab, group or other
+// division: the documents to generate pages from, and the folder of the
+// generated pages.
+type NavOpenAPI struct {
+	Sources   []string
+	Directory string
+}
+
+// parseNavOpenAPI reads an "openapi" value: "file", ["a", "b"] or
+// {"source": "file", "directory": "dir"}.
+func parseNavOpenAPI(v any) *NavOpenAPI {
+	n := &NavOpenAPI{}
+	switch x := v.(type) {
+	case string:
+		n.Sources = []string{strings.TrimSpace(x)}
+	case []any:
+		for _, e := range x {
+			if s := str(e); s != "" {
+				n.Sources = append(n.Sources, s)
+			}
+		}
+	case map[string]any:
+		if s := str(x["source"]); s != "" {
+			n.Sources = []string{s}
+		}
+		n.Directory = strings.Trim(str(x["directory"]), "/")
+	}
+	if len(n.Sources) == 0 || n.Sources[0] == "" {
+		return nil
+	}
+	return n
+}
+
+// specKey turns a reference to a document into a source path (no leading
+// slash) or a URL.
+func specKey(ref, fromDir string, files map[string]bool) string {
+	if isExternal(ref) {
+		return ref
+	}
+	p := strings.TrimPrefix(path.Clean("/"+strings.TrimPrefix(ref, "./")), "/")
+	if !files[p] && fromDir != "" && fromDir != "." && !strings.HasPrefix(ref, "/") {
+		if q := path.Join(fromDir, ref); files[q] {
+			return q
+		}
+	}
+	return p
+}
+
+// loadSpec loads (once) the document key names. A document that cannot
+// be used returns its error; the caller warns.
+func (s *site) loadSpec(key string) *apiSpec {
+	st := s.apiState()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if sp, ok := st.specs[key]; ok {
+		return sp
+	}
+	sp := &apiSpec{}
+	st.specs[key] = sp
+	var data []byte
+	var err error
+	switch {
+	case isExternal(key) && !s.opts.AllowRemote:
+		sp.err = fmt.Errorf("remote OpenAPI document %s not fetched (remote fetching is off)", key)
+		return sp
+	case isExternal(key):
+		data, err = fetchRemote(key)
+	case !s.files[key]:
+		sp.err = fmt.Errorf("OpenAPI document %q not found", key)
+		return sp
+	default:
+		data, err = fs.ReadFile(s.src, key)
+	}
+	if err != nil {
+		sp.err = fmt.Errorf("OpenAPI document %s cannot be read: %v", key, err)
+		return sp
+	}
+	doc, err := openapi.Parse(key, data)
+	if err != nil {
+		sp.err = fmt.Errorf("invalid OpenAPI document %s: %v", key, err)
+		return sp
+	}
+	sp.doc = doc
+	return sp
+}
+
+// fetchRemote downloads a document (Options.AllowRemote).
+func fetchRemote(u string) ([]byte, error) {
+	if !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") {
+		return nil, fmt.Errorf("only http and https URLs can be fetched")
+	}
+	c := &http.Client{Timeout: 30 * time.Second}
+	resp, err := c.Get(u)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("HTTP %s", resp.Status)
+	}
+	return io.ReadAll(io.LimitReader(resp.Body, 32<<20))
+}
+
+// scanSpecs finds the source's OpenAPI documents: .json, .yaml and .yml
+// files with a top-level "openapi" key.
+func (s *site) scanSpecs() []string {
+	st := s.apiState()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.didScan {
+		return st.scanned
+	}
+	st.didScan = true
+	for _, f := range sortedKeys(s.files) {
+		ext := strings.ToLower(path.Ext(f))
+		if ext != ".json" && ext != ".yaml" && ext != ".yml" || f == "docs.json" || f == "mint.json" {
+			continue
+		}
+		data, err := fs.ReadFile(s.src, f)
+		if err != nil || len(data) > 32<<20 || !bytes.Contains(data, []byte("openapi")) {
+			continue
+		}
+		if hasOpenAPIKey(data, ext) {
+			st.scanned = append(st.scanned, f)
+		}
+	}
+	return st.scanned
+}
+
+func hasOpenAPIKey(data []byte, ext string) bool {
+	if ext == ".json" {
+		var top map[string]json.RawMessage
+		if json.Unmarshal(data, &top) != nil {
+			return false
+		}
+		_, ok := top["openapi"]
+		return ok
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "openapi:") || strings.HasPrefix(line, `"openapi":`) || strings.HasPrefix(line, "'openapi':") {
+			return true
+		}
+	}
+	return false
+}
+
+// openAPINav reads the configuration's OpenAPI documents and generates the
+// pages of navigation nodes with an "openapi" key. It runs before the
+// navigation pages are read.
+func (s *site) openAPINav(cfg *Config) {
+	st := s.apiState()
+	if cfg == nil {
+		return
+	}
+	for _, v := range []any{cfg.Raw["openapi"], nestedKey(cfg.Raw, "api", "openapi")} {
+		if n := parseNavOpenAPI(v); n != nil {
+			for _, src := range n.Sources {
+				st.declared = append(st.declared, specKey(src, "", s.files))
+			}
+		}
+	}
+	if cfg.Nav == nil {
+		return
+	}
+	used := map[string]bool{}
+	for _, e := range cfg.Nav.Pages() {
+		used[e.Page] = true
+	}
+	var walk func(n *Nav, inherited string, dir string)
+	walk = func(n *Nav, inherited, dir string) {
+		var sources []string
+		if n.OpenAPI != nil {
+			for _, src := range n.OpenAPI.Sources {
+				key := specKey(src, "", s.files)
+				sources = append(sources, key)
+				st.declared = append(st.declared, key)
+			}
+			inherited = sources[0]
+			if n.OpenAPI.Directory != "" {
+				dir = n.OpenAPI.Directory
+			}
+		}
+		if n.OpenAPI != nil && len(n.Children) == 0 {
+			s.generateOps(cfg, n, sources, dir, used)
+			return
+		}
+		for i, c := range n.Children {
+			if c.Kind != NavPage {
+				walk(c, inherited, dir)
+				continue
+			}
+			if inherited == "" {
+				continue
+			}
+			st.pageSpec[c.Page] = inherited
+			if ref, ok := openapi.ParseRef(c.Page); ok && strings.Contains(c.Page, " ") {
+				// A page entry "GET /plants" under a node with a document.
+				key := inherited
+				if ref.File != "" {
+					key = specKey(ref.File, "", s.files)
+				}
+				sp := s.loadSpec(key)
+				if sp.err != nil {
+					cfg.warn(s.w, c.Page, "%v", sp.err)
+					continue
+				}
+				op := sp.doc.Find(ref)
+				if op == nil {
+					cfg.warn(s.w, c.Page, "operation %q not found in %s", ref.String(), key)
+					continue
+				}
+				n.Children[i] = s.generatedNav(op, key, dir, used)
+			}
+		}
+	}
+	walk(cfg.Nav, "", "")
+	// Entries "GET /x" that could not be resolved are dropped rather than
+	// failing the build as missing pages.
+	var prune func(n *Nav)
+	prune = func(n *Nav) {
+		kept := n.Children[:0]
+		for _, c := range n.Children {
+			if c.Kind == NavPage && st.generated[c.Page] == nil && strings.Contains(c.Page, " ") {
+				if _, ok := openapi.ParseRef(c.Page); ok {
+					continue
+				}
+			}
+			prune(c)
+			kept = append(kept, c)
+		}
+		n.Children = kept
+	}
+	prune(cfg.Nav)
+}
+
+func nestedKey(m map[string]any, keys ...string) any {
+	var v any = m
+	for _, k := range keys {
+		o, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = o[k]
+	}
+	return v
+}
+
+// generateOps adds a page per operation of the documents to n: directly
+// for a group, in one group per tag for a division or the root.
+func (s *site) generateOps(cfg *Config, n *Nav, sources []string, dir string, used map[string]bool) {
+	byTag := map[string]*Nav{}
+	for _, key := range sources {
+		sp := s.loadSpec(key)
+		if sp.err != nil {
+			src := key
+			for _, o := range n.OpenAPI.Sources {
+				if specKey(o, "", s.files) == key {
+					src = o
+				}
+			}
+			cfg.warn(s.w, src, "%v", sp.err)
+			continue
+		}
+		for _, op := range sp.doc.Operations {
+			entry := s.generatedNav(op, key, dir, used)
+			if n.Kind == NavGroup {
+				n.Children = append(n.Children, entry)
+				continue
+			}
+			tag := "Endpoints"
+			if op.Webhook {
+				tag = "Webhooks"
+			}
+			if len(op.Tags) > 0 {
+				tag = op.Tags[0]
+			}
+			g := byTag[tag]
+			if g == nil {
+				g = &Nav{Kind: NavGroup, Label: tag}
+				byTag[tag] = g
+				n.Children = append(n.Children, g)
+			}
+			g.Children = append(g.Children, entry)
+		}
+	}
+}
+
+// generatedNav makes the page of op: api-reference/{tag}/{operation}.
+func (s *site) generatedNav(op *openapi.Operation, key, dir string, used map[string]bool) *Nav {
+	st := s.apiState()
+	if dir == "" {
+		dir = "api-reference"
+	}
+	parts := []string{dir}
+	switch {
+	case len(op.Tags) > 0 && openapi.Slugify(op.Tags[0]) != "":
+		parts = append(parts, openapi.Slugify(op.Tags[0]))
+	case op.Webhook:
+		parts = append(parts, "webhooks")
+	}
+	base := path.Join(append(parts, op.Slug())...)
+	slug := base
+	for i := 2; used[slug] || s.files[slug+".mdx"] || s.files[slug+".md"]; i++ {
+		slug = fmt.Sprintf("%s-%d", base, i)
+	}
+	used[slug] = true
+	ref := op.Ref()
+	ref.File = key
+	p := &page{path: slug, file: key, title: op.Title(), mdx: true, bodyLine: 1}
+	p.fm.OpenAPI = ref.String()
+	p.fm.Title = p.title
+	st.generated[slug] = &apiGenerated{op: op, page: p}
+	return &Nav{Kind: NavPage, Page: slug}
+}
+
+// openAPIGenerated registers the generated page of navigation entry e, if
+// it is one, and reports whether it was.
+func (s *site) openAPIGenerated(e NavEntry) bool {
+	if s.api == nil || s.api.generated[e.Page] == nil {
+		return false
+	}
+	p := s.api.generated[e.Page].page
+	s.pages[e.Page] = p
+	s.entries[e.Page] = e
+	s.order = append(s.order, p)
+	return true
+}
+
+// openAPIBody returns the body of page p: for an operation page (one
+// generated from a document or with openapi front matter), the operation's
+// reference around the page's content; else the content.
+func (s *site) openAPIBody(r *renderer, p *page, mod *module, content string) string {
+	var op *openapi.Operation
+	if s.api != nil && s.api.generated[p.path] != nil && s.api.generated[p.path].page == p {
+		op = s.api.generated[p.path].op
+	} else if p.fm.OpenAPI != "" {
+		op = s.findOperation(p)
+		if op == nil {
+			return openAPIBlock(p.fm.OpenAPI) + content
+		}
+	} else {
+		return content
+	}
+	line := s.frontMatterLine(p, "openapi")
+	sc := &scope{mod: mod}
+	pg := !s.opts.DisablePlayground && s.playgroundAllowed(p)
+	res := openapi.Render(op, openapi.Options{
+		Markdown:   func(src string) string { return r.markdown(src, &lineMap{}, sc) },
+		Playground: pg,
+		ScriptURL:  s.assetURL(r.out, "_lectern/playground.js"),
+		Content:    content,
+	})
+	for _, prob := range res.Problems {
+		s.w.add(p.file, line, "OpenAPI %s %s: %s", op.Doc().Name, op.Ref().String(), prob)
+	}
+	if res.Playground {
+		st := s.apiState()
+		st.mu.Lock()
+		st.playground = true
+		st.mu.Unlock()
+	}
+	return res.HTML
+}
+
+// playgroundAllowed reads the "playground" setting of the page (front
+// matter) and of the configuration (api.playground.display or mode).
+func (s *site) playgroundAllowed(p *page) bool {
+	off := func(v any) bool {
+		switch str(v) {
+		case "none", "hide", "false":
+			return true
+		}
+		b, isBool := v.(bool)
+		return isBool && !b
+	}
+	if p.fm.Raw != nil && off(p.fm.Raw["playground"]) {
+		return false
+	}
+	if s.cfg != nil {
+		if off(nestedKey(s.cfg.Raw, "api", "playground", "display")) || off(nestedKey(s.cfg.Raw, "api", "playground", "mode")) {
+			return false
+		}
+	}
+	return true
+}
+
+// findOperation resolves the openapi front matter of p, warning when it
+// cannot.
+func (s *site) findOperation(p *page) *openapi.Operation {
+	line := s.frontMatterLine(p, "openapi")
+	ref, ok := openapi.ParseRef(p.fm.OpenAPI)
+	if !ok {
+		s.w.add(p.file, line, "openapi %q is not an operation reference such as \"GET /path\" or \"WEBHOOK name\"", p.fm.OpenAPI)
+		return nil
+	}
+	st := s.apiState()
+	if ref.File != "" {
+		key := specKey(ref.File, path.Dir(p.file), s.files)
+		sp := s.loadSpec(key)
+		if sp.err != nil {
+			s.w.add(p.file, line, "%v", sp.err)
+			return nil
+		}
+		if op := sp.doc.Find(ref); op != nil {
+			return op
+		}
+		s.w.add(p.file, line, "unknown operation %q: not in %s", ref.String(), key)
+		return nil
+	}
+	var keys []string
+	seen := map[string]bool{}
+	for _, list := range [][]string{{st.pageSpec[p.path]}, st.declared, s.scanSpecs()} {
+		for _, k := range list {
+			if k != "" && !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	var problems []string
+	for _, k := range keys {
+		sp := s.loadSpec(k)
+		if sp.err != nil {
+			problems = append(problems, sp.err.Error())
+			continue
+		}
+		if op := sp.doc.Find(ref); op != nil {
+			return op
+		}
+	}
+	for _, prob := range problems {
+		s.w.add(p.file, line, "%s", prob)
+	}
+	switch {
+	case len(keys) == 0:
+		s.w.add(p.file, line, "unknown operation %q: no OpenAPI document found in the source", ref.String())
+	default:
+		sort.Strings(keys)
+		s.w.add(p.file, line, "unknown operation %q: not in %s", ref.String(), strings.Join(keys, ", "))
+	}
+	return nil
+}
+
+// frontMatterLine returns the line of key in p's front matter, else 1.
+func (s *site) frontMatterLine(p *page, key string) int {
+	if s.api != nil && s.api.generated[p.path] != nil {
+		return 0
+	}
+	data, err := fs.ReadFile(s.src, p.file)
+	if err != nil {
+		return 1
+	}
+	lines := strings.Split(normalizeNewlines(string(data)), "\n")
+	for i, l := range lines {
+		if i > 0 && strings.TrimSpace(l) == "---" {
+			break
+		}
+		t := strings.TrimLeft(l, `"'`)
+		if strings.HasPrefix(t, key) && strings.HasPrefix(strings.TrimLeft(t[len(key):], `"'`), ":") {
+			return i + 1
+		}
+	}
+	return 1
+}
+
+// playgroundMarker is in every page that loads the playground script; the
+// build cache looks for it to remember the page needs the script.
+const playgroundMarker = "_lectern/playground.js"
+
+// writeOpenAPIFiles writes _lectern/playground.js when a page has a
+// playground.
+func (s *site) writeOpenAPIFiles(generated map[string]bool) error {
+	if s.api == nil {
+		return nil
+	}
+	s.api.mu.Lock()
+	used := s.api.playground
+	s.api.mu.Unlock()
+	if !used {
+		return nil
+	}
+	const name = "_lectern/playground.js"
+	if err := s.write(name, openapi.PlaygroundJS); err != nil {
+		return err
+	}
+	generated[name] = true
+	return nil
+}

@@ -1,0 +1,347 @@
+package render
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+)
+
+// spec30 is a small OpenAPI 3.0 document with a $ref'd nested schema, a
+// cycle, an enum and several responses.
+const spec30 = `{
+  "openapi": "3.0.3",
+  "info": {"title": "Pets", "version": "1"},
+  "servers": [{"url": "https://api.pets.test/v1"}],
+  "components": {
+    "securitySchemes": {"key": {"type": "apiKey", "in": "header", "name": "X-Api-Key"}},
+    "schemas": {
+      "Pet": {"type": "object", "required": ["name"], "properties": {
+        "name": {"type": "string", "description": "The pet's name"},
+        "kind": {"type": "string", "enum": ["cat", "dog"]},
+        "owner": {"$ref": "#/components/schemas/Owner"},
+        "friends": {"type": "array", "items": {"$ref": "#/components/schemas/Pet"}}
+      }},
+      "Owner": {"type": "object", "properties": {"email": {"type": "string", "format": "email", "description": "Owner **email**"}}}
+    }
+  },
+  "security": [{"key": []}],
+  "paths": {
+    "/pets/{petId}": {
+      "parameters": [{"name": "petId", "in": "path", "required": true, "schema": {"type": "integer"}, "description": "Pet id"}],
+      "get": {
+        "operationId": "getPet", "summary": "Get a pet", "tags": ["Pets"],
+        "description": "Returns *one* pet.",
+        "parameters": [
+          {"name": "fields", "in": "query", "schema": {"type": "string", "enum": ["all", "short"], "default": "all"}},
+          {"name": "X-Trace", "in": "header", "required": true, "schema": {"type": "string"}}
+        ],
+        "responses": {
+          "200": {"description": "The pet", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Pet"}}}},
+          "404": {"description": "Not found", "content": {"application/json": {"example": {"error": "no such pet"}}}}
+        }
+      }
+    },
+    "/pets": {
+      "post": {
+        "operationId": "createPet", "tags": ["Pets"],
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Pet"}}}},
+        "responses": {"201": {"description": "Created"}}
+      }
+    },
+    "/broken": {
+      "get": {"responses": {"200": {"description": "x", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Nope"}}}}}}
+    }
+  }
+}
+`
+
+// spec31 is an OpenAPI 3.1 document in YAML with a webhook and type
+// arrays.
+const spec31 = `openapi: 3.1.0
+info: {title: Store, version: "1"}
+servers:
+  - url: https://store.test
+components:
+  securitySchemes:
+    bearer: {type: http, scheme: bearer}
+security: [{bearer: []}]
+paths:
+  /orders/{id}:
+    delete:
+      summary: Delete order
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: [string, "null"]}}
+      responses:
+        "204": {description: Deleted}
+webhooks:
+  order.created:
+    post:
+      summary: Order created
+      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+              properties:
+                id: {type: string, examples: ["ord_1"]}
+      responses:
+        "200": {description: OK}
+`
+
+func TestOpenAPIFrontMatterPages(t *testing.T) {
+	t.Parallel()
+	res, out := build(t, `
+-- docs.json --
+{"navigation": {"pages": ["index", "get", "create", "hook", "del", "unknown", "broken", "named"]}}
+-- index.mdx --
+Plain page.
+-- specs/pets.json --
+`+spec30+`
+-- store.yaml --
+`+spec31+`
+-- get.mdx --
+---
+title: Get pet
+openapi: "GET /pets/{petId}"
+---
+Extra **page content**.
+-- create.mdx --
+---
+openapi: POST /pets
+---
+-- hook.mdx --
+---
+openapi: "WEBHOOK order.created"
+---
+-- del.mdx --
+---
+title: Delete
+openapi: "store.yaml DELETE /orders/{id}"
+---
+-- unknown.mdx --
+---
+title: Unknown
+openapi: "GET /nothing"
+---
+-- broken.mdx --
+---
+openapi: GET /broken
+---
+-- named.mdx --
+---
+title: Named
+openapi: "specs/pets.json PATCH /pets"
+---
+`, Options{})
+	get := out.get(t, "get.html")
+	for _, want := range []string{
+		`<span class="lc-method lc-method-get">GET</span><code class="lc-openapi-path">/pets/{petId}</code>`,
+		`<p>Returns <em>one</em> pet.</p>`, `Extra <strong>page content</strong>.`,
+		`<code class="lc-field-name">petId</code><span class="lc-field-type">integer</span><span class="lc-field-location">path</span><span class="lc-badge lc-required">required</span>`,
+		`<code class="lc-field-name">fields</code><span class="lc-field-type">string</span><span class="lc-field-location">query</span><span class="lc-field-default">default: <code>all</code>`,
+		`Available options: <code>all</code>, <code>short</code>`,
+		`<code class="lc-field-name">X-Api-Key</code>`,
+		`id="response-200"`, `id="response-404"`,
+		`<code class="lc-field-name">owner</code><span class="lc-field-type">object</span>`,
+		`Show child properties`, `<code class="lc-field-name">email</code>`, `Owner <strong>email</strong>`,
+		`<code class="lc-field-name">friends</code><span class="lc-field-type">object[]</span>`,
+		`circular reference`,
+		`curl --request GET \`, `--url &#39;https://api.pets.test/v1/pets/123&#39;`, `--header &#39;X-Api-Key: &lt;api-key&gt;&#39;`,
+		`&#34;error&#34;: &#34;no such pet&#34;`, `&#34;email&#34;: &#34;jsmith@example.com&#34;`,
+		`data-lc-playground`, `<option value="https://api.pets.test/v1">`, `data-pg-auth="apiKey"`,
+		`<script src="/_lectern/playground.js" defer></script>`,
+	} {
+		if !strings.Contains(get, want) {
+			t.Errorf("get.html lacks %s", want)
+		}
+	}
+	create := out.get(t, "create.html")
+	for _, want := range []string{`<span class="lc-method lc-method-post">POST</span>`, `id="body"`,
+		`<code class="lc-field-name">name</code><span class="lc-field-type">string</span><span class="lc-field-location">body</span><span class="lc-badge lc-required">required</span>`,
+		`&#34;name&#34;: &#34;&lt;string&gt;&#34;`, `--data &#39;{`, `data-pg-body`, `&#34;kind&#34;: &#34;cat&#34;`} {
+		if !strings.Contains(create, want) {
+			t.Errorf("create.html lacks %s", want)
+		}
+	}
+	hook := out.get(t, "hook.html")
+	for _, want := range []string{`<span class="lc-method lc-method-webhook">WEBHOOK</span><code class="lc-openapi-path">order.created</code>`,
+		`&#34;id&#34;: &#34;ord_1&#34;`} {
+		if !strings.Contains(hook, want) {
+			t.Errorf("hook.html lacks %s", want)
+		}
+	}
+	if strings.Contains(hook, "data-lc-playground") {
+		t.Error("webhook page has a playground")
+	}
+	del := out.get(t, "del.html")
+	for _, want := range []string{`<span class="lc-method lc-method-delete">DELETE</span>`, `string | null`,
+		`--header &#39;Authorization: Bearer &lt;token&gt;&#39;`, `data-pg-auth="bearer"`} {
+		if !strings.Contains(del, want) {
+			t.Errorf("del.html lacks %s", want)
+		}
+	}
+	index := out.get(t, "index.html")
+	if strings.Contains(index, "data-lc-playground") || strings.Contains(index, "playground.js") || strings.Contains(index, "lc-openapi") {
+		t.Error("a page without openapi has API markup")
+	}
+	if !out.has("_lectern/playground.js") {
+		t.Error("no _lectern/playground.js")
+	}
+	var got []string
+	for _, w := range res.Warnings {
+		got = append(got, w.String())
+	}
+	all := strings.Join(got, "\n")
+	for _, want := range []string{
+		`unknown.mdx:3: unknown operation "GET /nothing": not in specs/pets.json, store.yaml`,
+		`broken.mdx:2: OpenAPI specs/pets.json GET /broken: missing $ref "#/components/schemas/Nope"`,
+		`named.mdx:3: unknown operation "specs/pets.json PATCH /pets": not in specs/pets.json`,
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no warning %s; got:\n%s", want, all)
+		}
+	}
+}
+
+func TestOpenAPINavigationPages(t *testing.T) {
+	t.Parallel()
+	res, out := build(t, `
+-- docs.json --
+{"navigation": {"tabs": [
+  {"tab": "Guides", "pages": ["index"]},
+  {"tab": "API", "openapi": "/specs/pets.json"},
+  {"tab": "Store", "groups": [{"group": "Orders", "openapi": {"source": "store.yaml", "directory": "store"}}]}
+]}}
+-- index.mdx --
+Hi
+-- specs/pets.json --
+`+spec30+`
+-- store.yaml --
+`+spec31+`
+`, Options{Export: true})
+	for _, f := range []string{"api-reference/pets/getpet.html", "api-reference/pets/createpet.html", "api-reference/get-broken.html",
+		"store/delete-orders-id.html", "store/webhooks/webhook-order-created.html"} {
+		if !out.has(f) {
+			t.Errorf("no %s; output: %v", f, sortedKeys(out.files))
+		}
+	}
+	if res.Pages != 6 {
+		t.Errorf("Pages = %d, want 6", res.Pages)
+	}
+	page := out.get(t, "api-reference/pets/getpet.html")
+	for _, want := range []string{`<h1 class="lc-title">Get a pet</h1>`, `<p class="lc-nav-heading">Pets</p>`,
+		`<script src="../../_lectern/playground.js" defer></script>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("getpet.html lacks %s", want)
+		}
+	}
+	if !strings.Contains(out.get(t, "store/delete-orders-id.html"), `<p class="lc-nav-heading">Orders</p>`) {
+		t.Error("store page not in its group")
+	}
+}
+
+func TestOpenAPIInvalidSpecAndRemote(t *testing.T) {
+	t.Parallel()
+	res, out := build(t, `
+-- docs.json --
+{"navigation": {"pages": ["index", "a", "b", "c"]}}
+-- index.mdx --
+Hi
+-- bad.json --
+{"openapi": "3.0.0", "paths": {
+-- old.yaml --
+swagger: "2.0"
+paths: {}
+-- a.mdx --
+---
+openapi: "bad.json GET /x"
+---
+Still shown.
+-- b.mdx --
+---
+openapi: "https://example.test/spec.json GET /x"
+---
+-- c.mdx --
+---
+openapi: "old.yaml GET /x"
+---
+`, Options{})
+	var all []string
+	for _, w := range res.Warnings {
+		all = append(all, w.String())
+	}
+	joined := strings.Join(all, "\n")
+	for _, want := range []string{
+		"a.mdx:2: invalid OpenAPI document bad.json: invalid JSON",
+		"b.mdx:2: remote OpenAPI document https://example.test/spec.json not fetched (remote fetching is off)",
+		"c.mdx:2: invalid OpenAPI document old.yaml: Swagger 2.0 documents are not supported",
+	} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("no warning %q; got:\n%s", want, joined)
+		}
+	}
+	if !strings.Contains(out.get(t, "a.html"), "Still shown.") {
+		t.Error("page content lost")
+	}
+	if out.has("_lectern/playground.js") {
+		t.Error("playground.js written without a playground")
+	}
+}
+
+func TestOpenAPIDisablePlayground(t *testing.T) {
+	t.Parallel()
+	_, out := build(t, `
+-- docs.json --
+{"navigation": {"pages": ["get"]}}
+-- pets.json --
+`+spec30+`
+-- get.mdx --
+---
+openapi: GET /pets/{petId}
+---
+`, Options{DisablePlayground: true})
+	if page := out.get(t, "get.html"); strings.Contains(page, "data-lc-playground") || strings.Contains(page, "playground.js") {
+		t.Error("playground present with DisablePlayground")
+	}
+	if out.has("_lectern/playground.js") {
+		t.Error("playground.js written with DisablePlayground")
+	}
+}
+
+func TestOpenAPIStarterCorpus(t *testing.T) {
+	t.Parallel()
+	src := corpusDir + "mintlify-starter"
+	if _, err := os.Stat(src + "/docs.json"); err != nil {
+		t.Skipf("corpus not readable: %v", err)
+	}
+	out := newMemOutput()
+	res, err := Build(context.Background(), os.DirFS(src), out, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range res.Warnings {
+		if strings.Contains(w.Message, "OpenAPI") || strings.Contains(w.Message, "operation") {
+			t.Errorf("warning: %s", w)
+		}
+	}
+	for f, want := range map[string][]string{
+		"api-reference/endpoint/get.html":     {`<span class="lc-method lc-method-get">GET</span><code class="lc-openapi-path">/plants</code>`, `<code class="lc-field-name">limit</code>`, `--url &#39;http://sandbox.mintlify.com/plants&#39;`},
+		"api-reference/endpoint/create.html":  {`<span class="lc-method lc-method-post">POST</span><code class="lc-openapi-path">/plants</code>`, `id="body"`},
+		"api-reference/endpoint/delete.html":  {`<span class="lc-method lc-method-delete">DELETE</span><code class="lc-openapi-path">/plants/{id}</code>`, `id="response-204"`},
+		"api-reference/endpoint/webhook.html": {`<span class="lc-method lc-method-webhook">WEBHOOK</span><code class="lc-openapi-path">/plant/webhook</code>`},
+	} {
+		page := out.get(t, f)
+		for _, w := range want {
+			if !strings.Contains(page, w) {
+				t.Errorf("%s lacks %s", f, w)
+			}
+		}
+	}
+	if !out.has("_lectern/playground.js") {
+		t.Error("no playground.js")
+	}
+	if strings.Contains(out.get(t, "quickstart.html"), "data-lc-playground") {
+		t.Error("playground on a guide page")
+	}
+}

@@ -1,0 +1,91 @@
+package render
+
+import (
+	"io/fs"
+	"strings"
+)
+
+// redirectPages returns the static pages of the configuration's redirects:
+// for a source "/old/page", old/page.html and, in the live form (whose
+// server maps /old/page/ to the folder's index), old/page/index.html. Each
+// sends the browser on with <meta http-equiv="refresh">, names the
+// destination as canonical and shows a link to it. Sources with :params or
+// wildcards cannot be static files: they are skipped with a warning (links
+// in pages still follow them). A source that is a page or a file of the
+// site is skipped: the page or file wins.
+func (s *site) redirectPages() []siteFile {
+	if s.cfg == nil || len(s.cfg.Redirects) == 0 {
+		return nil
+	}
+	taken := map[string]bool{"index.html": true, "404.html": true, "sitemap.xml": true, "robots.txt": true}
+	for f := range s.files {
+		taken[f] = true
+	}
+	for _, p := range s.order {
+		taken[p.path+".html"] = true
+	}
+	var out []siteFile
+	for _, r := range s.cfg.Redirects {
+		src := strings.Trim(strings.TrimSpace(r.Source), "/")
+		switch {
+		case strings.ContainsAny(src, ":*"):
+			s.cfg.warn(s.w, r.Source, "redirect source %q has a parameter or wildcard; a static site cannot serve it, so no redirect page is written", r.Source)
+			continue
+		case src == "" || strings.ContainsAny(src, "?#\\") || !fs.ValidPath(src) || strings.HasPrefix(src, "_lectern/") || src == "_lectern":
+			s.cfg.warn(s.w, r.Source, "redirect source %q is not a page path; no redirect page is written", r.Source)
+			continue
+		}
+		base := strings.TrimSuffix(src, ".html")
+		for _, ext := range []string{".mdx", ".md"} {
+			base = strings.TrimSuffix(base, ext)
+		}
+		if s.pages[base] != nil || s.pages[base+"/index"] != nil || base == "index" {
+			continue // the page is served; links resolve to it too
+		}
+		names := []string{base + ".html"}
+		if !s.opts.Export {
+			names = append(names, base+"/index.html")
+		}
+		tg := s.resolve("", r.Destination)
+		if tg.kind == tMissing {
+			s.cfg.warn(s.w, r.Destination, "redirect destination %q (from %q) not found: %s; no redirect page is written", r.Destination, r.Source, tg.reason)
+			continue
+		}
+		for _, name := range names {
+			if taken[name] {
+				continue
+			}
+			taken[name] = true
+			u := safeHref(s.urlFor(name, tg))
+			canonical := u
+			if s.opts.SiteURL != "" && tg.kind == tPage {
+				canonical = s.canonicalURL(tg.path) + tg.suffix
+			}
+			out = append(out, siteFile{name: name, data: redirectHTML(u, canonical, r.Permanent)})
+		}
+	}
+	return out
+}
+
+// redirectHTML is a page that sends the browser to u at once.
+func redirectHTML(u, canonical string, permanent bool) []byte {
+	e := esc(u)
+	kind := "moved"
+	if permanent {
+		kind = "moved permanently"
+	}
+	return []byte(`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Redirecting…</title>
+<meta http-equiv="refresh" content="0; url=` + e + `">
+<link rel="canonical" href="` + esc(canonical) + `">
+<meta name="robots" content="noindex">
+</head>
+<body>
+<p>This page has ` + kind + ` to <a href="` + e + `">` + e + `</a>.</p>
+</body>
+</html>
+`)
+}

@@ -1,0 +1,317 @@
+package render
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// themeSite has every piece of chrome the theme shows: navbar links and
+// button, logo variants with a link, favicon, socials, colours, tabs, a
+// version selector, nested groups, redirects.
+const themeSite = `
+-- docs.json --
+{
+  "name": "Chrome Docs",
+  "colors": {"primary": "#0d9373", "light": "#55d799", "dark": "#0a7a5f"},
+  "logo": {"light": "/logo/light.svg", "dark": "/logo/dark.svg", "href": "https://chrome.test"},
+  "favicon": "/favicon.svg",
+  "navbar": {
+    "links": [{"label": "Support", "href": "mailto:help@chrome.test"}, {"label": "Blog", "href": "https://chrome.test/blog"}],
+    "primary": {"type": "button", "label": "Dashboard", "href": "https://app.chrome.test"}
+  },
+  "footer": {"socials": {"github": "https://github.com/chrome", "x": "https://x.com/chrome"}},
+  "navigation": {
+    "versions": [
+      {"version": "v2", "tabs": [
+        {"tab": "Guides", "groups": [
+          {"group": "Start", "pages": ["index", "guides/setup", {"group": "Deep", "pages": [{"group": "Deeper", "pages": ["guides/deep/inner"]}]}]}
+        ]},
+        {"tab": "API", "groups": [{"group": "Endpoints", "pages": ["api/list"]}]}
+      ]},
+      {"version": "v1", "groups": [{"group": "Old", "pages": ["v1/home"]}]}
+    ]
+  },
+  "redirects": [
+    {"source": "/old-setup", "destination": "/guides/setup", "permanent": true},
+    {"source": "/legacy/deep/page", "destination": "/guides/deep/inner#part"},
+    {"source": "/blog/:slug*", "destination": "https://chrome.test/blog/:slug*"},
+    {"source": "/gone", "destination": "/nowhere"}
+  ]
+}
+-- index.mdx --
+---
+title: Home
+---
+Welcome.
+-- guides/setup.mdx --
+---
+title: Setup
+description: Install it
+---
+## Install
+
+<Tabs>
+  <Tab title="npm">Use npm.</Tab>
+  <Tab title="yarn">Use yarn.</Tab>
+</Tabs>
+
+### Verify
+
+Run it. Zebraword appears here.
+-- guides/deep/inner.mdx --
+---
+title: Inner
+---
+## Part
+Deep text.
+-- api/list.mdx --
+---
+title: List things
+---
+Lists.
+-- v1/home.mdx --
+---
+title: Old home
+---
+Old.
+-- logo/light.svg --
+<svg/>
+-- logo/dark.svg --
+<svg/>
+-- favicon.svg --
+<svg/>
+`
+
+var themePages = []string{"index", "guides/setup", "guides/deep/inner", "api/list", "v1/home"}
+
+func TestThemeChrome(t *testing.T) {
+	t.Parallel()
+	for _, export := range []bool{false, true} {
+		opts := Options{Export: export}
+		if !export {
+			opts.BasePath = "/docs"
+		}
+		_, out := build(t, themeSite, opts)
+		u := func(live, exp string) string {
+			if export {
+				return exp
+			}
+			return live
+		}
+		setup := out.get(t, "guides/setup.html")
+		for _, want := range []string{
+			// head: theme-init.js blocking, before the stylesheet applies
+			`<script src="` + u("/docs/_lectern/theme-init.js", "../_lectern/theme-init.js") + `"></script>`,
+			`<link rel="icon" href="` + u("/docs/favicon.svg", "../favicon.svg") + `">`,
+			// header
+			`<a class="lc-brand" href="https://chrome.test">`,
+			`<img class="lc-logo lc-logo-light" src="` + u("/docs/logo/light.svg", "../logo/light.svg") + `"`,
+			`<img class="lc-logo lc-logo-dark" src="` + u("/docs/logo/dark.svg", "../logo/dark.svg") + `"`,
+			`<a href="mailto:help@chrome.test" rel="noopener">Support</a>`,
+			`<a href="https://chrome.test/blog" rel="noopener">Blog</a>`,
+			`<a class="lc-navbar-primary" href="https://app.chrome.test" rel="noopener">Dashboard</a>`,
+			`<button class="lc-search-button"`,
+			`<button class="lc-theme-toggle"`,
+			`<input id="lc-search-input"`,
+			`data-search-index="` + u("/docs/_lectern/search-index.js", "../_lectern/search-index.js") + `"`,
+			`data-root="` + u("/docs/", "../") + `"`,
+			// tabs of the current version, selector between versions
+			`<nav class="lc-tabs-nav" aria-label="Sections">`,
+			`<a href="` + u("/docs/", "../index.html") + `" class="lc-active" aria-current="true">Guides</a>`,
+			`<a href="` + u("/docs/api/list", "../api/list.html") + `">API</a>`,
+			`<details class="lc-selector lc-selector-version"><summary><span class="lc-selector-kind">version</span> v2</summary>`,
+			`<a href="` + u("/docs/v1/home", "../v1/home.html") + `">v1</a>`,
+			// sidebar: the current tab's groups, current page active
+			`<a href="` + u("/docs/guides/setup", "setup.html") + `" class="lc-active" aria-current="page">Setup</a>`,
+			`<li class="lc-nav-group"><details><summary>Deep</summary>`,
+			// breadcrumbs
+			`<nav class="lc-breadcrumbs" aria-label="Breadcrumbs"><ol><li><a href="` + u("/docs/", "../index.html") + `">v2</a></li><li><a href="` + u("/docs/", "../index.html") + `">Guides</a></li><li><span>Start</span></li><li><span aria-current="page">Setup</span></li></ol></nav>`,
+			// prev/next
+			`<a class="lc-pager-prev" href="` + u("/docs/", "../index.html") + `" rel="prev"><span>Previous</span>Home</a>`,
+			`<a class="lc-pager-next" href="` + u("/docs/guides/deep/inner", "deep/inner.html") + `" rel="next"><span>Next</span>Inner</a>`,
+			// table of contents
+			`<li class="lc-toc-h2"><a href="#install">Install</a></li>`,
+			`<li class="lc-toc-h3"><a href="#verify">Verify</a></li>`,
+			// tabs component
+			`<div class="lc-tabs"><section class="lc-tab"><div class="lc-tab-title">npm</div>`,
+			// footer socials
+			`<a class="lc-social lc-social-github" href="https://github.com/chrome" rel="noopener">GitHub</a>`,
+			`<a class="lc-social lc-social-x" href="https://x.com/chrome" rel="noopener">X</a>`,
+		} {
+			if !strings.Contains(setup, want) {
+				t.Errorf("export=%v: guides/setup.html lacks %s", export, want)
+			}
+		}
+		if strings.Index(setup, "theme-init.js") > strings.Index(setup, "</head>") {
+			t.Errorf("export=%v: theme-init.js is not in <head>", export)
+		}
+		if strings.Contains(setup, "<script>") || strings.Contains(setup, " onclick=") {
+			t.Errorf("export=%v: inline script in a page", export)
+		}
+		// Nested groups open around the current page only.
+		inner := out.get(t, "guides/deep/inner.html")
+		for _, want := range []string{
+			`<li class="lc-nav-group"><details open><summary>Deep</summary><ul class="lc-nav-list"><li class="lc-nav-group"><details open><summary>Deeper</summary>`,
+			`class="lc-active" aria-current="page">Inner</a>`,
+			`<li><span>Start</span></li><li><span>Deep</span></li><li><span>Deeper</span></li><li><span aria-current="page">Inner</span></li>`,
+		} {
+			if !strings.Contains(inner, want) {
+				t.Errorf("export=%v: guides/deep/inner.html lacks %s", export, want)
+			}
+		}
+		if strings.Count(inner, `aria-current="page"`) != 2 { // sidebar link and breadcrumb
+			t.Errorf("export=%v: inner.html marks %d current items", export, strings.Count(inner, `aria-current="page"`))
+		}
+		// The other tab's sidebar and the version without tabs.
+		api := out.get(t, "api/list.html")
+		if !strings.Contains(api, `<p class="lc-nav-heading">Endpoints</p>`) || strings.Contains(api, `<p class="lc-nav-heading">Start</p>`) {
+			t.Errorf("export=%v: api/list.html does not show the API tab's groups", export)
+		}
+		v1 := out.get(t, "v1/home.html")
+		if !strings.Contains(v1, `<p class="lc-nav-heading">Old</p>`) || strings.Contains(v1, `lc-tabs-nav`) {
+			t.Errorf("export=%v: v1/home.html sidebar or tabs wrong", export)
+		}
+		for _, name := range []string{"_lectern/theme-init.js", "_lectern/site.js", "_lectern/style.css"} {
+			if !out.has(name) {
+				t.Errorf("export=%v: missing %s", export, name)
+			}
+		}
+		checkNoExternalRefs(t, out.files)
+	}
+}
+
+func TestThemeSidebarSharedAcrossPages(t *testing.T) {
+	t.Parallel()
+	_, out := build(t, themeSite, Options{})
+	re := regexp.MustCompile(`(?s)<nav class="lc-sidebar".*?</nav>\n<main`)
+	strip := strings.NewReplacer(` class="lc-active" aria-current="page"`, "", "<details open>", "<details>")
+	a := strip.Replace(re.FindString(out.get(t, "index.html")))
+	b := strip.Replace(re.FindString(out.get(t, "guides/deep/inner.html")))
+	if a == "" || a != b {
+		t.Errorf("the sidebar of two pages of one section differs beyond the current page:\n%s\n%s", a, b)
+	}
+}
+
+func TestThemeColors(t *testing.T) {
+	t.Parallel()
+	res, out := build(t, themeSite, Options{})
+	css := out.get(t, "_lectern/style.css")
+	for _, want := range []string{"--lc-primary: #0d9373", "--lc-primary-light: #55d799", "--lc-primary-dark: #0a7a5f",
+		`:root[data-theme="dark"]`, "prefers-color-scheme: dark", ".lc-search-result", ".lc-tab-button"} {
+		if !strings.Contains(css, want) {
+			t.Errorf("style.css lacks %s", want)
+		}
+	}
+	if !strings.Contains(out.get(t, "index.html"), `<meta name="theme-color" content="#0d9373">`) {
+		t.Errorf("theme-color is not the primary colour")
+	}
+	for _, w := range res.Warnings {
+		if strings.Contains(w.Message, "colors.") {
+			t.Errorf("unexpected warning %v", w)
+		}
+	}
+
+	const bad = `
+-- docs.json --
+{"colors": {"primary": "red; } body { display: none", "light": "#fff"}, "navigation": {"pages": ["index"]}}
+-- index.mdx --
+# Hi
+`
+	res, out = build(t, bad, Options{})
+	css = out.get(t, "_lectern/style.css")
+	if !strings.Contains(css, "--lc-primary: "+defaultPrimary+";") || strings.Contains(css, "display: none;") && strings.Contains(css, "red;") {
+		t.Errorf("an unsafe colour reached the CSS:\n%s", css[:200])
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "colors.primary") {
+		t.Errorf("warnings = %v, want one about colors.primary", res.Warnings)
+	}
+}
+
+func TestThemeFiles(t *testing.T) {
+	t.Parallel()
+	_, out := build(t, themeSite, Options{})
+	init := out.get(t, "_lectern/theme-init.js")
+	for _, want := range []string{"localStorage", "data-theme", "try"} {
+		if !strings.Contains(init, want) {
+			t.Errorf("theme-init.js lacks %s", want)
+		}
+	}
+	js := out.get(t, "_lectern/site.js")
+	for _, want := range []string{".lc-search-button", "lc-search-input", "LECTERN_SEARCH_INDEX", "lc-search-result",
+		"ArrowDown", "Escape", `"/"`, "metaKey", ".lc-copy", "Copied", "lc-tab-button", "lc-toc", "lc-theme-toggle", "lectern-theme"} {
+		if !strings.Contains(js, want) {
+			t.Errorf("site.js lacks %s", want)
+		}
+	}
+	if strings.Contains(js, "fetch(") {
+		t.Errorf("site.js uses fetch(), which fails from file://")
+	}
+}
+
+func TestSearchIndexFiles(t *testing.T) {
+	t.Parallel()
+	for _, export := range []bool{false, true} {
+		opts := Options{Export: export}
+		if !export {
+			opts.BasePath = "/docs"
+		}
+		_, out := build(t, themeSite, opts)
+		type index struct {
+			Version int
+			Pages   []struct {
+				Path, URL, Title, Text string
+				Headings               []struct{ ID, Text string }
+			}
+		}
+		var fromJSON, fromJS index
+		raw := out.get(t, "_lectern/search-index.json")
+		if err := json.Unmarshal([]byte(raw), &fromJSON); err != nil {
+			t.Fatalf("search-index.json: %v", err)
+		}
+		js := out.get(t, "_lectern/search-index.js")
+		const prefix = "window.LECTERN_SEARCH_INDEX = "
+		if !strings.HasPrefix(js, prefix) || !strings.HasSuffix(js, ";\n") {
+			t.Fatalf("search-index.js does not set window.LECTERN_SEARCH_INDEX: %.80s", js)
+		}
+		if err := json.Unmarshal([]byte(strings.TrimSuffix(strings.TrimPrefix(js, prefix), ";\n")), &fromJS); err != nil {
+			t.Fatalf("search-index.js: %v", err)
+		}
+		if strings.TrimSuffix(strings.TrimPrefix(js, prefix), ";\n") != raw {
+			t.Errorf("search-index.js and search-index.json differ")
+		}
+		if len(fromJSON.Pages) != len(themePages) {
+			t.Fatalf("index has %d pages, want %d", len(fromJSON.Pages), len(themePages))
+		}
+		for i, p := range fromJSON.Pages {
+			if p.Path != themePages[i] || p.Title == "" {
+				t.Errorf("entry %d = %+v", i, p)
+			}
+			if strings.ContainsAny(p.Text, "<>") {
+				t.Errorf("entry %s keeps markup: %q", p.Path, p.Text)
+			}
+		}
+		setup := fromJSON.Pages[1]
+		wantURL := "/docs/guides/setup"
+		if export {
+			wantURL = "guides/setup.html"
+		}
+		if setup.URL != wantURL || len(setup.Headings) != 2 || setup.Headings[1].ID != "verify" || !strings.Contains(setup.Text, "Zebraword") {
+			t.Errorf("setup entry = %+v", setup)
+		}
+	}
+}
+
+func TestSearchIndexCapsText(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("lorem ipsum dolor sit amet ", 2000)
+	_, out := build(t, "-- docs.json --\n{\"navigation\": {\"pages\": [\"index\"]}}\n-- index.mdx --\n# Long\n\n"+long+"\n", Options{})
+	var idx struct{ Pages []struct{ Text string } }
+	if err := json.Unmarshal([]byte(out.get(t, "_lectern/search-index.json")), &idx); err != nil {
+		t.Fatal(err)
+	}
+	if len(idx.Pages) != 1 || len(idx.Pages[0].Text) > maxSearchText || len(idx.Pages[0].Text) < maxSearchText/2 {
+		t.Errorf("text of %d bytes, want at most %d", len(idx.Pages[0].Text), maxSearchText)
+	}
+}
