@@ -106,9 +106,20 @@ type site struct {
 	srcSums   map[string]string // page path → hash of its source, with a cache
 	reused    int
 	base      *site // read-only snapshot for the page renderers (parallel.go)
-	search    []searchEntry
-	mermaid   *mermaidUse // whether a page has a mermaid diagram (mermaid.go)
-	api       *apiState   // OpenAPI documents and generated pages (openapi_page.go)
+	// manifest is the previous build's cache manifest, with a cache.
+	manifest *manifestState
+	stamps   map[string]fileStamp // source file → stamp, with a cache
+	// lazy holds the pages loaded from the cache without their body
+	// (parallel.go: ensureBody); read-only once the pages are loaded.
+	lazy       map[*page]*lazyBody
+	search     [][]byte // search entries as JSON, in navigation order
+	searchJSON []byte   // the search index, once assembled (search.go)
+	// searchOffsets is where each page's entry is in searchJSON, -1
+	// when it is not in it.
+	searchOffsets []int
+	searchJS      []byte      // the search index as a script (search.go)
+	mermaid       *mermaidUse // whether a page has a mermaid diagram (mermaid.go)
+	api           *apiState   // OpenAPI documents and generated pages (openapi_page.go)
 }
 
 // Build renders the docs tree src (its root holds docs.json or mint.json;
@@ -142,19 +153,19 @@ func Build(ctx context.Context, src fs.FS, out Output, opts Options) (*Result, e
 		files: map[string]bool{}, mods: map[string]*module{},
 		mermaid: &mermaidUse{},
 	}
-	var prevManifest func() (*cacheManifest, error)
 	if opts.CacheDir != "" {
 		s.srcSums = map[string]string{}
-		prevManifest = readManifest(opts.CacheDir) // read while the source loads
+		s.stamps = map[string]fileStamp{}
+		s.manifest = readManifest(opts.CacheDir, out) // read while the source loads
 	}
 	if err := s.load(); err != nil {
-		if prevManifest != nil {
-			prevManifest()
+		if s.manifest != nil {
+			s.manifest.get()
 		}
 		return nil, err
 	}
 	if opts.CacheDir != "" {
-		if s.cache, err = openCache(s, prevManifest); err != nil {
+		if s.cache, err = openCache(s, s.manifest); err != nil {
 			return nil, err
 		}
 	}
@@ -166,7 +177,7 @@ func Build(ctx context.Context, src fs.FS, out Output, opts Options) (*Result, e
 	}
 	progress(0)
 	s.prewarmSidebars()
-	s.search = make([]searchEntry, 0, total)
+	s.search = make([][]byte, 0, total)
 	// Pages are rendered in parallel and written in order (parallel.go).
 	render := s.renderOne
 	if s.cache != nil {
@@ -194,18 +205,14 @@ func Build(ctx context.Context, src fs.FS, out Output, opts Options) (*Result, e
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	saved := make(chan error, 1)
-	if s.cache != nil {
-		go func() { saved <- s.cache.save() }() // while the site files are written
-	} else {
-		saved <- nil
-	}
 	if err := s.writeSiteFiles(); err != nil {
-		<-saved
 		return nil, err
 	}
-	if err := <-saved; err != nil {
-		return nil, err
+	if s.cache != nil {
+		s.cache.finish(s)
+		if err := s.cache.save(); err != nil {
+			return nil, err
+		}
 	}
 	return &Result{Pages: total, Files: s.written, Reused: s.reused, Warnings: s.w.sorted(), Config: s.cfg}, nil
 }
@@ -239,6 +246,13 @@ func (s *site) load() error {
 			return nil // symbolic links are never followed
 		}
 		s.files[p] = true
+		if s.stamps != nil {
+			// With a cache: the stamp (cache.go), from the directory
+			// entry, which costs less than a Stat of the path later.
+			if fi, err := d.Info(); err == nil && fi.Mode().IsRegular() {
+				s.stamps[p] = stampOf(fi)
+			}
+		}
 		if isPageFile(p) {
 			pageFiles = append(pageFiles, p)
 		}
@@ -351,6 +365,9 @@ func (s *site) writeSiteFiles() error {
 	}
 	if s.pages["index"] == nil && len(s.order) > 0 {
 		first := s.order[0]
+		if err := s.ensureBody(first); err != nil {
+			return err
+		}
 		s.w.mute++
 		data, _ := s.renderPage(first, "index.html")
 		s.w.mute--
@@ -394,6 +411,15 @@ func (s *site) writeSiteFiles() error {
 			s.w.add(f, 0, "not copied: the build writes a file of the same name")
 			continue
 		}
+		var st fileStamp
+		if s.cache != nil {
+			// An unchanged source: the output file of the previous build
+			// is kept rather than written again.
+			if st = s.statFile(f); s.cache.keepAsset(s, f, st) {
+				s.written++
+				continue
+			}
+		}
 		data, err := fs.ReadFile(s.src, f)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -403,6 +429,9 @@ func (s *site) writeSiteFiles() error {
 		}
 		if err := s.write(f, data); err != nil {
 			return err
+		}
+		if s.cache != nil {
+			s.cache.recordAsset(s, f, st)
 		}
 	}
 	return nil

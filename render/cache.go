@@ -3,7 +3,6 @@ package render
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -12,13 +11,17 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // The build cache (Options.CacheDir) makes a rebuild after a small change
 // re-render only the pages whose inputs changed. Its manifest records,
 // for each page, the hashes of its inputs and the size and modification
-// time of its output file, its search entry and its warnings. A page is
-// reused when:
+// time of its output file, its search entry (as encoded JSON) and its
+// warnings; for each source file read (pages and snippets), its stamp
+// (below), its content hash and, for a page, what loading it produced
+// (front matter, title, warnings); for each copied non-page file, its
+// source's stamp and its output file. A page is reused when:
 //
 //   - the build's key is the same: cache format, renderer binary (path,
 //     size, modification time), options, configuration file, the list of
@@ -33,29 +36,94 @@ import (
 //     same size and modification time, in Dir or, linked from there, in
 //     Prev).
 //
-// Otherwise the page is rendered again. Everything else (index.html,
-// 404.html, the search index, sitemap, theme files, copied files) is
-// written by every build.
+// Otherwise the page is rendered again.
+//
+// # Stamps: not reading unchanged sources
+//
+// A source file is not read again when its stamp is the one recorded: size,
+// modification time, change time (ctime) and device and inode numbers, as
+// the file system reports them (cache_stamp_*.go). The change time cannot
+// be set by programs (touch, tar, rsync and git set the modification time
+// only, and any write or utimes call sets the change time to the current
+// time), so a same-size edit that restores the modification time still
+// changes the stamp. A stamp is trusted only when the file's change and
+// modification times are more than stampSlack before the start of the
+// build that recorded it, so that an edit in the same clock tick as a
+// recorded one (coarse file system timestamps) is never missed: such a
+// file is read and hashed again, as is every file of an fs.FS that reports
+// no change time (fstest.MapFS, embed.FS, other systems than Linux). The
+// reasoning: the build that recorded a stamp statted the file after its
+// start; an edit after that stat gets a change time after it, which
+// differs from the recorded one unless both fall in one tick of the file
+// system's clock, which the slack excludes. The accepted limitations are
+// a clock that goes back by more than the slack, and a file system (a
+// network one) whose clock is behind this machine's by more than it.
+//
+// A page whose source is not read is loaded from its manifest record (its
+// front matter without the raw key table, title, body line, warnings); its
+// body is read only if the page has to be rendered (site.ensureBody). The
+// record is reused as well when the stamp changed but the content hash did
+// not (a file touched or checked out again), which saves the YAML parsing.
+//
+// Everything else (index.html, 404.html, the search index, sitemap, theme
+// files) is written by every build; the search index is assembled from the
+// pages' encoded entries. A copied non-page file whose source stamp is
+// unchanged is kept (DirOutput: in Dir, or linked from Prev) rather than
+// read and written again.
 
 // cacheFormat changes whenever the manifest's format or meaning does.
-const cacheFormat = "lectern-render-cache/1"
+const cacheFormat = "lectern-render-cache/2"
 
-const manifestName = "manifest.gob"
+const manifestName = "manifest.bin"
+
+// stampSlack is how long before the start of the build that recorded it a
+// stamp's times must be for the stamp to be trusted: many times the tick
+// of the coarse clock that Linux file systems take their times from. On
+// file systems whose times are whole seconds (FAT keeps modification
+// times to 2 s), it is coarseStampSlack.
+const (
+	stampSlack       = 100 * time.Millisecond
+	coarseStampSlack = 3 * time.Second
+)
+
+// racy reports whether a stamp is too close to the start of the build that
+// recorded it to be trusted (see "Stamps" above).
+func (st fileStamp) racy(start int64) bool {
+	slack := int64(stampSlack)
+	if st.CTime%int64(time.Second) == 0 || st.ModTime%int64(time.Second) == 0 {
+		slack = int64(coarseStampSlack)
+	}
+	return st.CTime >= start-slack || st.ModTime >= start-slack
+}
 
 // cacheManifest is what the cache folder holds.
 type cacheManifest struct {
-	Key   string
-	Pages map[string]*cachedPage
+	// Tool identifies the format and the renderer binary: the source
+	// records are used only when it matches; Key covers all of the
+	// build's inputs: the page records are used only when it matches.
+	Tool, Key string
+	Start     int64                    // Unix nanoseconds when the build began
+	Pages     map[string]*cachedPage   // by navigation path
+	Sources   map[string]*cachedSource // by source file
+	Assets    map[string]*cachedAsset  // copied non-page files
+	// Index is the search index as written (_lectern/search-index.json),
+	// which holds the search entries of the pages that are in it.
+	Index cachedFile
 }
 
 // cachedPage is the record of one page.
 type cachedPage struct {
-	Src      string            // hash of the source file
-	Deps     map[string]string // imported files → hash
-	Context  string            // hash of the sidebar and neighbours
-	Out      cachedFile
-	Entry    searchEntry
-	Warnings []Warning
+	Src     string            // hash of the source file
+	Deps    map[string]string // imported files → hash
+	Context string            // hash of the sidebar and neighbours
+	Out     cachedFile
+	// Entry is the search entry (JSON), kept here only when the page is
+	// not in the search index (noindex); else it is the bytes
+	// [EntryOff, EntryOff+EntryLen) of the previous search index.
+	Entry              []byte
+	InIndex            bool
+	EntryOff, EntryLen int64
+	Warnings           []Warning
 	// Mermaid says the page has a diagram (the build then writes the
 	// mermaid library). Anything else a page's render records on the site
 	// must be kept here too, so that a reused page records it again.
@@ -65,10 +133,43 @@ type cachedPage struct {
 	Playground bool
 }
 
+// cachedSource is the record of one source file that was read.
+type cachedSource struct {
+	Stamp fileStamp
+	Sum   string
+	Load  *cachedLoad // for a page: what loadPage produced
+}
+
+// cachedLoad is a loaded page without its body: loadPage's result for the
+// navigation path Nav and a source of the recorded hash.
+type cachedLoad struct {
+	Nav                                                   string
+	Title, Description, SidebarTitle, Icon, OpenAPI, Mode string
+	Hidden, NoIndex                                       bool
+	Keywords                                              []string
+	PageTitle                                             string
+	BodyLine                                              int
+	Warnings                                              []Warning
+}
+
+// cachedAsset is a copied non-page file.
+type cachedAsset struct {
+	Stamp fileStamp // of the source
+	Out   cachedFile
+}
+
 // cachedFile identifies an output file as written.
 type cachedFile struct {
 	Size    int64
 	ModTime int64 // Unix nanoseconds
+}
+
+// fileStamp identifies a version of a source file without reading it.
+// OK is false when the file system does not report a change time.
+type fileStamp struct {
+	OK                   bool
+	Size, ModTime, CTime int64
+	Dev, Ino             uint64
 }
 
 // fileKeeper is implemented by Outputs that can keep a file a previous
@@ -79,6 +180,9 @@ type fileKeeper interface {
 	keepFile(name string, f cachedFile) bool
 	// fileInfo describes the file name as just written.
 	fileInfo(name string) (cachedFile, bool)
+	// readKept returns the content of the file name of a previous build
+	// when it is still the file f describes.
+	readKept(name string, f cachedFile) ([]byte, bool)
 }
 
 // buildCache is the cache of one build; its methods are safe for
@@ -87,6 +191,9 @@ type buildCache struct {
 	dir  string
 	prev *cacheManifest // nil when absent or of another key
 	next *cacheManifest
+	// prevIndex is the previous build's search index, nil when it is
+	// not in the Output as written.
+	prevIndex []byte
 
 	mu       sync.Mutex
 	sums     map[string]string       // source file → hash (snippets)
@@ -98,13 +205,28 @@ func sum(data []byte) string {
 	return hex.EncodeToString(h[:16])
 }
 
+// manifestState is the previous build's manifest, read in the background
+// while the source loads, and the records of this build's sources.
+type manifestState struct {
+	wait    func() (*cacheManifest, error)
+	once    sync.Once
+	m       *cacheManifest // nil when absent or from another renderer
+	index   []byte         // the previous search index, as written
+	err     error
+	tool    string
+	start   int64
+	mu      sync.Mutex
+	sources map[string]*cachedSource // this build's
+}
+
 // readManifest starts reading the manifest of the previous build in the
-// background (while the source loads); the function it returns waits for
-// it. A missing or unreadable manifest is nil.
-func readManifest(dir string) func() (*cacheManifest, error) {
+// background (while the source loads). A missing or unreadable manifest
+// is nil.
+func readManifest(dir string, out Output) *manifestState {
 	type result struct {
-		m   *cacheManifest
-		err error
+		m     *cacheManifest
+		index []byte
+		err   error
 	}
 	ch := make(chan result, 1)
 	go func() {
@@ -118,40 +240,119 @@ func readManifest(dir string) func() (*cacheManifest, error) {
 			ch <- result{err: err}
 			return
 		}
-		var m cacheManifest
-		if gob.NewDecoder(bytes.NewReader(data)).Decode(&m) != nil || m.Pages == nil {
+		m, ok := decodeManifest(data)
+		if !ok {
 			ch <- result{} // from another version: ignored
 			return
 		}
-		ch <- result{m: &m}
+		// The previous search index, which holds the pages' entries.
+		var index []byte
+		if keeper, ok := out.(fileKeeper); ok && m.Index.Size > 0 {
+			index, _ = keeper.readKept(searchIndexName, m.Index)
+		}
+		ch <- result{m: m, index: index}
 	}()
-	return func() (*cacheManifest, error) {
+	ms := &manifestState{start: time.Now().UnixNano(), tool: toolKey(), sources: map[string]*cachedSource{}}
+	ms.wait = func() (*cacheManifest, error) {
 		r := <-ch
+		ms.index = r.index
 		return r.m, r.err
 	}
+	return ms
 }
 
-// openCache takes the manifest of the previous build (from readManifest)
-// when its key matches this build's.
-func openCache(s *site, prev func() (*cacheManifest, error)) (*buildCache, error) {
+// get waits for the previous manifest; it is nil when it is absent or
+// was written by another renderer.
+func (ms *manifestState) get() (*cacheManifest, error) {
+	ms.once.Do(func() {
+		ms.m, ms.err = ms.wait()
+		if ms.m != nil && ms.m.Tool != ms.tool {
+			ms.m = nil
+		}
+	})
+	return ms.m, ms.err
+}
+
+// trusted returns the previous record of the source file name when its
+// stamp is st and can be trusted (see "Stamps" above).
+func (ms *manifestState) trusted(name string, st fileStamp) *cachedSource {
+	m, _ := ms.get()
+	if m == nil || !st.OK {
+		return nil
+	}
+	old := m.Sources[name]
+	if old == nil || old.Stamp != st {
+		return nil
+	}
+	if st.racy(m.Start) {
+		return nil
+	}
+	return old
+}
+
+// previous returns the previous record of name, whatever its stamp.
+func (ms *manifestState) previous(name string) *cachedSource {
+	m, _ := ms.get()
+	if m == nil {
+		return nil
+	}
+	return m.Sources[name]
+}
+
+// put records source file name for the next manifest.
+func (ms *manifestState) put(name string, rec *cachedSource) {
+	ms.mu.Lock()
+	ms.sources[name] = rec
+	ms.mu.Unlock()
+}
+
+// statFile returns the stamp of the source file name: the one the walk
+// of the source found (site.load), else a new one.
+func (s *site) statFile(name string) fileStamp {
+	if st, ok := s.stamps[name]; ok {
+		return st
+	}
+	fi, err := fs.Stat(s.src, name)
+	if err != nil || !fi.Mode().IsRegular() {
+		return fileStamp{}
+	}
+	return stampOf(fi)
+}
+
+// toolKey identifies the cache format and the renderer binary.
+func toolKey() string {
+	key := cacheFormat
+	if exe, err := os.Executable(); err == nil {
+		if fi, err := os.Stat(exe); err == nil {
+			key += " " + strconv.Quote(exe) + " " + strconv.FormatInt(fi.Size(), 10) + " " + strconv.FormatInt(fi.ModTime().UnixNano(), 10)
+		}
+	}
+	return key
+}
+
+// openCache takes the manifest of the previous build when its key matches
+// this build's.
+func openCache(s *site, ms *manifestState) (*buildCache, error) {
 	c := &buildCache{dir: s.opts.CacheDir, sums: map[string]string{}, sidebars: map[*sidebarHTML]string{}}
-	key, err := cacheKey(s)
-	m, rerr := prev()
+	key, err := cacheKey(s, ms.tool)
+	m, rerr := ms.get()
 	if err != nil {
 		return nil, err
 	}
 	if rerr != nil {
 		return nil, rerr
 	}
-	c.next = &cacheManifest{Key: key, Pages: make(map[string]*cachedPage, len(s.order))}
+	c.next = &cacheManifest{Tool: ms.tool, Key: key, Start: ms.start,
+		Pages: make(map[string]*cachedPage, len(s.order)), Sources: ms.sources, Assets: map[string]*cachedAsset{}}
 	if m != nil && m.Key == key {
 		c.prev = m
+		c.prevIndex = ms.index
 	}
 	return c, nil
 }
 
 // cacheKey hashes what every page depends on.
-func cacheKey(s *site) (string, error) {
+func cacheKey(s *site, tool string) (string, error) {
 	h := sha256.New()
 	line := func(parts ...string) {
 		for _, p := range parts {
@@ -160,12 +361,7 @@ func cacheKey(s *site) (string, error) {
 		}
 		h.Write([]byte{'\n'})
 	}
-	line(cacheFormat)
-	if exe, err := os.Executable(); err == nil {
-		if fi, err := os.Stat(exe); err == nil {
-			line("exe", exe, strconv.FormatInt(fi.Size(), 10), strconv.FormatInt(fi.ModTime().UnixNano(), 10))
-		}
-	}
+	line(tool)
 	line("opts", s.opts.BasePath, strconv.FormatBool(s.opts.Export), s.opts.SiteURL)
 	for _, name := range []string{"docs.json", "mint.json"} {
 		if s.files[name] {
@@ -181,17 +377,22 @@ func cacheKey(s *site) (string, error) {
 			line("page", f)
 			continue
 		}
-		fi, err := fs.Stat(s.src, f)
-		if err != nil {
-			line("file", f, "?")
-			continue
+		st, ok := s.stamps[f]
+		if !ok {
+			fi, err := fs.Stat(s.src, f)
+			if err != nil {
+				line("file", f, "?")
+				continue
+			}
+			st = stampOf(fi)
 		}
-		line("file", f, strconv.FormatInt(fi.Size(), 10), strconv.FormatInt(fi.ModTime().UnixNano(), 10))
+		line("file", f, strconv.FormatInt(st.Size, 10), strconv.FormatInt(st.ModTime, 10))
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // fileSum returns the hash of a source file, "" when it cannot be read.
+// An unchanged stamp saves reading it.
 func (c *buildCache) fileSum(s *site, name string) string {
 	c.mu.Lock()
 	v, ok := c.sums[name]
@@ -199,9 +400,13 @@ func (c *buildCache) fileSum(s *site, name string) string {
 	if ok {
 		return v
 	}
-	data, err := fs.ReadFile(s.src, name)
-	if err == nil {
+	st := s.statFile(name)
+	if old := s.manifest.trusted(name, st); old != nil {
+		v = old.Sum
+		s.manifest.put(name, &cachedSource{Stamp: st, Sum: v})
+	} else if data, err := fs.ReadFile(s.src, name); err == nil {
 		v = sum(data)
+		s.manifest.put(name, &cachedSource{Stamp: st, Sum: v})
 	}
 	c.mu.Lock()
 	c.sums[name] = v
@@ -253,7 +458,7 @@ func (c *buildCache) page(s *site) func(i int) pageResult {
 				st.playground = true
 				st.mu.Unlock()
 			}
-			return pageResult{reused: true, entry: old.Entry, warns: old.Warnings, cached: old}
+			return pageResult{reused: true, entry: c.entry(old), warns: old.Warnings, cached: old}
 		}
 		r := s.renderOne(i)
 		if r.err == nil {
@@ -278,7 +483,7 @@ func (c *buildCache) reusable(s *site, p *page, rec *cachedPage) *cachedPage {
 		return nil
 	}
 	old := c.prev.Pages[p.path]
-	if old == nil || old.Src != rec.Src || old.Context != rec.Context {
+	if old == nil || old.Src == "" || old.Src != rec.Src || old.Context != rec.Context || c.entry(old) == nil {
 		return nil
 	}
 	for d, h := range old.Deps {
@@ -287,6 +492,48 @@ func (c *buildCache) reusable(s *site, p *page, rec *cachedPage) *cachedPage {
 		}
 	}
 	return old
+}
+
+// entry returns the search entry of a previous page record, nil when it
+// is not available (the previous search index is not there).
+func (c *buildCache) entry(old *cachedPage) []byte {
+	if !old.InIndex {
+		return old.Entry
+	}
+	end := old.EntryOff + old.EntryLen
+	if old.EntryOff < 0 || old.EntryLen < 2 || end > int64(len(c.prevIndex)) {
+		return nil
+	}
+	e := c.prevIndex[old.EntryOff:end:end]
+	if e[0] != '{' || e[len(e)-1] != '}' {
+		return nil
+	}
+	return e
+}
+
+// finish moves the search entries of the pages that are in the search
+// index, as written, out of their records: the next build reads them
+// from the index. It runs once the site files are written.
+func (c *buildCache) finish(s *site) {
+	keeper, ok := s.out.(fileKeeper)
+	if !ok || s.searchOffsets == nil {
+		return
+	}
+	f, ok := keeper.fileInfo(searchIndexName)
+	if !ok {
+		return
+	}
+	c.next.Index = f
+	for i, p := range s.order {
+		rec := c.next.Pages[p.path]
+		if rec == nil || s.searchOffsets[i] < 0 {
+			continue
+		}
+		// A copy: the record may be the previous build's.
+		r := *rec
+		r.Entry, r.InIndex, r.EntryOff, r.EntryLen = nil, true, int64(s.searchOffsets[i]), int64(len(s.search[i]))
+		c.next.Pages[p.path] = &r
+	}
 }
 
 // record adds page i, as written, to the next manifest. It runs on the
@@ -310,12 +557,45 @@ func (c *buildCache) record(s *site, i int, r pageResult) {
 	c.next.Pages[s.order[i].path] = rec
 }
 
+// keepAsset reports whether the copied file name, whose source has the
+// stamp st, is kept from the previous build (and records it).
+func (c *buildCache) keepAsset(s *site, name string, st fileStamp) bool {
+	keeper, ok := s.out.(fileKeeper)
+	if !ok || !st.OK {
+		return false
+	}
+	m, _ := s.manifest.get()
+	if m == nil {
+		return false
+	}
+	old := m.Assets[name]
+	if old == nil || old.Stamp != st {
+		return false
+	}
+	if st.racy(m.Start) || !keeper.keepFile(name, old.Out) {
+		return false
+	}
+	c.next.Assets[name] = old
+	return true
+}
+
+// recordAsset records the copied file name as just written.
+func (c *buildCache) recordAsset(s *site, name string, st fileStamp) {
+	keeper, ok := s.out.(fileKeeper)
+	if !ok || !st.OK {
+		return
+	}
+	if f, ok := keeper.fileInfo(name); ok {
+		c.next.Assets[name] = &cachedAsset{Stamp: st, Out: f}
+	}
+}
+
+// searchIndexName is the output file of the search index.
+const searchIndexName = "_lectern/search-index.json"
+
 // save writes the manifest of this build, replacing the previous one.
 func (c *buildCache) save() error {
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(c.next); err != nil {
-		return fmt.Errorf("render: write cache: %w", err)
-	}
+	data := encodeManifest(c.next)
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return fmt.Errorf("render: write cache: %w", err)
 	}
@@ -323,7 +603,7 @@ func (c *buildCache) save() error {
 	if err != nil {
 		return fmt.Errorf("render: write cache: %w", err)
 	}
-	_, err = tmp.Write(buf.Bytes())
+	_, err = tmp.Write(data)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -334,5 +614,7 @@ func (c *buildCache) save() error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("render: write cache: %w", err)
 	}
+	// The previous format's manifest, if any, is of no further use.
+	os.Remove(filepath.Join(c.dir, "manifest.gob"))
 	return nil
 }

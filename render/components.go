@@ -29,7 +29,7 @@ func init() {
 		"Icon": iconComponent, "Tooltip": tooltip, "Update": update, "Badge": badge, "Tile": tile,
 		"Tree": wrap("ul", "lc-tree"), "Tree.Folder": treeFolder, "Tree.File": treeFile,
 		"View": titled("section", "lc-view"), "Panel": wrap("aside", "lc-panel"), "Banner": wrap("div", "lc-banner"),
-		"Latex": latex, "Snippet": snippet, "Visibility": func(c *call) string { return c.kids() },
+		"Latex": latex, "Snippet": snippet, "Visibility": visibility,
 	}
 }
 
@@ -334,6 +334,15 @@ func treeFolder(c *call) string {
 
 func treeFile(c *call) string {
 	return `<li class="lc-tree-file">` + c.text("name") + "</li>\n"
+}
+
+// visibility renders <Visibility for="humans|agents">: as in Mintlify,
+// content for agents is left out of the web page.
+func visibility(c *call) string {
+	if strings.EqualFold(strings.TrimSpace(c.str("for")), "agents") {
+		return ""
+	}
+	return c.kids()
 }
 
 func latex(c *call) string {

@@ -271,7 +271,7 @@ func (s *site) loadModule(file string) *module {
 	if err != nil {
 		return nil
 	}
-	src := normalizeNewlines(string(data))
+	src := normalizeNewlines(textSource(file, string(data), s.w))
 	_, body, bodyLine, _ := splitFrontMatter(src)
 	if len(src) > maxPageSource {
 		s.w.add(file, 1, "snippet source larger than %d MiB (%s); its content is not shown", maxPageSource>>20, byteSize(len(src)))

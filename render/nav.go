@@ -135,6 +135,11 @@ func (b *navBuilder) object(obj map[string]any, parent *Nav, where string) {
 	}
 	b.depth++
 	defer func() { b.depth-- }()
+	if ref, ok := obj["$ref"]; ok {
+		// Mintlify's composable configuration: not read, so say so rather
+		// than leave a part of the navigation out silently.
+		b.cw.warn(str(ref), "%s: \"$ref\" (a configuration split into files) is not supported; %q ignored", where, str(ref))
+	}
 	if v, ok := obj["openapi"]; ok {
 		parent.OpenAPI = parseNavOpenAPI(v)
 	}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -66,24 +67,52 @@ func (d DirOutput) fileInfo(name string) (cachedFile, bool) {
 // keepFile reports whether the file name that f describes is in Dir,
 // linking or copying it there from Prev when it is there instead.
 func (d DirOutput) keepFile(name string, f cachedFile) bool {
-	if got, ok := d.fileInfo(name); ok {
-		return got == f
-	}
 	if d.Prev == "" || !fs.ValidPath(name) {
-		return false
+		got, ok := d.fileInfo(name)
+		return ok && got == f
 	}
+	// Prev first: Dir is usually a new folder, where the link is made
+	// (and where a file already there is kept only if it is f).
 	if got, ok := (DirOutput{Dir: d.Prev}).fileInfo(name); !ok || got != f {
-		return false
+		got, ok := d.fileInfo(name)
+		return ok && got == f
 	}
 	from := filepath.Join(d.Prev, filepath.FromSlash(name))
 	to := filepath.Join(d.Dir, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-		return false
+	err := os.Link(from, to)
+	if errors.Is(err, fs.ErrNotExist) { // the folder is missing
+		if os.MkdirAll(filepath.Dir(to), 0o755) != nil {
+			return false
+		}
+		err = os.Link(from, to)
 	}
-	if os.Link(from, to) == nil {
+	switch {
+	case err == nil:
 		return true
+	case errors.Is(err, fs.ErrExist):
+		got, ok := d.fileInfo(name)
+		return ok && got == f
 	}
 	return copyFile(from, to, f) == nil
+}
+
+// readKept returns the content of the file name that f describes, from
+// Dir or else from Prev (cache.go: the previous search index).
+func (d DirOutput) readKept(name string, f cachedFile) ([]byte, bool) {
+	for _, dir := range []string{d.Dir, d.Prev} {
+		if dir == "" {
+			continue
+		}
+		o := DirOutput{Dir: dir}
+		if got, ok := o.fileInfo(name); !ok || got != f {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+		if err == nil && int64(len(data)) == f.Size {
+			return data, true
+		}
+	}
+	return nil, false
 }
 
 // copyFile copies from to to, keeping the modification time f records.

@@ -287,9 +287,31 @@ func byteSize(n int) string {
 	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
 }
 
+// textSource makes the source of a page or snippet valid UTF-8 text: NUL
+// bytes and bytes that are not UTF-8 are replaced by U+FFFD, with a warning
+// giving the line of the first, so that a binary file saved as a page is
+// reported and no output is invalid UTF-8.
+func textSource(file, src string, w *warner) string {
+	if nul := strings.IndexByte(src, 0); nul >= 0 {
+		w.add(file, 1+strings.Count(src[:nul], "\n"), "binary file, not text (it has NUL bytes); shown with \uFFFD for the bytes that are not text")
+		src = strings.ReplaceAll(src, "\x00", "\uFFFD")
+	} else if !utf8.ValidString(src) {
+		bad := 0
+		for bad < len(src) {
+			r, size := utf8.DecodeRuneInString(src[bad:])
+			if r == utf8.RuneError && size == 1 {
+				break
+			}
+			bad += size
+		}
+		w.add(file, 1+strings.Count(src[:bad], "\n"), "not valid UTF-8 text; the invalid bytes are shown as \uFFFD")
+	}
+	return strings.ToValidUTF8(src, "\uFFFD")
+}
+
 // loadPage parses a page's source.
 func loadPage(navPath, file, src string, w *warner) *page {
-	src = normalizeNewlines(src)
+	src = normalizeNewlines(textSource(file, src, w))
 	yml, body, bodyLine, _ := splitFrontMatter(src)
 	if len(src) > maxPageSource {
 		w.add(file, 1, "page source larger than %d MiB (%s); its content is not shown", maxPageSource>>20, byteSize(len(src)))

@@ -28,7 +28,7 @@ const pageWindow = 4
 // pageResult is a rendered (or reused) page.
 type pageResult struct {
 	data   []byte
-	entry  searchEntry
+	entry  []byte // search entry, JSON (search.go)
 	warns  []Warning
 	deps   []string    // other source files the page read (imported snippets)
 	reused bool        // kept from the previous build (cache.go); data is nil
@@ -65,9 +65,12 @@ func (s *site) renderOne(i int) (r pageResult) {
 			r = pageResult{err: fmt.Errorf("render: internal error while rendering %s: %v", p.file, v)}
 		}
 	}()
+	if err := s.ensureBody(p); err != nil {
+		return pageResult{err: err}
+	}
 	ps := s.pageSite()
 	data, entry := ps.renderPage(p, p.path+".html")
-	r = pageResult{data: data, entry: compactEntry(entry), warns: ps.w.list}
+	r = pageResult{data: data, entry: encodeSearchEntry(entry), warns: ps.w.list}
 	for f := range ps.mods {
 		if f != p.file {
 			r.deps = append(r.deps, f)
@@ -210,18 +213,21 @@ type loadJob struct {
 // loadPages reads and parses the pages of jobs on GOMAXPROCS workers and
 // adds them, in order, to s.pages, s.entries and s.order; their warnings
 // are merged in the same order. A read error stops the load; the first in
-// navigation order is returned.
+// navigation order is returned. With a cache, a page whose source is
+// unchanged is taken from the previous manifest instead (cachedLoad).
 func (s *site) loadPages(jobs []loadJob) error {
 	type loaded struct {
 		p     *page
 		sum   string
 		warns []Warning
+		lazy  bool
 		err   error
 	}
 	res := make([]loaded, len(jobs))
 	var next atomic.Int64
 	var failed atomic.Bool
 	var wg sync.WaitGroup
+	ms := s.manifest
 	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
 		wg.Add(1)
 		go func() {
@@ -232,18 +238,37 @@ func (s *site) loadPages(jobs []loadJob) error {
 					return
 				}
 				j := jobs[i]
+				var st fileStamp
+				if ms != nil {
+					st = s.statFile(j.file)
+					if old := ms.trusted(j.file, st); old != nil && old.Load != nil && old.Load.Nav == j.entry.Page {
+						res[i] = loaded{p: old.Load.page(j.entry.Page, j.file), sum: old.Sum, warns: old.Load.Warnings, lazy: true}
+						ms.put(j.file, &cachedSource{Stamp: st, Sum: old.Sum, Load: old.Load})
+						continue
+					}
+				}
 				data, err := fs.ReadFile(s.src, j.file)
 				if err != nil {
 					res[i].err = fmt.Errorf("render: read %s: %w", j.file, err)
 					failed.Store(true)
 					return
 				}
-				if s.srcSums != nil {
-					res[i].sum = sum(data)
+				if ms == nil {
+					w := &warner{}
+					res[i].p = loadPage(j.entry.Page, j.file, string(data), w)
+					res[i].warns = w.list
+					continue
+				}
+				h := sum(data)
+				if old := ms.previous(j.file); old != nil && old.Sum == h && old.Load != nil && old.Load.Nav == j.entry.Page {
+					res[i] = loaded{p: old.Load.page(j.entry.Page, j.file), sum: h, warns: old.Load.Warnings, lazy: true}
+					ms.put(j.file, &cachedSource{Stamp: st, Sum: h, Load: old.Load})
+					continue
 				}
 				w := &warner{}
-				res[i].p = loadPage(j.entry.Page, j.file, string(data), w)
-				res[i].warns = w.list
+				p := loadPage(j.entry.Page, j.file, string(data), w)
+				res[i] = loaded{p: p, sum: h, warns: w.list}
+				ms.put(j.file, &cachedSource{Stamp: st, Sum: h, Load: newCachedLoad(p, w.list)})
 			}
 		}()
 	}
@@ -260,6 +285,12 @@ func (s *site) loadPages(jobs []loadJob) error {
 		if s.srcSums != nil {
 			s.srcSums[e.Page] = r.sum
 		}
+		if r.lazy {
+			if s.lazy == nil {
+				s.lazy = map[*page]*lazyBody{}
+			}
+			s.lazy[r.p] = &lazyBody{}
+		}
 		s.pages[e.Page] = r.p
 		s.entries[e.Page] = e
 		s.order = append(s.order, r.p)
@@ -267,18 +298,47 @@ func (s *site) loadPages(jobs []loadJob) error {
 	return nil
 }
 
-// compactEntry copies the strings of a search entry that may be slices of
-// the page's rendered body (the text, heading ids), so that the entries
-// kept until the end of the build do not hold every body in memory.
-func compactEntry(e searchEntry) searchEntry {
-	e.Text = strings.Clone(e.Text)
-	if len(e.Headings) > 0 {
-		hs := make([]searchHeading, len(e.Headings))
-		for i, h := range e.Headings {
-			h.ID, h.Text = strings.Clone(h.ID), strings.Clone(h.Text)
-			hs[i] = h
-		}
-		e.Headings = hs
+// newCachedLoad is the manifest record of page p, loaded with warnings.
+func newCachedLoad(p *page, warns []Warning) *cachedLoad {
+	return &cachedLoad{Nav: p.path, Title: p.fm.Title, Description: p.fm.Description, SidebarTitle: p.fm.SidebarTitle,
+		Icon: p.fm.Icon, OpenAPI: p.fm.OpenAPI, Mode: p.fm.Mode, Hidden: p.fm.Hidden, NoIndex: p.fm.NoIndex,
+		Keywords: p.fm.Keywords, PageTitle: p.title, BodyLine: p.bodyLine, Warnings: warns}
+}
+
+// page returns the page l describes, without its body and raw front
+// matter (site.ensureBody reads them when the page is rendered).
+func (l *cachedLoad) page(navPath, file string) *page {
+	p := &page{path: navPath, file: file, title: l.PageTitle, bodyLine: l.BodyLine, mdx: strings.HasSuffix(file, ".mdx")}
+	p.fm = frontMatter{Title: l.Title, Description: l.Description, SidebarTitle: l.SidebarTitle, Icon: l.Icon,
+		OpenAPI: l.OpenAPI, Mode: l.Mode, Hidden: l.Hidden, NoIndex: l.NoIndex, Keywords: l.Keywords}
+	return p
+}
+
+// lazyBody is the state of a page loaded from the cache without its body.
+type lazyBody struct {
+	once sync.Once
+	err  error
+}
+
+// ensureBody reads the body and raw front matter of page p when it was
+// loaded from the cache without them. It is safe for concurrent use; it
+// sets only those fields of p, which only the page's own render reads.
+// The warnings of loading it were already given (from the cache); they
+// are not given again. Should the source have changed since it was
+// loaded (an edit during the build), the body read is the new one.
+func (s *site) ensureBody(p *page) error {
+	l := s.lazy[p]
+	if l == nil {
+		return nil
 	}
-	return e
+	l.once.Do(func() {
+		data, err := fs.ReadFile(s.src, p.file)
+		if err != nil {
+			l.err = fmt.Errorf("render: read %s: %w", p.file, err)
+			return
+		}
+		q := loadPage(p.path, p.file, string(data), &warner{})
+		p.body, p.fm.Raw = q.body, q.fm.Raw
+	})
+	return l.err
 }

@@ -125,37 +125,69 @@ func (s *site) searchEntry(p *page, body string, toc []tocItem) searchEntry {
 	return e
 }
 
-// searchIndex is the JSON of _lectern/search-index.json: every page that is
-// not noindex, with URLs as seen from the site root (relative in the export
-// form: site.js prefixes them with the page's way to the root).
-func (s *site) searchIndex() []byte {
-	type index struct {
-		Version int           `json:"version"`
-		Pages   []searchEntry `json:"pages"`
+// encodeSearchEntry is the JSON of one entry of the search index, as
+// json.Marshal writes it in the index's list of pages. The pages' entries
+// are encoded by the workers (or kept in the cache) and joined by
+// searchIndex.
+func encodeSearchEntry(e searchEntry) []byte {
+	if e.Headings == nil {
+		e.Headings = []searchHeading{}
 	}
-	idx := index{Version: 1, Pages: []searchEntry{}}
-	for i, e := range s.search {
-		if i < len(s.order) && !s.order[i].fm.NoIndex {
-			idx.Pages = append(idx.Pages, e)
-		}
-	}
-	data, err := json.Marshal(idx)
-	if err != nil { // cannot happen: only strings and numbers
-		return []byte(`{"version":1,"pages":[]}`)
+	data, err := json.Marshal(e)
+	if err != nil { // cannot happen: only strings
+		return []byte("{}")
 	}
 	return data
 }
+
+// searchIndex is the JSON of _lectern/search-index.json: every page that is
+// not noindex, with URLs as seen from the site root (relative in the export
+// form: site.js prefixes them with the page's way to the root). It is the
+// same as json.Marshal of {version: 1, pages: [entries]}; it is assembled
+// once per build and shared with searchIndexJS.
+func (s *site) searchIndex() []byte {
+	if s.searchJSON != nil {
+		return s.searchJSON
+	}
+	const head, tail = `{"version":1,"pages":[`, `]}`
+	size := len(searchJSPrefix) + len(head) + len(tail) + len(searchJSSuffix)
+	for _, e := range s.search {
+		size += len(e) + 1
+	}
+	// One buffer for both files: the JSON is written in place in the
+	// script's (searchIndexJS), which saves a copy of a large index.
+	buf := make([]byte, 0, size)
+	buf = append(buf, searchJSPrefix...)
+	out := buf[len(buf):]
+	out = append(out, head...)
+	first := true
+	s.searchOffsets = make([]int, len(s.search))
+	for i, e := range s.search {
+		s.searchOffsets[i] = -1
+		if i < len(s.order) && !s.order[i].fm.NoIndex {
+			if !first {
+				out = append(out, ',')
+			}
+			s.searchOffsets[i] = len(out)
+			out = append(out, e...)
+			first = false
+		}
+	}
+	out = append(out, tail...)
+	s.searchJSON = out[:len(out):len(out)]
+	s.searchJS = append(buf[:len(buf)+len(out)], searchJSSuffix...)
+	return s.searchJSON
+}
+
+const searchJSPrefix, searchJSSuffix = "window.LECTERN_SEARCH_INDEX = ", ";\n"
 
 // searchIndexJS is _lectern/search-index.js, the same index as a script
 // that sets window.LECTERN_SEARCH_INDEX: site.js loads it with a <script>
 // tag, which works from file:// where fetch() does not. encoding/json
 // escapes U+2028 and U+2029, so the JSON is a valid JavaScript expression.
 func (s *site) searchIndexJS() []byte {
-	idx := s.searchIndex()
-	out := make([]byte, 0, len(idx)+40)
-	out = append(out, "window.LECTERN_SEARCH_INDEX = "...)
-	out = append(out, idx...)
-	return append(out, ";\n"...)
+	s.searchIndex()
+	return s.searchJS
 }
 
 // canonicalURL is the extensionless URL of a page for the sitemap and

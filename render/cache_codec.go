@@ -1,0 +1,274 @@
+package render
+
+import (
+	"encoding/binary"
+	"math"
+)
+
+// The manifest is a compact binary file: the format string, then the
+// fields of cacheManifest in order; strings and byte slices are a length
+// (uvarint) and the bytes, integers varints, maps a count and their
+// entries. A manifest that does not decode is ignored.
+
+type encBuf struct{ b []byte }
+
+func (e *encBuf) uint(v uint64)  { e.b = binary.AppendUvarint(e.b, v) }
+func (e *encBuf) int(v int64)    { e.b = binary.AppendVarint(e.b, v) }
+func (e *encBuf) str(v string)   { e.uint(uint64(len(v))); e.b = append(e.b, v...) }
+func (e *encBuf) bytes(v []byte) { e.uint(uint64(len(v))); e.b = append(e.b, v...) }
+func (e *encBuf) bool(v bool) {
+	if v {
+		e.b = append(e.b, 1)
+	} else {
+		e.b = append(e.b, 0)
+	}
+}
+
+func (e *encBuf) strs(v []string) {
+	e.uint(uint64(len(v)))
+	for _, s := range v {
+		e.str(s)
+	}
+}
+
+func (e *encBuf) warnings(v []Warning) {
+	e.uint(uint64(len(v)))
+	for _, w := range v {
+		e.str(w.File)
+		e.int(int64(w.Line))
+		e.str(w.Message)
+	}
+}
+
+func (e *encBuf) stamp(st fileStamp) {
+	e.bool(st.OK)
+	e.int(st.Size)
+	e.int(st.ModTime)
+	e.int(st.CTime)
+	e.uint(st.Dev)
+	e.uint(st.Ino)
+}
+
+func (e *encBuf) file(f cachedFile) {
+	e.int(f.Size)
+	e.int(f.ModTime)
+}
+
+func encodeManifest(m *cacheManifest) []byte {
+	size := 64
+	for k, p := range m.Pages {
+		size += len(k) + len(p.Entry) + 128
+	}
+	size += len(m.Sources) * 160
+	e := &encBuf{b: make([]byte, 0, size)}
+	e.str(cacheFormat)
+	e.str(m.Tool)
+	e.str(m.Key)
+	e.int(m.Start)
+	e.uint(uint64(len(m.Pages)))
+	for _, k := range sortedKeys(m.Pages) {
+		p := m.Pages[k]
+		e.str(k)
+		e.str(p.Src)
+		e.uint(uint64(len(p.Deps)))
+		for _, d := range sortedKeys(p.Deps) {
+			e.str(d)
+			e.str(p.Deps[d])
+		}
+		e.str(p.Context)
+		e.file(p.Out)
+		e.bytes(p.Entry)
+		e.bool(p.InIndex)
+		e.int(p.EntryOff)
+		e.int(p.EntryLen)
+		e.warnings(p.Warnings)
+		e.bool(p.Mermaid)
+		e.bool(p.Playground)
+	}
+	e.uint(uint64(len(m.Sources)))
+	for _, k := range sortedKeys(m.Sources) {
+		s := m.Sources[k]
+		e.str(k)
+		e.stamp(s.Stamp)
+		e.str(s.Sum)
+		e.bool(s.Load != nil)
+		if l := s.Load; l != nil {
+			for _, v := range []string{l.Nav, l.Title, l.Description, l.SidebarTitle, l.Icon, l.OpenAPI, l.Mode, l.PageTitle} {
+				e.str(v)
+			}
+			e.bool(l.Hidden)
+			e.bool(l.NoIndex)
+			e.strs(l.Keywords)
+			e.int(int64(l.BodyLine))
+			e.warnings(l.Warnings)
+		}
+	}
+	e.file(m.Index)
+	e.uint(uint64(len(m.Assets)))
+	for _, k := range sortedKeys(m.Assets) {
+		a := m.Assets[k]
+		e.str(k)
+		e.stamp(a.Stamp)
+		e.file(a.Out)
+	}
+	e.str(cacheFormat) // end mark
+	return e.b
+}
+
+type decBuf struct {
+	b   []byte
+	bad bool
+}
+
+func (d *decBuf) uint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.bad, d.b = true, nil
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decBuf) int() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.bad, d.b = true, nil
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// count reads a length that must fit in what is left.
+func (d *decBuf) count() int {
+	n := d.uint()
+	if n > uint64(len(d.b)) || n > math.MaxInt32 {
+		d.bad, d.b = true, nil
+		return 0
+	}
+	return int(n)
+}
+
+// bytes returns a slice of the data read (not a copy).
+func (d *decBuf) bytes() []byte {
+	n := d.count()
+	if d.bad {
+		return nil
+	}
+	v := d.b[:n:n]
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decBuf) str() string { return string(d.bytes()) }
+
+func (d *decBuf) bool() bool {
+	if len(d.b) == 0 {
+		d.bad = true
+		return false
+	}
+	v := d.b[0] != 0
+	d.b = d.b[1:]
+	return v
+}
+
+func (d *decBuf) strs() []string {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	v := make([]string, n)
+	for i := range v {
+		v[i] = d.str()
+	}
+	return v
+}
+
+func (d *decBuf) warnings() []Warning {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	v := make([]Warning, n)
+	for i := range v {
+		v[i] = Warning{File: d.str(), Line: int(d.int()), Message: d.str()}
+	}
+	return v
+}
+
+func (d *decBuf) stamp() fileStamp {
+	return fileStamp{OK: d.bool(), Size: d.int(), ModTime: d.int(), CTime: d.int(), Dev: d.uint(), Ino: d.uint()}
+}
+
+func (d *decBuf) file() cachedFile { return cachedFile{Size: d.int(), ModTime: d.int()} }
+
+// decodeManifest decodes data (which the manifest's byte slices keep
+// referring to); ok is false when it is not a manifest of this format.
+func decodeManifest(data []byte) (*cacheManifest, bool) {
+	d := &decBuf{b: data}
+	if d.str() != cacheFormat || d.bad {
+		return nil, false
+	}
+	m := &cacheManifest{Tool: d.str(), Key: d.str(), Start: d.int()}
+	n := d.count()
+	m.Pages = make(map[string]*cachedPage, n)
+	for range n {
+		if d.bad {
+			return nil, false
+		}
+		k := d.str()
+		p := &cachedPage{Src: d.str()}
+		if nd := d.count(); nd > 0 {
+			p.Deps = make(map[string]string, nd)
+			for range nd {
+				dep := d.str()
+				p.Deps[dep] = d.str()
+			}
+		}
+		p.Context = d.str()
+		p.Out = d.file()
+		p.Entry = d.bytes()
+		p.InIndex = d.bool()
+		p.EntryOff = d.int()
+		p.EntryLen = d.int()
+		p.Warnings = d.warnings()
+		p.Mermaid = d.bool()
+		p.Playground = d.bool()
+		m.Pages[k] = p
+	}
+	n = d.count()
+	m.Sources = make(map[string]*cachedSource, n)
+	for range n {
+		if d.bad {
+			return nil, false
+		}
+		k := d.str()
+		s := &cachedSource{Stamp: d.stamp(), Sum: d.str()}
+		if d.bool() {
+			l := &cachedLoad{Nav: d.str(), Title: d.str(), Description: d.str(), SidebarTitle: d.str(),
+				Icon: d.str(), OpenAPI: d.str(), Mode: d.str(), PageTitle: d.str()}
+			l.Hidden = d.bool()
+			l.NoIndex = d.bool()
+			l.Keywords = d.strs()
+			l.BodyLine = int(d.int())
+			l.Warnings = d.warnings()
+			s.Load = l
+		}
+		m.Sources[k] = s
+	}
+	m.Index = d.file()
+	n = d.count()
+	m.Assets = make(map[string]*cachedAsset, n)
+	for range n {
+		if d.bad {
+			return nil, false
+		}
+		k := d.str()
+		m.Assets[k] = &cachedAsset{Stamp: d.stamp(), Out: d.file()}
+	}
+	if d.str() != cacheFormat || d.bad || len(d.b) != 0 {
+		return nil, false
+	}
+	return m, true
+}

@@ -1,0 +1,12 @@
+//go:build !linux
+
+package render
+
+import "io/fs"
+
+// stampOf returns the stamp of a file (cache.go). Without a change time
+// (other systems than Linux) stamps are never trusted: files are read and
+// hashed. Size and ModTime are set.
+func stampOf(fi fs.FileInfo) fileStamp {
+	return fileStamp{Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}
+}

@@ -1,0 +1,88 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"testing/fstest"
+	"time"
+)
+
+// TestCacheStamps builds from a folder, where unchanged sources are not
+// read again (their stamps are trusted), and checks that same-size edits,
+// also with the modification time put back, are still seen.
+func TestCacheStamps(t *testing.T) {
+	t.Parallel()
+	fsys := bigSite(1, 2, 10) // 20 pages
+	fsys["logo.txt"] = &fstest.MapFile{Data: []byte("logo v1")}
+	src := t.TempDir()
+	for name, f := range fsys {
+		p := filepath.Join(src, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(stampSlack + 50*time.Millisecond) // so that the stamps are trusted
+	dir, cache := t.TempDir(), t.TempDir()
+	step := func(what string, wantReused int) {
+		t.Helper()
+		root, err := os.OpenRoot(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer root.Close()
+		res, err := Build(context.Background(), root.FS(), DirOutput{Dir: dir}, Options{CacheDir: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		clean := newMemOutput()
+		_, err = Build(context.Background(), root.FS(), clean, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := readDir(t, dir)
+		if len(got) != len(clean.files) {
+			t.Fatalf("%s: %d files with the cache, %d without", what, len(got), len(clean.files))
+		}
+		for name, data := range clean.files {
+			if !bytes.Equal(got[name], data) {
+				t.Fatalf("%s: %s differs from a clean build's", what, name)
+			}
+		}
+		if res.Reused != wantReused {
+			t.Fatalf("%s: %d pages reused, want %d", what, res.Reused, wantReused)
+		}
+	}
+	step("first build", 0)
+	time.Sleep(stampSlack + 50*time.Millisecond)
+	step("nothing changed", 20)
+	step("nothing changed again", 20)
+
+	// A same-size edit of a body, its modification time put back.
+	p := filepath.Join(src, "t0", "p005.mdx")
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(p)
+	i := bytes.LastIndexByte(bytes.TrimRight(data, "\n"), '\n')
+	data[i+1] ^= 0x20 // flip the case of a letter
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	step("same-size edit", 19)
+	// The copied file, same size, modification time put back.
+	l := filepath.Join(src, "logo.txt")
+	fi, _ = os.Stat(l)
+	os.WriteFile(l, []byte("logo v2"), 0o644)
+	os.Chtimes(l, fi.ModTime(), fi.ModTime())
+	step("asset edit", 20)
+}

@@ -1,0 +1,160 @@
+package render
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const fence = "```"
+
+// componentPages holds one small MDX page per known component, each with
+// Markdown inside where the component takes children. The key is the
+// golden file's name under testdata/components.
+var componentPages = map[string]string{
+	"Note":    "<Note>\n  A **note** with `code` and a [link](/target).\n</Note>\n",
+	"Warning": "<Warning>\n  Do **not** run this in production.\n</Warning>\n",
+	"Info":    "<Info>\n  Some _information_.\n\n  - one\n  - two\n</Info>\n",
+	"Tip":     "<Tip>\n  A *tip*: see [the target](/target#part).\n</Tip>\n",
+	"Check":   "<Check>\n  It **worked**.\n</Check>\n",
+	"Danger":  "<Danger>\n  This **deletes** everything.\n</Danger>\n",
+	"Callout": "<Callout icon=\"rocket\" color=\"#ff5500\">\n  A custom **callout**.\n</Callout>\n",
+	"Card": "<Card title=\"Get started\" href=\"/target\" icon=\"rocket\">\n" +
+		"  Read the **guide**.\n</Card>\n",
+	"CardGroup": "<CardGroup cols={2}>\n" +
+		"  <Card title=\"One\" href=\"/target\">\n    First *card*.\n  </Card>\n" +
+		"  <Card title=\"Two\">\n    Second **card**.\n  </Card>\n</CardGroup>\n",
+	"Columns": "<Columns cols={3}>\n" +
+		"  <Card title=\"A\">\n    Column *a*.\n  </Card>\n" +
+		"  <Card title=\"B\">\n    Column *b*.\n  </Card>\n</Columns>\n",
+	"Tabs": "<Tabs>\n" +
+		"  <Tab title=\"npm\">\n    Install with **npm**:\n\n    " + fence + "bash\n    npm i acme\n    " + fence + "\n  </Tab>\n" +
+		"  <Tab title=\"yarn\">\n    Install with *yarn*.\n  </Tab>\n</Tabs>\n",
+	"CodeGroup": "<CodeGroup>\n\n" +
+		fence + "bash npm\nnpm i acme\n" + fence + "\n\n" +
+		fence + "bash yarn\nyarn add acme\n" + fence + "\n\n</CodeGroup>\n",
+	"Steps": "<Steps>\n" +
+		"  <Step title=\"Install\">\n    Run `npm i acme`.\n  </Step>\n" +
+		"  <Step title=\"Configure\">\n    Edit **acme.json**.\n  </Step>\n</Steps>\n",
+	"Accordion": "<Accordion title=\"Why this?\">\n  Because of *that*.\n</Accordion>\n",
+	"AccordionGroup": "<AccordionGroup>\n" +
+		"  <Accordion title=\"First\">\n    One **answer**.\n  </Accordion>\n" +
+		"  <Accordion title=\"Second\" defaultOpen>\n    Another *answer*.\n  </Accordion>\n</AccordionGroup>\n",
+	"Expandable": "<Expandable title=\"details\">\n  Hidden **details**.\n</Expandable>\n",
+	"Frame":      "<Frame caption=\"The dashboard\">\n  ![Dashboard](/images/dash.png)\n</Frame>\n",
+	"ParamField": "<ParamField path=\"id\" type=\"string\" required>\n  The **id** of the item.\n</ParamField>\n\n" +
+		"<ParamField query=\"limit\" type=\"integer\" default=\"10\">\n  How many *items*.\n</ParamField>\n\n" +
+		"<ParamField body=\"name\" type=\"string\" required default=\"acme\">\n  The `name`.\n</ParamField>\n",
+	"ResponseField": "<ResponseField name=\"user\" type=\"object\" required>\n  The **user**.\n\n" +
+		"  <Expandable title=\"properties\">\n" +
+		"    <ResponseField name=\"id\" type=\"string\">\n      The user's *id*.\n    </ResponseField>\n" +
+		"  </Expandable>\n</ResponseField>\n",
+	"RequestExample": "<RequestExample>\n\n" + fence + "bash cURL\ncurl https://api.acme.test/items\n" + fence +
+		"\n\n</RequestExample>\n",
+	"ResponseExample": "<ResponseExample>\n\n" + fence + "json 200\n{\"items\": []}\n" + fence + "\n\n</ResponseExample>\n",
+	"Icon":            "Ship it <Icon icon=\"rocket\" size={16} /> **now**.\n",
+	"Tooltip":         "An <Tooltip tip=\"Application Programming Interface\">API</Tooltip> is **useful**.\n",
+	"Update": "<Update label=\"2024-05-01\" description=\"v1.2.0\">\n" +
+		"  ## New\n\n  - Added **search**.\n</Update>\n",
+	"Badge": "Status: <Badge color=\"green\">**stable**</Badge>\n",
+	// Attribute strings are text, not Markdown, as in Mintlify: the
+	// description keeps its asterisks.
+	"Tile": "<Tile href=\"/target\" title=\"Target\" description=\"The *target* page\">\n  ![Preview](/images/dash.png)\n</Tile>\n",
+	"Tree": "<Tree>\n" +
+		"  <Tree.Folder name=\"app\" defaultOpen>\n" +
+		"    <Tree.File name=\"layout.tsx\" />\n" +
+		"    <Tree.Folder name=\"api\">\n      <Tree.File name=\"route.ts\" />\n    </Tree.Folder>\n" +
+		"  </Tree.Folder>\n  <Tree.File name=\"package.json\" />\n</Tree>\n",
+	"View":    "<View title=\"Python\">\n  Use the **Python** client.\n</View>\n",
+	"Panel":   "<Panel>\n  A side **panel**.\n</Panel>\n",
+	"Banner":  "<Banner>\n  We **launched** v2. [Read more](/target).\n</Banner>\n",
+	"Latex":   "Inline <Latex>x^2 + y^2</Latex> math and a block:\n\n<Latex>\\frac{a}{b}</Latex>\n",
+	"Snippet": "<Snippet file=\"greeting.mdx\" />\n",
+	"Visibility": "<Visibility for=\"humans\">\n  Only for **humans**.\n</Visibility>\n\n" +
+		"<Visibility for=\"agents\">\n  Only for **agents**: call `POST /v1/accounts`.\n</Visibility>\n",
+	"Mermaid": fence + "mermaid\ngraph TD\n  A-->B\n" + fence + "\n\n" +
+		"<Mermaid chart=\"graph LR; C-->D\" />\n",
+}
+
+// componentSite returns the archive of a site with one page per entry of
+// componentPages, under c/, plus the target page the links point at.
+func componentSite(t *testing.T) string {
+	t.Helper()
+	names := sortedKeys(componentPages)
+	pages := []string{"target"}
+	for _, n := range names {
+		pages = append(pages, "c/"+n)
+	}
+	cfg, err := json.Marshal(map[string]any{
+		"name":       "Components",
+		"navigation": map[string]any{"groups": []any{map[string]any{"group": "All", "pages": pages}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("-- docs.json --\n" + string(cfg) + "\n")
+	b.WriteString("-- target.mdx --\n---\ntitle: Target\n---\n\n## Part\n\nThe target.\n")
+	b.WriteString("-- images/dash.png --\nPNG\n")
+	b.WriteString("-- snippets/greeting.mdx --\nHello from a **snippet**.\n")
+	for _, n := range names {
+		b.WriteString("-- c/" + n + ".mdx --\n---\ntitle: " + n + "\n---\n\n" + componentPages[n])
+	}
+	return b.String()
+}
+
+// TestComponentsGolden renders one page per component and compares its
+// article body with testdata/components/<Name>.golden. Run
+// `go test ./render -run TestComponentsGolden -update` after an intended
+// change and review the diff.
+func TestComponentsGolden(t *testing.T) {
+	t.Parallel()
+	res, out := build(t, componentSite(t), Options{BasePath: "/docs"})
+	for _, w := range res.Warnings {
+		t.Errorf("warning: %s", w)
+	}
+	for _, name := range sortedKeys(componentPages) {
+		got := contentOf(t, out.get(t, "c/"+name+".html")) + "\n"
+		path := filepath.Join("testdata", "components", name+".golden")
+		if *updateGolden {
+			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Errorf("%v (run with -update to create it)", err)
+			continue
+		}
+		if got != string(want) {
+			t.Errorf("%s differs from %s (run with -update if intended):\n%s", name, path, firstDiff(string(want), got))
+		}
+	}
+	// Content for agents is left out of the site, search index included.
+	for name, data := range out.files {
+		if strings.Contains(string(data), "Only for") && strings.Contains(string(data), "agents") &&
+			strings.Contains(string(data), "POST /v1/accounts") {
+			t.Errorf("%s has the <Visibility for=\"agents\"> content", name)
+		}
+	}
+	// Every component of the table is used by a golden page, so that one
+	// added later is not left out.
+	var all strings.Builder
+	for _, src := range componentPages {
+		all.WriteString(src)
+	}
+	var missing []string
+	for name := range components {
+		if !strings.Contains(all.String(), "<"+name+" ") && !strings.Contains(all.String(), "<"+name+">") {
+			missing = append(missing, name)
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("components without a golden page: %v", missing)
+	}
+}
