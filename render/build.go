@@ -242,8 +242,13 @@ func (s *site) load() error {
 			}
 			return nil
 		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			// Never followed: a link could leave the source tree.
+			s.w.add(p, 0, "symbolic link not followed (links can point outside the docs folder); copy the file in instead")
+			return nil
+		}
 		if d.IsDir() || !d.Type().IsRegular() {
-			return nil // symbolic links are never followed
+			return nil
 		}
 		s.files[p] = true
 		if s.stamps != nil {

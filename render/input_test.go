@@ -395,6 +395,13 @@ func TestSymlinksLeavingSource(t *testing.T) {
 		if !hasWarning(res.Warnings, "docs.json", "/logo.png") {
 			t.Errorf("no warning for the linked logo; warnings:\n%s", warningsText(res.Warnings))
 		}
+		linkWarned := false
+		for _, w := range res.Warnings {
+			linkWarned = linkWarned || strings.Contains(w.Message, "symbolic link not followed")
+		}
+		if !linkWarned {
+			t.Errorf("the symbolic links were skipped without a warning; warnings:\n%s", warningsText(res.Warnings))
+		}
 	})
 	t.Run("listed in the navigation", func(t *testing.T) {
 		t.Parallel()
