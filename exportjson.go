@@ -6,21 +6,6 @@ import (
 	"time"
 )
 
-// exportJobJSON mirrors ExportJob's JSON shape; MarshalJSON's output must
-// equal encoding/json's for it (see the tests).
-type exportJobJSON struct {
-	ID          string       `json:"jobId"`
-	Domain      string       `json:"domain"`
-	BasePath    string       `json:"basePath,omitempty"`
-	Status      ExportStatus `json:"status"`
-	Progress    int          `json:"progress"`
-	PageCount   int          `json:"pageCount"`
-	CreatedAt   time.Time    `json:"createdAt"`
-	UpdatedAt   time.Time    `json:"updatedAt"`
-	CompletedAt *time.Time   `json:"completedAt"`
-	Error       *JobError    `json:"error"`
-}
-
 // AppendJSON appends the job's API representation to b. It is what clients
 // poll, so it is written by hand rather than by reflection.
 func (e *ExportJob) AppendJSON(b []byte) []byte {

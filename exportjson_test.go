@@ -6,6 +6,21 @@ import (
 	"time"
 )
 
+// exportJobJSON mirrors ExportJob's API shape with plain struct tags, so
+// encoding/json's output can be compared with the hand-written encoder.
+type exportJobJSON struct {
+	ID          string       `json:"jobId"`
+	Domain      string       `json:"domain"`
+	BasePath    string       `json:"basePath,omitempty"`
+	Status      ExportStatus `json:"status"`
+	Progress    int          `json:"progress"`
+	PageCount   int          `json:"pageCount"`
+	CreatedAt   time.Time    `json:"createdAt"`
+	UpdatedAt   time.Time    `json:"updatedAt"`
+	CompletedAt *time.Time   `json:"completedAt"`
+	Error       *JobError    `json:"error"`
+}
+
 func TestExportJobJSONMatchesReflection(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 11, 21, 19, 3, 24, 698914000, time.UTC)
