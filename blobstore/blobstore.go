@@ -19,6 +19,8 @@ import (
 
 	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/fileblob" // file:// buckets
+
+	"lectern.dev/lectern"
 )
 
 // Open opens the bucket at urlstr. For file:// URLs the folder is created
@@ -63,24 +65,7 @@ func FileURL(dir string) (string, error) {
 }
 
 // Redact removes credentials from a bucket URL for logs and errors.
-func Redact(urlstr string) string {
-	u, err := url.Parse(urlstr)
-	if err != nil {
-		return "(unparseable URL)"
-	}
-	if u.User != nil {
-		u.User = url.User("***")
-	}
-	q := u.Query()
-	for k := range q {
-		lk := strings.ToLower(k)
-		if strings.Contains(lk, "secret") || strings.Contains(lk, "key") || strings.Contains(lk, "token") || strings.Contains(lk, "password") {
-			q.Set(k, "***")
-		}
-	}
-	u.RawQuery = q.Encode()
-	return u.String()
-}
+func Redact(urlstr string) string { return lectern.RedactURL(urlstr) }
 
 // SiteKey returns the key of a file of a deployment's rendered site.
 func SiteKey(projectID, deploymentID, name string) string {

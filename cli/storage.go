@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"lectern.dev/lectern"
+
 	"lectern.dev/lectern/store"
 	"lectern.dev/lectern/store/sqlite"
 )
@@ -34,12 +36,7 @@ func (s *storageFlags) databaseLabel() string {
 	if s.databaseURL == "" {
 		return "sqlite://" + filepath.Join(s.dataDir, "lectern.db")
 	}
-	if i := strings.Index(s.databaseURL, "@"); i >= 0 {
-		if j := strings.Index(s.databaseURL, "://"); j >= 0 && j < i {
-			return s.databaseURL[:j+3] + "***" + s.databaseURL[i:]
-		}
-	}
-	return s.databaseURL
+	return lectern.RedactURL(s.databaseURL)
 }
 
 // openStore opens the configured database, creating the data folder for
