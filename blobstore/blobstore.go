@@ -67,9 +67,25 @@ func FileURL(dir string) (string, error) {
 // Redact removes credentials from a bucket URL for logs and errors.
 func Redact(urlstr string) string { return lectern.RedactURL(urlstr) }
 
-// SiteKey returns the key of a file of a deployment's rendered site.
+// SiteKey returns the key of a file of a deployment's rendered site. The
+// file bucket reserves names ending in ".attrs" for its metadata, so such
+// names (and names that look like their escaped form) get ".lectern"
+// appended: every file name still maps to its own key.
 func SiteKey(projectID, deploymentID, name string) string {
+	if strings.HasSuffix(stripEscapes(name), ".attrs") {
+		name += reservedEscape
+	}
 	return SitePrefix(projectID, deploymentID) + "site/" + name
+}
+
+const reservedEscape = ".lectern"
+
+// stripEscapes removes every trailing ".lectern".
+func stripEscapes(name string) string {
+	for strings.HasSuffix(name, reservedEscape) {
+		name = strings.TrimSuffix(name, reservedEscape)
+	}
+	return name
 }
 
 // SitePrefix returns the prefix under which a deployment's blobs live.

@@ -22,6 +22,8 @@ func smallSite(quickstart string) map[string]string {
 		"docs.json":      smallDocs,
 		"index.mdx":      "---\ntitle: Welcome\n---\n\n<Note>Read the **quickstart** first.</Note>\n",
 		"quickstart.mdx": "---\ntitle: Quickstart\n---\n\n" + quickstart + "\n",
+		// A name the file blob store reserves for itself.
+		"downloads/settings.attrs": "colour = green\n",
 	}
 }
 
@@ -60,6 +62,9 @@ func TestServeEndToEnd(t *testing.T) {
 		if code != 200 || !strings.Contains(body, "acme</strong> CLI") {
 			t.Fatalf("live page on %s: %d %.300s", host, code, body)
 		}
+	}
+	if code, body := page(t, base, "docs.acme.test", "/downloads/settings.attrs"); code != 200 || body != "colour = green\n" {
+		t.Fatalf("reserved file name: %d %q", code, body)
 	}
 	if code, body := page(t, base, "docs.acme.test", "/no/such/page"); code != 404 || !strings.Contains(body, "<html") {
 		t.Fatalf("missing page: %d %.200s", code, body)

@@ -17,9 +17,10 @@ import (
 	"lectern.dev/lectern/bundle"
 )
 
-// uploadDir copies every regular file under dir to the bucket under prefix,
-// with a few uploads at a time. It returns the number of files.
-func uploadDir(ctx context.Context, b *blob.Bucket, dir, prefix string) (int, error) {
+// uploadDir copies every regular file under dir to the bucket, at the key
+// that key gives its slash path, a few uploads at a time. It returns the
+// number of files.
+func uploadDir(ctx context.Context, b *blob.Bucket, dir string, key func(name string) string) (int, error) {
 	var names []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -47,7 +48,7 @@ func uploadDir(ctx context.Context, b *blob.Bucket, dir, prefix string) (int, er
 		go func() {
 			defer wg.Done()
 			for name := range work {
-				if err := uploadFile(ctx, b, filepath.Join(dir, filepath.FromSlash(name)), prefix+name); err != nil {
+				if err := uploadFile(ctx, b, filepath.Join(dir, filepath.FromSlash(name)), key(name)); err != nil {
 					select {
 					case errs <- fmt.Errorf("upload %s: %w", name, err):
 					default:

@@ -129,7 +129,7 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	log.add("Rendered %d pages (%d files, %d warnings) in %s", res.Pages, res.Files, len(res.Warnings), time.Since(start).Round(time.Millisecond))
 
 	dep := &lectern.Deployment{ID: lectern.NewID(lectern.PrefixDeployment), ProjectID: p.ID, UpdateID: u.ID, Commit: commit, PageCount: res.Pages}
-	n, err := uploadDir(ctx, h.Bucket, outDir, blobstore.SiteKey(p.ID, dep.ID, ""))
+	n, err := uploadDir(ctx, h.Bucket, outDir, func(name string) string { return blobstore.SiteKey(p.ID, dep.ID, name) })
 	if err != nil {
 		return fmt.Errorf("publish site: %w", err)
 	}

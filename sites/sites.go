@@ -144,11 +144,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serveFile serves one file of the deployment; false when it does not exist.
 func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, e hostEntry, name string, status int) bool {
-	// The file bucket keeps metadata in ".attrs" side files and refuses
-	// such keys: no site file can have that name.
-	if strings.HasSuffix(name, ".attrs") {
-		return false
-	}
 	key := blobstore.SiteKey(e.projectID, e.deploymentID, name)
 	rd, err := s.bucket.NewReader(r.Context(), key, nil)
 	if err != nil {

@@ -437,6 +437,24 @@ func TestAttrsSuffixIs404(t *testing.T) {
 	}
 }
 
+// TestReservedNamesServed publishes files whose names the file bucket
+// reserves (".attrs") or that look like their escaped form, and serves
+// each with its own content.
+func TestReservedNamesServed(t *testing.T) {
+	t.Parallel()
+	st, b := openStore(t), openBucket(t)
+	p := newProject(t, st, "attrs.example.com")
+	files := map[string]string{"index.html": "home", "404.html": "missing", "data.attrs": "one",
+		"data.attrs.lectern": "two", "data.attrs.lectern.lectern": "three", "x.lectern": "four"}
+	publish(t, st, b, p.ID, files)
+	srv := New(discardLog(), st, b)
+	for name, body := range files {
+		if w := do(srv, "GET", "attrs.example.com", "/"+name); w.Code != 200 || w.Body.String() != body {
+			t.Errorf("GET /%s = %d %q, want %q", name, w.Code, w.Body.String(), body)
+		}
+	}
+}
+
 // ---- traversal, with a bucket that records every key read ----
 
 // recordingBucket is a driver.Bucket over a real bucket that records the
