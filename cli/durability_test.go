@@ -131,6 +131,6 @@ func TestJobsSurviveKillAndStop(t *testing.T) {
 	}
 	p = startProc(t, bin, addr, data)
 	if final := pollExport(t, base, key, id2, false); final["status"] != "completed" {
-		t.Fatalf("after SIGTERM: %v", final)
+		t.Fatalf("after SIGTERM: %v\n%s", final, p.logs.String())
 	}
 }

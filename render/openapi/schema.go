@@ -2,7 +2,6 @@ package openapi
 
 import (
 	"encoding/json"
-	"sort"
 	"strings"
 )
 
@@ -376,13 +375,4 @@ func (r *resolver) stackFor(stack []string, raw any) []string {
 		}
 	}
 	return stack
-}
-
-func sortedNames(m map[string]bool) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

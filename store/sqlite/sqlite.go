@@ -197,14 +197,6 @@ func isUnique(err error) bool {
 // ts converts a time to stored microseconds.
 func ts(t time.Time) int64 { return t.UTC().UnixMicro() }
 
-// tsp converts an optional time; nil stays NULL.
-func tsp(t *time.Time) any {
-	if t == nil || t.IsZero() {
-		return nil
-	}
-	return ts(*t)
-}
-
 // fromTS converts stored microseconds to a UTC time.
 func fromTS(v int64) time.Time { return time.UnixMicro(v).UTC() }
 
