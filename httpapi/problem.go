@@ -91,10 +91,14 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	json.NewEncoder(w).Encode(p)
 }
 
-// writeJSON writes v as JSON with the given status.
+// writeJSON writes v as JSON with the given status. It does not escape
+// &, < and > as \u0026 and the like: the body is not HTML, and bundle
+// links must stay copyable from a terminal as they are.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
 }

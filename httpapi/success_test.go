@@ -189,6 +189,11 @@ func (e *env) bundle(t *testing.T, id string, data []byte) map[string]any {
 	if !strings.HasPrefix(link, publicURL+"/_lectern/download/") {
 		t.Errorf("bundleUrl %q is not under %s/_lectern/download/", link, publicURL)
 	}
+	// The link reads as it is in the raw body, so it can be copied from a
+	// terminal: no \u0026 for "&".
+	if !strings.Contains(string(body), `"bundleUrl":"`+link+`"`) {
+		t.Errorf("bundleUrl is escaped in the body: %s", body)
+	}
 	resp, got := e.download(t, link)
 	dsum := sha256.Sum256(got)
 	if resp.StatusCode != http.StatusOK || hex.EncodeToString(dsum[:]) != b["sha256"] {
