@@ -24,7 +24,6 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
-	"lectern.dev/lectern/store"
 )
 
 // cacheFor is how long Serves remembers whether a host is a project's
@@ -32,10 +31,17 @@ import (
 // deployment is served from the first request after it is published.
 const cacheFor = time.Second
 
+// Resolver finds the project and live deployment of a domain;
+// store.Store implements it.
+type Resolver interface {
+	// ResolveDomain returns ENOTFOUND for a domain no project owns.
+	ResolveDomain(ctx context.Context, domain string) (projectID, liveDeploymentID string, err error)
+}
+
 // Server serves live sites.
 type Server struct {
 	log    *slog.Logger
-	store  store.Projects
+	store  Resolver
 	bucket *blob.Bucket
 
 	mu    sync.Mutex
@@ -48,8 +54,8 @@ type hostEntry struct {
 	at                      time.Time
 }
 
-// New returns a Server reading projects from st and files from bucket.
-func New(log *slog.Logger, st store.Projects, bucket *blob.Bucket) *Server {
+// New returns a Server resolving domains with st and reading files from bucket.
+func New(log *slog.Logger, st Resolver, bucket *blob.Bucket) *Server {
 	return &Server{log: log, store: st, bucket: bucket, hosts: map[string]hostEntry{}}
 }
 
@@ -68,10 +74,10 @@ func (s *Server) resolve(ctx context.Context, h string) hostEntry {
 	if h == "" || net.ParseIP(h) != nil {
 		return hostEntry{at: now}
 	}
-	p, err := s.store.GetProjectByDomain(ctx, h)
+	pid, live, err := s.store.ResolveDomain(ctx, h)
 	switch {
 	case err == nil:
-		return hostEntry{projectID: p.ID, deploymentID: p.LiveDeploymentID, found: true, at: now}
+		return hostEntry{projectID: pid, deploymentID: live, found: true, at: now}
 	case lectern.ErrorCode(err) != lectern.ENOTFOUND:
 		s.log.Warn("site lookup failed", "host", h, "err", err)
 	}

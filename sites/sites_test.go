@@ -376,11 +376,11 @@ func TestNo404Page(t *testing.T) {
 	}
 }
 
-// failingProjects is a store.Projects whose lookups fail.
-type failingProjects struct{ store.Projects }
+// failingProjects is a Resolver whose lookups fail.
+type failingProjects struct{}
 
-func (failingProjects) GetProjectByDomain(context.Context, string) (*lectern.Project, error) {
-	return nil, errors.New("database is on fire")
+func (failingProjects) ResolveDomain(context.Context, string) (string, string, error) {
+	return "", "", errors.New("database is on fire")
 }
 
 func TestStoreErrorIsNotServed(t *testing.T) {

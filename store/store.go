@@ -56,6 +56,10 @@ type Projects interface {
 	// GetProjectByDomain returns the project that owns a (normalized)
 	// domain, or ENOTFOUND.
 	GetProjectByDomain(ctx context.Context, domain string) (*lectern.Project, error)
+	// ResolveDomain returns the project that owns a (normalized) domain and
+	// its live deployment ("" before the first), in one cheap read: it is
+	// the lookup of every live-site request. ENOTFOUND for an unknown domain.
+	ResolveDomain(ctx context.Context, domain string) (projectID, liveDeploymentID string, err error)
 	// ListProjects returns the projects of an organization ("" for all).
 	ListProjects(ctx context.Context, orgID string) ([]*lectern.Project, error)
 	// GetDeployment returns ENOTFOUND when there is no such deployment.

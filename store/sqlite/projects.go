@@ -100,6 +100,16 @@ func (s *Store) GetProjectByDomain(ctx context.Context, domain string) (*lectern
 	return p, wrap(err)
 }
 
+// ResolveDomain returns a domain's project and live deployment in one read.
+func (s *Store) ResolveDomain(ctx context.Context, domain string) (string, string, error) {
+	var pid, live string
+	err := s.domainLive.QueryRowContext(ctx, domain).Scan(&pid, &live)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", "", lectern.Errorf(lectern.ENOTFOUND, "domain %q not found", domain)
+	}
+	return pid, live, wrap(err)
+}
+
 // ListProjects returns an organization's projects, or all for "".
 func (s *Store) ListProjects(ctx context.Context, orgID string) ([]*lectern.Project, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT id FROM projects WHERE ? = '' OR org_id = ? ORDER BY created_at, id`, orgID, orgID)

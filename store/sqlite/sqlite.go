@@ -36,9 +36,9 @@ type Store struct {
 	w, r *sql.DB
 	// Prepared statements of the hottest reads (every authenticated
 	// request looks up its key; CI clients poll jobs and updates).
-	keyByHash, exportByID, updateByID *sql.Stmt
-	closeOnce                         sync.Once
-	closeErr                          error
+	keyByHash, exportByID, updateByID, domainLive *sql.Stmt
+	closeOnce                                     sync.Once
+	closeErr                                      error
 }
 
 // Open opens (creating if needed) the database file at path and applies any
@@ -80,6 +80,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		{&s.keyByHash, `SELECT ` + keyCols + ` FROM api_keys WHERE hash = ?`},
 		{&s.exportByID, `SELECT ` + exportCols + ` FROM exports WHERE id = ?`},
 		{&s.updateByID, updateSelect},
+		{&s.domainLive, `SELECT d.project_id, coalesce(p.live_deployment_id, '') FROM domains d JOIN projects p ON p.id = d.project_id WHERE d.domain = ?`},
 	} {
 		if *p.stmt, err = r.PrepareContext(ctx, p.q); err != nil {
 			s.Close()
@@ -143,7 +144,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // Close closes both connection pools; later calls return the first result.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
-		for _, st := range []*sql.Stmt{s.keyByHash, s.exportByID, s.updateByID} {
+		for _, st := range []*sql.Stmt{s.keyByHash, s.exportByID, s.updateByID, s.domainLive} {
 			if st != nil {
 				st.Close()
 			}

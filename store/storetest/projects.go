@@ -49,6 +49,14 @@ func testProjectCreateGet(t *testing.T, s store.Store) {
 	if got.LiveDeploymentID != "" {
 		t.Errorf("new project has LiveDeploymentID %q, want empty", got.LiveDeploymentID)
 	}
+	for _, dom := range domains {
+		if pid, live, err := s.ResolveDomain(t.Context(), dom); err != nil || pid != p.ID || live != "" {
+			t.Errorf("ResolveDomain(%s) = %q, %q, %v; want %s with no live deployment", dom, pid, live, err, p.ID)
+		}
+	}
+	if _, _, err := s.ResolveDomain(t.Context(), domain()); lectern.ErrorCode(err) != lectern.ENOTFOUND {
+		t.Errorf("ResolveDomain(unknown) error %v, want not_found", err)
+	}
 	wantTime(t, "GetProject CreatedAt", got.CreatedAt, p.CreatedAt)
 
 	_, err := s.GetProject(t.Context(), missingID(lectern.PrefixProject))

@@ -204,6 +204,12 @@ func testUpdateFinish(t *testing.T, s store.Store) {
 	if pp, err := s.GetProjectByDomain(t.Context(), p.Domains[0]); err != nil || pp.LiveDeploymentID != dep1.ID {
 		t.Errorf("GetProjectByDomain LiveDeploymentID = %v (err %v), want %s", pp, err, dep1.ID)
 	}
+	if pid, live, err := s.ResolveDomain(t.Context(), p.Domains[0]); err != nil || pid != p.ID || live != dep1.ID {
+		t.Errorf("ResolveDomain = %q, %q, %v; want %s, %s", pid, live, err, p.ID, dep1.ID)
+	}
+	if _, live, _ := s.ResolveDomain(t.Context(), bystander.Domains[0]); live != "" {
+		t.Errorf("ResolveDomain of another project's domain gives live %q, want empty", live)
+	}
 	claimNone(t, s, store.KindUpdate, "w2", base.Add(24*time.Hour), "the finished job must not run again")
 
 	// A failed update keeps the previous deployment live.
