@@ -212,9 +212,18 @@ func parseRedirects(v any) []Redirect {
 
 func parseSocials(raw map[string]any) []Link {
 	footer, _ := raw["footer"].(map[string]any)
-	socials, _ := footer["socials"].(map[string]any)
-	if socials == nil {
-		socials, _ = raw["footerSocials"].(map[string]any) // mint.json
+	v := footer["socials"]
+	if v == nil {
+		v = raw["footerSocials"] // mint.json
+	}
+	socials, _ := v.(map[string]any)
+	if list, ok := v.([]any); ok { // [{"type": "github", "url": "..."}]
+		socials = map[string]any{}
+		for _, item := range list {
+			if m, ok := item.(map[string]any); ok && str(m["type"]) != "" {
+				socials[str(m["type"])] = m["url"]
+			}
+		}
 	}
 	var out []Link
 	for k, v := range socials {

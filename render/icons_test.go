@@ -22,8 +22,9 @@ func TestIcons(t *testing.T) {
 			src:  `<Icon icon="pen-to-square" /> <Icon icon="book-open-cover" /> <Icon icon="fa-solid fa-gear" />`,
 			want: []string{`data-icon="pen-to-square"`, `data-icon="book-open-cover"`, `data-icon="fa-solid fa-gear"`}},
 		{name: "brand icon",
-			src:  `<Icon icon="github" />`,
-			want: []string{`<svg class="lc-icon" data-icon="github"`}},
+			src: `<Icon icon="github" /> <Icon icon="fa-brands fa-discord" /> <Icon icon="openai" size={20} />`,
+			want: []string{`<svg class="lc-icon" data-icon="github" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" width="1em" height="1em" fill="currentColor" aria-hidden="true"><path d="M12 .297c`,
+				`data-icon="fa-brands fa-discord"`, `<svg class="lc-icon" data-icon="openai" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" width="20" height="20" fill="currentColor" aria-hidden="true"><g fill-rule="evenodd">`}},
 		{name: "card tab step accordion update",
 			src: "<Card title=\"C\" icon=\"code\">x</Card>\n\n<Tabs>\n<Tab title=\"T\" icon=\"terminal\">y</Tab>\n</Tabs>\n\n" +
 				"<Steps>\n<Step title=\"S\" icon=\"key\">z</Step>\n</Steps>\n\n<Accordion title=\"A\" icon=\"lock\">w</Accordion>\n\n" +
@@ -69,9 +70,12 @@ func TestIconAliasesResolve(t *testing.T) {
 		if lucideIcons()[lucide] == "" {
 			t.Errorf("faIcons[%q] = %q, which is not a bundled icon", fa, lucide)
 		}
+		if brandIcons()[fa] != "" {
+			t.Errorf("faIcons[%q] is shadowed by the brand icon of that name", fa)
+		}
 	}
 	for _, n := range []string{"rocket", "code", "terminal", "github", "book-open", "square-pen", "house", "mic", "edit", "help-circle"} {
-		if lookupIcon(n) == "" {
+		if body, _ := lookupIcon(n); body == "" {
 			t.Errorf("icon %q missing", n)
 		}
 	}
@@ -83,6 +87,81 @@ func TestIconAliasesResolve(t *testing.T) {
 	}
 	if iconHTML("/x.svg") != "" || iconHTML("nope-nope") != "" || !strings.HasPrefix(iconHTML("rocket"), "<svg") {
 		t.Errorf("iconHTML: wrong result")
+	}
+}
+
+// TestBrandIcons checks the bundled brand set: every footer.socials key
+// Mintlify accepts has an icon, brand names win over Lucide's, and the
+// brands the corpora use as icons are logos, not stand-ins.
+func TestBrandIcons(t *testing.T) {
+	t.Parallel()
+	for _, key := range []string{"x", "website", "facebook", "youtube", "discord", "slack", "github", "linkedin", "instagram",
+		"hacker-news", "medium", "telegram", "twitter", "x-twitter", "earth-americas", "bluesky", "threads", "reddit", "podcast"} {
+		if socialIcon(key) == "" {
+			t.Errorf("footer.socials key %q has no icon", key)
+		}
+		if l := socialLabel(key); l == "" || strings.Contains(l, "-") {
+			t.Errorf("footer.socials key %q: label %q", key, l)
+		}
+	}
+	for _, n := range []string{"openai", "anthropic", "github", "discord", "x-twitter", "youtube", "google", "apple", "docker", "python", "react", "aws", "whatsapp", "node-js", "hacker-news", "square-github", "fa-brands fa-github"} {
+		if body, brand := lookupIcon(n); body == "" || !brand {
+			t.Errorf("%q is not a brand icon", n)
+		}
+	}
+	// "x" is Font Awesome's letter X (Lucide's close icon), not the logo.
+	if _, brand := lookupIcon("x"); brand {
+		t.Errorf(`icon "x" is a brand icon`)
+	}
+	if b, l := brandIcons()["apple"], lucideIcons()["apple"]; b == "" || l == "" {
+		t.Errorf("apple: brand %t, lucide %t", b != "", l != "")
+	} else if body, _ := lookupIcon("apple"); body != b {
+		t.Errorf(`icon "apple" is not the logo`)
+	}
+	for name, body := range brandIcons() {
+		if strings.ContainsAny(body, "\t\n") || !strings.HasPrefix(body, "<") || strings.Contains(body, "href") ||
+			strings.Contains(body, "<script") || strings.Contains(body, "url(") || strings.Contains(body, "stroke") {
+			t.Errorf("brand icon %q: unexpected markup %.80s", name, body)
+		}
+	}
+	if n := len(brandIcons()); n < 50 || n > 200 {
+		t.Errorf("%d brand icons: want a curated set", n)
+	}
+}
+
+func TestFooterSocials(t *testing.T) {
+	t.Parallel()
+	for _, form := range []string{
+		`"footer": {"socials": {"x": "https://x.com/acme", "github": "https://github.com/acme", "website": "/", "mastodon": "https://m.test/@a", "myspace": "https://myspace.test/a"}}`,
+		`"footerSocials": [{"type": "x", "url": "https://x.com/acme"}, {"type": "github", "url": "https://github.com/acme"}, {"type": "website", "url": "/"}, {"type": "mastodon", "url": "https://m.test/@a"}, {"type": "myspace", "url": "https://myspace.test/a"}]`,
+	} {
+		site := "-- docs.json --\n{\"navigation\": {\"pages\": [\"index\"]}, " + form + "}\n-- index.mdx --\n# Hi\n"
+		res, out := build(t, site, Options{Export: true})
+		if len(res.Warnings) > 0 {
+			t.Errorf("warnings: %v", res.Warnings)
+		}
+		page := out.get(t, "index.html")
+		i, j := strings.Index(page, `<nav class="lc-socials"`), strings.Index(page, `<span class="lc-footer-note">`)
+		if i < 0 || j < i {
+			t.Fatalf("no socials in\n%s", page)
+		}
+		footer := page[i:j]
+		for _, want := range []string{
+			`<a class="lc-social lc-social-github" href="https://github.com/acme" aria-label="GitHub" title="GitHub" rel="noopener"><svg class="lc-icon" data-icon="github"`,
+			`<a class="lc-social lc-social-x" href="https://x.com/acme" aria-label="X" title="X" rel="noopener"><svg class="lc-icon" data-icon="x-twitter"`,
+			`<a class="lc-social lc-social-website" href="index.html" aria-label="Website" title="Website"><svg class="lc-icon" data-icon="globe"`,
+			`aria-label="Mastodon" title="Mastodon" rel="noopener"><svg class="lc-icon" data-icon="mastodon"`,
+			// A key without an icon keeps its name as text.
+			`<a class="lc-social lc-social-myspace" href="https://myspace.test/a" aria-label="Myspace" title="Myspace" rel="noopener">Myspace</a>`,
+		} {
+			if !strings.Contains(footer, want) {
+				t.Errorf("footer lacks %s:\n%s", want, footer)
+			}
+		}
+		// Nothing but the links themselves points at another host.
+		if n := strings.Count(footer, "https://"); n != 4 {
+			t.Errorf("footer names another host %d times, want 4 (the links):\n%s", n, footer)
+		}
 	}
 }
 

@@ -55,6 +55,8 @@ type pageView struct {
 type linkView struct {
 	Label, URL, Icon string
 	Active, External bool
+	// IconHTML is the icon as inline SVG, for the footer's social links.
+	IconHTML template.HTML
 }
 
 // selectorView is a choice between divisions shown as a menu (versions,
@@ -111,10 +113,7 @@ func (t *theme) view(outName string, p *page) *pageView {
 	}
 	v.NavbarLinks = nav
 	v.Anchors = t.links(outName, s.cfg.Anchors)
-	v.Footer = t.links(outName, s.cfg.FooterLinks)
-	for i := range v.Footer {
-		v.Footer[i].Label = socialLabel(v.Footer[i].Label)
-	}
+	v.Footer = t.socials(outName) // socials.go
 
 	current := ""
 	var chain []*Nav
@@ -193,22 +192,6 @@ func (t *theme) breadcrumbs(outName string, p *page, chain []*Nav) []linkView {
 		}
 	}
 	return append(out, linkView{Label: t.navLabel(p), Active: true})
-}
-
-// socialNames are display names of footer.socials keys.
-var socialNames = map[string]string{
-	"github": "GitHub", "x": "X", "twitter": "Twitter", "linkedin": "LinkedIn", "youtube": "YouTube",
-	"discord": "Discord", "slack": "Slack", "facebook": "Facebook", "instagram": "Instagram",
-	"website": "Website", "medium": "Medium", "telegram": "Telegram", "reddit": "Reddit",
-	"bluesky": "Bluesky", "threads": "Threads", "hacker-news": "Hacker News", "podcast": "Podcast",
-	"mastodon": "Mastodon",
-}
-
-func socialLabel(key string) string {
-	if n, ok := socialNames[strings.ToLower(key)]; ok {
-		return n
-	}
-	return humanize(key)
 }
 
 // sidebarHTML is the sidebar of one navigation section, rendered once for

@@ -137,8 +137,8 @@ func TestThemeChrome(t *testing.T) {
 			// tabs component
 			`<div class="lc-tabs"><section class="lc-tab"><div class="lc-tab-title">npm</div>`,
 			// footer socials
-			`<a class="lc-social lc-social-github" href="https://github.com/chrome" rel="noopener">GitHub</a>`,
-			`<a class="lc-social lc-social-x" href="https://x.com/chrome" rel="noopener">X</a>`,
+			`<a class="lc-social lc-social-github" href="https://github.com/chrome" aria-label="GitHub" title="GitHub" rel="noopener"><svg class="lc-icon" data-icon="github"`,
+			`<a class="lc-social lc-social-x" href="https://x.com/chrome" aria-label="X" title="X" rel="noopener"><svg class="lc-icon" data-icon="x-twitter"`,
 		} {
 			if !strings.Contains(setup, want) {
 				t.Errorf("export=%v: guides/setup.html lacks %s", export, want)
