@@ -47,17 +47,23 @@
 // literals, arrays, objects, JSX and the props of the component being
 // rendered; anything else is shown as written, with a warning.
 //
-// Rendering is a pre-pass rather than a goldmark extension: each element is
-// replaced in the Markdown text by a placeholder (an HTML block for an element
-// standing on its own lines, an inline span otherwise), the text is rendered
-// by goldmark (GitHub-flavoured Markdown, heading ids, raw HTML kept, indented
-// code blocks off as in MDX), and each placeholder is then replaced by the
-// element's HTML, whose children are rendered the same way, recursively. This
-// keeps JSX out of goldmark's hands entirely, which makes it impossible for
-// component syntax to be mis-parsed as Markdown or HTML, while Markdown
-// around and inside components follows CommonMark. Known components
-// (components.go) become semantic HTML with classes named lc-<kebab-name>;
-// unknown ones produce a Warning and their children are still shown.
+// Markdown and JSX meet in a goldmark extension (mdx_goldmark.go). To
+// render a list of nodes (a flow), its text is handed to goldmark as
+// Markdown in which each element, JSX value and raw HTML stands as an
+// inset token; the extension's block parser turns a token alone on its
+// line into an MDXBlock node (which can interrupt a paragraph and sit in
+// list items and quotes), its inline parser turns any other into an
+// MDXInline node (in paragraphs, headings, link texts, table cells), and
+// its node renderer writes the element's HTML in their place, rendering
+// the element's children the same way, recursively. goldmark itself runs
+// with GitHub-flavoured Markdown, heading ids, no indented code blocks (as
+// in MDX) and without its raw-HTML parsers: in MDX every tag is JSX, so
+// tags reach goldmark only as insets, and a "<" that the scanner did not
+// read as a tag is text. JSX therefore cannot be mis-parsed as Markdown or
+// HTML, while the Markdown around and inside components follows
+// CommonMark. Known components (components.go) become semantic HTML with
+// classes named lc-<kebab-name>; unknown ones produce a Warning and their
+// children are still shown.
 //
 // # Extending
 //

@@ -53,6 +53,8 @@ func mdxSeeds() map[string]string {
 		"unclosed-open":      strings.Repeat("<Note a={", 5000),
 		"unclosed-code":      strings.Repeat("<code>x\n", 5000),
 		"unclosed-pre":       strings.Repeat("<pre>", 5000),
+		"unclosed-code-1mib": strings.Repeat("<code>x\n", 120000),
+		"unclosed-pre-1mib":  strings.Repeat("<pre>", 200000),
 		"unclosed-fence":     "```\n" + strings.Repeat("<Note>{\n", 5000),
 		"unclosed-comment":   "{/* " + strings.Repeat("<Note>", 5000),
 		"unclosed-html-cmt":  "<!-- " + strings.Repeat("{", 5000),

@@ -15,44 +15,51 @@ import (
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	gmrenderer "github.com/yuin/goldmark/renderer"
-	ghtml "github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
 
 // md is the Markdown engine: CommonMark plus GitHub extensions (tables,
-// strikethrough, task lists, autolinks), heading ids, raw HTML kept, and no
-// indented code blocks, as in MDX, so that indented content inside
-// components stays Markdown.
+// strikethrough, task lists, autolinks), heading ids, the MDX extension
+// (mdx_goldmark.go), and, as in MDX, neither indented code blocks (indented
+// content inside components stays Markdown) nor goldmark's raw HTML parsers
+// (every tag is JSX, read by the MDX scanner).
 var md = newMarkdown()
 
 func newMarkdown() goldmark.Markdown {
 	var blocks []util.PrioritizedValue
 	for _, b := range parser.DefaultBlockParsers() {
-		if b.Value == parser.NewCodeBlockParser() {
+		if b.Value == parser.NewCodeBlockParser() || b.Value == parser.NewHTMLBlockParser() {
 			continue
 		}
 		blocks = append(blocks, b)
 	}
+	var inlines []util.PrioritizedValue
+	for _, in := range parser.DefaultInlineParsers() {
+		if in.Value == parser.NewRawHTMLParser() {
+			continue
+		}
+		inlines = append(inlines, in)
+	}
 	p := parser.NewParser(
 		parser.WithBlockParsers(blocks...),
-		parser.WithInlineParsers(parser.DefaultInlineParsers()...),
+		parser.WithInlineParsers(inlines...),
 		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
 		parser.WithAutoHeadingID(),
 	)
 	return goldmark.New(
 		goldmark.WithParser(p),
-		goldmark.WithExtensions(extension.GFM),
+		goldmark.WithExtensions(extension.GFM, mdxExtension{}),
 		goldmark.WithRendererOptions(
-			ghtml.WithUnsafe(),
 			gmrenderer.WithNodeRenderers(util.Prioritized(codeRenderer{}, 100)),
 		),
 	)
 }
 
-// markdown renders src, the Markdown of one flow, rewriting links and
-// images for the page. lm maps src lines to file lines for warnings.
-func (r *renderer) markdown(src string, lm *lineMap, sc *scope) string {
+// markdown renders src, the Markdown of one flow in which insets stand as
+// tokens, rewriting links and images for the page. lm maps src lines to
+// file lines for warnings.
+func (r *renderer) markdown(src string, insets []inset, lm *lineMap, sc *scope) string {
 	if limited, at, changed := limitNesting(src); changed {
 		r.warn(sc, lm.at(strings.Count(src[:at], "\n")),
 			"Markdown nested more than %d levels deep (brackets, lists or quotes); the deeper markers are shown as text", maxMarkdownNesting)
@@ -60,6 +67,7 @@ func (r *renderer) markdown(src string, lm *lineMap, sc *scope) string {
 	}
 	source := []byte(src)
 	pc := parser.NewContext(parser.WithIDs(r.ids))
+	pc.Set(insetsKey, insets)
 	doc := md.Parser().Parse(text.NewReader(source), parser.WithContext(pc))
 	var swaps [][2]ast.Node
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {

@@ -9,13 +9,14 @@ const (
 	nText nodeKind = iota // Markdown text
 	nElem                 // a JSX element: component, HTML tag or <> fragment
 	nExpr                 // a {expression}
+	nRaw                  // HTML written as it is: a comment or a stray closing tag
 )
 
 // node is a node of the tree the MDX scanner produces.
 type node struct {
 	kind nodeKind
-	// text is the Markdown of an nText node or the source of an nExpr node
-	// (without braces).
+	// text is the Markdown of an nText node, the source of an nExpr node
+	// (without braces) or the HTML of an nRaw node.
 	text string
 	line int // line of the node's first byte in its file
 	// name is the tag name of an element; "" for a fragment.
@@ -158,7 +159,8 @@ func (p *mdxParser) parseFlow(stack []string) (nodes []*node, closed bool) {
 				} else {
 					end += start + 3
 				}
-				emit(start, end)
+				flush()
+				nodes = append(nodes, p.raw(start, end))
 				p.pos = end
 				continue
 			}
@@ -178,7 +180,8 @@ func (p *mdxParser) parseFlow(stack []string) (nodes []*node, closed bool) {
 					p.pos = end
 					continue
 				}
-				emit(start, end) // stray HTML closing tag: left to the browser
+				flush() // a stray HTML closing tag: left to the browser
+				nodes = append(nodes, p.raw(start, end))
 				p.pos = end
 				continue
 			}
@@ -233,6 +236,12 @@ func (p *mdxParser) parseFlow(stack []string) (nodes []*node, closed bool) {
 	}
 	flush()
 	return nodes, len(stack) == 0
+}
+
+// raw returns an nRaw node for src[start:end].
+func (p *mdxParser) raw(start, end int) *node {
+	return &node{kind: nRaw, text: p.src[start:end], line: p.lineOf(start),
+		block: onlySpaceBefore(p.src, start) && onlySpaceAfter(p.src, end)}
 }
 
 func isSpecial(c byte) bool {

@@ -2,7 +2,6 @@ package render
 
 import (
 	"html"
-	"strconv"
 	"strings"
 )
 
@@ -43,44 +42,9 @@ type flowOpts struct {
 	unwrap    bool // drop the <p> around a lone paragraph (inline content)
 }
 
-const phAttr = "data-lectern-ph-7f3a"
-
-// fillHoles replaces the placeholders in rendered HTML by their parts.
-func fillHoles(s string, parts []func() string) string {
-	var b strings.Builder
-	for {
-		i := strings.Index(s, " "+phAttr+`="`)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		start := strings.LastIndexByte(s[:i], '<')
-		rest := s[i+len(phAttr)+3:]
-		q := strings.IndexByte(rest, '"')
-		id, err := strconv.Atoi(rest[:max(q, 0)])
-		var tail string
-		switch {
-		case q >= 0 && strings.HasPrefix(rest[q:], `"></div>`):
-			tail = rest[q+len(`"></div>`):]
-		case q >= 0 && strings.HasPrefix(rest[q:], `"></span>`):
-			tail = rest[q+len(`"></span>`):]
-		default:
-			err = strconv.ErrSyntax
-		}
-		if err != nil || start < 0 || id < 0 || id >= len(parts) {
-			// Not a placeholder of ours: keep the text.
-			b.WriteString(s[:i+1])
-			s = s[i+1:]
-			continue
-		}
-		b.WriteString(s[:start])
-		b.WriteString(parts[id]())
-		s = tail
-	}
-}
-
-// flow renders nodes: text as Markdown, with each element or JSX value
-// replaced by a placeholder that is swapped for its HTML afterwards.
+// flow renders nodes: text as Markdown, in which each element, JSX value
+// and raw HTML stands as an inset that the MDX extension of goldmark
+// renders in its place (mdx_goldmark.go).
 func (r *renderer) flow(nodes []*node, sc *scope, o flowOpts) string {
 	if sc.jsx {
 		return r.jsxFlow(nodes, sc)
@@ -88,18 +52,16 @@ func (r *renderer) flow(nodes []*node, sc *scope, o flowOpts) string {
 	var b strings.Builder
 	lines := 0
 	lm := &lineMap{}
-	var parts []func() string
+	var insets []inset
 	put := func(s string) {
 		b.WriteString(s)
 		lines += strings.Count(s, "\n")
 	}
-	hole := func(block bool, f func() string) {
-		parts = append(parts, f)
-		id := strconv.Itoa(len(parts) - 1)
+	add := func(block bool, f func() string) {
+		put(insetToken(len(insets)))
+		insets = append(insets, inset{render: f})
 		if block {
-			put("<div " + phAttr + `="` + id + `"></div>` + "\n")
-		} else {
-			put("<span " + phAttr + `="` + id + `"></span>`)
+			put("\n")
 		}
 	}
 	for _, n := range nodes {
@@ -107,15 +69,17 @@ func (r *renderer) flow(nodes []*node, sc *scope, o flowOpts) string {
 		case nText:
 			lm.mark(lines, n.line)
 			put(n.text)
+		case nRaw:
+			add(n.block, func() string { return n.text })
 		case nElem:
-			hole(n.block, func() string { return r.element(n, sc) })
+			add(n.block, func() string { return r.element(n, sc) })
 		case nExpr:
 			v := sc.eval(n.text, n.line, sc.file(r), r.s.w)
 			switch v.kind {
 			case vString, vNumber:
 				put(escapeMarkdown(v.s))
 			case vNodes, vArray:
-				hole(n.block, func() string { return r.valueHTML(v, !n.block) })
+				add(n.block, func() string { return r.valueHTML(v, !n.block) })
 			case vUnknown, vObject:
 				r.warn(sc, n.line, "cannot evaluate the expression {%s}; shown as text", firstLine(strings.TrimSpace(n.text), 60))
 				put(escapeMarkdown("{" + n.text + "}"))
@@ -126,14 +90,19 @@ func (r *renderer) flow(nodes []*node, sc *scope, o flowOpts) string {
 	if o.dedent {
 		src = dedent(src, o.skipFirst)
 	}
-	out := r.markdown(src, lm, sc)
-	if len(parts) > 0 {
-		out = fillHoles(out, parts)
-	}
+	out := r.markdown(src, insets, lm, sc)
 	if o.unwrap {
 		out = unwrapParagraph(out)
 	}
 	return out
+}
+
+// markdownText renders Markdown that is not MDX, such as an OpenAPI
+// description: braces are text, and HTML tags are read as elements, so
+// that they are checked as they are in pages.
+func (r *renderer) markdownText(src string, sc *scope) string {
+	nodes, _ := newParser(src, sc.file(r), 0, false, r.s.w).parseFlow(nil)
+	return r.flow(nodes, sc, flowOpts{})
 }
 
 // jsxFlow renders nodes as JSX: text is literal with JSX whitespace rules,
@@ -146,6 +115,8 @@ func (r *renderer) jsxFlow(nodes []*node, sc *scope) string {
 			b.WriteString(html.EscapeString(jsxText(n.text)))
 		case nElem:
 			b.WriteString(r.element(n, sc))
+		case nRaw:
+			b.WriteString(n.text)
 		case nExpr:
 			v := sc.eval(n.text, n.line, sc.file(r), r.s.w)
 			switch v.kind {

@@ -400,7 +400,7 @@ func (s *site) openAPIBody(r *renderer, p *page, mod *module, content string) st
 	sc := &scope{mod: mod}
 	pg := !s.opts.DisablePlayground && s.playgroundAllowed(p)
 	res := openapi.Render(op, openapi.Options{
-		Markdown:   func(src string) string { return r.markdown(src, &lineMap{}, sc) },
+		Markdown:   func(src string) string { return r.markdownText(src, sc) },
 		Playground: pg,
 		ScriptURL:  s.assetURL(r.out, "_lectern/playground.js"),
 		Content:    content,
