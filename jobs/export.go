@@ -81,8 +81,12 @@ func (h *ExportHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	defer root.Close()
 
 	pr := &progress{h: h, ctx: ctx, lease: lease}
+	// Every optional feature is rendered, marked: the self-hosted runtime
+	// keeps those its configuration turns on (render.SiteFeatures.Transform)
+	// and writes their endpoints.
+	all := render.AllSiteFeatures()
 	res, err := render.Build(ctx, root.FS(), &render.DirOutput{Dir: outDir}, render.Options{
-		Export: true, BasePath: e.BasePath, SiteURL: "https://" + e.Domain + e.BasePath, Progress: pr.report})
+		Export: true, BasePath: e.BasePath, SiteURL: "https://" + e.Domain + e.BasePath, Progress: pr.report, Features: &all})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

@@ -110,7 +110,10 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	outDir := filepath.Join(work, "site")
 	start := time.Now()
 	log.add("Rendering docs from %s", p.DocsRoot)
-	res, err := render.Build(ctx, root.FS(), &render.DirOutput{Dir: outDir}, render.Options{})
+	// Live sites have search and the playground. The AI assistant and web
+	// analytics are left out: lectern serve has no endpoint for them yet.
+	live := render.SiteFeatures{Search: true, Playground: true}
+	res, err := render.Build(ctx, root.FS(), &render.DirOutput{Dir: outDir}, render.Options{Features: &live})
 	if res != nil {
 		for _, w := range res.Warnings {
 			log.add("warning: %s", w.String())

@@ -39,9 +39,23 @@ type Options struct {
 	// AllowRemote lets the build fetch OpenAPI documents named by an
 	// http(s) URL; when false they are not fetched and a Warning says so.
 	AllowRemote bool
-	// DisablePlayground leaves the "Try it" API playground out of OpenAPI
-	// operation pages (and _lectern/playground.js out of the output).
-	DisablePlayground bool
+	// Features are the optional features the pages include, each marked
+	// so that SiteFeatures.Transform can remove it later (features.go);
+	// nil means DefaultSiteFeatures (search and the "Try it" playground).
+	// A feature that is off leaves no trace: without Playground, OpenAPI
+	// pages have no "Try it" form and _lectern/playground.js is not
+	// written. AssistantURL and AnalyticsURL, when set, are written into
+	// the pages; when empty the widget stays inactive until Transform
+	// configures it.
+	Features *SiteFeatures
+}
+
+// features returns the build's features: Options.Features or the default.
+func (o *Options) features() SiteFeatures {
+	if o.Features == nil {
+		return DefaultSiteFeatures()
+	}
+	return *o.Features
 }
 
 // Warning is a non-fatal problem of the source, with file and line when
@@ -143,6 +157,11 @@ func Build(ctx context.Context, src fs.FS, out Output, opts Options) (*Result, e
 		return nil, err
 	}
 	opts.BasePath = base
+	feats := opts.features()
+	if err := feats.validateBuild(); err != nil {
+		return nil, err
+	}
+	opts.Features = &feats
 	opts.SiteURL = strings.TrimRight(strings.TrimSpace(opts.SiteURL), "/")
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -358,7 +377,8 @@ func (s *site) renderBody(p *page, outName string) (body string) {
 		mod = s.parseModule(p.file, p.body, p.bodyLine)
 	}
 	r := &renderer{s: s, pg: p, out: outName, ids: newHeadingIDs()}
-	return s.openAPIBody(r, p, mod, r.flow(mod.nodes, &scope{mod: mod}, flowOpts{}))
+	// Marker-like comments of the content are made inert (features.go).
+	return s.openAPIBody(r, p, mod, neutralizeMarkers(r.flow(mod.nodes, &scope{mod: mod}, flowOpts{})))
 }
 
 // writeSiteFiles writes everything but the pages: the index copy, 404,
@@ -384,11 +404,14 @@ func (s *site) writeSiteFiles() error {
 		"404.html":                   s.theme.notFound(),
 		"sitemap.xml":                s.sitemap(),
 		"robots.txt":                 s.robots(),
-		"_lectern/style.css":         s.theme.css(),
+		"_lectern/style.css":         s.featureCSS(s.theme.css()),
 		"_lectern/site.js":           siteJS,
 		"_lectern/search-index.json": s.searchIndex(),
 	}
 	for _, name := range []string{"404.html", "sitemap.xml", "robots.txt", "_lectern/style.css", "_lectern/site.js", "_lectern/search-index.json"} {
+		if feat, ok := featureFiles[name]; ok && !s.opts.features().Enabled(feat) {
+			continue // features.go
+		}
 		if err := s.write(name, files[name]); err != nil {
 			return err
 		}

@@ -398,13 +398,12 @@ func (s *site) openAPIBody(r *renderer, p *page, mod *module, content string) st
 	}
 	line := s.frontMatterLine(p, "openapi")
 	sc := &scope{mod: mod}
-	pg := !s.opts.DisablePlayground && s.playgroundAllowed(p)
-	res := openapi.Render(op, openapi.Options{
+	pg := s.opts.features().Playground && s.playgroundAllowed(p)
+	res := openapi.Render(op, neutralOpenAPI(openapi.Options{
 		Markdown:   func(src string) string { return r.markdownText(src, sc) },
 		Playground: pg,
-		ScriptURL:  s.assetURL(r.out, "_lectern/playground.js"),
 		Content:    content,
-	})
+	}))
 	for _, prob := range res.Problems {
 		s.w.add(p.file, line, "OpenAPI %s %s: %s", op.Doc().Name, op.Ref().String(), prob)
 	}
@@ -413,8 +412,20 @@ func (s *site) openAPIBody(r *renderer, p *page, mod *module, content string) st
 		st.mu.Lock()
 		st.playground = true
 		st.mu.Unlock()
+		// The script, marked like the form (features.go).
+		return res.HTML + openapi.PlaygroundBegin + `<script src="` + esc(s.assetURL(r.out, playgroundJSFile)) + `" defer></script>` +
+			openapi.PlaygroundEnd + "\n"
 	}
 	return res.HTML
+}
+
+// neutralOpenAPI makes marker-like comments of the descriptions inert, so
+// that only the playground's own markers are found in the page.
+func neutralOpenAPI(o openapi.Options) openapi.Options {
+	if md := o.Markdown; md != nil {
+		o.Markdown = func(src string) string { return neutralizeMarkers(md(src)) }
+	}
+	return o
 }
 
 // playgroundAllowed reads the "playground" setting of the page (front
@@ -520,7 +531,7 @@ func (s *site) frontMatterLine(p *page, key string) int {
 
 // playgroundMarker is in every page that loads the playground script; the
 // build cache looks for it to remember the page needs the script.
-const playgroundMarker = "_lectern/playground.js"
+const playgroundMarker = playgroundJSFile
 
 // writeOpenAPIFiles writes _lectern/playground.js when a page has a
 // playground.
@@ -534,7 +545,7 @@ func (s *site) writeOpenAPIFiles(generated map[string]bool) error {
 	if !used {
 		return nil
 	}
-	const name = "_lectern/playground.js"
+	const name = playgroundJSFile
 	if err := s.write(name, openapi.PlaygroundJS); err != nil {
 		return err
 	}

@@ -300,12 +300,12 @@ func TestOpenAPIDisablePlayground(t *testing.T) {
 ---
 openapi: GET /pets/{petId}
 ---
-`, Options{DisablePlayground: true})
+`, Options{Features: &SiteFeatures{Search: true}})
 	if page := out.get(t, "get.html"); strings.Contains(page, "data-lc-playground") || strings.Contains(page, "playground.js") {
-		t.Error("playground present with DisablePlayground")
+		t.Error("playground present with the playground off")
 	}
 	if out.has("_lectern/playground.js") {
-		t.Error("playground.js written with DisablePlayground")
+		t.Error("playground.js written with the playground off")
 	}
 }
 

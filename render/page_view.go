@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"lectern.dev/lectern"
 )
 
 // pageView is what theme/layout.html renders. Every URL in it is already
@@ -35,6 +37,15 @@ type pageView struct {
 	ExtraHead   template.HTML // more <head> content (page-type specific assets)
 	ExtraScript template.HTML // more scripts at the end of <body>
 
+	// Features are the optional features of the build (Options.Features),
+	// whose markup the layout writes between markers (features.go).
+	Features       SiteFeatures
+	SearchJSURL    string        // _lectern/search.js
+	AssistantJSURL string        // _lectern/assistant.js
+	AnalyticsJSURL string        // _lectern/analytics.js
+	AssistantMeta  template.HTML // <meta> holding Features.AssistantURL
+	AnalyticsMeta  template.HTML // <meta> holding Features.AnalyticsURL
+
 	NavbarLinks   []linkView
 	NavbarPrimary *linkView
 	Tabs          []linkView
@@ -48,6 +59,17 @@ type pageView struct {
 	TOC  []tocItem
 	Prev *linkView
 	Next *linkView
+}
+
+// Begin and End are the markers around the markup of feature name
+// (features.go); html/template drops comments written in the layout.
+func (v *pageView) Begin(name string) template.HTML {
+	return template.HTML(beginMarker(lectern.Feature(name)))
+}
+
+// End: see Begin.
+func (v *pageView) End(name string) template.HTML {
+	return template.HTML(endMarker(lectern.Feature(name)))
 }
 
 // linkView is a link of the header, tabs, anchors, footer, breadcrumbs or
@@ -85,9 +107,21 @@ func (t *theme) view(outName string, p *page) *pageView {
 		StyleURL:   s.assetURL(outName, "_lectern/style.css"),
 		ScriptURL:  s.assetURL(outName, "_lectern/site.js"),
 		InitURL:    s.assetURL(outName, "_lectern/theme-init.js"),
-		SearchURL:  s.assetURL(outName, "_lectern/search-index.js"),
+		SearchURL:  s.assetURL(outName, searchIndexJSFile),
 		HomeURL:    s.urlFor(outName, target{kind: tPage}),
 		PrimaryHex: t.primary,
+	}
+	v.Features = s.opts.features()
+	if v.Features.Search {
+		v.SearchJSURL = s.assetURL(outName, searchJSFile)
+	}
+	if v.Features.Assistant {
+		v.AssistantJSURL = s.assetURL(outName, assistantJSFile)
+		v.AssistantMeta = template.HTML(metaTag(assistantMetaName, v.Features.AssistantURL))
+	}
+	if v.Features.Analytics {
+		v.AnalyticsJSURL = s.assetURL(outName, analyticsJSFile)
+		v.AnalyticsMeta = template.HTML(metaTag(analyticsMetaName, v.Features.AnalyticsURL))
 	}
 	v.RootURL = v.HomeURL
 	if s.opts.Export {

@@ -158,8 +158,8 @@ type siteFile struct {
 func (s *site) themeFiles() []siteFile {
 	files := []siteFile{
 		{"_lectern/theme-init.js", themeInit},
-		{"_lectern/search-index.js", s.searchIndexJS()},
 	}
+	files = append(files, s.featureAssets()...) // features.go
 	return append(files, s.redirectPages()...)
 }
 

@@ -239,14 +239,22 @@ func TestThemeFiles(t *testing.T) {
 		}
 	}
 	js := out.get(t, "_lectern/site.js")
-	for _, want := range []string{".lc-search-button", "lc-search-input", "LECTERN_SEARCH_INDEX", "lc-search-result",
-		"ArrowDown", "Escape", `"/"`, "metaKey", ".lc-copy", "Copied", "lc-tab-button", "lc-toc", "lc-theme-toggle", "lectern-theme"} {
+	for _, want := range []string{".lc-copy", "Copied", "lc-tab-button", "lc-toc", "lc-theme-toggle", "lectern-theme"} {
 		if !strings.Contains(js, want) {
 			t.Errorf("site.js lacks %s", want)
 		}
 	}
-	if strings.Contains(js, "fetch(") {
-		t.Errorf("site.js uses fetch(), which fails from file://")
+	search := out.get(t, "_lectern/search.js")
+	for _, want := range []string{".lc-search-button", "lc-search-input", "LECTERN_SEARCH_INDEX", "lc-search-result",
+		"ArrowDown", "Escape", `"/"`, "metaKey"} {
+		if !strings.Contains(search, want) {
+			t.Errorf("search.js lacks %s", want)
+		}
+	}
+	for name, data := range map[string]string{"site.js": js, "search.js": search} {
+		if strings.Contains(data, "fetch(") {
+			t.Errorf("%s uses fetch(), which fails from file://", name)
+		}
 	}
 }
 

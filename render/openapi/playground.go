@@ -12,11 +12,18 @@ import (
 //go:embed assets/playground.js
 var PlaygroundJS []byte
 
+// PlaygroundBegin and PlaygroundEnd are written around the "Try it" form
+// so that the form can be removed from a built page (render.SiteFeatures).
+const (
+	PlaygroundBegin = "<!--lectern:playground-->"
+	PlaygroundEnd   = "<!--/lectern:playground-->"
+)
+
 // playground writes the "Try it" form. Without JavaScript it does nothing:
 // its button is not a submit button.
 func (w *writer) playground(params []param, secs []security, body, bodyType string) {
 	op := w.ops
-	w.WriteString(`<details class="lc-playground" data-lc-playground><summary>Try it</summary>` + "\n")
+	w.WriteString(PlaygroundBegin + `<details class="lc-playground" data-lc-playground><summary>Try it</summary>` + "\n")
 	w.WriteString(`<div class="lc-pg-form" data-method="` + esc(op.Method) + `" data-path="` + esc(op.Path) + `"`)
 	if bodyType != "" {
 		w.WriteString(` data-content-type="` + esc(bodyType) + `"`)
@@ -100,7 +107,7 @@ func (w *writer) playground(params []param, secs []security, body, bodyType stri
 		` <span class="lc-pg-note">The request is sent from your browser to the API.</span></div>` + "\n")
 	w.WriteString(`<div class="lc-pg-result" data-pg-result hidden><p class="lc-pg-status" data-pg-status></p>` +
 		`<pre class="lc-pg-headers" data-pg-headers></pre><pre class="lc-pg-response" data-pg-response></pre></div>` + "\n")
-	w.WriteString("</div></details>\n")
+	w.WriteString("</div></details>" + PlaygroundEnd + "\n")
 }
 
 func itoa(n int) string {

@@ -1,0 +1,404 @@
+package render
+
+import (
+	"bytes"
+	"html"
+	"net/url"
+	"path"
+	"regexp"
+	"strings"
+
+	"lectern.dev/lectern"
+)
+
+// Site features.
+//
+// The optional features of a site (search, AI assistant, web analytics,
+// "Try it" playground) are chosen twice: the build includes the markup of
+// the features in Options.Features, and a site that is served later (the
+// export bundle in a self-hosted deployment) keeps only those of its
+// configuration with SiteFeatures.Transform. For that, every piece of a
+// feature's markup is written between two markers:
+//
+//	HTML pages:          <!--lectern:NAME--> ... <!--/lectern:NAME-->
+//	_lectern/*.css:      /*lectern:NAME*/ ... /*/lectern:NAME*/
+//
+// NAME is the feature's name in the feature table (lectern.FeatureSearch
+// "search", "assistant", "analytics", "playground"). Regions never nest.
+// Marker-like comments in page content are neutralised by the build
+// (neutralizeMarkers), so only the build's own markers are found.
+// The files that serve one feature only (the search index, search.js,
+// assistant.js, analytics.js, playground.js) are dropped when it is off.
+
+// SiteFeatures are the optional features of a rendered site.
+type SiteFeatures struct {
+	// Search: the search box, the search dialog, _lectern/search.js and
+	// the search index.
+	Search bool
+	// Assistant: the "Ask AI" button and panel (_lectern/assistant.js),
+	// which POST {"question": "..."} as JSON to AssistantURL and show the
+	// {"answer": "...", "sources": [{"title": "...", "url": "..."}]} it
+	// returns.
+	Assistant bool
+	// AssistantURL is the endpoint the assistant widget POSTs questions
+	// to: an absolute http(s) URL, required when Assistant is on.
+	AssistantURL string
+	// Analytics: a page view beacon (_lectern/analytics.js) that sends
+	// {"path", "referrer", "title", "ts"} as JSON text to AnalyticsURL on
+	// each page load, with navigator.sendBeacon.
+	Analytics bool
+	// AnalyticsURL is the endpoint page views are sent to: an absolute
+	// http(s) URL, required when Analytics is on.
+	AnalyticsURL string
+	// Playground: the "Try it" form of OpenAPI operation pages and
+	// _lectern/playground.js.
+	Playground bool
+	// PlaygroundOrigins are the origins (scheme://host[:port]) the "Try
+	// it" form may send requests to, added to the CSP's connect-src when
+	// Playground is on. Empty: the form can reach only the site's own
+	// origin under ContentSecurityPolicy.
+	PlaygroundOrigins []string
+}
+
+// DefaultSiteFeatures are the features of a build whose Options.Features
+// is nil: search and the playground.
+func DefaultSiteFeatures() SiteFeatures {
+	return SiteFeatures{Search: true, Playground: true}
+}
+
+// AllSiteFeatures has every optional feature on, without endpoints: the
+// export bundle is built with it, marked, and the self-hosted runtime
+// keeps those of its configuration (Transform).
+func AllSiteFeatures() SiteFeatures {
+	return SiteFeatures{Search: true, Assistant: true, Analytics: true, Playground: true}
+}
+
+// siteFeatureNames are the features with markup, in the table's order.
+var siteFeatureNames = []lectern.Feature{lectern.FeatureSearch, lectern.FeatureAssistant, lectern.FeatureAnalytics, lectern.FeaturePlayground}
+
+// Enabled reports whether feature name is on.
+func (f SiteFeatures) Enabled(name lectern.Feature) bool {
+	switch name {
+	case lectern.FeatureSearch:
+		return f.Search
+	case lectern.FeatureAssistant:
+		return f.Assistant
+	case lectern.FeatureAnalytics:
+		return f.Analytics
+	case lectern.FeaturePlayground:
+		return f.Playground
+	}
+	return false
+}
+
+// Files of the site that serve one feature only.
+const (
+	searchIndexFile   = "_lectern/search-index.json"
+	searchIndexJSFile = "_lectern/search-index.js"
+	searchJSFile      = "_lectern/search.js"
+	assistantJSFile   = "_lectern/assistant.js"
+	analyticsJSFile   = "_lectern/analytics.js"
+	playgroundJSFile  = "_lectern/playground.js"
+)
+
+var featureFiles = map[string]lectern.Feature{
+	searchIndexFile:   lectern.FeatureSearch,
+	searchIndexJSFile: lectern.FeatureSearch,
+	searchJSFile:      lectern.FeatureSearch,
+	assistantJSFile:   lectern.FeatureAssistant,
+	analyticsJSFile:   lectern.FeatureAnalytics,
+	playgroundJSFile:  lectern.FeaturePlayground,
+}
+
+// Meta elements that carry the configured endpoints, in the assistant's
+// and the analytics' head regions.
+const (
+	assistantMetaName = "lectern-assistant-url"
+	analyticsMetaName = "lectern-analytics-url"
+)
+
+func beginMarker(f lectern.Feature) string    { return "<!--lectern:" + string(f) + "-->" }
+func endMarker(f lectern.Feature) string      { return "<!--/lectern:" + string(f) + "-->" }
+func cssBeginMarker(f lectern.Feature) string { return "/*lectern:" + string(f) + "*/" }
+func cssEndMarker(f lectern.Feature) string   { return "/*/lectern:" + string(f) + "*/" }
+
+// neutralizeMarkers makes marker-like comments of page content inert
+// ("<!--lectern:" becomes "<!-- lectern:"), so that Transform finds only
+// the markers the build writes around the features' markup.
+func neutralizeMarkers(s string) string {
+	if !strings.Contains(s, "<!--lectern:") && !strings.Contains(s, "<!--/lectern:") {
+		return s
+	}
+	return strings.NewReplacer("<!--lectern:", "<!-- lectern:", "<!--/lectern:", "<!-- /lectern:").Replace(s)
+}
+
+// Validate checks the endpoints of the features that are on: AssistantURL
+// and AnalyticsURL are required with their feature and must be absolute
+// http(s) URLs; PlaygroundOrigins must be http(s) origins. It returns a
+// *lectern.Error of code EINVALID naming the setting.
+func (f SiteFeatures) Validate() error {
+	if f.Assistant {
+		if _, err := endpointOrigin("AssistantURL", f.AssistantURL); err != nil {
+			return err
+		}
+	}
+	if f.Analytics {
+		if _, err := endpointOrigin("AnalyticsURL", f.AnalyticsURL); err != nil {
+			return err
+		}
+	}
+	if f.Playground {
+		for _, o := range f.PlaygroundOrigins {
+			if _, err := endpointOrigin("PlaygroundOrigins", o); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// validOrigin matches what endpointOrigin lets into a CSP header.
+var validOrigin = regexp.MustCompile(`^https?://[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^https?://\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$`)
+
+// endpointOrigin checks that raw is an absolute http(s) URL and returns
+// its origin ("https://host:port").
+func endpointOrigin(setting, raw string) (string, error) {
+	if strings.TrimSpace(raw) == "" {
+		return "", lectern.Errorf(lectern.EINVALID, "%s is required: the feature is on", setting)
+	}
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return "", lectern.Errorf(lectern.EINVALID, "%s %q is not a valid URL: %v", setting, raw, err)
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "http" && scheme != "https" {
+		return "", lectern.Errorf(lectern.EINVALID, "%s %q must be an http or https URL", setting, raw)
+	}
+	if u.Host == "" || u.User != nil {
+		return "", lectern.Errorf(lectern.EINVALID, "%s %q must be an absolute http(s) URL with a host and no user information", setting, raw)
+	}
+	origin := scheme + "://" + strings.ToLower(u.Host)
+	if !validOrigin.MatchString(origin) {
+		return "", lectern.Errorf(lectern.EINVALID, "%s %q has an invalid host", setting, raw)
+	}
+	return origin, nil
+}
+
+// Transform returns the file named name (a slash path in the site, e.g.
+// "guides/x.html", "_lectern/search-index.json") as it must be served with
+// these features: content with disabled features removed and enabled ones
+// configured, or keep false when the file must not be served at all (the
+// search index and search.js when search is off, assistant.js,
+// analytics.js and playground.js when their feature is off).
+//
+// In HTML files (.html, .htm) the regions of features that are off are
+// removed with their markers, and only the markers of those that are on,
+// whose endpoint (AssistantURL, AnalyticsURL) is written, HTML-escaped,
+// into the region's <meta name="lectern-assistant-url"> or
+// <meta name="lectern-analytics-url">. Stylesheets under _lectern/ are
+// treated the same with their CSS markers. Other files are returned as
+// they are. A marker without its end is left alone.
+//
+// It fails, with a *lectern.Error of code EINVALID, when Validate does.
+// It is pure and deterministic; data is not modified (out may share it
+// when nothing changes).
+func (f SiteFeatures) Transform(name string, data []byte) (out []byte, keep bool, err error) {
+	if err := f.Validate(); err != nil {
+		return nil, false, err
+	}
+	name = strings.TrimPrefix(path.Clean("/"+name), "/")
+	if feat, ok := featureFiles[name]; ok && !f.Enabled(feat) {
+		return nil, false, nil
+	}
+	switch ext := strings.ToLower(path.Ext(name)); {
+	case ext == ".html" || ext == ".htm":
+		return f.transformHTML(data), true, nil
+	case ext == ".css" && strings.HasPrefix(name, "_lectern/"):
+		return f.transformRegions(data, cssBeginMarker, cssEndMarker, false, nil), true, nil
+	}
+	return data, true, nil
+}
+
+func (f SiteFeatures) transformHTML(data []byte) []byte {
+	if !bytes.Contains(data, []byte("lectern:")) {
+		return data
+	}
+	return f.transformRegions(data, beginMarker, endMarker, false, func(feat lectern.Feature, region []byte) []byte {
+		switch feat {
+		case lectern.FeatureAssistant:
+			return setMeta(region, assistantMetaName, f.AssistantURL)
+		case lectern.FeatureAnalytics:
+			return setMeta(region, analyticsMetaName, f.AnalyticsURL)
+		}
+		return region
+	})
+}
+
+// transformRegions removes the regions of the features that are off and
+// the markers of those that are on (unless keepMarkers), passing the
+// content of each kept region through configure when it is not nil.
+func (f SiteFeatures) transformRegions(data []byte, begin, end func(lectern.Feature) string, keepMarkers bool, configure func(lectern.Feature, []byte) []byte) []byte {
+	out := data
+	for _, feat := range siteFeatureNames {
+		b, e := []byte(begin(feat)), []byte(end(feat))
+		if !bytes.Contains(out, b) {
+			continue
+		}
+		on := f.Enabled(feat)
+		var buf bytes.Buffer
+		buf.Grow(len(out))
+		rest := out
+		for {
+			i := bytes.Index(rest, b)
+			if i < 0 {
+				break
+			}
+			j := bytes.Index(rest[i+len(b):], e)
+			if j < 0 {
+				break // a marker without its end: left alone
+			}
+			j += i + len(b)
+			region := rest[i+len(b) : j]
+			after := rest[j+len(e):]
+			buf.Write(rest[:i])
+			if on {
+				if configure != nil {
+					region = configure(feat, region)
+				}
+				if keepMarkers {
+					buf.Write(b)
+				}
+				buf.Write(region)
+				if keepMarkers {
+					buf.Write(e)
+				}
+			} else if len(after) > 0 && after[0] == '\n' {
+				// A region on lines of its own goes with its indentation
+				// and its line end.
+				if n, ok := lineIndent(buf.Bytes()); ok {
+					buf.Truncate(buf.Len() - n)
+					after = after[1:]
+				}
+			}
+			rest = after
+		}
+		buf.Write(rest)
+		out = buf.Bytes()
+	}
+	return out
+}
+
+// lineIndent reports whether the text written so far ends with the start
+// of a line and blanks only, and how many blanks.
+func lineIndent(done []byte) (int, bool) {
+	n := 0
+	for i := len(done) - 1; i >= 0; i-- {
+		switch done[i] {
+		case ' ', '\t':
+			n++
+		case '\n':
+			return n, true
+		default:
+			return 0, false
+		}
+	}
+	return n, true
+}
+
+var metaRE = regexp.MustCompile(`<meta name="(lectern-[a-z]+-url)" content="[^"]*">`)
+
+// setMeta writes value into the <meta name="name" content="..."> elements
+// of region.
+func setMeta(region []byte, name, value string) []byte {
+	return metaRE.ReplaceAllFunc(region, func(m []byte) []byte {
+		if string(metaRE.FindSubmatch(m)[1]) != name {
+			return m
+		}
+		return []byte(metaTag(name, strings.TrimSpace(value)))
+	})
+}
+
+// metaTag is the meta element carrying an endpoint, as the layout writes
+// it and Transform rewrites it.
+func metaTag(name, value string) string {
+	return `<meta name="` + name + `" content="` + html.EscapeString(value) + `">`
+}
+
+// ContentSecurityPolicy returns the Content-Security-Policy header value
+// for a site with these features. Everything is allowed from the site
+// itself ('self') only: scripts (no inline script, no eval), images, fonts,
+// frames, connections and form targets; connect-src adds the origins of
+// AssistantURL and AnalyticsURL when their feature is on, and
+// PlaygroundOrigins when the playground is. Styles allow 'unsafe-inline'
+// as well, for style attributes of components (column counts, callout and
+// icon colours), the playground's stylesheet and the <style> of Mermaid
+// diagrams; images and fonts allow data: URLs (drawn diagrams), which make
+// no request. Endpoints that Validate refuses are left out.
+func (f SiteFeatures) ContentSecurityPolicy() string {
+	connect := []string{"'self'"}
+	seen := map[string]bool{}
+	add := func(setting, raw string) {
+		if o, err := endpointOrigin(setting, raw); err == nil && !seen[o] {
+			seen[o] = true
+			connect = append(connect, o)
+		}
+	}
+	if f.Assistant {
+		add("AssistantURL", f.AssistantURL)
+	}
+	if f.Analytics {
+		add("AnalyticsURL", f.AnalyticsURL)
+	}
+	if f.Playground {
+		for _, o := range f.PlaygroundOrigins {
+			add("PlaygroundOrigins", o)
+		}
+	}
+	return "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; " +
+		"connect-src " + strings.Join(connect, " ") + "; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'"
+}
+
+// validateBuild checks the endpoints given to a build: they may be empty
+// (Transform writes them later) but not of another kind than http(s).
+func (f SiteFeatures) validateBuild() error {
+	for _, e := range []struct{ setting, raw string }{{"AssistantURL", f.AssistantURL}, {"AnalyticsURL", f.AnalyticsURL}} {
+		if strings.TrimSpace(e.raw) == "" {
+			continue
+		}
+		if _, err := endpointOrigin(e.setting, e.raw); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// The scripts of the features (theme/).
+var (
+	searchJS    = mustRead("theme/search.js")
+	assistantJS = mustRead("theme/assistant.js")
+	analyticsJS = mustRead("theme/analytics.js")
+)
+
+// featureAssets are the files of the build's features, besides the search
+// index (build.go) and playground.js (openapi_page.go, when a page has a
+// playground).
+func (s *site) featureAssets() []siteFile {
+	f := s.opts.features()
+	var files []siteFile
+	if f.Search {
+		files = append(files, siteFile{searchIndexJSFile, s.searchIndexJS()}, siteFile{searchJSFile, searchJS})
+	}
+	if f.Assistant {
+		files = append(files, siteFile{assistantJSFile, assistantJS})
+	}
+	if f.Analytics {
+		files = append(files, siteFile{analyticsJSFile, analyticsJS})
+	}
+	return files
+}
+
+// featureCSS is the build's stylesheet: the rules of the features that are
+// off are removed, those of the others kept between their markers.
+func (s *site) featureCSS(css []byte) []byte {
+	return s.opts.features().transformRegions(css, cssBeginMarker, cssEndMarker, true, nil)
+}
