@@ -26,6 +26,7 @@ type Store interface {
 	Jobs
 	Idempotency
 	Secrets
+	RateLimits
 
 	// Ping checks that the database answers.
 	Ping(ctx context.Context) error
@@ -238,4 +239,17 @@ type Secrets interface {
 	// create() first when there is none. Concurrent callers all get the same
 	// value.
 	GetOrCreateSecret(ctx context.Context, name string, create func() ([]byte, error)) ([]byte, error)
+}
+
+// RateLimits keeps token buckets in the database, so that every process
+// sharing it draws on the same budget (the API's per-key rate limit when
+// several API processes run).
+type RateLimits interface {
+	// TakeRateTokens refills the bucket named key at rate tokens per second,
+	// up to burst, for the time since its last use (a new bucket starts
+	// full; a clock that went back adds nothing), then takes up to want
+	// whole tokens from it. It returns how many it took (0 to want) and the
+	// tokens left after the take. Concurrent callers, in any process, never
+	// take more than the bucket holds.
+	TakeRateTokens(ctx context.Context, key string, want int, rate float64, burst int, now time.Time) (taken int, left float64, err error)
 }

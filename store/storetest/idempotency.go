@@ -2,7 +2,9 @@ package storetest
 
 import (
 	"bytes"
+	"fmt"
 	"maps"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ var idempotencyCases = []testCase{
 	{"ScopesAreIndependent", testIdemScopes},
 	{"Delete", testIdemDelete},
 	{"Prune", testIdemPrune},
+	{"ConcurrentReserveHasOneWinner", testIdemConcurrent},
 }
 
 func reserve(t *testing.T, s store.Store, scope, key, hash string, created, notBefore time.Time) *store.IdempotencyRecord {
@@ -144,4 +147,53 @@ func testIdemPrune(t *testing.T, s store.Store) {
 	if n != 0 {
 		t.Errorf("second PruneIdempotency = %d, want 0", n)
 	}
+}
+
+// testIdemConcurrent races reservers of one key (as API processes receiving
+// the same retried request do): exactly one wins, and every other sees the
+// winner's record. Then the same race over an expired record.
+func testIdemConcurrent(t *testing.T, s store.Store) {
+	const n = 8
+	t0 := time.Now().UTC()
+	race := func(round string, created, notBefore time.Time) {
+		t.Helper()
+		var (
+			wg    sync.WaitGroup
+			start = make(chan struct{})
+			got   [n]*store.IdempotencyRecord
+			errs  [n]error
+		)
+		ctx := t.Context()
+		for i := range n {
+			wg.Go(func() {
+				<-start
+				rec := &store.IdempotencyRecord{Scope: "org_a", Key: "same", RequestHash: fmt.Sprint(round, "-", i), CreatedAt: created}
+				got[i], errs[i] = s.ReserveIdempotency(ctx, rec, notBefore)
+			})
+		}
+		close(start)
+		wg.Wait()
+		winner := -1
+		for i := range n {
+			switch {
+			case errs[i] != nil:
+				t.Errorf("%s: reserver %d: %v", round, i, errs[i])
+			case got[i] == nil && winner >= 0:
+				t.Errorf("%s: reservers %d and %d both won the key", round, winner, i)
+			case got[i] == nil:
+				winner = i
+			}
+		}
+		if winner < 0 {
+			t.Fatalf("%s: no reserver won the key", round)
+		}
+		for i := range n {
+			if got[i] != nil && got[i].RequestHash != fmt.Sprint(round, "-", winner) {
+				t.Errorf("%s: reserver %d saw record with hash %q, want the winner's %s-%d", round, i, got[i].RequestHash, round, winner)
+			}
+		}
+	}
+	race("first", t0.Add(-48*time.Hour), t0.Add(-72*time.Hour))
+	// The first round's record is now older than notBefore: replaced once.
+	race("second", t0, t0.Add(-24*time.Hour))
 }

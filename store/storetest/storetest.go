@@ -46,6 +46,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Jobs", jobCases},
 		{"Idempotency", idempotencyCases},
 		{"Secrets", secretCases},
+		{"RateLimits", rateLimitCases},
 		{"Lifecycle", lifecycleCases},
 	}
 	for _, g := range groups {
