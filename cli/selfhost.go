@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"lectern.dev/lectern/selfhost"
+)
+
+type selfhostFlags struct {
+	config          string
+	addr            string
+	cacheDir        string
+	check           bool
+	logFormat       string
+	logLevel        string
+	maxBundleSize   int64
+	watchInterval   time.Duration
+	shutdownTimeout time.Duration
+}
+
+func selfhostCmd(e *env) *cobra.Command {
+	f := &selfhostFlags{}
+	cmd := &cobra.Command{
+		Use:   "selfhost",
+		Short: "Serve an exported bundle as a client-hosted or air-gapped documentation site",
+		Long: `Download the static export bundle named by the configuration, verify it,
+keep it in a local cache by version, and serve it as the live site with the
+features the deployment type and configuration allow. SIGHUP, or a change
+of the configuration file, re-applies the configuration without dropping a
+request; a failure keeps the current site serving.
+
+The configuration is YAML (see docs/selfhost.md):
+
+  deployment: {type: client-hosted}      # or air-gapped
+  staticExport: {enabled: true, bundleUrl: "https://...", version: "..."}
+  features: {search: true, assistant: false, analytics: false, playground: true}
+
+Each configuration key has an environment variable (staticExport.bundleUrl
+is LECTERN_STATIC_EXPORT_BUNDLE_URL), which wins over the file; each flag
+too (--cache-dir is LECTERN_CACHE_DIR). Nothing is ever requested from any
+host other than the bundle link's.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := envFlags(cmd.Flags(), e.getenv); err != nil {
+				return err
+			}
+			return f.run(cmd.Context(), e)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.config, "config", "", "YAML configuration file (watched for changes)")
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8090", "address to listen on")
+	fs.StringVar(&f.cacheDir, "cache-dir", "./lectern-cache", "folder for downloaded bundles, verified bundles by version and the served tree")
+	fs.BoolVar(&f.check, "check", false, "validate the configuration, print the effective settings and exit")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
+	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.Int64Var(&f.maxBundleSize, "max-bundle-size", 2<<30, "largest bundle accepted, in bytes, compressed and uncompressed")
+	fs.DurationVar(&f.watchInterval, "watch-interval", 2*time.Second, "how often the configuration file is checked for changes (0 disables)")
+	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long a graceful stop waits for requests in flight")
+	return cmd
+}
+
+// envFlags sets every flag the command line did not set from its
+// environment variable (LECTERN_ and the flag name in upper snake case).
+func envFlags(fs *pflag.FlagSet, getenv func(string) string) error {
+	var err error
+	fs.VisitAll(func(f *pflag.Flag) {
+		if err != nil || f.Changed {
+			return
+		}
+		if v := getenv(envName(f.Name)); v != "" {
+			if e := fs.Set(f.Name, v); e != nil {
+				err = fmt.Errorf("environment variable %s: %w", envName(f.Name), e)
+			}
+		}
+	})
+	return err
+}
+
+func (f *selfhostFlags) run(ctx context.Context, e *env) error {
+	cfg, err := selfhost.LoadConfig(f.config, e.getenv)
+	if err != nil {
+		if f.config == "" {
+			return fmt.Errorf("%w\n(give the configuration file with --config, or the settings as LECTERN_* variables)", err)
+		}
+		return err
+	}
+	if f.check {
+		fmt.Fprintf(e.stdout, "configuration %s is valid\n", cfgOrigin(f.config))
+		if err := cfg.Describe(e.stdout, time.Now()); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "%-24s %s\n%-24s %s\n", "addr", f.addr, "cache-dir", f.cacheDir)
+		return nil
+	}
+	return fmt.Errorf("selfhost: serving is not implemented yet")
+}
+
+func cfgOrigin(file string) string {
+	if file == "" {
+		return "from the environment"
+	}
+	return file
+}

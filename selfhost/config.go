@@ -1,0 +1,291 @@
+package selfhost
+
+import (
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"time"
+	"unicode"
+
+	"lectern.dev/lectern"
+)
+
+// Config is a validated self-hosted deployment configuration.
+type Config struct {
+	// File is the configuration file it was read from ("" when every
+	// setting came from the environment).
+	File string
+	// Type is client-hosted or air-gapped.
+	Type lectern.DeploymentType
+	// BundleURL is the bundle link (a secret: log it only through
+	// RedactLink).
+	BundleURL string
+	// Version pins the bundle version; "" serves whatever the link holds.
+	Version string
+	// Features says, for every feature of the table, whether it is on.
+	Features map[lectern.Feature]bool
+	// AssistantEndpoint and AnalyticsEndpoint are set exactly when their
+	// feature is on.
+	AssistantEndpoint string
+	AnalyticsEndpoint string
+	// Sources says where each key set by the user came from:
+	// "lectern.yaml:4" or "env LECTERN_...".
+	Sources map[string]string
+}
+
+// Configuration keys, as written in the YAML file. Each has an environment
+// variable (see EnvName).
+const (
+	KeyType              = "deployment.type"
+	KeyEnabled           = "staticExport.enabled"
+	KeyBundleURL         = "staticExport.bundleUrl"
+	KeyVersion           = "staticExport.version"
+	KeyAssistantEndpoint = "assistant.endpoint"
+	KeyAnalyticsEndpoint = "analytics.endpoint"
+)
+
+// featureKey returns the configuration key of feature f.
+func featureKey(f lectern.Feature) string { return "features." + string(f) }
+
+// keyKind is the type of a configuration value.
+type keyKind int
+
+const (
+	kindString keyKind = iota
+	kindBool
+)
+
+// configKey is one key of the configuration.
+type configKey struct {
+	name string
+	kind keyKind
+}
+
+// configKeys lists every key, in the order --check prints them. The
+// features come from the root package's table.
+func configKeys() []configKey {
+	keys := []configKey{{KeyType, kindString}, {KeyEnabled, kindBool}, {KeyBundleURL, kindString}, {KeyVersion, kindString}}
+	for _, f := range lectern.Features {
+		keys = append(keys, configKey{featureKey(f), kindBool})
+	}
+	return append(keys, configKey{KeyAssistantEndpoint, kindString}, configKey{KeyAnalyticsEndpoint, kindString})
+}
+
+// EnvName returns the environment variable of a configuration key:
+// LECTERN_ and the key in upper snake case ("staticExport.bundleUrl" is
+// LECTERN_STATIC_EXPORT_BUNDLE_URL).
+func EnvName(key string) string {
+	var b strings.Builder
+	b.WriteString("LECTERN_")
+	prev := rune(0)
+	for _, r := range key {
+		switch {
+		case r == '.':
+			b.WriteByte('_')
+		case unicode.IsUpper(r) && prev != 0 && prev != '.':
+			b.WriteByte('_')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(unicode.ToUpper(r))
+		}
+		prev = r
+	}
+	return b.String()
+}
+
+// value is one key's raw value and where it came from.
+type value struct {
+	str    string
+	boolv  bool
+	source string
+}
+
+// problems collects what is wrong with a configuration.
+type problems []string
+
+func (p *problems) addf(key, format string, args ...any) {
+	*p = append(*p, key+": "+fmt.Sprintf(format, args...))
+}
+
+// err returns nil, or an EINVALID error listing every problem of the
+// configuration from where.
+func (p problems) err(where string) error {
+	switch len(p) {
+	case 0:
+		return nil
+	case 1:
+		return lectern.Errorf(lectern.EINVALID, "configuration %s: %s", where, p[0])
+	}
+	return lectern.Errorf(lectern.EINVALID, "configuration %s has %d problems:\n  %s", where, len(p), strings.Join(p, "\n  "))
+}
+
+// build validates the merged values and returns the configuration, or an
+// error listing p and every problem it finds.
+func build(file string, vals map[string]value, p problems) (*Config, error) {
+	c := &Config{File: file, Features: map[lectern.Feature]bool{}, Sources: map[string]string{}}
+	for k, v := range vals {
+		c.Sources[k] = v.source
+	}
+
+	if v, ok := vals[KeyType]; !ok || v.str == "" {
+		p.addf(KeyType, "missing: set client-hosted or air-gapped")
+	} else {
+		switch t := lectern.DeploymentType(v.str); t {
+		case lectern.DeploymentClientHosted, lectern.DeploymentAirGapped:
+			c.Type = t
+		case lectern.DeploymentCloud:
+			p.addf(KeyType, "cloud sites are served by lectern serve; selfhost serves client-hosted and air-gapped deployments")
+		default:
+			p.addf(KeyType, "unknown deployment type %q: use client-hosted or air-gapped", v.str)
+		}
+	}
+	if v, ok := vals[KeyEnabled]; !ok {
+		p.addf(KeyEnabled, "missing: selfhost serves the static export bundle, set it to true")
+	} else if !v.boolv {
+		p.addf(KeyEnabled, "is false, but selfhost only serves a static export bundle: set it to true (and staticExport.bundleUrl)")
+	}
+	if v, ok := vals[KeyBundleURL]; !ok || v.str == "" {
+		p.addf(KeyBundleURL, "missing: set it to the bundleUrl returned by POST /v1/static-export/jobs/{jobId}/bundle")
+	} else if msg := httpURLProblem(v.str); msg != "" {
+		p.addf(KeyBundleURL, "%s", msg)
+	} else {
+		c.BundleURL = v.str
+	}
+	if v, ok := vals[KeyVersion]; ok {
+		if msg := versionProblem(v.str); msg != "" {
+			p.addf(KeyVersion, "%s", msg)
+		}
+		c.Version = v.str
+	}
+
+	if c.Type != "" {
+		for _, f := range lectern.Features {
+			v, set := vals[featureKey(f)]
+			on, err := lectern.FeatureEnabled(c.Type, f, v.boolv, set)
+			if err != nil {
+				p.addf(featureKey(f), "%s", lectern.ErrorMessage(err))
+			}
+			c.Features[f] = on
+		}
+		c.AssistantEndpoint = endpoint(&p, vals, KeyAssistantEndpoint, lectern.FeatureAssistant, c)
+		c.AnalyticsEndpoint = endpoint(&p, vals, KeyAnalyticsEndpoint, lectern.FeatureAnalytics, c)
+	}
+	if err := p.err(where(file)); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// endpoint checks the endpoint key of feature f: required, as an http(s)
+// URL, when f is on; refused when it is off.
+func endpoint(p *problems, vals map[string]value, key string, f lectern.Feature, c *Config) string {
+	v, ok := vals[key]
+	set := ok && v.str != ""
+	switch on := c.Features[f]; {
+	case on && !set:
+		p.addf(key, "missing: features.%s is on, so it needs the URL of the %s endpoint", f, f)
+	case !on && set:
+		if a, _ := lectern.FeatureAvailability(c.Type, f); a == lectern.Unavailable {
+			p.addf(key, "is set, but %s is unavailable for deployment type %s: remove it", f, c.Type)
+		} else {
+			p.addf(key, "is set, but features.%s is off: turn the feature on or remove the key", f)
+		}
+	case on:
+		if msg := httpURLProblem(v.str); msg != "" {
+			p.addf(key, "%s", msg)
+			return ""
+		}
+		return v.str
+	}
+	return ""
+}
+
+// where names a configuration's origin in messages.
+func where(file string) string {
+	if file == "" {
+		return "from the environment"
+	}
+	return file
+}
+
+// httpURLProblem says why s is not an absolute http or https URL with a
+// host, or returns "". The message never repeats s, which may hold a
+// signature.
+func httpURLProblem(s string) string {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return "is not a valid URL"
+	case u.Scheme != "http" && u.Scheme != "https":
+		if u.Scheme == "" {
+			return "is not an absolute URL: it must start with http:// or https://"
+		}
+		return fmt.Sprintf("scheme %q is not supported: the URL must start with http:// or https://", u.Scheme)
+	case u.Host == "":
+		return "has no host"
+	}
+	return ""
+}
+
+// versionProblem says why s cannot be a version pin, or returns "".
+func versionProblem(s string) string {
+	switch {
+	case s == "":
+		return "is empty: remove the key to serve whatever version the link holds"
+	case len(s) > 200:
+		return "is longer than 200 characters"
+	}
+	for _, r := range s {
+		if !unicode.IsPrint(r) || unicode.IsSpace(r) {
+			return "contains a space or a control character"
+		}
+	}
+	return ""
+}
+
+// Describe writes the effective settings, one "key value (source)" line
+// each, for lectern selfhost --check. The bundle link is redacted, and its
+// expiry shown when the link states it.
+func (c *Config) Describe(w io.Writer, now time.Time) error {
+	var b strings.Builder
+	line := func(key, val, note string) {
+		if src, ok := c.Sources[key]; ok {
+			note = strings.TrimSpace(note + " from " + src)
+		}
+		if note != "" {
+			note = "  (" + note + ")"
+		}
+		fmt.Fprintf(&b, "%-24s %s%s\n", key, val, note)
+	}
+	line(KeyType, string(c.Type), "")
+	line(KeyEnabled, "true", "")
+	line(KeyBundleURL, RedactLink(c.BundleURL), "")
+	if exp, ok := LinkExpiry(c.BundleURL); ok {
+		state := "expires"
+		if !exp.After(now) {
+			state = "EXPIRED"
+		}
+		fmt.Fprintf(&b, "%-24s %s %s\n", "", state, exp.UTC().Format(time.RFC3339))
+	}
+	if c.Version == "" {
+		line(KeyVersion, "not pinned", "serves the version the link holds")
+	} else {
+		line(KeyVersion, c.Version, "")
+	}
+	for _, f := range lectern.Features {
+		a, _ := lectern.FeatureAvailability(c.Type, f)
+		state := "off"
+		if c.Features[f] {
+			state = "on"
+		}
+		line(featureKey(f), state, string(a)+" for "+string(c.Type))
+	}
+	for _, e := range []struct{ key, val string }{{KeyAssistantEndpoint, c.AssistantEndpoint}, {KeyAnalyticsEndpoint, c.AnalyticsEndpoint}} {
+		if e.val != "" {
+			line(e.key, lectern.RedactURL(e.val), "")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
