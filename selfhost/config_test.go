@@ -222,10 +222,10 @@ func TestLinkExpiry(t *testing.T) {
 		link: "2023-11-14T22:13:20Z",
 		"https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20250314T090000Z&X-Amz-Expires=3600&X-Amz-Signature=x": "2025-03-14T10:00:00Z",
 		"https://storage.googleapis.com/b/k?X-Goog-Date=20250314T090000Z&X-Goog-Expires=60&X-Goog-Signature=x":                           "2025-03-14T09:01:00Z",
-		"https://a.blob.core.windows.net/c/k?se=2025-03-14T09%3A00%3A00Z&sig=x":                                                           "2025-03-14T09:00:00Z",
-		"https://d.cloudfront.net/k?Expires=1700000000&Signature=x":                                                                       "2023-11-14T22:13:20Z",
-		"https://example.test/bundle.tar.gz":                                                                                              "",
-		"https://example.test/b?expires=soon":                                                                                             "",
+		"https://a.blob.core.windows.net/c/k?se=2025-03-14T09%3A00%3A00Z&sig=x":                                                          "2025-03-14T09:00:00Z",
+		"https://d.cloudfront.net/k?Expires=1700000000&Signature=x":                                                                      "2023-11-14T22:13:20Z",
+		"https://example.test/bundle.tar.gz":                                                                                             "",
+		"https://example.test/b?expires=soon":                                                                                            "",
 	}
 	for in, want := range cases {
 		got, ok := LinkExpiry(in)
