@@ -1,8 +1,10 @@
 // Package blobstore wraps a gocloud.dev/blob bucket with Lectern's key
 // layout and time-limited download links. A bucket is opened by URL:
 // file:///path for the embedded default (links are HMAC-signed URLs that
-// Lectern itself serves, see LocalLinks) and, later, s3:// (links are the
-// object store's own presigned URLs).
+// Lectern itself serves, see LocalLinks) and s3://bucket?endpoint=...&region=...
+// for any S3-compatible object store (links are the object store's own
+// presigned URLs, see BucketLinks; credentials come from the environment,
+// AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or the machine's role).
 package blobstore
 
 import (
@@ -16,19 +18,33 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/fileblob" // file:// buckets
+	_ "gocloud.dev/blob/s3blob"   // s3:// buckets
+	"gocloud.dev/gcerrors"
 
 	"lectern.dev/lectern"
 )
 
 // Open opens the bucket at urlstr. For file:// URLs the folder is created
-// when missing. The error names the URL without any credentials.
+// when missing. An s3:// bucket is checked at once by writing and deleting
+// a small probe object, so that a wrong endpoint, bucket or credentials
+// fail here rather than in the first job. The error names the URL without
+// any credentials and says what to check; it never repeats a secret.
 func Open(ctx context.Context, urlstr string) (*blob.Bucket, error) {
 	u, err := url.Parse(urlstr)
 	if err != nil {
 		return nil, errors.New("blob URL is not a valid URL (it is not repeated here: it may hold credentials)")
+	}
+	switch u.Scheme {
+	case "file", "s3":
+	default:
+		return nil, fmt.Errorf("blob store %s: unsupported scheme %q (use file:///PATH or s3://BUCKET?endpoint=...&region=...)", Redact(urlstr), u.Scheme)
+	}
+	if u.Scheme == "s3" && u.Host == "" {
+		return nil, fmt.Errorf("blob store %s: no bucket name (s3://BUCKET?...)", Redact(urlstr))
 	}
 	if u.Scheme == "file" {
 		dir := u.Path
@@ -52,7 +68,68 @@ func Open(ctx context.Context, urlstr string) (*blob.Bucket, error) {
 		}
 		return nil, fmt.Errorf("open blob store %s: %s", Redact(urlstr), msg)
 	}
+	if u.Scheme == "s3" {
+		if err := probe(ctx, b); err != nil {
+			b.Close()
+			return nil, fmt.Errorf("blob store %s: %w", Redact(urlstr), err)
+		}
+	}
 	return b, nil
+}
+
+// credentialsCode reports whether an S3 error code says the credentials
+// were refused: AWS's own codes (InvalidAccessKeyId, SignatureDoesNotMatch,
+// ExpiredToken, AccessDenied...) and those of compatible servers, some of
+// which answer an unknown key with 404 (XAdminUserNotFound).
+func credentialsCode(code string) bool {
+	for _, part := range []string{"AccessKey", "Signature", "Credential", "Token", "UserNotFound", "AccessDenied", "Unauthorized"} {
+		if strings.Contains(code, part) {
+			return true
+		}
+	}
+	return false
+}
+
+// probeKey is the object Open writes and deletes to check a bucket.
+const probeKey = "_lectern/probe"
+
+// probe writes and deletes a small object, and explains a failure.
+func probe(ctx context.Context, b *blob.Bucket) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	err := b.WriteAll(ctx, probeKey, []byte("ok"), nil)
+	if err == nil {
+		err = b.Delete(ctx, probeKey)
+	}
+	if err == nil {
+		return nil
+	}
+	var api interface{ ErrorCode() string }
+	code := ""
+	if errors.As(err, &api) {
+		code = api.ErrorCode()
+	}
+	var resp interface{ HTTPStatusCode() int }
+	status := 0
+	if errors.As(err, &resp) {
+		status = resp.HTTPStatusCode()
+	}
+	switch {
+	case code == "NoSuchBucket":
+		return errors.New("the bucket does not exist: create it, or fix the bucket name in the URL")
+	case credentialsCode(code) || status == 401 || status == 403 || gcerrors.Code(err) == gcerrors.PermissionDenied:
+		if code == "" {
+			code = "AccessDenied"
+		}
+		return fmt.Errorf("the object store refused the credentials (%s): check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or the machine's role) and the bucket's policy", code)
+	case gcerrors.Code(err) == gcerrors.NotFound:
+		return errors.New("the bucket does not exist: create it, or fix the bucket name in the URL")
+	case ctx.Err() != nil:
+		return errors.New("the object store did not answer within 30s: check the endpoint in the URL")
+	case code != "":
+		return fmt.Errorf("the object store refused a test write (%s)", code)
+	}
+	return errors.New("the object store could not be reached: check the endpoint and region in the URL")
 }
 
 // FileURL returns the file:// bucket URL of a local folder.

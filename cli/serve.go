@@ -154,7 +154,16 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	if err != nil {
 		return fmt.Errorf("link signing key: %w", err)
 	}
-	links := &blobstore.LocalLinks{Bucket: bucket, PublicURL: f.publicURL, Key: signKey}
+	// Download links: the object store's own presigned URLs for S3, else
+	// links that this server signs and serves itself.
+	local := &blobstore.LocalLinks{Bucket: bucket, PublicURL: f.publicURL, Key: signKey}
+	var links blobstore.Linker = local
+	if strings.HasPrefix(blobURL, "s3://") {
+		if f.bundleURLTTL > blobstore.MaxBucketLinkTTL {
+			return fmt.Errorf("--bundle-url-ttl %s is longer than S3 presigned links allow (%s)", f.bundleURLTTL, blobstore.MaxBucketLinkTTL)
+		}
+		links = &blobstore.BucketLinks{Bucket: bucket}
+	}
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -189,7 +198,7 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	if keyTTL <= 0 {
 		keyTTL = -1
 	}
-	handler := httpapi.NewHandler(log, readcache.New(st, keyTTL, 0), notifier, links, links, sites.New(log, st, bucket), reg, reg, httpapi.Config{
+	handler := httpapi.NewHandler(log, readcache.New(st, keyTTL, 0), notifier, links, local, sites.New(log, st, bucket), reg, reg, httpapi.Config{
 		BundleURLTTL: f.bundleURLTTL, RateLimit: httpapi.RateLimit{Rate: f.rateLimit, Burst: f.rateBurst},
 		ExportsPerHour: f.exportsPerHour, LogRequests: f.logRequests})
 	ln, err := net.Listen("tcp", f.addr)

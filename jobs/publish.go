@@ -115,7 +115,10 @@ func writeArchive(ctx context.Context, b *blob.Bucket, key, dir string, m bundle
 	defer root.Close()
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w, err := b.NewWriter(wctx, key, &blob.WriterOptions{ContentType: "application/gzip"})
+	// The download name travels with the blob, so that a presigned link
+	// straight to the object store saves it under its own name too.
+	w, err := b.NewWriter(wctx, key, &blob.WriterOptions{ContentType: "application/gzip",
+		ContentDisposition: `attachment; filename="` + path.Base(key) + `"`})
 	if err != nil {
 		return bundle.Result{}, err
 	}
