@@ -108,6 +108,7 @@ func TestBrowser(t *testing.T) {
 			return root + "/" + p + ".html"
 		})
 	})
+	t.Run("redirects", func(t *testing.T) { redirectsBrowserFlow(t, ctx, browserCtx) })
 }
 
 // serveSite serves dir on loopback the way Lectern's sites server does:

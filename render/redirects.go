@@ -10,12 +10,21 @@ import (
 // server maps /old/page/ to the folder's index), old/page/index.html. Each
 // sends the browser on with <meta http-equiv="refresh">, names the
 // destination as canonical and shows a link to it. Sources with :params or
-// wildcards cannot be static files: they are skipped with a warning (links
-// in pages still follow them). A source that is a page or a file of the
-// site is skipped: the page or file wins.
+// wildcards cannot be static files: they go to _lectern/redirects.js,
+// which 404.html loads (redirects_wildcard.go); those it cannot express
+// either are skipped with a warning (links in pages still follow them). A
+// source that is a page or a file of the site is skipped: the page or file
+// wins.
 func (s *site) redirectPages() []siteFile {
 	if s.cfg == nil || len(s.cfg.Redirects) == 0 {
 		return nil
+	}
+	var out []siteFile
+	c := s.redirectConfig(func(r Redirect, field string, err error) {
+		s.cfg.warn(s.w, field, "%s", err.Error())
+	})
+	if c != nil {
+		out = append(out, siteFile{name: redirectsScriptFile, data: redirectsScript(c)})
 	}
 	taken := map[string]bool{"index.html": true, "404.html": true, "sitemap.xml": true, "robots.txt": true}
 	for f := range s.files {
@@ -24,13 +33,11 @@ func (s *site) redirectPages() []siteFile {
 	for _, p := range s.order {
 		taken[p.path+".html"] = true
 	}
-	var out []siteFile
 	for _, r := range s.cfg.Redirects {
 		src := strings.Trim(strings.TrimSpace(r.Source), "/")
 		switch {
-		case strings.ContainsAny(src, ":*"):
-			s.cfg.warn(s.w, r.Source, "redirect source %q has a parameter or wildcard; a static site cannot serve it, so no redirect page is written", r.Source)
-			continue
+		case isPattern(src):
+			continue // redirects_wildcard.go
 		case src == "" || strings.ContainsAny(src, "?#\\") || !fs.ValidPath(src) || strings.HasPrefix(src, "_lectern/") || src == "_lectern":
 			s.cfg.warn(s.w, r.Source, "redirect source %q is not a page path; no redirect page is written", r.Source)
 			continue

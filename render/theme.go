@@ -199,6 +199,7 @@ func (t *theme) notFound() []byte {
 	v.Body = template.HTML(`<p><a href="` + esc(v.HomeURL) + `">Go to the home page</a></p>`)
 	v.NoIndex = true
 	v.NotFound = true
+	v.ExtraHead += template.HTML(t.s.redirectScriptTag()) // redirects_wildcard.go
 	return t.execute(v)
 }
 
