@@ -3,8 +3,11 @@ package cli_test
 import (
 	"context"
 	"io"
+	"net"
 	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -110,5 +113,124 @@ func TestServeS3WrongCredentials(t *testing.T) {
 	}
 	if strings.Contains(msg, secret) {
 		t.Errorf("error repeats the secret: %s", msg)
+	}
+}
+
+// versitygw is a private S3 server for one test, which the test can stop
+// and start again on the same port and folder.
+type versitygw struct {
+	bin, root, addr, access, secret string
+	cmd                             *exec.Cmd
+}
+
+func startVersitygw(t *testing.T) *versitygw {
+	t.Helper()
+	bin, err := exec.LookPath("versitygw")
+	if err != nil {
+		if gopath, gerr := exec.Command("go", "env", "GOPATH").Output(); gerr == nil {
+			bin = filepath.Join(strings.TrimSpace(string(gopath)), "bin", "versitygw")
+		}
+	}
+	if _, err := os.Stat(bin); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("versitygw is required in CI: %v", err)
+		}
+		t.Skip("versitygw not installed (go install github.com/versity/versitygw/cmd/versitygw@v1.8.0)")
+	}
+	g := &versitygw{bin: bin, root: t.TempDir(), addr: freeAddr(t), access: "lectern-test", secret: "private-secret-0123456789"}
+	if err := os.Mkdir(filepath.Join(g.root, "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g.start(t)
+	t.Cleanup(g.stop)
+	return g
+}
+
+func (g *versitygw) url() string {
+	return "s3://docs?endpoint=http://" + g.addr + "&region=us-east-1&use_path_style=true"
+}
+
+func (g *versitygw) start(t *testing.T) {
+	t.Helper()
+	g.cmd = exec.Command(g.bin, "--port", g.addr, "--access", g.access, "--secret", g.secret, "--quiet", "posix", g.root)
+	if err := g.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := net.Dial("tcp", g.addr); err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("versitygw did not start")
+}
+
+func (g *versitygw) stop() {
+	if g.cmd != nil && g.cmd.Process != nil {
+		_ = g.cmd.Process.Kill()
+		_ = g.cmd.Wait()
+		g.cmd = nil
+	}
+}
+
+// TestExportWhileS3Down: the S3 server goes away while an export runs. The
+// job is retried with backoff and then fails with a clear, coded error,
+// not an internal one; once the S3 server is back, an export completes.
+func TestExportWhileS3Down(t *testing.T) {
+	g := startVersitygw(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", g.access)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", g.secret)
+	data := t.TempDir()
+	srv := startServe(t, data, "--blob-url", g.url(), "--render-page-delay", "400ms")
+	base := srv.url
+	org := lastLine(lectern(t, "admin", "--data-dir", data, "org", "create", "--name", "Acme", "--plan", "enterprise"))
+	repo, _ := newRepo(t, smallSite("Fragile storage."))
+	prj := lastLine(lectern(t, "admin", "--data-dir", data, "project", "create", "--org", org, "--name", "Docs",
+		"--repo", repo, "--domain", "down.acme.test"))
+	key := lastLine(lectern(t, "admin", "--data-dir", data, "key", "create", "--org", org, "--name", "ci"))
+	if st := waitUpdate(t, base, key, trigger(t, base, key, prj)); st["status"] != "success" {
+		t.Fatalf("update: %v", st)
+	}
+
+	code, job, _ := call(t, "POST", base+"/v1/static-export/jobs", key, map[string]any{"domain": "down.acme.test"})
+	if code != 202 {
+		t.Fatalf("start export: %d %v", code, job)
+	}
+	jobID := job["jobId"].(string)
+	// Stop the S3 server once rendering has started: the bundle upload
+	// fails, and so do the retries.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, j, _ := call(t, "GET", base+"/v1/static-export/jobs/"+jobID, key, nil)
+		if j["status"] == "running" && j["progress"].(float64) > 0 {
+			break
+		}
+		if time.Now().After(deadline) || j["status"] == "completed" || j["status"] == "failed" {
+			t.Fatalf("export never seen rendering: %v", j)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	g.stop()
+	final := pollExport(t, base, key, jobID, false)
+	jerr, _ := final["error"].(map[string]any)
+	if final["status"] != "failed" || jerr["code"] != "unavailable" || !strings.Contains(jerr["message"].(string), "object store could not be reached") {
+		t.Fatalf("export with S3 down: %v", final)
+	}
+	if !strings.Contains(srv.logs.String(), "retrying") {
+		t.Error("the export was not retried")
+	}
+
+	g.start(t)
+	code, job, _ = call(t, "POST", base+"/v1/static-export/jobs", key, map[string]any{"domain": "down.acme.test"})
+	if code != 202 {
+		t.Fatalf("start export after recovery: %d %v", code, job)
+	}
+	if final := pollExport(t, base, key, job["jobId"].(string), false); final["status"] != "completed" {
+		t.Fatalf("export after the S3 server came back: %v", final)
+	}
+	if strings.Contains(srv.logs.String(), g.secret) {
+		t.Fatal("the S3 secret appears in the server log")
 	}
 }

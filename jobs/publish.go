@@ -12,7 +12,9 @@ import (
 	"sync"
 
 	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
 
+	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
 	"lectern.dev/lectern/bundle"
 )
@@ -88,9 +90,26 @@ func uploadFile(ctx context.Context, b *blob.Bucket, file, key string) error {
 	return writeBlob(ctx, b, key, f)
 }
 
+// storeError marks an error of the object store as EUNAVAILABLE, which the
+// runner retries with backoff and, once the attempts are spent, records
+// with a message that says what could not be done. Cancellation, a
+// missing blob and errors that already carry a code are returned as they
+// are.
+func storeError(err error, doing string) error {
+	var coded *lectern.Error
+	switch {
+	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
+		gcerrors.Code(err) == gcerrors.NotFound, errors.As(err, &coded):
+		return err
+	}
+	return &lectern.Error{Code: lectern.EUNAVAILABLE, Err: err,
+		Message: "The object store could not be reached while " + doing + "; check that the blob store (--blob-url) is up and reachable, then try again."}
+}
+
 // writeBlob writes r to key; the blob appears only if the whole write
 // succeeded.
-func writeBlob(ctx context.Context, b *blob.Bucket, key string, r io.Reader) error {
+func writeBlob(ctx context.Context, b *blob.Bucket, key string, r io.Reader) (err error) {
+	defer func() { err = storeError(err, "writing the site's files") }()
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w, err := b.NewWriter(wctx, key, &blob.WriterOptions{ContentType: blobstore.ContentType(key)})
@@ -107,7 +126,8 @@ func writeBlob(ctx context.Context, b *blob.Bucket, key string, r io.Reader) err
 
 // writeArchive streams a reproducible archive of dir (via bundle.Write) to
 // key, returning its result; the blob appears only when complete.
-func writeArchive(ctx context.Context, b *blob.Bucket, key, dir string, m bundle.Manifest) (bundle.Result, error) {
+func writeArchive(ctx context.Context, b *blob.Bucket, key, dir string, m bundle.Manifest) (_ bundle.Result, err error) {
+	defer func() { err = storeError(err, "writing the bundle") }()
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return bundle.Result{}, err
@@ -137,7 +157,7 @@ func writeArchive(ctx context.Context, b *blob.Bucket, key, dir string, m bundle
 func extractArchive(ctx context.Context, b *blob.Bucket, key, dir string) (bundle.Manifest, error) {
 	r, err := b.NewReader(ctx, key, nil)
 	if err != nil {
-		return bundle.Manifest{}, err
+		return bundle.Manifest{}, storeError(err, "reading the deployment's source")
 	}
 	defer r.Close()
 	root, err := os.OpenRoot(dir)
