@@ -155,8 +155,12 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, e hostEntry, 
 	if err != nil {
 		// A path below a file ("/index.html/x") is as missing as any other.
 		if gcerrors.Code(err) != gcerrors.NotFound && !errors.Is(err, syscall.ENOTDIR) {
+			// The object store is down or unreachable: say so, and when
+			// to come back, rather than blame the site.
 			s.log.Error("site file read failed", "key", key, "err", err)
-			http.Error(w, "internal error", http.StatusInternalServerError)
+			w.Header().Set("Retry-After", "5")
+			w.Header().Set("Cache-Control", "no-store")
+			http.Error(w, "This documentation site is temporarily unavailable; try again in a few seconds.", http.StatusServiceUnavailable)
 			return true
 		}
 		return false

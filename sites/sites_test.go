@@ -394,7 +394,9 @@ func TestStoreErrorIsNotServed(t *testing.T) {
 	}
 }
 
-func TestBucketErrorIs500(t *testing.T) {
+// A bucket that fails (the object store down) answers 503 with Retry-After
+// and no detail of the error.
+func TestBucketErrorIs503(t *testing.T) {
 	t.Parallel()
 	st, b := openStore(t), openBucket(t)
 	p := newProject(t, st, "broken.example.com")
@@ -402,16 +404,16 @@ func TestBucketErrorIs500(t *testing.T) {
 	b.Close() // every read now fails, not with NotFound
 	srv := New(discardLog(), st, b)
 	w := do(srv, "GET", "broken.example.com", "/")
-	if w.Code != 500 || strings.Contains(w.Body.String(), "closed") {
-		t.Errorf("GET with a failing bucket = %d %q, want 500 without details", w.Code, w.Body.String())
+	if w.Code != 503 || w.Header().Get("Retry-After") == "" || strings.Contains(w.Body.String(), "closed") {
+		t.Errorf("GET with a failing bucket = %d (Retry-After %q) %q, want 503 with Retry-After and no details",
+			w.Code, w.Header().Get("Retry-After"), w.Body.String())
 	}
 }
 
 // A URL path that continues below a file (a mistyped link, a crawler
 // probing /index.html/, a relative link resolved against a page URL ending
-// in .html) names no file and must get the site's 404 page. BUG: the file
-// bucket reports ENOTDIR for such keys, which is not gcerrors.NotFound, so
-// serveFile answers 500 "internal error" and logs an error.
+// in .html) names no file and must get the site's 404 page, although the
+// file bucket reports ENOTDIR for such keys, which is not NotFound.
 func TestPathBelowFileIs404(t *testing.T) {
 	t.Parallel()
 	s := newSite(t)
@@ -424,8 +426,8 @@ func TestPathBelowFileIs404(t *testing.T) {
 }
 
 // fileblob refuses keys ending in ".attrs" (its metadata side files) with
-// an error that is not NotFound. BUG: a visitor requesting /any.attrs gets
-// 500 "internal error" (and an error log line) instead of the 404 page.
+// an error that is not NotFound; a visitor requesting /any.attrs still gets
+// the site's 404 page.
 func TestAttrsSuffixIs404(t *testing.T) {
 	t.Parallel()
 	s := newSite(t)
