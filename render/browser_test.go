@@ -109,6 +109,7 @@ func TestBrowser(t *testing.T) {
 		})
 	})
 	t.Run("redirects", func(t *testing.T) { redirectsBrowserFlow(t, ctx, browserCtx) })
+	t.Run("features", func(t *testing.T) { featuresBrowserFlow(t, ctx, browserCtx) }) // features_browser_test.go
 }
 
 // serveSite serves dir on loopback the way Lectern's sites server does:

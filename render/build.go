@@ -359,7 +359,7 @@ func (s *site) renderPage(p *page, outName string) ([]byte, searchEntry) {
 	body := s.renderBody(p, outName)
 	toc := tableOfContents(body)
 	data := s.theme.page(p, outName, s.withMermaid(body, outName), toc)
-	return data, s.searchEntry(p, body, toc)
+	return data, s.searchEntry(p, withoutFeatures(body), toc)
 }
 
 // renderBody renders the content of page p. A failure of the renderer

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"sort"
 	"strings"
 
 	"lectern.dev/lectern"
@@ -56,7 +57,8 @@ type SiteFeatures struct {
 	// PlaygroundOrigins are the origins (scheme://host[:port]) the "Try
 	// it" form may send requests to, added to the CSP's connect-src when
 	// Playground is on. Empty: the form can reach only the site's own
-	// origin under ContentSecurityPolicy.
+	// origin under ContentSecurityPolicy. PlaygroundServerOrigins reads
+	// those of the servers a built page offers.
 	PlaygroundOrigins []string
 }
 
@@ -267,10 +269,21 @@ func (f SiteFeatures) transformRegions(data []byte, begin, end func(lectern.Feat
 				}
 				if keepMarkers {
 					buf.Write(b)
-				}
-				buf.Write(region)
-				if keepMarkers {
+					buf.Write(region)
 					buf.Write(e)
+				} else {
+					// A marker on a line of its own goes with its line.
+					endIndent, endOwnLine := lineIndent(region)
+					endOwnLine = endOwnLine && bytes.IndexByte(region, '\n') >= 0 && len(after) > 0 && after[0] == '\n'
+					if n, ok := lineIndent(buf.Bytes()); ok && len(region) > 0 && region[0] == '\n' {
+						buf.Truncate(buf.Len() - n)
+						region = region[1:]
+					}
+					if endOwnLine {
+						region = region[:len(region)-endIndent]
+						after = after[1:]
+					}
+					buf.Write(region)
 				}
 			} else if len(after) > 0 && after[0] == '\n' {
 				// A region on lines of its own goes with its indentation
@@ -332,8 +345,8 @@ func metaTag(name, value string) string {
 // PlaygroundOrigins when the playground is. Styles allow 'unsafe-inline'
 // as well, for style attributes of components (column counts, callout and
 // icon colours), the playground's stylesheet and the <style> of Mermaid
-// diagrams; images and fonts allow data: URLs (drawn diagrams), which make
-// no request. Endpoints that Validate refuses are left out.
+// diagrams; images allow data: URLs too, which make no request.
+// Endpoints that Validate refuses are left out.
 func (f SiteFeatures) ContentSecurityPolicy() string {
 	connect := []string{"'self'"}
 	seen := map[string]bool{}
@@ -354,7 +367,7 @@ func (f SiteFeatures) ContentSecurityPolicy() string {
 			add("PlaygroundOrigins", o)
 		}
 	}
-	return "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; " +
+	return "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
 		"connect-src " + strings.Join(connect, " ") + "; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'"
 }
 
@@ -401,4 +414,41 @@ func (s *site) featureAssets() []siteFile {
 // off are removed, those of the others kept between their markers.
 func (s *site) featureCSS(css []byte) []byte {
 	return s.opts.features().transformRegions(css, cssBeginMarker, cssEndMarker, true, nil)
+}
+
+// withoutFeatures returns a page body without the markup of its features
+// (the playground's form), which the search index leaves out.
+func withoutFeatures(body string) string {
+	if !strings.Contains(body, "<!--lectern:") {
+		return body
+	}
+	return string(SiteFeatures{}.transformRegions([]byte(body), beginMarker, endMarker, false, nil))
+}
+
+var (
+	serverSelectRE = regexp.MustCompile(`(?s)<select class="lc-pg-input" data-pg-server>(.*?)</select>`)
+	serverOptionRE = regexp.MustCompile(`<option value="([^"]*)"`)
+)
+
+// PlaygroundServerOrigins returns the origins of the API servers that the
+// "Try it" forms of a built HTML page offer (the servers of its OpenAPI
+// document), sorted and without duplicates: what PlaygroundOrigins needs
+// for the playground to reach them under ContentSecurityPolicy. Servers
+// that are not absolute http(s) URLs are left out.
+func PlaygroundServerOrigins(page []byte) []string {
+	if !bytes.Contains(page, []byte("data-pg-server")) {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, sel := range serverSelectRE.FindAllSubmatch(page, -1) {
+		for _, m := range serverOptionRE.FindAllSubmatch(sel[1], -1) {
+			if o, err := endpointOrigin("server", html.UnescapeString(string(m[1]))); err == nil && !seen[o] {
+				seen[o] = true
+				out = append(out, o)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
