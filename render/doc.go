@@ -16,11 +16,22 @@
 // Each navigation page is written to <page>.html ("guides/x" → guides/x.html);
 // index.html is the "index" page or, without one, a copy of the first
 // navigation page. The build also writes 404.html, sitemap.xml, robots.txt,
-// the theme assets under _lectern/ (style.css, site.js, search-index.json)
+// the theme assets under _lectern/ (style.css, site.js, the scripts of the
+// features such as search.js, search-index.json)
 // and every non-page file of the source (images, logos, favicon, specs),
 // except .mdx, .md, docs.json, mint.json and dot-files. Pages never load
-// anything from another host: images, iframes and videos that point at one
-// are turned into plain links.
+// anything from another host (only the assistant and the analytics, when
+// configured, send to their endpoints): images, iframes and videos that
+// point at one are turned into plain links.
+//
+// # Site features
+//
+// Search, the AI assistant, web analytics and the "Try it" playground are
+// optional (Options.Features; search and the playground by default). The
+// markup, scripts and styles of each are written between markers, so that
+// SiteFeatures.Transform can remove or configure them after the build, and
+// pages have no inline script or event handler, so that they work under
+// SiteFeatures.ContentSecurityPolicy (features.go).
 //
 // # Errors and warnings
 //
