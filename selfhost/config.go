@@ -29,6 +29,9 @@ type Config struct {
 	// feature is on.
 	AssistantEndpoint string
 	AnalyticsEndpoint string
+	// PlaygroundOrigins are the origins the "Try it" form may call
+	// (client-hosted only).
+	PlaygroundOrigins []string
 	// Sources says where each key set by the user came from:
 	// "lectern.yaml:4" or "env LECTERN_...".
 	Sources map[string]string
@@ -43,6 +46,7 @@ const (
 	KeyVersion           = "staticExport.version"
 	KeyAssistantEndpoint = "assistant.endpoint"
 	KeyAnalyticsEndpoint = "analytics.endpoint"
+	KeyPlaygroundOrigins = "playground.origins"
 )
 
 // featureKey returns the configuration key of feature f.
@@ -54,6 +58,7 @@ type keyKind int
 const (
 	kindString keyKind = iota
 	kindBool
+	kindList // a YAML list of strings; comma-separated in the environment
 )
 
 // configKey is one key of the configuration.
@@ -69,7 +74,8 @@ func configKeys() []configKey {
 	for _, f := range lectern.Features {
 		keys = append(keys, configKey{featureKey(f), kindBool})
 	}
-	return append(keys, configKey{KeyAssistantEndpoint, kindString}, configKey{KeyAnalyticsEndpoint, kindString})
+	return append(keys, configKey{KeyAssistantEndpoint, kindString}, configKey{KeyAnalyticsEndpoint, kindString},
+		configKey{KeyPlaygroundOrigins, kindList})
 }
 
 // EnvName returns the environment variable of a configuration key:
@@ -98,6 +104,7 @@ func EnvName(key string) string {
 type value struct {
 	str    string
 	boolv  bool
+	list   []string
 	source string
 }
 
@@ -170,6 +177,7 @@ func build(file string, vals map[string]value, p problems) (*Config, error) {
 		}
 		c.AssistantEndpoint = endpoint(&p, vals, KeyAssistantEndpoint, lectern.FeatureAssistant, c)
 		c.AnalyticsEndpoint = endpoint(&p, vals, KeyAnalyticsEndpoint, lectern.FeatureAnalytics, c)
+		c.PlaygroundOrigins = origins(&p, vals, c)
 	}
 	if err := p.err(where(file)); err != nil {
 		return nil, err
@@ -199,6 +207,33 @@ func endpoint(p *problems, vals map[string]value, key string, f lectern.Feature,
 		return v.str
 	}
 	return ""
+}
+
+// origins checks playground.origins: http(s) origins, only with the
+// playground on, never in air-gapped (whose pages reach no other host).
+func origins(p *problems, vals map[string]value, c *Config) []string {
+	v, ok := vals[KeyPlaygroundOrigins]
+	if !ok || len(v.list) == 0 {
+		return nil
+	}
+	switch {
+	case c.Type == lectern.DeploymentAirGapped:
+		p.addf(KeyPlaygroundOrigins, "is set, but an air-gapped site makes no request to any other host: remove it (the playground can call the site's own origin)")
+		return nil
+	case !c.Features[lectern.FeaturePlayground]:
+		p.addf(KeyPlaygroundOrigins, "is set, but features.playground is off: turn the feature on or remove the key")
+		return nil
+	}
+	var out []string
+	for _, o := range v.list {
+		u, err := url.Parse(o)
+		if msg := httpURLProblem(o); msg != "" || err != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
+			p.addf(KeyPlaygroundOrigins, "%q is not an origin: use scheme://host[:port], such as https://api.acme.internal", o)
+			continue
+		}
+		out = append(out, u.Scheme+"://"+u.Host)
+	}
+	return out
 }
 
 // where names a configuration's origin in messages.
@@ -285,6 +320,9 @@ func (c *Config) Describe(w io.Writer, now time.Time) error {
 		if e.val != "" {
 			line(e.key, lectern.RedactURL(e.val), "")
 		}
+	}
+	if len(c.PlaygroundOrigins) > 0 {
+		line(KeyPlaygroundOrigins, strings.Join(c.PlaygroundOrigins, ", "), "")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

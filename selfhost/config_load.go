@@ -49,13 +49,20 @@ func LoadConfig(file string, getenv func(string) string) (*Config, error) {
 			continue
 		}
 		v := value{str: s, source: "env " + name}
-		if k.kind == kindBool {
+		switch k.kind {
+		case kindBool:
 			b, ok := parseBool(s)
 			if !ok {
 				p = append(p, fmt.Sprintf("%s (environment variable %s): %q is not a boolean: use true or false", k.name, name, s))
 				continue
 			}
 			v.boolv = b
+		case kindList:
+			for _, item := range strings.Split(s, ",") {
+				if item = strings.TrimSpace(item); item != "" {
+					v.list = append(v.list, item)
+				}
+			}
 		}
 		vals[k.name] = v
 	}
@@ -153,11 +160,26 @@ func walkMapping(file string, n *yaml.Node, prefix string, kinds map[string]keyK
 		if isNull {
 			continue // "version:" with nothing after it is not set
 		}
+		v := value{str: vn.Value, source: loc}
+		if kind == kindList {
+			if vn.Kind != yaml.SequenceNode {
+				p.addf(name, "must be a list (line %d)", kn.Line)
+				continue
+			}
+			for _, item := range vn.Content {
+				if item = deref(item); item.Kind != yaml.ScalarNode {
+					p.addf(name, "must be a list of strings (line %d)", item.Line)
+					break
+				}
+				v.list = append(v.list, item.Value)
+			}
+			vals[name] = v
+			continue
+		}
 		if vn.Kind != yaml.ScalarNode {
 			p.addf(name, "must be a single value, not a list or mapping (line %d)", kn.Line)
 			continue
 		}
-		v := value{str: vn.Value, source: loc}
 		if kind == kindBool {
 			if err := vn.Decode(&v.boolv); err != nil {
 				p.addf(name, "%q is not a boolean: use true or false (line %d)", vn.Value, kn.Line)

@@ -79,6 +79,7 @@ func TestLoadConfigEnvironment(t *testing.T) {
 		"LECTERN_FEATURES_SEARCH":          "yes",
 		"LECTERN_FEATURES_ANALYTICS":       "true",
 		"LECTERN_ANALYTICS_ENDPOINT":       "https://stats.acme.internal/hit",
+		"LECTERN_PLAYGROUND_ORIGINS":       "https://api.acme.internal, http://10.0.0.9:8080/",
 	})
 	// Without a file.
 	c, err := LoadConfig("", env)
@@ -86,7 +87,8 @@ func TestLoadConfigEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !c.Features[lectern.FeatureSearch] || !c.Features[lectern.FeatureAnalytics] || c.AnalyticsEndpoint == "" ||
-		c.Sources[KeyBundleURL] != "env LECTERN_STATIC_EXPORT_BUNDLE_URL" {
+		c.Sources[KeyBundleURL] != "env LECTERN_STATIC_EXPORT_BUNDLE_URL" ||
+		strings.Join(c.PlaygroundOrigins, " ") != "https://api.acme.internal http://10.0.0.9:8080" {
 		t.Fatalf("config %+v", c)
 	}
 	// The environment wins over the file.
@@ -128,7 +130,7 @@ func TestLoadConfigRefused(t *testing.T) {
 		{"unknown top key", ok + "feature: {search: true}\n", nil, []string{`feature: unknown key (line 3): did you mean "features"?`}},
 		{"unknown nested key", "deployment: {type: client-hosted}\nstaticExport: {enabled: true, bundleURL: x}\n", nil,
 			[]string{`staticExport.bundleURL: unknown key (line 2): did you mean "staticExport.bundleUrl"?`, "staticExport.bundleUrl: missing"}},
-		{"unknown key lists siblings", ok + "server: {port: 1}\n", nil, []string{"the keys at the top level are analytics, assistant, deployment, features, staticExport"}},
+		{"unknown key lists siblings", ok + "server: {port: 1}\n", nil, []string{"the keys at the top level are analytics, assistant, deployment, features, playground, staticExport"}},
 		{"unknown feature", ok + "features: {chat: true}\n", nil, []string{"features.chat: unknown key", "analytics, assistant, playground, search, staticExport"}},
 		{"wrong bool", "deployment: {type: client-hosted}\nstaticExport: {enabled: maybe, bundleUrl: x}\n", nil, []string{`staticExport.enabled: "maybe" is not a boolean`}},
 		{"section not mapping", ok + "features: true\n", nil, []string{"features: must be a mapping"}},
@@ -153,6 +155,10 @@ func TestLoadConfigRefused(t *testing.T) {
 		{"endpoint air-gapped", "deployment: {type: air-gapped}\nstaticExport: {enabled: true, bundleUrl: \"" + link + "\"}\nanalytics: {endpoint: \"https://stats\"}\n", nil,
 			[]string{"analytics.endpoint: is set, but analytics is unavailable for deployment type air-gapped"}},
 		{"endpoint not http", ok + "features: {assistant: true}\nassistant: {endpoint: \"ws://x\"}\n", nil, []string{"assistant.endpoint: scheme \"ws\" is not supported"}},
+		{"origins air-gapped", "deployment: {type: air-gapped}\nstaticExport: {enabled: true, bundleUrl: \"" + link + "\"}\nfeatures: {playground: true}\nplayground: {origins: [\"https://api.acme.internal\"]}\n", nil,
+			[]string{"playground.origins: is set, but an air-gapped site makes no request to any other host"}},
+		{"origins not a list", ok + "playground: {origins: https://api}\n", nil, []string{"playground.origins: must be a list (line 3)"}},
+		{"origin with path", ok + "playground: {origins: [\"https://api/v1\"]}\n", nil, []string{`playground.origins: "https://api/v1" is not an origin`}},
 		{"bad env bool", ok, map[string]string{"LECTERN_FEATURES_SEARCH": "sometimes"}, []string{`features.search (environment variable LECTERN_FEATURES_SEARCH): "sometimes" is not a boolean`}},
 		{"bad env link", ok, map[string]string{"LECTERN_STATIC_EXPORT_BUNDLE_URL": "file:///etc/passwd?signature=s3cr3tsig"}, []string{`staticExport.bundleUrl: scheme "file"`}},
 	}

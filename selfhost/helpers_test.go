@@ -25,22 +25,31 @@ import (
 	"lectern.dev/lectern/bundle"
 )
 
-// testSite returns a small exported site whose pages carry version v.
+// testSite returns a small exported site whose pages carry version v
+// (twice, so that a response mixing versions shows), with every feature's
+// markup marked as the export build marks it.
 func testSite(v string) fstest.MapFS {
 	page := func(title string) *fstest.MapFile {
-		return &fstest.MapFile{Data: []byte("<!doctype html><html><head><title>" + title + "</title></head><body><h1>" + title + "</h1><p>version " + v + "</p></body></html>")}
+		return &fstest.MapFile{Data: []byte("<!doctype html><html><head><title>" + title + " " + v + "</title>" +
+			"<link rel=\"stylesheet\" href=\"/_lectern/style.css\">\n" +
+			"<!--lectern:search--><script src=\"/_lectern/search.js\" defer></script><!--/lectern:search-->\n" +
+			"<!--lectern:analytics--><meta name=\"lectern-analytics-url\" content=\"\"><script src=\"/_lectern/analytics.js\" defer></script><!--/lectern:analytics-->\n" +
+			"</head><body><!--lectern:search--><button class=\"lc-search-button\">Search</button><!--/lectern:search-->\n" +
+			"<h1>" + title + "</h1><p>" + strings.Repeat("Some documentation text. ", 40) + "</p><p>version " + v + "</p></body></html>")}
 	}
 	return fstest.MapFS{
 		"index.html":                page("Home"),
 		"404.html":                  page("Page not found"),
 		"guides/x.html":             page("Guide X"),
 		"guides/index.html":         page("Guides"),
-		"_lectern/style.css":        {Data: []byte("body { color: black } /* " + v + " */" + strings.Repeat(" ", 2000))},
+		"_lectern/style.css":        {Data: []byte("body { color: black } /* " + v + " */" + strings.Repeat("\n.lc-x { margin: 0 }", 100))},
 		"_lectern/site.js":          {Data: []byte("console.log('" + v + "');")},
+		"_lectern/search.js":        {Data: []byte("// search " + v)},
+		"_lectern/analytics.js":     {Data: []byte("// analytics " + v)},
+		"_lectern/search-index.js":  {Data: []byte("window.idx=[];")},
 		"_lectern/app.3f2a9c1d.js":  {Data: []byte("// hashed asset " + v)},
 		"images/logo.png":           {Data: []byte("\x89PNG\r\n\x1a\n" + v)},
 		"sitemap.xml":               {Data: []byte("<urlset></urlset>")},
-		"_lectern/search-index.js":  {Data: []byte("window.idx=[];")},
 		"downloads/report v1.2.pdf": {Data: []byte("%PDF-1.4 " + v)},
 	}
 }

@@ -1,0 +1,195 @@
+package selfhost
+
+import (
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Handler serves the current Site. Switching sites (Swap) is atomic: every
+// request is served entirely by the site that was current when it
+// started, and a replaced site's folder is removed once its last request
+// ends.
+//
+// Besides the site's files it answers /healthz (200 while the process
+// runs) and /readyz (200 with the served version and bundle time, 503
+// before the first site). Every response carries the security headers,
+// with the site's Content-Security-Policy.
+type Handler struct {
+	log       *slog.Logger
+	cur       atomic.Pointer[Site]
+	startedAt time.Time
+}
+
+// NewHandler returns a Handler serving nothing yet (503) until Swap.
+func NewHandler(log *slog.Logger) *Handler {
+	return &Handler{log: log, startedAt: time.Now().UTC()}
+}
+
+// Swap makes s the current site and retires the previous one, which it
+// returns (nil if none).
+func (h *Handler) Swap(s *Site) *Site {
+	old := h.cur.Swap(s)
+	if old != nil {
+		old.Retire()
+	}
+	return old
+}
+
+// Current returns the current site, or nil.
+func (h *Handler) Current() *Site { return h.cur.Load() }
+
+// acquire returns the current site with a request counted on it, or nil.
+func (h *Handler) acquire() *Site {
+	for {
+		s := h.cur.Load()
+		if s == nil {
+			return nil
+		}
+		s.acquire()
+		if h.cur.Load() == s {
+			return s
+		}
+		s.release() // switched meanwhile: use the new one
+	}
+}
+
+// Security headers of every response but the CSP, which is per site.
+var securityHeaders = [][2]string{
+	{"X-Content-Type-Options", "nosniff"},
+	{"Referrer-Policy", "same-origin"},
+	{"X-Frame-Options", "SAMEORIGIN"},
+	{"Cross-Origin-Opener-Policy", "same-origin"},
+	{"Cross-Origin-Resource-Policy", "same-origin"},
+	{"Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=(), usb=()"},
+}
+
+// fallbackCSP is the policy of responses given before any site is served.
+const fallbackCSP = "default-src 'none'; frame-ancestors 'none'"
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hdr := w.Header()
+	for _, kv := range securityHeaders {
+		hdr[kv[0]] = []string{kv[1]}
+	}
+	switch r.URL.Path {
+	case "/healthz":
+		hdr.Set("Cache-Control", "no-store")
+		hdr.Set("Content-Security-Policy", fallbackCSP)
+		hdr.Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, "ok\n")
+		return
+	case "/readyz":
+		h.ready(w)
+		return
+	}
+	s := h.acquire()
+	if s == nil {
+		hdr.Set("Content-Security-Policy", fallbackCSP)
+		hdr.Set("Retry-After", "5")
+		http.Error(w, "The documentation site is starting: its bundle is being loaded.", http.StatusServiceUnavailable)
+		return
+	}
+	defer s.release()
+	hdr["Content-Security-Policy"] = []string{s.csp}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		hdr.Set("Allow", "GET, HEAD")
+		http.Error(w, "Method not allowed: this site is read-only.", http.StatusMethodNotAllowed)
+		return
+	}
+	f := s.resolve(r.URL.Path)
+	if f == nil {
+		s.notFound(w, r)
+		return
+	}
+	s.serve(w, r, f)
+}
+
+// serve sends file f with its validators, caching rules and, when the
+// client accepts it, a compressed encoding. Conditional and range
+// requests are answered by http.ServeContent.
+func (s *Site) serve(w http.ResponseWriter, r *http.Request, f *siteFile) {
+	hdr := w.Header()
+	hdr["Content-Type"] = []string{f.ctype}
+	if f.immutable {
+		hdr["Cache-Control"] = []string{"public, max-age=31536000, immutable"}
+	} else {
+		hdr["Cache-Control"] = []string{"no-cache"} // revalidate: a switch shows at once
+	}
+	name, etag := f.file, f.etag
+	if f.compress {
+		hdr["Vary"] = []string{"Accept-Encoding"}
+		if enc := negotiate(r.Header.Get("Accept-Encoding")); enc >= 0 {
+			if v := s.variant(f, enc); v != nil {
+				name, etag = v.name, v.etag
+				hdr["Content-Encoding"] = []string{encodingNames[enc]}
+			}
+		}
+	}
+	hdr["Etag"] = []string{etag}
+	fh, err := s.root.Open(name)
+	if err != nil {
+		http.Error(w, "The file could not be read.", http.StatusInternalServerError)
+		return
+	}
+	defer fh.Close()
+	http.ServeContent(w, r, "", time.Time{}, fh)
+}
+
+// notFoundPage is sent when the bundle has no 404.html.
+const notFoundPage = "<!doctype html><meta charset=utf-8><title>Page not found</title><h1>Page not found</h1><p><a href=\"/\">Go to the home page</a></p>\n"
+
+// notFound answers 404 with the site's 404.html.
+func (s *Site) notFound(w http.ResponseWriter, r *http.Request) {
+	hdr := w.Header()
+	hdr.Set("Content-Type", "text/html; charset=utf-8")
+	hdr.Set("Cache-Control", "no-cache")
+	var body io.Reader
+	if f := s.index["404.html"]; f != nil {
+		if fh, err := s.root.Open(f.file); err == nil {
+			defer fh.Close()
+			body = fh
+			hdr.Set("Content-Length", strconv.FormatInt(f.size, 10))
+		}
+	}
+	if body == nil {
+		hdr.Set("Content-Length", strconv.Itoa(len(notFoundPage)))
+		body = strings.NewReader(notFoundPage)
+	}
+	w.WriteHeader(http.StatusNotFound)
+	if r.Method != http.MethodHead {
+		io.Copy(w, body)
+	}
+}
+
+// readiness is the body of /readyz.
+type readiness struct {
+	Status string `json:"status"`
+	// Version and BundleCreatedAt describe the served bundle.
+	Version         string          `json:"version,omitempty"`
+	BundleCreatedAt *time.Time      `json:"bundleCreatedAt,omitempty"`
+	ServingSince    *time.Time      `json:"servingSince,omitempty"`
+	Features        map[string]bool `json:"features,omitempty"`
+}
+
+func (h *Handler) ready(w http.ResponseWriter) {
+	hdr := w.Header()
+	hdr.Set("Cache-Control", "no-store")
+	hdr.Set("Content-Security-Policy", fallbackCSP)
+	hdr.Set("Content-Type", "application/json")
+	s := h.cur.Load()
+	if s == nil {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		json.NewEncoder(w).Encode(readiness{Status: "starting"})
+		return
+	}
+	created, built := s.CreatedAt, s.BuiltAt
+	json.NewEncoder(w).Encode(readiness{Status: "ready", Version: s.Version, BundleCreatedAt: &created, ServingSince: &built,
+		Features: map[string]bool{"search": s.Features.Search, "assistant": s.Features.Assistant,
+			"analytics": s.Features.Analytics, "playground": s.Features.Playground}})
+}

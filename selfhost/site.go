@@ -1,0 +1,256 @@
+package selfhost
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"mime"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"lectern.dev/lectern/render"
+)
+
+// Site is one served tree: a cached bundle with the configured features
+// applied, in a folder of its own, and the index of its files. A Site never
+// changes once built; a new configuration or bundle builds a new Site.
+type Site struct {
+	// Version and CreatedAt come from the bundle's manifest.
+	Version   string
+	CreatedAt time.Time
+	// BuiltAt is when this tree was built.
+	BuiltAt time.Time
+	// Features are the features the pages were transformed for.
+	Features render.SiteFeatures
+	// UnreachableServers are the API servers that "Try it" forms offer but
+	// the Content-Security-Policy does not allow (not in
+	// Features.PlaygroundOrigins): the playground cannot call them.
+	UnreachableServers []string
+
+	dir     string   // the tree: files/, and gzip/ and br/ variants made on demand
+	root    *os.Root // on dir
+	csp     string
+	index   map[string]*siteFile
+	refs    atomic.Int64 // requests in flight
+	retired atomic.Bool
+	closeMu sync.Once
+}
+
+// siteFile is one servable file of a Site.
+type siteFile struct {
+	name      string // slash path in the site
+	file      string // path below the site folder: "files/" + name
+	size      int64
+	etag      string // quoted, without the encoding suffix
+	ctype     string
+	immutable bool
+	compress  bool                       // worth compressing (text types over a minimum size)
+	variants  [2]atomic.Pointer[variant] // by encoding (encGzip, encBrotli)
+	once      [2]sync.Once
+}
+
+// hashedAsset matches file names carrying a content hash (app.3f2a9c1d.js,
+// chunk-5f3a9b2c1d0e.css): they never change, so they are cached for a year.
+var hashedAsset = regexp.MustCompile(`[.-][0-9a-f]{8,64}\.[A-Za-z0-9]+$`)
+
+// minCompressSize is the smallest file worth compressing.
+const minCompressSize = 512
+
+// BuildSite builds the served tree of cache entry e with features f in
+// the new folder dir: every file of the bundle goes through f.Transform
+// (features that are off removed, the others configured, files of
+// disabled features dropped); files it leaves unchanged are hard-linked to
+// the cache rather than copied. It fails if dir exists, if f is invalid,
+// if a cached file no longer matches its manifest size, or when ctx ends;
+// on error it removes what it wrote.
+func BuildSite(ctx context.Context, e *Entry, f render.SiteFeatures, dir string) (s *Site, err error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("building the served tree: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(dir)
+		}
+	}()
+	filesDir := filepath.Join(dir, "files")
+	if err := os.Mkdir(filesDir, 0o755); err != nil {
+		return nil, fmt.Errorf("building the served tree: %w", err)
+	}
+	src, err := os.OpenRoot(e.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("reading cached version %s: %w", e.Version, err)
+	}
+	defer src.Close()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			root.Close()
+		}
+	}()
+	dst, err := root.OpenRoot("files")
+	if err != nil {
+		return nil, err
+	}
+	defer dst.Close()
+	s = &Site{Version: e.Version, CreatedAt: e.Manifest.CreatedAt, BuiltAt: time.Now().UTC(), Features: f,
+		dir: dir, root: root, csp: f.ContentSecurityPolicy(), index: make(map[string]*siteFile, len(e.Manifest.Files))}
+	for _, mf := range e.Manifest.Files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		data, err := src.ReadFile(mf.Path)
+		if err != nil {
+			return nil, fmt.Errorf("reading cached version %s: %w", e.Version, err)
+		}
+		if int64(len(data)) != mf.Size {
+			return nil, fmt.Errorf("cached version %s: %s has %d bytes, its manifest says %d: remove %s to download it again",
+				e.Version, mf.Path, len(data), mf.Size, filepath.Dir(e.Dir))
+		}
+		out, keep, err := f.Transform(mf.Path, data)
+		if err != nil {
+			return nil, err
+		}
+		if !keep {
+			continue
+		}
+		if f.Playground {
+			for _, o := range render.PlaygroundServerOrigins(out) {
+				if !slices.Contains(f.PlaygroundOrigins, o) && !slices.Contains(s.UnreachableServers, o) {
+					s.UnreachableServers = append(s.UnreachableServers, o)
+				}
+			}
+		}
+		if d := path.Dir(mf.Path); d != "." {
+			if err := dst.MkdirAll(d, 0o755); err != nil {
+				return nil, fmt.Errorf("building the served tree: %w", err)
+			}
+		}
+		sum := mf.SHA256
+		if bytes.Equal(out, data) {
+			// Unchanged: share the cache's file.
+			if os.Link(filepath.Join(e.Dir, filepath.FromSlash(mf.Path)), filepath.Join(filesDir, filepath.FromSlash(mf.Path))) != nil {
+				if err := dst.WriteFile(mf.Path, out, 0o644); err != nil {
+					return nil, fmt.Errorf("building the served tree: %w", err)
+				}
+			}
+		} else {
+			h := sha256.Sum256(out)
+			sum = hex.EncodeToString(h[:])
+			if err := dst.WriteFile(mf.Path, out, 0o644); err != nil {
+				return nil, fmt.Errorf("building the served tree: %w", err)
+			}
+		}
+		ctype := contentType(mf.Path, out)
+		s.index[mf.Path] = &siteFile{name: mf.Path, file: "files/" + mf.Path, size: int64(len(out)), etag: `"` + sum[:32] + `"`, ctype: ctype,
+			immutable: hashedAsset.MatchString(path.Base(mf.Path)), compress: len(out) >= minCompressSize && compressible(ctype)}
+	}
+	return s, nil
+}
+
+// Dir returns the folder of the served tree.
+func (s *Site) Dir() string { return s.dir }
+
+// acquire counts a request in flight.
+func (s *Site) acquire() { s.refs.Add(1) }
+
+// release ends a request, and removes the tree of a retired site when it
+// was the last one.
+func (s *Site) release() {
+	if s.refs.Add(-1) == 0 && s.retired.Load() {
+		s.remove()
+	}
+}
+
+// Retire marks the site as no longer current: its folder is removed as
+// soon as no request uses it (at once if none does).
+func (s *Site) Retire() {
+	s.retired.Store(true)
+	if s.refs.Load() == 0 {
+		s.remove()
+	}
+}
+
+func (s *Site) remove() {
+	s.closeMu.Do(func() {
+		s.root.Close()
+		os.RemoveAll(s.dir)
+	})
+}
+
+// resolve maps a request path to a file of the site: "/" is index.html,
+// "/guides/x" and "/guides/x/" are guides/x.html (or guides/x/index.html),
+// and a path naming a file serves it. It returns nil when nothing matches.
+func (s *Site) resolve(urlPath string) *siteFile {
+	p := strings.Trim(path.Clean("/"+urlPath), "/")
+	if p == "" {
+		return s.index["index.html"]
+	}
+	if !strings.HasSuffix(urlPath, "/") {
+		if f := s.index[p]; f != nil {
+			return f
+		}
+	}
+	if f := s.index[p+".html"]; f != nil {
+		return f
+	}
+	return s.index[p+"/index.html"]
+}
+
+// contentTypes are the types of the files a docs site holds, fixed here so
+// that they do not depend on the host's mime.types.
+var contentTypes = map[string]string{
+	".html": "text/html; charset=utf-8", ".htm": "text/html; charset=utf-8",
+	".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8",
+	".json": "application/json", ".map": "application/json", ".webmanifest": "application/manifest+json",
+	".xml": "application/xml", ".txt": "text/plain; charset=utf-8", ".md": "text/markdown; charset=utf-8",
+	".mdx": "text/markdown; charset=utf-8", ".yaml": "application/yaml", ".yml": "application/yaml", ".csv": "text/csv; charset=utf-8",
+	".svg": "image/svg+xml", ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+	".webp": "image/webp", ".avif": "image/avif", ".ico": "image/x-icon",
+	".woff": "font/woff", ".woff2": "font/woff2", ".ttf": "font/ttf", ".otf": "font/otf",
+	".pdf": "application/pdf", ".wasm": "application/wasm", ".zip": "application/zip", ".gz": "application/gzip",
+	".mp4": "video/mp4", ".webm": "video/webm", ".mp3": "audio/mpeg",
+}
+
+// contentType returns the type of file name with content data.
+func contentType(name string, data []byte) string {
+	ext := strings.ToLower(path.Ext(name))
+	if t, ok := contentTypes[ext]; ok {
+		return t
+	}
+	if t := mime.TypeByExtension(ext); t != "" {
+		return t
+	}
+	return http.DetectContentType(data)
+}
+
+// compressible reports whether content of type ctype shrinks when
+// compressed.
+func compressible(ctype string) bool {
+	t, _, _ := strings.Cut(ctype, ";")
+	switch {
+	case strings.HasPrefix(t, "text/"), strings.HasSuffix(t, "+json"), strings.HasSuffix(t, "+xml"):
+		return true
+	}
+	switch t {
+	case "application/json", "application/xml", "application/javascript", "application/yaml", "image/svg+xml",
+		"application/wasm", "image/x-icon", "font/ttf", "font/otf":
+		return true
+	}
+	return false
+}
