@@ -3,11 +3,18 @@ package cli
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"lectern.dev/lectern/bundle"
 	"lectern.dev/lectern/selfhost"
 )
 
@@ -98,7 +105,76 @@ func (f *selfhostFlags) run(ctx context.Context, e *env) error {
 		fmt.Fprintf(e.stdout, "%-24s %s\n%-24s %s\n", "addr", f.addr, "cache-dir", f.cacheDir)
 		return nil
 	}
-	return fmt.Errorf("selfhost: serving is not implemented yet")
+	return f.serve(ctx, e, cfg)
+}
+
+// serve runs the self-hosted site until ctx ends: listen, load the
+// configured bundle, serve, re-apply on SIGHUP or a change of the file.
+func (f *selfhostFlags) serve(ctx context.Context, e *env, cfg *selfhost.Config) error {
+	log, err := newLogger(e.stderr, f.logFormat, f.logLevel)
+	if err != nil {
+		return err
+	}
+	if f.maxBundleSize <= 0 {
+		return fmt.Errorf("--max-bundle-size must be positive")
+	}
+	fetcher := &selfhost.Fetcher{Client: &http.Client{}, MaxSize: f.maxBundleSize, Log: log}
+	cache, err := selfhost.OpenCache(f.cacheDir, fetcher, bundle.Limits{MaxTotal: f.maxBundleSize})
+	if err != nil {
+		return err
+	}
+	handler := selfhost.NewHandler(log)
+	rt, err := selfhost.NewRuntime(log, cache, handler, f.config, e.getenv)
+	if err != nil {
+		return err
+	}
+	rt.WatchInterval = f.watchInterval
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", f.addr, err)
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+		WriteTimeout: 10 * time.Minute, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	shutdown := func() {
+		sctx, cancel := context.WithTimeout(context.Background(), f.shutdownTimeout)
+		defer cancel()
+		if err := srv.Shutdown(sctx); err != nil {
+			log.Warn("shutdown", "err", err)
+		}
+	}
+	log.Info("lectern selfhost listening", "addr", ln.Addr().String(), "config", cfgOrigin(f.config), "deployment", string(cfg.Type),
+		"cache_dir", cache.Dir(), "pid", os.Getpid())
+
+	if err := rt.Apply(ctx, cfg); err != nil {
+		shutdown()
+		return err
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	if err := rt.Start(ctx); err != nil {
+		shutdown()
+		return err
+	}
+	defer rt.Stop()
+	for {
+		select {
+		case err := <-serveErr:
+			return fmt.Errorf("server stopped: %w", err)
+		case <-hup:
+			rt.Reload()
+			continue
+		case <-ctx.Done():
+		}
+		break
+	}
+	log.Info("shutting down: draining requests", "timeout", f.shutdownTimeout.String())
+	rt.Stop()
+	shutdown()
+	log.Info("stopped")
+	return nil
 }
 
 func cfgOrigin(file string) string {
