@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -130,13 +131,28 @@ func (s *site) loadSpec(key string) *apiSpec {
 		sp.err = fmt.Errorf("OpenAPI document %s cannot be read: %v", key, err)
 		return sp
 	}
-	doc, err := openapi.Parse(key, data)
+	doc, err := openapi.ParseFiles(key, data, s.readRefFile)
 	if err != nil {
 		sp.err = fmt.Errorf("invalid OpenAPI document %s: %v", key, err)
 		return sp
 	}
 	sp.doc = doc
 	return sp
+}
+
+// readRefFile reads a file that a $ref of an OpenAPI document names: a
+// file of the source (openapi.ParseFiles never asks for one outside it) or,
+// when Options.AllowRemote is set, an http(s) URL.
+func (s *site) readRefFile(name string) ([]byte, error) {
+	switch {
+	case isExternal(name) && !s.opts.AllowRemote:
+		return nil, errors.New("not fetched (remote fetching is off)")
+	case isExternal(name):
+		return fetchRemote(name)
+	case !s.files[name]:
+		return nil, errors.New("not found")
+	}
+	return fs.ReadFile(s.src, name)
 }
 
 // fetchRemote downloads a document (Options.AllowRemote).
@@ -406,6 +422,12 @@ func (s *site) openAPIBody(r *renderer, p *page, mod *module, content string) st
 	}))
 	for _, prob := range res.Problems {
 		s.w.add(p.file, line, "OpenAPI %s %s: %s", op.Doc().Name, op.Ref().String(), prob)
+	}
+	// The document's own problems ($refs to other files that lead nowhere)
+	// are given where the $ref is; every page of the document gives them,
+	// and the build keeps the first of each.
+	for _, prob := range op.Doc().Problems {
+		s.w.add(prob.File, prob.Line, "OpenAPI %s", prob.Message)
 	}
 	if res.Playground {
 		st := s.apiState()

@@ -2,6 +2,8 @@ package render
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -343,5 +345,115 @@ func TestOpenAPIStarterCorpus(t *testing.T) {
 	}
 	if strings.Contains(out.get(t, "quickstart.html"), "data-lc-playground") {
 		t.Error("playground on a guide page")
+	}
+}
+
+func TestOpenAPIRefsToOtherFiles(t *testing.T) {
+	t.Parallel()
+	const site = `
+-- docs.json --
+{"navigation": {"pages": ["index", "pets", "pets-again"], "groups": [{"group": "Reference", "openapi": "api/openapi.yaml"}]}}
+-- index.mdx --
+Hi
+-- pets.mdx --
+---
+openapi: "api/openapi.yaml GET /pets"
+---
+-- pets-again.mdx --
+---
+openapi: GET /pets
+---
+-- api/openapi.yaml --
+openapi: 3.1.0
+info: {title: Pets}
+paths:
+  /pets:
+    get:
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: {$ref: "./schemas/pet.yaml#/Pet"}
+        "400":
+          $ref: "common.json#/components/responses/Bad"
+        "404":
+          description: gone
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  missing: {$ref: "./schemas/missing.yaml#/X"}
+                  outside: {$ref: "../../elsewhere.yaml#/X"}
+                  remote: {$ref: "https://schemas.test/x.json#/X"}
+-- api/common.json --
+{"components": {"responses": {"Bad": {"description": "bad request", "content": {"application/json": {
+  "schema": {"$ref": "./schemas/pet.yaml#/Nope"}}}}}}}
+-- api/schemas/pet.yaml --
+Pet:
+  type: object
+  properties:
+    name: {type: string, description: What the pet answers to}
+    owner: {$ref: "owner.yaml#/Owner"}
+-- api/schemas/owner.yaml --
+Owner:
+  type: object
+  properties:
+    pets:
+      type: array
+      items: {$ref: "./pet.yaml#/Pet"}
+`
+	for _, export := range []bool{false, true} {
+		res, out := build(t, site, Options{Export: export})
+		var all []string
+		for _, w := range res.Warnings {
+			all = append(all, w.String())
+		}
+		want := []string{
+			`api/openapi.yaml:21: OpenAPI $ref "./schemas/missing.yaml#/X": api/schemas/missing.yaml cannot be read: not found`,
+			`api/openapi.yaml:22: OpenAPI $ref "../../elsewhere.yaml#/X": the file is outside the docs folder; not read`,
+			`api/openapi.yaml:23: OpenAPI $ref "https://schemas.test/x.json#/X": https://schemas.test/x.json cannot be read: not fetched (remote fetching is off)`,
+			`api/common.json:2: OpenAPI $ref "./schemas/pet.yaml#/Nope": no /Nope in api/schemas/pet.yaml`,
+		}
+		// Three pages show the operation; each problem is given once.
+		if strings.Join(all, "\n") != strings.Join(want, "\n") {
+			t.Errorf("export=%v: warnings:\n%s\nwant:\n%s", export, strings.Join(all, "\n"), strings.Join(want, "\n"))
+		}
+		for _, f := range []string{"pets.html", "pets-again.html", "api-reference/get-pets.html"} {
+			page := out.get(t, f)
+			for _, w := range []string{`<code class="lc-field-name">name</code>`, "What the pet answers to", `<code class="lc-field-name">pets</code>`,
+				"circular reference", "bad request"} {
+				if !strings.Contains(page, w) {
+					t.Errorf("export=%v: %s lacks %s", export, f, w)
+				}
+			}
+		}
+	}
+}
+
+func TestOpenAPIRemoteRefs(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		"/specs/api.json": `{"openapi": "3.1.0", "paths": {"/x": {"get": {"responses": {"200": {"description": "ok",
+  "content": {"application/json": {"schema": {"$ref": "common.json#/Thing"}}}}}}}}}`,
+		"/specs/common.json": `{"Thing": {"type": "object", "properties": {"remoteField": {"type": "string"}}}}`,
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		data, ok := files[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write([]byte(data))
+	}))
+	defer srv.Close()
+	site := "-- docs.json --\n{\"navigation\": {\"pages\": [\"x\"]}}\n-- x.mdx --\n---\nopenapi: \"" + srv.URL + "/specs/api.json GET /x\"\n---\n"
+	res, out := build(t, site, Options{AllowRemote: true})
+	if len(res.Warnings) != 0 {
+		t.Errorf("warnings: %v", res.Warnings)
+	}
+	if !strings.Contains(out.get(t, "x.html"), `<code class="lc-field-name">remoteField</code>`) {
+		t.Error("the remote $ref was not followed")
 	}
 }

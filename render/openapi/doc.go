@@ -8,5 +8,8 @@
 // The package works on the decoded document itself rather than a typed
 // model, so that a document with a missing $ref or an unusual schema still
 // renders, with the problems reported to the caller instead of failing.
-// Nothing here touches the network or runs code from the document.
+// $refs into other files ("./schemas/pet.yaml#/Pet") are followed when the
+// document is parsed with ParseFiles, which reads them through the
+// caller's ReadFunc (refs.go). Nothing here touches the file system or the
+// network itself, or runs code from the document.
 package openapi

@@ -54,7 +54,12 @@ func (r *resolver) problem(format string) {
 	}
 }
 
+// miss reports a $ref that leads nowhere, unless the document's Problems
+// already say so (refs.go).
 func (r *resolver) miss(ref string) {
+	if r.d.bad[ref] {
+		return
+	}
 	r.problem("missing $ref " + quote(ref))
 }
 
@@ -80,7 +85,7 @@ func (r *resolver) merge(s *schema, raw any, stack []string, depth int) {
 		return
 	}
 	if ref, ok := o.get("$ref").(string); ok {
-		name := ref[strings.LastIndexByte(ref, '/')+1:]
+		name := refName(ref)
 		for _, st := range stack {
 			if st == ref {
 				s.circular = true

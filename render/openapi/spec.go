@@ -18,7 +18,13 @@ type Doc struct {
 	// document order.
 	Operations []*Operation
 
-	root *obj
+	// Problems are the problems of the $refs to other files, found by
+	// ParseFiles.
+	Problems []Problem
+
+	root  *obj
+	files map[string]*refFile // by path or URL, for $refs to other files (refs.go)
+	bad   map[string]bool     // $refs reported in Problems
 }
 
 // Server is an entry of "servers", with its variables substituted by their
@@ -296,7 +302,7 @@ func (d *Doc) deref(v any, miss func(ref string)) (any, string) {
 			}
 			return nil, name
 		}
-		name = ref[strings.LastIndexByte(ref, '/')+1:]
+		name = refName(ref)
 		v = t
 	}
 	if miss != nil {
@@ -311,19 +317,27 @@ func (d *Doc) derefObj(v any, miss func(string)) *obj {
 	return o
 }
 
-// pointer resolves a local reference "#/a/b".
+// pointer resolves a reference "#/a/b" within the document, or, after
+// ParseFiles, "file#/a/b" into another file (refs.go).
 func (d *Doc) pointer(ref string) (any, bool) {
-	if !strings.HasPrefix(ref, "#") {
+	file, frag, ok := strings.Cut(ref, "#")
+	if !ok {
 		return nil, false
 	}
-	p := strings.TrimPrefix(ref[1:], "/")
 	var cur any = d.root
+	if file != "" {
+		f := d.files[file]
+		if f == nil || f.root == nil {
+			return nil, false
+		}
+		cur = f.root
+	}
+	p := strings.TrimPrefix(frag, "/")
 	if p == "" {
 		return cur, true
 	}
 	for _, seg := range strings.Split(p, "/") {
-		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
-		seg = unescapePercent(seg)
+		seg = unescapeToken(seg)
 		switch x := cur.(type) {
 		case *obj:
 			v, ok := x.m[seg]

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 )
@@ -15,6 +17,9 @@ import (
 type obj struct {
 	keys []string
 	m    map[string]any
+	// refLine is the line of the object's "$ref" key in its file (from 1),
+	// or 0.
+	refLine int
 }
 
 func (o *obj) get(k string) any {
@@ -62,7 +67,18 @@ func decode(data []byte) (any, error) {
 	if len(t) > 0 && (t[0] == '{' || t[0] == '[') {
 		dec := json.NewDecoder(bytes.NewReader(t))
 		dec.UseNumber()
-		v, err := decodeJSON(dec, 0)
+		// Lines of t's offsets, counted from the start of data.
+		lead := bytes.Count(data[:len(data)-len(bytes.TrimLeftFunc(data, unicode.IsSpace))], []byte{'\n'})
+		var newlines []int64
+		for i, c := range t {
+			if c == '\n' {
+				newlines = append(newlines, int64(i))
+			}
+		}
+		lineAt := func(off int64) int {
+			return 1 + lead + sort.Search(len(newlines), func(i int) bool { return newlines[i] >= off })
+		}
+		v, err := decodeJSON(dec, 0, lineAt)
 		if err != nil {
 			var se *json.SyntaxError
 			if errors.As(err, &se) {
@@ -87,7 +103,8 @@ func decode(data []byte) (any, error) {
 
 const maxDepth = 512
 
-func decodeJSON(dec *json.Decoder, depth int) (any, error) {
+// decodeJSON reads a value; lineAt gives the line of an input offset.
+func decodeJSON(dec *json.Decoder, depth int, lineAt func(int64) int) (any, error) {
 	if depth > maxDepth {
 		return nil, errors.New("nested too deeply")
 	}
@@ -106,7 +123,10 @@ func decodeJSON(dec *json.Decoder, depth int) (any, error) {
 					return nil, err
 				}
 				k, _ := kt.(string)
-				v, err := decodeJSON(dec, depth+1)
+				if k == "$ref" {
+					o.refLine = lineAt(dec.InputOffset())
+				}
+				v, err := decodeJSON(dec, depth+1, lineAt)
 				if err != nil {
 					return nil, err
 				}
@@ -120,7 +140,7 @@ func decodeJSON(dec *json.Decoder, depth int) (any, error) {
 		case '[':
 			l := []any{}
 			for dec.More() {
-				v, err := decodeJSON(dec, depth+1)
+				v, err := decodeJSON(dec, depth+1, lineAt)
 				if err != nil {
 					return nil, err
 				}
@@ -155,6 +175,9 @@ func fromYAML(n *yaml.Node, depth int) (any, error) {
 			k := n.Content[i].Value
 			if n.Content[i].Tag == "!!merge" {
 				continue
+			}
+			if k == "$ref" {
+				o.refLine = n.Content[i].Line
 			}
 			v, err := fromYAML(n.Content[i+1], depth+1)
 			if err != nil {
