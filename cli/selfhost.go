@@ -93,7 +93,7 @@ func (f *selfhostFlags) run(ctx context.Context, e *env) error {
 	cfg, err := selfhost.LoadConfig(f.config, e.getenv)
 	if err != nil {
 		if f.config == "" {
-			return fmt.Errorf("%w\n(give the configuration file with --config, or the settings as LECTERN_* variables)", err)
+			return fmt.Errorf("%w (give the configuration file with --config, or the settings as LECTERN_* variables)", err)
 		}
 		return err
 	}
@@ -147,28 +147,28 @@ func (f *selfhostFlags) serve(ctx context.Context, e *env, cfg *selfhost.Config)
 	log.Info("lectern selfhost listening", "addr", ln.Addr().String(), "config", cfgOrigin(f.config), "deployment", string(cfg.Type),
 		"cache_dir", cache.Dir(), "pid", os.Getpid())
 
+	// SIGHUP re-applies the configuration; one that comes during the
+	// first load is kept for after it.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	if err := rt.Apply(ctx, cfg); err != nil {
 		shutdown()
 		return err
 	}
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
 	if err := rt.Start(ctx); err != nil {
 		shutdown()
 		return err
 	}
 	defer rt.Stop()
-	for {
+	for ctx.Err() == nil {
 		select {
 		case err := <-serveErr:
 			return fmt.Errorf("server stopped: %w", err)
 		case <-hup:
 			rt.Reload()
-			continue
 		case <-ctx.Done():
 		}
-		break
 	}
 	log.Info("shutting down: draining requests", "timeout", f.shutdownTimeout.String())
 	rt.Stop()
