@@ -201,7 +201,13 @@ func (t *theme) view(outName string, p *page) *pageView {
 			}
 		}
 	}
-	v.Sidebar = t.sidebar(root, outName).forPage(current)
+	if p != nil && p.fm.Hidden {
+		// A hidden page is shown in the sidebar where the navigation has
+		// it, on its own page only: that sidebar is not shared.
+		v.Sidebar = renderSidebar(t.sideItems(root.Children, outName, p.path)).forPage(current)
+	} else {
+		v.Sidebar = t.sidebar(root, outName).forPage(current)
+	}
 	if p != nil {
 		v.Breadcrumbs = t.breadcrumbs(outName, p, chain)
 	}
@@ -296,7 +302,7 @@ func (t *theme) sidebar(root *Nav, outName string) *sidebarHTML {
 	if t.sidebars.m == nil {
 		t.sidebars.m = map[sidebarKey]*sidebarHTML{}
 	}
-	sb := renderSidebar(t.sideItems(root.Children, outName))
+	sb := renderSidebar(t.sideItems(root.Children, outName, ""))
 	t.sidebars.m[key] = sb
 	return sb
 }
@@ -380,8 +386,8 @@ func safeHref(u string) string {
 }
 
 // sideItems builds the sidebar entries for nav nodes. Hidden pages are
-// left out.
-func (t *theme) sideItems(nodes []*Nav, outName string) []*sideItem {
+// left out, except the page show ("" for none), which is the current one.
+func (t *theme) sideItems(nodes []*Nav, outName, show string) []*sideItem {
 	var out []*sideItem
 	for _, n := range nodes {
 		if n.Hidden {
@@ -390,7 +396,7 @@ func (t *theme) sideItems(nodes []*Nav, outName string) []*sideItem {
 		switch {
 		case n.Kind == NavPage:
 			p := t.s.pages[n.Page]
-			if p == nil || p.fm.Hidden {
+			if p == nil || p.fm.Hidden && n.Page != show {
 				continue
 			}
 			out = append(out, &sideItem{Label: t.navLabel(p), URL: t.s.pageURL(outName, n.Page), Icon: p.fm.Icon, Page: n.Page})
@@ -398,7 +404,7 @@ func (t *theme) sideItems(nodes []*Nav, outName string) []*sideItem {
 			u, ext := t.configLink(outName, n.Href)
 			out = append(out, &sideItem{Label: n.Label, URL: u, Icon: n.Icon, External: ext})
 		case len(n.Children) > 0:
-			items := t.sideItems(n.Children, outName)
+			items := t.sideItems(n.Children, outName, show)
 			if len(items) == 0 {
 				continue
 			}
