@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"math"
 	"net/http"
 	"strconv"
@@ -17,6 +18,26 @@ type RateLimit struct {
 	Burst int
 }
 
+// Limiter decides whether a request made with an API key may go on. Allow
+// spends one token of the key's budget at now. It returns whether the
+// request may go on, about how many requests are left in the burst, and
+// the seconds until the budget is full again or, when refused, until a
+// request will be allowed. It never fails: a limiter that cannot reach
+// shared state decides on its own.
+type Limiter interface {
+	Allow(ctx context.Context, key string, now time.Time) (ok bool, remaining, reset int)
+}
+
+// NewMemoryLimiter returns a Limiter that keeps one token bucket per key in
+// this process's memory: with several API processes, each allows the
+// whole budget. It is the limiter of the embedded (single-process) setup.
+func NewMemoryLimiter(cfg RateLimit) Limiter {
+	if cfg.Burst <= 0 {
+		cfg.Burst = max(1, int(cfg.Rate*2))
+	}
+	return &limiter{cfg: cfg}
+}
+
 // limiter holds one token bucket per API key, in memory.
 type limiter struct {
 	cfg     RateLimit
@@ -28,6 +49,11 @@ type limiter struct {
 type bucket struct {
 	tokens float64
 	last   time.Time
+}
+
+// Allow spends a token of key's bucket.
+func (l *limiter) Allow(_ context.Context, key string, now time.Time) (bool, int, int) {
+	return l.take(key, now)
 }
 
 // take spends a token of key's bucket. It returns whether the request may
@@ -67,7 +93,7 @@ func (a *api) rateLimit(next http.Handler) http.Handler {
 	}
 	limit := []string{strconv.Itoa(a.cfg.RateLimit.Burst)}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ok, remaining, reset := a.limiter.take(principalOf(r.Context()).KeyID, time.Now())
+		ok, remaining, reset := a.limiter.Allow(r.Context(), principalOf(r.Context()).KeyID, time.Now())
 		h := w.Header()
 		// Canonical names, shared value slices: no allocation per request.
 		h["Ratelimit-Limit"] = limit

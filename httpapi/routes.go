@@ -31,6 +31,10 @@ type Config struct {
 	MaxBodyBytes int64
 	// RateLimit applies per API key; a zero Rate disables it.
 	RateLimit RateLimit
+	// Limiter enforces RateLimit; nil keeps the buckets in this process's
+	// memory (NewMemoryLimiter). Several API processes share one budget
+	// through NewSharedLimiter.
+	Limiter Limiter
 	// ExportsPerHour bounds export starts per organization per hour; 0 disables.
 	ExportsPerHour int
 	// LogRequests logs every request, not only failed ones.
@@ -63,7 +67,7 @@ type api struct {
 	cfg      Config
 	metrics  *httpMetrics
 	gatherer prometheus.Gatherer
-	limiter  *limiter
+	limiter  Limiter
 	touch    keyToucher
 	draining atomic.Bool
 	mux      *http.ServeMux
@@ -83,8 +87,11 @@ func NewHandler(log *slog.Logger, st store.Store, jobs Notifier, links blobstore
 	if cfg.RateLimit.Burst <= 0 {
 		cfg.RateLimit.Burst = max(1, int(cfg.RateLimit.Rate*2))
 	}
+	if cfg.Limiter == nil {
+		cfg.Limiter = NewMemoryLimiter(cfg.RateLimit)
+	}
 	a := &api{log: log, store: st, jobs: jobs, links: links, download: download, sites: sites, cfg: cfg,
-		metrics: newHTTPMetrics(reg), gatherer: gatherer, limiter: &limiter{cfg: cfg.RateLimit}, mux: http.NewServeMux()}
+		metrics: newHTTPMetrics(reg), gatherer: gatherer, limiter: cfg.Limiter, mux: http.NewServeMux()}
 	a.routes()
 	return &Handler{api: a, root: withRequestID(http.HandlerFunc(a.dispatch))}
 }

@@ -239,3 +239,10 @@ func checkLease(ctx context.Context, tx *sql.Tx, l store.Lease) error {
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }
+
+// SchemaVersion returns the newest migration applied to the database.
+func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+	var v int
+	err := s.r.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&v)
+	return v, wrap(err)
+}

@@ -15,6 +15,7 @@ var jobCases = []testCase{
 	{"ClaimOldestFirst", testClaimOldestFirst},
 	{"CountJobs", testCountJobs},
 	{"ConcurrentClaimers", testConcurrentClaimers},
+	{"ConcurrentClaimersOneJobPerGroup", testConcurrentGroupClaims},
 }
 
 func testClaimKinds(t *testing.T, s store.Store) {
@@ -188,4 +189,63 @@ func testConcurrentClaimers(t *testing.T, s store.Store) {
 		}
 	}
 	wantCounts(t, s, "after the concurrent run", map[string]map[string]int{store.KindExport: {"done": jobs}})
+}
+
+// testConcurrentGroupClaims races workers over projects that each have two
+// claimable update jobs (one whose worker died, one queued after it): each
+// project must hand out exactly one of them.
+func testConcurrentGroupClaims(t *testing.T, s store.Store) {
+	const projects, workers = 6, 8
+	org := newOrg(t, s)
+	t0 := now()
+	groups := map[string]string{} // job ID -> project ID
+	for range projects {
+		p := newProject(t, s, org.ID)
+		u1 := newUpdate(t, s, p)
+		_, l := mustClaimID(t, s, store.KindUpdate, "dead-worker", u1.ID, t0, time.Minute)
+		must(t, s.StartUpdate(t.Context(), l, t0), "StartUpdate")
+		u2 := newUpdate(t, s, p) // queued behind u1, not superseding it
+		groups[u1.ID], groups[u2.ID] = p.ID, p.ID
+	}
+	later := t0.Add(2 * time.Minute) // u1's lease has expired
+	var (
+		mu      sync.Mutex
+		claimed = map[string][]string{} // project -> job IDs
+		errs    []error
+		wg      sync.WaitGroup
+		start   = make(chan struct{})
+	)
+	ctx := t.Context()
+	for w := range workers {
+		wg.Go(func() {
+			<-start
+			for range projects {
+				j, _, err := s.ClaimJob(ctx, store.ClaimParams{Kinds: []string{store.KindUpdate}, Owner: fmt.Sprint("worker-", w), Now: later, LeaseFor: time.Hour})
+				mu.Lock()
+				switch {
+				case err != nil:
+					errs = append(errs, fmt.Errorf("worker-%d: ClaimJob: %w", w, err))
+				case j != nil:
+					claimed[groups[j.ID]] = append(claimed[groups[j.ID]], j.ID)
+				}
+				mu.Unlock()
+				if err != nil || j == nil {
+					return
+				}
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	for _, err := range errs {
+		t.Error(err)
+	}
+	if len(claimed) != projects {
+		t.Errorf("jobs of %d projects claimed, want all %d: %v", len(claimed), projects, claimed)
+	}
+	for p, ids := range claimed {
+		if len(ids) != 1 {
+			t.Errorf("project %s: jobs %v claimed at once, want one (a project's updates run one at a time)", p, ids)
+		}
+	}
 }

@@ -1,0 +1,171 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"lectern.dev/lectern/store"
+)
+
+// availableJob is the condition under which a job may be claimed at $1:
+// queued and due, or running under an expired lease; of the kinds in $2.
+const availableJob = `((j.state = 'queued' AND j.run_at <= $1) OR (j.state = 'running' AND j.lease_until < $1)) AND j.kind = ANY($2)`
+
+// groupFree is the condition that no other job of j's group holds a live
+// lease at $1.
+const groupFree = `(j.group_key = '' OR NOT EXISTS (SELECT 1 FROM jobs o WHERE o.group_key = j.group_key AND o.id <> j.id
+	AND o.state = 'running' AND o.lease_until >= $1))`
+
+// maxGroupSkips bounds how many busy groups one claim steps over.
+const maxGroupSkips = 8
+
+// ClaimJob leases the oldest available job of the given kinds.
+//
+// Many workers in many processes claim at once: the candidate row is locked
+// with FOR UPDATE SKIP LOCKED, so each worker gets a different job without
+// waiting. Two jobs of one group could still be picked by two workers whose
+// snapshots do not see each other's claim, so a grouped job is claimed only
+// under a transaction-scoped advisory lock on its group, after checking
+// again (with a fresh snapshot, taken once the lock is held) that no other
+// job of the group holds a live lease.
+func (s *Store) ClaimJob(ctx context.Context, p store.ClaimParams) (*store.Job, store.Lease, error) {
+	if len(p.Kinds) == 0 {
+		return nil, store.Lease{}, nil
+	}
+	at := utc(p.Now)
+	// Idle workers poll often: an empty queue costs one read, no transaction.
+	var any bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM jobs j WHERE `+availableJob+`)`, at, p.Kinds).Scan(&any); err != nil {
+		return nil, store.Lease{}, wrap(err)
+	}
+	if !any {
+		return nil, store.Lease{}, nil
+	}
+	var job *store.Job
+	var lease store.Lease
+	err := s.tx(ctx, func(tx pgx.Tx) error {
+		busy := []string{}
+		for range maxGroupSkips {
+			var j store.Job
+			var token int64
+			err := tx.QueryRow(ctx, `SELECT j.id, j.kind, j.group_key, j.attempt, j.max_attempts, j.last_error, j.created_at, j.lease_token
+				FROM jobs j WHERE `+availableJob+` AND `+groupFree+` AND NOT (j.group_key = ANY($3))
+				ORDER BY j.created_at, j.id LIMIT 1 FOR UPDATE OF j SKIP LOCKED`, at, p.Kinds, busy).
+				Scan(&j.ID, &j.Kind, &j.GroupKey, &j.Attempt, &j.MaxAttempts, &j.LastError, &j.CreatedAt, &token)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if j.GroupKey != "" {
+				if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('lectern.job-group.' || $1, 0))`, j.GroupKey); err != nil {
+					return err
+				}
+				var taken bool
+				if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM jobs o WHERE o.group_key = $1 AND o.id <> $2
+					AND o.state = 'running' AND o.lease_until >= $3)`, j.GroupKey, j.ID, at).Scan(&taken); err != nil {
+					return err
+				}
+				if taken {
+					busy = append(busy, j.GroupKey)
+					continue
+				}
+			}
+			j.Attempt++
+			j.CreatedAt = utc(j.CreatedAt)
+			lease = store.Lease{JobID: j.ID, Owner: p.Owner, Token: token + 1}
+			if _, err := tx.Exec(ctx, `UPDATE jobs SET state = 'running', attempt = $1, lease_owner = $2, lease_token = $3,
+				lease_until = $4, updated_at = $5 WHERE id = $6`,
+				j.Attempt, p.Owner, lease.Token, utc(p.Now.Add(p.LeaseFor)), at, j.ID); err != nil {
+				return err
+			}
+			job = &j
+			return nil
+		}
+		return nil
+	})
+	if err != nil || job == nil {
+		return nil, store.Lease{}, err
+	}
+	return job, lease, nil
+}
+
+// ExtendLease keeps a claim alive until the given time.
+func (s *Store) ExtendLease(ctx context.Context, l store.Lease, until time.Time) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE jobs SET lease_until = $1 WHERE id = $2 AND state = 'running' AND lease_owner = $3 AND lease_token = $4`,
+		utc(until), l.JobID, l.Owner, l.Token)
+	if err != nil {
+		return wrap(err)
+	}
+	if tag.RowsAffected() == 0 {
+		return leaseLost(l)
+	}
+	return nil
+}
+
+// requeue puts the leased job back to queued at runAt and its record's
+// status back to queued.
+func (s *Store) requeue(ctx context.Context, l store.Lease, runAt time.Time, reason *string, uncount bool) error {
+	return s.tx(ctx, func(tx pgx.Tx) error {
+		if err := checkLease(ctx, tx, l); err != nil {
+			return err
+		}
+		var why *string
+		if reason != nil {
+			r := text(*reason)
+			why = &r
+		}
+		if _, err := tx.Exec(ctx, `UPDATE jobs SET state = 'queued', run_at = $1, lease_owner = NULL, lease_until = NULL, updated_at = $2,
+			last_error = coalesce($3, last_error), attempt = CASE WHEN $4 THEN greatest(attempt - 1, 0) ELSE attempt END
+			WHERE id = $5`, utc(runAt), now(), why, uncount, l.JobID); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE exports SET status = 'queued' WHERE id = $1 AND status = 'running'`, l.JobID); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `UPDATE updates SET status = 'queued' WHERE id = $1 AND status = 'in_progress'`, l.JobID)
+		return err
+	})
+}
+
+// RetryJob gives the job back to the queue, due at runAt.
+func (s *Store) RetryJob(ctx context.Context, l store.Lease, runAt time.Time, reason string) error {
+	return s.requeue(ctx, l, runAt, &reason, false)
+}
+
+// ReleaseJob gives an unfinished job back at once, not counting the attempt.
+func (s *Store) ReleaseJob(ctx context.Context, l store.Lease) error {
+	return s.requeue(ctx, l, now(), nil, true)
+}
+
+// CountJobs returns job counts per kind and state.
+func (s *Store) CountJobs(ctx context.Context) (map[string]map[string]int, error) {
+	rows, err := s.pool.Query(ctx, `SELECT kind, state, count(*) FROM jobs GROUP BY kind, state`)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	out := map[string]map[string]int{}
+	for rows.Next() {
+		var kind, state string
+		var n int
+		if err := rows.Scan(&kind, &state, &n); err != nil {
+			return nil, wrap(err)
+		}
+		if out[kind] == nil {
+			out[kind] = map[string]int{}
+		}
+		out[kind][state] = n
+	}
+	return out, wrap(rows.Err())
+}
+
+// finishJob marks the leased job done inside tx.
+func finishJob(ctx context.Context, tx pgx.Tx, l store.Lease, at time.Time) error {
+	_, err := tx.Exec(ctx, `UPDATE jobs SET state = 'done', lease_owner = NULL, lease_until = NULL, updated_at = $1 WHERE id = $2`, at, l.JobID)
+	return err
+}

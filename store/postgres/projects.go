@@ -1,0 +1,154 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"lectern.dev/lectern"
+)
+
+// CreateProject stores a project and its domains in one transaction.
+func (s *Store) CreateProject(ctx context.Context, p *lectern.Project) error {
+	if p.ID == "" {
+		p.ID = lectern.NewID(lectern.PrefixProject)
+	}
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = now()
+	}
+	return s.tx(ctx, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO projects (id, org_id, name, repo_url, branch, docs_root, deployment_type, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+			p.ID, p.OrgID, text(p.Name), p.RepoURL, p.Branch, p.DocsRoot, string(p.DeploymentType), utc(p.CreatedAt))
+		switch {
+		case isCode(err, foreignKeyViolation):
+			return notFound("organization", p.OrgID)
+		case isCode(err, uniqueViolation):
+			return lectern.Errorf(lectern.ECONFLICT, "project %q already exists", p.ID)
+		case err != nil:
+			return err
+		}
+		for i, d := range p.Domains {
+			_, err := tx.Exec(ctx, `INSERT INTO domains (domain, project_id, position) VALUES ($1, $2, $3)`, d, p.ID, i)
+			if isCode(err, uniqueViolation) {
+				return lectern.Errorf(lectern.ECONFLICT, "domain %q already belongs to a project", d)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// projectSelect reads a project with its domains in one query.
+const projectSelect = `SELECT p.id, p.org_id, p.name, p.repo_url, p.branch, p.docs_root, p.deployment_type,
+	coalesce(p.live_deployment_id, ''), p.created_at,
+	coalesce((SELECT array_agg(d.domain ORDER BY d.position) FROM domains d WHERE d.project_id = p.id), '{}')
+	FROM projects p`
+
+func scanProject(row pgx.Row) (*lectern.Project, error) {
+	var p lectern.Project
+	var dt string
+	if err := row.Scan(&p.ID, &p.OrgID, &p.Name, &p.RepoURL, &p.Branch, &p.DocsRoot, &dt, &p.LiveDeploymentID, &p.CreatedAt, &p.Domains); err != nil {
+		return nil, err
+	}
+	p.DeploymentType, p.CreatedAt = lectern.DeploymentType(dt), utc(p.CreatedAt)
+	if p.Domains == nil {
+		p.Domains = []string{}
+	}
+	return &p, nil
+}
+
+// GetProject returns a project or ENOTFOUND.
+func (s *Store) GetProject(ctx context.Context, id string) (*lectern.Project, error) {
+	p, err := scanProject(s.pool.QueryRow(ctx, projectSelect+` WHERE p.id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, notFound("project", id)
+	}
+	return p, wrap(err)
+}
+
+// GetProjectByDomain returns the project owning domain, or ENOTFOUND.
+func (s *Store) GetProjectByDomain(ctx context.Context, domain string) (*lectern.Project, error) {
+	p, err := scanProject(s.pool.QueryRow(ctx, projectSelect+` WHERE p.id = (SELECT project_id FROM domains WHERE domain = $1)`, domain))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, lectern.Errorf(lectern.ENOTFOUND, "domain %q not found", domain)
+	}
+	return p, wrap(err)
+}
+
+// ResolveDomain returns a domain's project and live deployment in one read.
+func (s *Store) ResolveDomain(ctx context.Context, domain string) (string, string, error) {
+	var pid, live string
+	err := s.pool.QueryRow(ctx, `SELECT d.project_id, coalesce(p.live_deployment_id, '') FROM domains d
+		JOIN projects p ON p.id = d.project_id WHERE d.domain = $1`, domain).Scan(&pid, &live)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", "", lectern.Errorf(lectern.ENOTFOUND, "domain %q not found", domain)
+	}
+	return pid, live, wrap(err)
+}
+
+// ListProjects returns an organization's projects, or all for "".
+func (s *Store) ListProjects(ctx context.Context, orgID string) ([]*lectern.Project, error) {
+	rows, err := s.pool.Query(ctx, projectSelect+` WHERE $1 = '' OR p.org_id = $1 ORDER BY p.created_at, p.id`, orgID)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*lectern.Project, error) { return scanProject(r) })
+	return out, wrap(err)
+}
+
+const deploymentCols = `id, project_id, update_id, commit_sha, commit_ref, commit_message, page_count, created_at`
+
+func scanDeployment(row pgx.Row) (*lectern.Deployment, error) {
+	var d lectern.Deployment
+	if err := row.Scan(&d.ID, &d.ProjectID, &d.UpdateID, &d.Commit.SHA, &d.Commit.Ref, &d.Commit.Message, &d.PageCount, &d.CreatedAt); err != nil {
+		return nil, err
+	}
+	d.CreatedAt = utc(d.CreatedAt)
+	return &d, nil
+}
+
+// GetDeployment returns a deployment or ENOTFOUND.
+func (s *Store) GetDeployment(ctx context.Context, id string) (*lectern.Deployment, error) {
+	d, err := scanDeployment(s.pool.QueryRow(ctx, `SELECT `+deploymentCols+` FROM deployments WHERE id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, notFound("deployment", id)
+	}
+	return d, wrap(err)
+}
+
+// ListDeployments returns a project's deployments, newest first.
+func (s *Store) ListDeployments(ctx context.Context, projectID string) ([]*lectern.Deployment, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+deploymentCols+` FROM deployments WHERE project_id = $1 ORDER BY created_at DESC, id DESC`, projectID)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*lectern.Deployment, error) { return scanDeployment(r) })
+	return out, wrap(err)
+}
+
+// DeleteDeployment removes a deployment that is not live. A deployment
+// becomes live only in the transaction that stores it, so the check cannot
+// race with a publish of the same deployment.
+func (s *Store) DeleteDeployment(ctx context.Context, id string) error {
+	return s.tx(ctx, func(tx pgx.Tx) error {
+		var live bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM projects WHERE live_deployment_id = $1)`, id).Scan(&live); err != nil {
+			return err
+		}
+		if live {
+			return lectern.Errorf(lectern.ECONFLICT, "deployment %q is live", id)
+		}
+		tag, err := tx.Exec(ctx, `DELETE FROM deployments WHERE id = $1`, id)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return notFound("deployment", id)
+		}
+		return nil
+	})
+}

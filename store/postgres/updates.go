@@ -1,0 +1,169 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"lectern.dev/lectern"
+	"lectern.dev/lectern/store"
+)
+
+// updateMaxAttempts bounds retries of an update's transient failures.
+const updateMaxAttempts = 3
+
+// CreateUpdate queues an update and supersedes older queued ones of its
+// project. The project's row is locked first, so concurrent triggers of
+// one project (in any process) supersede one another in order.
+func (s *Store) CreateUpdate(ctx context.Context, u *lectern.Update) error {
+	if u.ID == "" {
+		u.ID = lectern.NewID(lectern.PrefixUpdate)
+	}
+	if u.CreatedAt.IsZero() {
+		u.CreatedAt = now()
+	}
+	u.Status = lectern.UpdateQueued
+	if u.Logs == nil {
+		u.Logs = []string{}
+	}
+	at := utc(u.CreatedAt)
+	return s.tx(ctx, func(tx pgx.Tx) error {
+		var orgID string
+		err := tx.QueryRow(ctx, `SELECT org_id FROM projects WHERE id = $1 FOR NO KEY UPDATE`, u.ProjectID).Scan(&orgID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return notFound("project", u.ProjectID)
+		}
+		if err != nil {
+			return err
+		}
+		u.OrgID = orgID
+		// Older queued updates of the project will never be built: end them.
+		if _, err := tx.Exec(ctx, `UPDATE jobs SET state = 'done', updated_at = $1
+			WHERE id IN (SELECT id FROM updates WHERE project_id = $2 AND status = 'queued')`, at, u.ProjectID); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE updates SET status = 'superseded', superseded_by = $1, ended_at = $2,
+			summary = 'Superseded by a newer update (' || $1 || ') before it started.'
+			WHERE project_id = $3 AND status = 'queued'`, u.ID, at, u.ProjectID); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO updates (id, project_id, org_id, status, source, created_at, summary, logs_json)
+			VALUES ($1, $2, $3, 'queued', $4, $5, $6, '[]')`, u.ID, u.ProjectID, orgID, u.Source, at, text(u.Summary)); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO jobs (id, kind, group_key, state, run_at, max_attempts, created_at, updated_at)
+			VALUES ($1, $2, $3, 'queued', $4, $5, $4, $4)`, u.ID, store.KindUpdate, u.ProjectID, at, updateMaxAttempts)
+		return err
+	})
+}
+
+// GetUpdate returns an update or ENOTFOUND.
+func (s *Store) GetUpdate(ctx context.Context, id string) (*lectern.Update, error) {
+	var u lectern.Update
+	var status string
+	var commitJSON, superseded, dep *string
+	var logsJSON string
+	err := s.pool.QueryRow(ctx, `SELECT id, project_id, org_id, status, source, created_at, started_at, ended_at,
+		summary, commit_json, logs_json, superseded_by, deployment_id FROM updates WHERE id = $1`, id).
+		Scan(&u.ID, &u.ProjectID, &u.OrgID, &status, &u.Source, &u.CreatedAt, &u.StartedAt, &u.EndedAt,
+			&u.Summary, &commitJSON, &logsJSON, &superseded, &dep)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, notFound("update status", id)
+	}
+	if err != nil {
+		return nil, wrap(err)
+	}
+	u.Status, u.CreatedAt = lectern.UpdateStatus(status), utc(u.CreatedAt)
+	u.StartedAt, u.EndedAt = utcPtr(u.StartedAt), utcPtr(u.EndedAt)
+	if superseded != nil {
+		u.SupersededBy = *superseded
+	}
+	if dep != nil {
+		u.DeploymentID = *dep
+	}
+	if commitJSON != nil {
+		u.Commit = new(lectern.Commit)
+		if err := json.Unmarshal([]byte(*commitJSON), u.Commit); err != nil {
+			return nil, err
+		}
+	}
+	if err := json.Unmarshal([]byte(logsJSON), &u.Logs); err != nil {
+		return nil, err
+	}
+	if u.Logs == nil {
+		u.Logs = []string{}
+	}
+	return &u, nil
+}
+
+// StartUpdate marks the leased update in_progress.
+func (s *Store) StartUpdate(ctx context.Context, lease store.Lease, at time.Time) error {
+	return s.tx(ctx, func(tx pgx.Tx) error {
+		if err := checkLease(ctx, tx, lease); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `UPDATE updates SET status = 'in_progress', started_at = coalesce(started_at, $1) WHERE id = $2`,
+			utc(at), lease.JobID)
+		return err
+	})
+}
+
+// FinishUpdate ends the leased update; on success it publishes the deployment.
+func (s *Store) FinishUpdate(ctx context.Context, lease store.Lease, r store.UpdateResult) error {
+	logs := r.Logs
+	if logs == nil {
+		logs = []string{}
+	}
+	logsJSON, err := json.Marshal(logs)
+	if err != nil {
+		return err
+	}
+	var commitJSON *string
+	if r.Commit != nil {
+		b, err := json.Marshal(r.Commit)
+		if err != nil {
+			return err
+		}
+		c := string(b)
+		commitJSON = &c
+	}
+	if r.Status != lectern.UpdateSuccess && r.Status != lectern.UpdateFailure {
+		return lectern.Errorf(lectern.EINVALID, "update can only finish as success or failure, not %q", r.Status)
+	}
+	ended := utc(r.EndedAt)
+	return s.tx(ctx, func(tx pgx.Tx) error {
+		if err := checkLease(ctx, tx, lease); err != nil {
+			return err
+		}
+		var depID *string
+		if r.Status == lectern.UpdateSuccess {
+			d := r.Deployment
+			if d == nil {
+				return lectern.Errorf(lectern.EINVALID, "a successful update needs its deployment")
+			}
+			if d.ID == "" {
+				d.ID = lectern.NewID(lectern.PrefixDeployment)
+			}
+			if d.CreatedAt.IsZero() {
+				d.CreatedAt = now()
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO deployments (`+deploymentCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+				d.ID, d.ProjectID, lease.JobID, text(d.Commit.SHA), text(d.Commit.Ref), text(d.Commit.Message), d.PageCount, utc(d.CreatedAt)); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `UPDATE projects SET live_deployment_id = $1 WHERE id = $2`, d.ID, d.ProjectID); err != nil {
+				return err
+			}
+			depID = &d.ID
+		}
+		if _, err := tx.Exec(ctx, `UPDATE updates SET status = $1, ended_at = $2, summary = $3, commit_json = $4, logs_json = $5,
+			deployment_id = $6, started_at = coalesce(started_at, $2) WHERE id = $7`,
+			string(r.Status), ended, text(r.Summary), commitJSON, string(logsJSON), depID, lease.JobID); err != nil {
+			return err
+		}
+		return finishJob(ctx, tx, lease, ended)
+	})
+}
