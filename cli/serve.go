@@ -198,8 +198,9 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	if keyTTL <= 0 {
 		keyTTL = -1
 	}
+	rl := httpapi.RateLimit{Rate: f.rateLimit, Burst: f.rateBurst}
 	handler := httpapi.NewHandler(log, readcache.New(st, keyTTL, 0), notifier, links, local, sites.New(log, st, bucket), reg, reg, httpapi.Config{
-		BundleURLTTL: f.bundleURLTTL, RateLimit: httpapi.RateLimit{Rate: f.rateLimit, Burst: f.rateBurst},
+		BundleURLTTL: f.bundleURLTTL, RateLimit: rl, Limiter: f.rateLimiter(st, rl, log),
 		ExportsPerHour: f.exportsPerHour, LogRequests: f.logRequests})
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,8 +11,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"lectern.dev/lectern"
-
+	"lectern.dev/lectern/httpapi"
 	"lectern.dev/lectern/store"
+	"lectern.dev/lectern/store/postgres"
 	"lectern.dev/lectern/store/sqlite"
 )
 
@@ -26,7 +28,7 @@ type storageFlags struct {
 
 func (s *storageFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.dataDir, "data-dir", "./lectern-data", "folder for the embedded database and blob store (env LECTERN_DATA_DIR)")
-	fs.StringVar(&s.databaseURL, "database-url", "", "database URL: sqlite://PATH (default: sqlite in --data-dir) (env LECTERN_DATABASE_URL)")
+	fs.StringVar(&s.databaseURL, "database-url", "", "database URL: postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=... for several processes, or sqlite://PATH (default: sqlite in --data-dir) (env LECTERN_DATABASE_URL)")
 	fs.StringVar(&s.blobURL, "blob-url", "", "blob store URL: file:///PATH (default: blobs in --data-dir) (env LECTERN_BLOB_URL)")
 	fs.StringVar(&s.config, "config", "", "YAML config file whose keys are flag names (env LECTERN_CONFIG)")
 }
@@ -39,11 +41,24 @@ func (s *storageFlags) databaseLabel() string {
 	return lectern.RedactURL(s.databaseURL)
 }
 
+// isPostgres reports whether the database is PostgreSQL, shared by several
+// processes.
+func (s *storageFlags) isPostgres() bool {
+	return strings.HasPrefix(s.databaseURL, "postgres://") || strings.HasPrefix(s.databaseURL, "postgresql://")
+}
+
 // openStore opens the configured database, creating the data folder for
-// the embedded default.
+// the embedded default, and applies pending migrations. Errors name the
+// setting and never show the URL's password.
 func (s *storageFlags) openStore(ctx context.Context) (store.Store, error) {
 	u := s.databaseURL
 	switch {
+	case s.isPostgres():
+		st, err := postgres.Open(ctx, u)
+		if err != nil {
+			return nil, fmt.Errorf("--database-url (LECTERN_DATABASE_URL) %s: %w", s.databaseLabel(), err)
+		}
+		return st, nil
 	case u == "":
 		if err := os.MkdirAll(s.dataDir, 0o755); err != nil {
 			return nil, fmt.Errorf("data folder: %w", err)
@@ -61,7 +76,17 @@ func (s *storageFlags) openStore(ctx context.Context) (store.Store, error) {
 		}
 		return sqlite.Open(ctx, path)
 	}
-	return nil, fmt.Errorf("--database-url: unsupported scheme in %s (use sqlite://PATH)", s.databaseLabel())
+	return nil, fmt.Errorf("--database-url (LECTERN_DATABASE_URL): unsupported scheme in %s (use postgres://, postgresql:// or sqlite://PATH)", s.databaseLabel())
+}
+
+// rateLimiter returns the API's per-key rate limiter: on PostgreSQL, where
+// several API processes may run, a budget shared through the database;
+// otherwise nil, the in-memory default of the single embedded process.
+func (s *storageFlags) rateLimiter(st store.Store, cfg httpapi.RateLimit, log *slog.Logger) httpapi.Limiter {
+	if !s.isPostgres() || cfg.Rate <= 0 {
+		return nil
+	}
+	return httpapi.NewSharedLimiter(st, cfg, log)
 }
 
 // blobURLOrDefault returns the blob store URL.

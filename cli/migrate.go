@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+// migrateCmd applies the store's pending migrations. serve and admin do so
+// too when they open the store; migrate lets an operator do it first, e.g.
+// before rolling out new API and worker processes.
+func migrateCmd(e *env) *cobra.Command {
+	sf := &storageFlags{}
+	cmd := &cobra.Command{
+		Use:   "migrate",
+		Short: "Apply pending database migrations and print the schema version",
+		Long: `Apply the database migrations this lectern knows and the database has not
+had yet, then print the schema version. It takes the same storage settings
+as serve (--database-url, --data-dir). Processes starting at once are safe:
+on PostgreSQL the migrations run under an advisory lock, each exactly once.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := resolveFlags(c.Flags(), e.getenv); err != nil {
+				return err
+			}
+			st, err := sf.openStore(c.Context())
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			v, ok := st.(interface {
+				SchemaVersion(ctx context.Context) (int, error)
+			})
+			if !ok {
+				return fmt.Errorf("the store at %s does not report its schema version", sf.databaseLabel())
+			}
+			n, err := v.SchemaVersion(c.Context())
+			if err != nil {
+				return fmt.Errorf("schema version of %s: %w", sf.databaseLabel(), err)
+			}
+			_, err = fmt.Fprintf(e.stdout, "database %s is at schema version %d\n", sf.databaseLabel(), n)
+			return err
+		},
+	}
+	sf.register(cmd.Flags())
+	return cmd
+}
