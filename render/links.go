@@ -104,7 +104,9 @@ func splitSuffix(href string) (p, suffix string) {
 
 // urlFor returns the URL of t as written in the output file fromOut:
 // absolute and extensionless in the live form, relative to .html files in
-// the export form.
+// the export form, except in 404.html, which a server sends for missing
+// paths at any depth (and is never opened from file://): there they are
+// absolute .html paths under the site's path.
 func (s *site) urlFor(fromOut string, t target) string {
 	var file, live string
 	switch t.kind {
@@ -127,7 +129,22 @@ func (s *site) urlFor(fromOut string, t target) string {
 	if !s.opts.Export {
 		return s.opts.BasePath + "/" + escapePath(live) + t.suffix
 	}
+	if fromOut == "404.html" {
+		return s.sitePath() + "/" + escapePath(file) + t.suffix
+	}
 	return escapePath(relPath(path.Dir(fromOut), file)) + t.suffix
+}
+
+// sitePath is the URL path the site is served under: that of
+// Options.SiteURL when it names one, else Options.BasePath ("" for the
+// root).
+func (s *site) sitePath() string {
+	if s.opts.SiteURL != "" {
+		if u, err := url.Parse(s.canonicalURL("index")); err == nil && u.Host != "" {
+			return strings.TrimSuffix(u.EscapedPath(), "/")
+		}
+	}
+	return s.opts.BasePath
 }
 
 // pageURL returns the URL of a page from the output file fromOut.

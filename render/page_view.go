@@ -274,7 +274,8 @@ func (sb *sidebarHTML) forPage(page string) template.HTML {
 }
 
 // sidebarKey identifies a rendered sidebar: a section and the folder of
-// the output files (always "" in the live form, whose URLs are absolute).
+// the output files (always "" in the live form, whose URLs are absolute;
+// 404.html's own in the export form).
 type sidebarKey struct {
 	root *Nav
 	dir  string
@@ -293,6 +294,9 @@ func (t *theme) sidebar(root *Nav, outName string) *sidebarHTML {
 	key := sidebarKey{root: root}
 	if t.s.opts.Export {
 		key.dir = path.Dir(outName)
+		if outName == "404.html" {
+			key.dir = outName // its URLs are absolute, unlike its neighbours'
+		}
 	}
 	t.sidebars.mu.Lock()
 	defer t.sidebars.mu.Unlock()

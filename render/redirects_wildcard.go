@@ -216,7 +216,7 @@ func (s *site) redirectConfig(warn func(r Redirect, field string, err error)) *r
 // rootRelativeURL is the URL of t relative to the site's root ("" for the
 // home page), or t's URL when it is on another host.
 func (s *site) rootRelativeURL(t target) string {
-	u := s.urlFor("404.html", t) // a file at the root: relative to it in the export form
+	u := s.urlFor("index.html", t) // a file at the root: relative to it in the export form
 	if t.kind == tExternal || s.opts.Export {
 		return u
 	}
@@ -238,20 +238,12 @@ func redirectsScript(c *redirectConfig) []byte {
 }
 
 // redirectScriptTag returns the <script> element 404.html loads the
-// wildcard redirects with, or "" when the site has none. In the live form
-// its URL is absolute under the base path; in the export form it is
-// relative, unless Options.SiteURL names where the site is served, whose
-// path then makes it absolute, so that the 404 page finds it whatever the
+// wildcard redirects with, or "" when the site has none. Like every URL of
+// 404.html its path is absolute, so the 404 page finds it whatever the
 // depth of the missing path it is served for.
 func (s *site) redirectScriptTag() string {
 	if s.redirectConfig(nil) == nil {
 		return ""
 	}
-	src := s.assetURL("404.html", redirectsScriptFile)
-	if s.opts.Export && s.opts.SiteURL != "" {
-		if u, err := url.Parse(s.canonicalURL("index")); err == nil && u.Host != "" {
-			src = strings.TrimSuffix(u.EscapedPath(), "/") + "/" + redirectsScriptFile
-		}
-	}
-	return `<script src="` + esc(src) + `"></script>`
+	return `<script src="` + esc(s.assetURL("404.html", redirectsScriptFile)) + `"></script>`
 }

@@ -124,7 +124,8 @@ func TestWildcardRedirectScriptURL(t *testing.T) {
 	}{
 		{Options{}, `<script src="/_lectern/redirects.js">`},
 		{Options{BasePath: "/docs"}, `<script src="/docs/_lectern/redirects.js">`},
-		{Options{Export: true}, `<script src="_lectern/redirects.js">`},
+		{Options{Export: true}, `<script src="/_lectern/redirects.js">`},
+		{Options{Export: true, BasePath: "/docs"}, `<script src="/docs/_lectern/redirects.js">`},
 		// An export whose address is known finds the script from any depth.
 		{Options{Export: true, SiteURL: "https://docs.test/base"}, `<script src="/base/_lectern/redirects.js">`},
 		{Options{Export: true, SiteURL: "https://docs.test", BasePath: "/kb"}, `<script src="/kb/_lectern/redirects.js">`},
