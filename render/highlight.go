@@ -2,17 +2,15 @@ package render
 
 import (
 	"bytes"
+	_ "embed"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/alecthomas/chroma/v2"
-	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/alecthomas/chroma/v2/styles"
 )
 
 // Syntax highlighting happens at build time with chroma: a fence's code is
@@ -265,55 +263,27 @@ func lexerFor(lang string) chroma.Lexer {
 	return l
 }
 
-// highlightStyles is what both styles define, computed once: the CSS and
-// the token classes that carry a style in either.
+// highlightStyles is what both styles define: the CSS and the token
+// classes that carry a style in either. The CSS is chroma's, generated
+// from its styles package into highlight_styles.css by
+// TestHighlightStylesCSS (go test ./render -run HighlightStylesCSS
+// -update), which checks it is up to date, rather than computed when the
+// program runs: importing chroma's styles parses all of its XML styles at
+// start-up, some 6 ms of every lectern command.
 var highlightStyles = sync.OnceValues(func() ([]byte, map[string]bool) {
-	light := chromaRules(lightStyle)
-	dark := chromaRules(darkStyle)
-	defined := map[string]bool{}
-	for sel := range light {
-		defined[sel] = true
-	}
-	for sel := range dark {
-		defined[sel] = true
-	}
-	var b bytes.Buffer
-	b.WriteString("/* Syntax highlighting (chroma styles " + lightStyle + " and " + darkStyle + ") */\n")
-	b.WriteString(".lc-code .chroma .hl { display: block; }\n")
-	sels := make([]string, 0, len(defined))
-	for sel := range defined {
-		sels = append(sels, sel)
-	}
-	sort.Strings(sels)
-	for _, sel := range sels {
-		if decl, ok := light[sel]; ok {
-			b.WriteString(sel + " { " + decl + " }\n")
-		}
-	}
-	darkRules := func(prefix string) {
-		for _, sel := range sels {
-			decl, ok := dark[sel]
-			if sel != ".chroma" {
-				// Undo what the light style sets and the dark one does not.
-				decl = "color: inherit; background-color: transparent; font-weight: inherit; font-style: inherit; " + decl
-			} else if !ok {
-				continue
-			}
-			b.WriteString(prefix + sel + " { " + decl + " }\n")
-		}
-	}
-	b.WriteString("@media (prefers-color-scheme: dark) {\n")
-	darkRules(`html:not([data-theme="light"]) `)
-	b.WriteString("}\n")
-	darkRules(`html[data-theme="dark"] `)
 	classes := map[string]bool{}
-	for sel := range defined {
-		if c, ok := strings.CutPrefix(sel, ".chroma ."); ok {
-			classes[c] = true
-		}
+	for _, m := range highlightClassRE.FindAllSubmatch(highlightStylesCSS, -1) {
+		classes[string(m[1])] = true
 	}
-	return b.Bytes(), classes
+	return highlightStylesCSS, classes
 })
+
+//go:embed highlight_styles.css
+var highlightStylesCSS []byte
+
+// highlightClassRE finds the token classes the CSS styles: the selectors
+// .chroma .X, alone or under the dark rules' html prefixes.
+var highlightClassRE = regexp.MustCompile(`(?m)^(?:html\S* )?\.chroma \.(\w+) \{`)
 
 // highlightCSS returns the CSS of highlighted code: the light style by
 // default, the dark one under prefers-color-scheme: dark (unless
@@ -321,36 +291,6 @@ var highlightStyles = sync.OnceValues(func() ([]byte, map[string]bool) {
 func highlightCSS() []byte {
 	css, _ := highlightStyles()
 	return bytes.Clone(css)
-}
-
-var cssRuleRE = regexp.MustCompile(`(?m)^/\* (\w+) \*/ ([^{]+?) \{ ?([^}]*?) ?\}$`)
-
-// tokenRuleSkip are chroma's rules for markup Lectern does not produce
-// (line numbers, line tables, per-line wrappers, whitespace colour).
-var tokenRuleSkip = map[string]bool{
-	"Background": true, "LineLink": true, "LineTableTD": true, "LineTable": true,
-	"LineNumbersTable": true, "LineNumbers": true, "Line": true, "TextWhitespace": true,
-}
-
-// chromaRules returns a style's CSS as selector → declarations.
-func chromaRules(style string) map[string]string {
-	var buf bytes.Buffer
-	f := chromahtml.New(chromahtml.WithClasses(true))
-	if err := f.WriteCSS(&buf, styles.Get(style)); err != nil {
-		return map[string]string{}
-	}
-	rules := map[string]string{}
-	for _, m := range cssRuleRE.FindAllStringSubmatch(buf.String(), -1) {
-		if tokenRuleSkip[m[1]] {
-			continue
-		}
-		decl := strings.TrimSpace(m[3])
-		if decl != "" && !strings.HasSuffix(decl, ";") {
-			decl += ";"
-		}
-		rules[strings.TrimSpace(m[2])] = decl
-	}
-	return rules
 }
 
 // tokenClasses maps each standard token type to the class it is written
