@@ -34,14 +34,21 @@ func buildCmd(e *env) *cobra.Command {
 live deployments and exports use. Content problems (an unknown component, a
 missing image) are warnings; the command fails only when the site would be
 unusable (no config and no pages, invalid JSON, a navigation page that does
-not exist). The previous output stays in place until the new build succeeds.`,
+not exist), and then leaves the previous output as it was.
+
+Without --cache-dir, the site is built into a new folder that replaces the
+output when the build succeeds. With --cache-dir, a rebuild updates the
+output in place: only the files that changed are written, each replaced
+atomically, and the files the source no longer produces are removed. A
+rebuild that is interrupted leaves whole files, some old and some new, and
+the next build builds a new folder again.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return f.run(cmd.Context(), e, args[0])
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.out, "out", "site", "output folder (replaced when the build succeeds)")
+	fl.StringVar(&f.out, "out", "site", "output folder (replaced when the build succeeds, or updated in place with --cache-dir)")
 	fl.StringVar(&f.basePath, "base-path", "", "URL path the site is served under, like /docs")
 	fl.BoolVar(&f.export, "export", false, "export form: pages at .html paths with relative links, for any static server and file://")
 	fl.StringVar(&f.siteURL, "site-url", "", "absolute URL of the site, for the sitemap and canonical links (e.g. https://docs.acme.com)")
@@ -73,16 +80,6 @@ func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
 	if abs, _ := filepath.Abs(source); abs == out {
 		return errors.New("--out must not be the source folder")
 	}
-	parent := filepath.Dir(out)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(out)+".building-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-
 	var bar *progressbar.ProgressBar
 	progress := func(done, total int) {}
 	if isTerminal(e.stderr) {
@@ -96,44 +93,37 @@ func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
 		}
 	}
 	start := time.Now()
-	dst := &render.DirOutput{Dir: tmp}
-	if f.cacheDir != "" {
-		if _, err := os.Stat(out); err == nil {
-			dst.Prev = out // unchanged pages are linked from the previous build
+	opts := render.Options{BasePath: f.basePath, Export: f.export, SiteURL: f.siteURL, Progress: progress,
+		CacheDir: f.cacheDir, AllowRemote: f.remote}
+	build := func(dst render.Output) (*render.Result, error) {
+		res, err := render.Build(ctx, root.FS(), dst, opts)
+		if bar != nil {
+			bar.Finish()
 		}
-	}
-	res, err := render.Build(ctx, root.FS(), dst, render.Options{
-		BasePath: f.basePath, Export: f.export, SiteURL: f.siteURL, Progress: progress, CacheDir: f.cacheDir, AllowRemote: f.remote})
-	if bar != nil {
-		bar.Finish()
-	}
-	if res != nil {
-		for _, w := range res.Warnings {
-			fmt.Fprintln(e.stderr, "warning:", w.String())
+		if res != nil {
+			for _, w := range res.Warnings {
+				fmt.Fprintln(e.stderr, "warning:", w.String())
+			}
 		}
+		if err != nil {
+			if lectern.ErrorCode(err) == lectern.EINVALID {
+				return nil, &exitError{code: 1, err: fmt.Errorf("build failed: %s", lectern.ErrorMessage(err))}
+			}
+			return nil, err
+		}
+		return res, nil
+	}
+	var res *render.Result
+	if render.UpdateReady(f.cacheDir, out) {
+		// The cache describes the output as the previous build left it:
+		// update it in place (render.DirOutput.Update), which costs what
+		// changed rather than the whole site.
+		res, err = build(&render.DirOutput{Dir: out, Update: true})
+	} else {
+		res, err = f.buildAndSwap(out, build)
 	}
 	if err != nil {
-		if lectern.ErrorCode(err) == lectern.EINVALID {
-			return &exitError{code: 1, err: fmt.Errorf("build failed: %s", lectern.ErrorMessage(err))}
-		}
 		return err
-	}
-	// Swap the new site in; the old one is removed only after.
-	old := ""
-	if _, err := os.Stat(out); err == nil {
-		old = tmp + ".old"
-		if err := os.Rename(out, old); err != nil {
-			return fmt.Errorf("replace %s: %w", out, err)
-		}
-	}
-	if err := os.Rename(tmp, out); err != nil {
-		if old != "" {
-			os.Rename(old, out)
-		}
-		return fmt.Errorf("replace %s: %w", out, err)
-	}
-	if old != "" {
-		os.RemoveAll(old)
 	}
 	form := "live"
 	if f.export {
@@ -146,4 +136,47 @@ func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
 	fmt.Fprintf(e.stdout, "Built %d pages (%d files%s, %s form) into %s in %s with %d warnings.\n",
 		res.Pages, res.Files, reused, form, f.out, time.Since(start).Round(time.Millisecond), len(res.Warnings))
 	return nil
+}
+
+// buildAndSwap builds into a new folder beside out, with the previous
+// output as DirOutput.Prev when there is a cache (unchanged pages are
+// linked from it), and replaces out with it when the build succeeds; the
+// old folder is removed only after.
+func (f *buildFlags) buildAndSwap(out string, build func(render.Output) (*render.Result, error)) (*render.Result, error) {
+	parent := filepath.Dir(out)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(out)+".building-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	dst := &render.DirOutput{Dir: tmp}
+	if f.cacheDir != "" {
+		if _, err := os.Stat(out); err == nil {
+			dst.Prev = out
+		}
+	}
+	res, err := build(dst)
+	if err != nil {
+		return nil, err
+	}
+	old := ""
+	if _, err := os.Stat(out); err == nil {
+		old = tmp + ".old"
+		if err := os.Rename(out, old); err != nil {
+			return nil, fmt.Errorf("replace %s: %w", out, err)
+		}
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		if old != "" {
+			os.Rename(old, out)
+		}
+		return nil, fmt.Errorf("replace %s: %w", out, err)
+	}
+	if old != "" {
+		os.RemoveAll(old)
+	}
+	return res, nil
 }

@@ -49,7 +49,8 @@ func TestBuildCommand(t *testing.T) {
 
 // TestBuildCacheKeepsSite rebuilds the starter corpus (it has API pages
 // with a playground) from the cache and checks the output is the same,
-// file for file and byte for byte, with every page reused.
+// file for file and byte for byte, with every page reused and the folder
+// updated in place; a failed build with the cache leaves it as it was.
 func TestBuildCacheKeepsSite(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -61,6 +62,13 @@ func TestBuildCacheKeepsSite(t *testing.T) {
 			t.Fatalf("build: %v\n%s", err, e.String())
 		}
 		return o.String()
+	}
+	quickstart := func() os.FileInfo {
+		fi, err := os.Stat(filepath.Join(out, "quickstart.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi
 	}
 	snapshot := func() map[string]string {
 		files := map[string]string{}
@@ -75,11 +83,14 @@ func TestBuildCacheKeepsSite(t *testing.T) {
 		return files
 	}
 	build()
-	first := snapshot()
+	first, page := snapshot(), quickstart()
 	if summary := build(); !strings.Contains(summary, "17 unchanged") {
 		t.Fatalf("rebuild did not reuse the pages: %q", summary)
 	}
 	second := snapshot()
+	if now := quickstart(); !os.SameFile(page, now) || !now.ModTime().Equal(page.ModTime()) {
+		t.Error("the rebuild replaced an unchanged page rather than updating the folder in place")
+	}
 	if len(first) != len(second) {
 		t.Fatalf("rebuild has %d files, first build %d", len(second), len(first))
 	}
@@ -90,5 +101,25 @@ func TestBuildCacheKeepsSite(t *testing.T) {
 	}
 	if _, ok := second[filepath.Join("_lectern", "playground.js")]; !ok {
 		t.Error("playground.js missing after a cached rebuild")
+	}
+
+	broken := t.TempDir()
+	os.WriteFile(filepath.Join(broken, "docs.json"), []byte(`{"name": "x", "navigation": [`), 0o644)
+	var o, e bytes.Buffer
+	err := cli.Run(context.Background(), []string{"build", "--cache-dir", cache, "--out", out, broken}, noEnv, strings.NewReader(""), &o, &e)
+	if err == nil || cli.ExitCode(err) != 1 {
+		t.Fatalf("broken config with a cache: %v (exit %d)", err, cli.ExitCode(err))
+	}
+	third := snapshot()
+	if len(third) != len(first) {
+		t.Fatalf("after a failed build: %d files, before %d", len(third), len(first))
+	}
+	for name, content := range first {
+		if third[name] != content {
+			t.Errorf("%s changed by a failed build", name)
+		}
+	}
+	if summary := build(); !strings.Contains(summary, "17 unchanged") {
+		t.Fatalf("the build after a failed one did not reuse the pages: %q", summary)
 	}
 }

@@ -3,13 +3,17 @@ package render
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -70,9 +74,42 @@ import (
 // pages' encoded entries. A copied non-page file whose source stamp is
 // unchanged is kept (DirOutput: in Dir, or linked from Prev) rather than
 // read and written again.
+//
+// # Updating the output in place
+//
+// lectern build with a cache updates its output folder in place
+// (DirOutput.Update) rather than building a new folder and swapping it in:
+// replacing a folder of 10,000 pages costs more than rendering the page
+// that changed. What a folder swap guaranteed is kept as follows:
+//
+//   - Nothing is written before the source is loaded: the errors that make
+//     a site unusable (Build's EINVALID errors) leave the output and the
+//     cache as they were.
+//   - Before the first write, the manifest is marked as being updated (one
+//     byte at a fixed offset: manifestStateOffset). A build that ends
+//     before it writes the new manifest (an error, an interruption) leaves
+//     the mark, and the next build trusts nothing of the output: every
+//     page is rendered and every file written again (lectern build then
+//     builds a new folder and swaps it in, UpdateReady). The sources'
+//     records, which do not depend on the output, are still used.
+//   - Each file is replaced atomically (DirOutput.Update), and a file that
+//     already holds the content to write is not touched, so a server of
+//     the folder never sees a partial file.
+//   - The manifest lists every file the build put in the output
+//     (Outputs, the pages' files and the assets), and the folder it wrote
+//     into (Dir: device and inode, which a rename keeps). An update removes
+//     the files the previous build into the same folder listed and this
+//     one no longer produces, then the folders they leave empty.
+//
+// Given up: while an update runs, and after one that failed, the folder
+// can hold a mix of old and new files (each of them whole): a page whose
+// neighbour was renamed can link to a page that is gone or not there yet.
+// The marker is not synced to disk: it covers an interrupted process, not
+// a machine that loses power (whose unsynced output files are not whole
+// either); the stamps of the output files still show which were rewritten.
 
 // cacheFormat changes whenever the manifest's format or meaning does.
-const cacheFormat = "lectern-render-cache/2"
+const cacheFormat = "lectern-render-cache/3"
 
 const manifestName = "manifest.bin"
 
@@ -98,6 +135,12 @@ func (st fileStamp) racy(start int64) bool {
 
 // cacheManifest is what the cache folder holds.
 type cacheManifest struct {
+	// Updating says that a build was updating the output in place when
+	// the manifest was written, and did not finish (see "Updating the
+	// output in place"): only Sources may be used.
+	Updating bool
+	// Dir is the output folder the build wrote into.
+	Dir fileID
 	// Tool identifies the format and the renderer binary: the source
 	// records are used only when it matches; Key covers all of the
 	// build's inputs: the page records are used only when it matches.
@@ -107,9 +150,16 @@ type cacheManifest struct {
 	Sources   map[string]*cachedSource // by source file
 	Assets    map[string]*cachedAsset  // copied non-page files
 	// Index is the search index as written (_lectern/search-index.json),
-	// which holds the search entries of the pages that are in it.
-	Index cachedFile
+	// which holds the search entries of the pages that are in it; IndexJS
+	// is _lectern/search-index.js, the same index as a script.
+	Index, IndexJS cachedFile
+	// Outputs are the files the build put in Dir other than the pages'
+	// (which are the keys of Pages + ".html"), sorted.
+	Outputs []string
 }
+
+// fileID identifies a file or folder: device and inode numbers.
+type fileID struct{ Dev, Ino uint64 }
 
 // cachedPage is the record of one page.
 type cachedPage struct {
@@ -190,7 +240,13 @@ type fileKeeper interface {
 type buildCache struct {
 	dir  string
 	prev *cacheManifest // nil when absent or of another key
+	// last is the previous manifest as read, whatever its renderer: the
+	// files it lists are removed from an output updated in place.
+	last *cacheManifest
 	next *cacheManifest
+	// out records the files written to a DirOutput (nil for other
+	// Outputs).
+	out *dirTracker
 	// prevIndex is the previous build's search index, nil when it is
 	// not in the Output as written.
 	prevIndex []byte
@@ -211,6 +267,7 @@ type manifestState struct {
 	wait    func() (*cacheManifest, error)
 	once    sync.Once
 	m       *cacheManifest // nil when absent or from another renderer
+	raw     *cacheManifest // as read: nil when absent or not decodable
 	index   []byte         // the previous search index, as written
 	err     error
 	tool    string
@@ -247,7 +304,7 @@ func readManifest(dir string, out Output) *manifestState {
 		}
 		// The previous search index, which holds the pages' entries.
 		var index []byte
-		if keeper, ok := out.(fileKeeper); ok && m.Index.Size > 0 {
+		if keeper, ok := out.(fileKeeper); ok && m.Index.Size > 0 && !m.Updating {
 			index, _ = keeper.readKept(searchIndexName, m.Index)
 		}
 		ch <- result{m: m, index: index}
@@ -262,13 +319,21 @@ func readManifest(dir string, out Output) *manifestState {
 }
 
 // get waits for the previous manifest; it is nil when it is absent or
-// was written by another renderer.
+// was written by another renderer. When it was left by an update of the
+// output that did not finish, only its source records are kept.
 func (ms *manifestState) get() (*cacheManifest, error) {
 	ms.once.Do(func() {
-		ms.m, ms.err = ms.wait()
-		if ms.m != nil && ms.m.Tool != ms.tool {
-			ms.m = nil
+		ms.raw, ms.err = ms.wait()
+		m := ms.raw
+		if m != nil && m.Tool != ms.tool {
+			m = nil
 		}
+		if m != nil && m.Updating {
+			// Never trust a half-updated output.
+			only := &cacheManifest{Updating: true, Tool: m.Tool, Key: m.Key, Start: m.Start, Sources: m.Sources}
+			m, ms.index = only, nil
+		}
+		ms.m = m
 	})
 	return ms.m, ms.err
 }
@@ -344,11 +409,159 @@ func openCache(s *site, ms *manifestState) (*buildCache, error) {
 	}
 	c.next = &cacheManifest{Tool: ms.tool, Key: key, Start: ms.start,
 		Pages: make(map[string]*cachedPage, len(s.order)), Sources: ms.sources, Assets: map[string]*cachedAsset{}}
-	if m != nil && m.Key == key {
+	if m != nil && m.Key == key && !m.Updating {
 		c.prev = m
 		c.prevIndex = ms.index
 	}
+	c.last = ms.raw
+	if d, ok := dirOutputOf(s.out); ok {
+		c.out = &dirTracker{d: d, names: map[string]bool{}}
+		if d.Update && c.prevIndex != nil {
+			// Read already: written again only if they changed.
+			c.out.kept = map[string]keptFile{searchIndexName: {[][]byte{c.prevIndex}, c.prev.Index}}
+			if c.prev.IndexJS.Size > 0 {
+				c.out.kept[searchIndexJSName] = keptFile{[][]byte{[]byte(searchJSPrefix), c.prevIndex, []byte(searchJSSuffix)}, c.prev.IndexJS}
+			}
+		}
+		s.out = c.out
+		if d.Update {
+			// Nothing has been written yet: mark the manifest first.
+			if err := markUpdating(c.dir, ms.raw); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return c, nil
+}
+
+// dirOutputOf returns the DirOutput that out is, if it is one.
+func dirOutputOf(out Output) (DirOutput, bool) {
+	switch d := out.(type) {
+	case DirOutput:
+		return d, true
+	case *DirOutput:
+		if d != nil {
+			return *d, true
+		}
+	}
+	return DirOutput{}, false
+}
+
+// dirTracker is the Output of a build with a cache into a DirOutput: it
+// records the names written (the manifest's Outputs).
+type dirTracker struct {
+	d     DirOutput
+	mu    sync.Mutex
+	names map[string]bool
+	// kept are files of Dir whose content is known (the search index,
+	// read for its entries): DirOutput.Update leaves them alone when
+	// they are still as recorded and the content to write is the same,
+	// without reading them again.
+	kept map[string]keptFile
+}
+
+// keptFile is a file of Dir as recorded, f, and its content, the
+// concatenation of parts.
+type keptFile struct {
+	parts [][]byte
+	f     cachedFile
+}
+
+// holds reports whether k's content is data.
+func (k keptFile) holds(data []byte) bool {
+	for _, p := range k.parts {
+		if !bytes.HasPrefix(data, p) {
+			return false
+		}
+		data = data[len(p):]
+	}
+	return len(data) == 0
+}
+
+func (t *dirTracker) WriteFile(name string, data []byte) error {
+	if k, ok := t.kept[name]; ok && k.holds(data) {
+		if got, ok := t.d.fileInfo(name); ok && got == k.f {
+			t.mu.Lock()
+			t.names[name] = true
+			t.mu.Unlock()
+			return nil
+		}
+	}
+	err := t.d.WriteFile(name, data)
+	if err == nil {
+		t.mu.Lock()
+		t.names[name] = true
+		t.mu.Unlock()
+	}
+	return err
+}
+
+func (t *dirTracker) keepFile(name string, f cachedFile) bool { return t.d.keepFile(name, f) }
+
+func (t *dirTracker) fileInfo(name string) (cachedFile, bool) { return t.d.fileInfo(name) }
+
+func (t *dirTracker) readKept(name string, f cachedFile) ([]byte, bool) {
+	return t.d.readKept(name, f)
+}
+
+// markUpdating marks the manifest in dir, last as read, as that of an
+// output being updated: its state byte is set in place. A manifest that
+// could not be read is removed instead.
+func markUpdating(dir string, last *cacheManifest) error {
+	name := filepath.Join(dir, manifestName)
+	if last == nil {
+		if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("render: write cache: %w", err)
+		}
+		return nil
+	}
+	if last.Updating {
+		return nil
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err == nil {
+		_, err = f.WriteAt([]byte{manifestUpdating}, int64(manifestStateOffset))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("render: write cache: %w", err)
+	}
+	return nil
+}
+
+// UpdateReady reports whether the cache in cacheDir describes a finished
+// build by this renderer into the folder dir, as it is now (same device
+// and inode). A build into DirOutput{Dir: dir, Update: true} with that
+// cache then renders and writes only what changed and removes what the
+// source no longer produces. When it is false, lectern build builds a new
+// folder and swaps it in (after a build that did not finish, or on the
+// first build); an update in place would still give a correct site, but
+// could not remove the files of a build it knows nothing of.
+func UpdateReady(cacheDir, dir string) bool {
+	if cacheDir == "" {
+		return false
+	}
+	f, err := os.Open(filepath.Join(cacheDir, manifestName))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, 16<<10)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return false
+	}
+	h, ok := decodeManifestHead(buf[:n])
+	if !ok || h.Updating || h.Tool != toolKey() {
+		return false
+	}
+	id, ok := dirIDOf(dir)
+	return ok && id == h.Dir
 }
 
 // cacheKey hashes what every page depends on.
@@ -428,17 +641,27 @@ func (c *buildCache) contextHash(s *site, i int) string {
 			c.sidebars[sb] = sh
 		}
 		c.mu.Unlock()
-		h.Write([]byte(sh))
-		h.Write([]byte{0})
+		// Length-prefixed strings: sidebar hash, then the path and label
+		// of each neighbour (none: an empty path).
+		buf := make([]byte, 0, 256)
+		field := func(v string) {
+			buf = binary.AppendUvarint(buf, uint64(len(v)))
+			buf = append(buf, v...)
+		}
+		field(sh)
 		for _, j := range []int{i - 1, i + 1} {
 			if j >= 0 && j < len(s.order) {
 				q := s.order[j]
-				h.Write([]byte(strconv.Quote(q.path) + strconv.Quote(s.theme.navLabel(q))))
+				field(q.path)
+				field(s.theme.navLabel(q))
+			} else {
+				field("")
 			}
-			h.Write([]byte{0})
 		}
+		h.Write(buf)
 	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
+	var sumBuf [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sumBuf[:0])[:16])
 }
 
 // page returns the worker function of a build with a cache: reuse page i
@@ -524,6 +747,7 @@ func (c *buildCache) finish(s *site) {
 		return
 	}
 	c.next.Index = f
+	c.next.IndexJS, _ = keeper.fileInfo(searchIndexJSName)
 	for i, p := range s.order {
 		rec := c.next.Pages[p.path]
 		if rec == nil || s.searchOffsets[i] < 0 {
@@ -590,11 +814,64 @@ func (c *buildCache) recordAsset(s *site, name string, st fileStamp) {
 	}
 }
 
-// searchIndexName is the output file of the search index.
-const searchIndexName = "_lectern/search-index.json"
+// recordOutputs sets the next manifest's Dir and Outputs. For an output
+// updated in place (DirOutput.Update) whose previous build the last
+// manifest describes, it first removes the files that build produced and
+// this one did not, and lists those it could not remove, so that the next
+// build tries again.
+func (c *buildCache) recordOutputs() {
+	t := c.out
+	id, ok := dirIDOf(t.d.Dir)
+	if ok {
+		c.next.Dir = id
+	}
+	isPage := func(name string) bool {
+		p, ok := strings.CutSuffix(name, ".html")
+		return ok && c.next.Pages[p] != nil
+	}
+	outputs := map[string]bool{}
+	for name := range t.names {
+		if !isPage(name) {
+			outputs[name] = true
+		}
+	}
+	for name := range c.next.Assets {
+		outputs[name] = true
+	}
+	if last := c.last; t.d.Update && last != nil && ok && last.Dir == id {
+		var stale []string
+		for p := range last.Pages {
+			if name := p + ".html"; c.next.Pages[p] == nil && !outputs[name] {
+				stale = append(stale, name)
+			}
+		}
+		for _, name := range last.Outputs {
+			if !outputs[name] && !isPage(name) {
+				stale = append(stale, name)
+			}
+		}
+		sort.Strings(stale)
+		for _, name := range t.d.removeFiles(stale) {
+			outputs[name] = true
+		}
+	}
+	c.next.Outputs = sortedKeys(outputs)
+}
 
-// save writes the manifest of this build, replacing the previous one.
+// searchIndexName is the output file of the search index, and
+// searchIndexJSName that of the same as a script (searchIndexJS).
+const (
+	searchIndexName   = "_lectern/search-index.json"
+	searchIndexJSName = "_lectern/search-index.js"
+)
+
+// save writes the manifest of this build, replacing the previous one. For
+// an output updated in place, it first removes the files of the previous
+// build into the same folder that this one did not produce.
 func (c *buildCache) save() error {
+	if c.out != nil {
+		c.recordOutputs()
+	}
 	data := encodeManifest(c.next)
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return fmt.Errorf("render: write cache: %w", err)

@@ -9,6 +9,19 @@ import (
 // fields of cacheManifest in order; strings and byte slices are a length
 // (uvarint) and the bytes, integers varints, maps a count and their
 // entries. A manifest that does not decode is ignored.
+//
+// Updating is the byte right after the format string, at
+// manifestStateOffset, so that a build marks the manifest by writing that
+// byte in place (markUpdating) rather than the whole file.
+
+// The values of the state byte.
+const (
+	manifestComplete = 0
+	manifestUpdating = 1
+)
+
+// manifestStateOffset is where the state byte is in the file.
+var manifestStateOffset = len(binary.AppendUvarint(nil, uint64(len(cacheFormat)))) + len(cacheFormat)
 
 type encBuf struct{ b []byte }
 
@@ -60,8 +73,16 @@ func encodeManifest(m *cacheManifest) []byte {
 		size += len(k) + len(p.Entry) + 128
 	}
 	size += len(m.Sources) * 160
+	size += len(m.Outputs) * 32
 	e := &encBuf{b: make([]byte, 0, size)}
 	e.str(cacheFormat)
+	if m.Updating {
+		e.b = append(e.b, manifestUpdating)
+	} else {
+		e.b = append(e.b, manifestComplete)
+	}
+	e.uint(m.Dir.Dev)
+	e.uint(m.Dir.Ino)
 	e.str(m.Tool)
 	e.str(m.Key)
 	e.int(m.Start)
@@ -104,6 +125,7 @@ func encodeManifest(m *cacheManifest) []byte {
 		}
 	}
 	e.file(m.Index)
+	e.file(m.IndexJS)
 	e.uint(uint64(len(m.Assets)))
 	for _, k := range sortedKeys(m.Assets) {
 		a := m.Assets[k]
@@ -111,6 +133,7 @@ func encodeManifest(m *cacheManifest) []byte {
 		e.stamp(a.Stamp)
 		e.file(a.Out)
 	}
+	e.strs(m.Outputs)
 	e.str(cacheFormat) // end mark
 	return e.b
 }
@@ -118,6 +141,10 @@ func encodeManifest(m *cacheManifest) []byte {
 type decBuf struct {
 	b   []byte
 	bad bool
+	// s, when set, is the whole input as a string (of size bytes): the
+	// strings read are substrings of it, which saves an allocation each.
+	s    string
+	size int
 }
 
 func (d *decBuf) uint() uint64 {
@@ -161,7 +188,18 @@ func (d *decBuf) bytes() []byte {
 	return v
 }
 
-func (d *decBuf) str() string { return string(d.bytes()) }
+func (d *decBuf) str() string {
+	if d.s == "" {
+		return string(d.bytes())
+	}
+	n := d.count()
+	if d.bad {
+		return ""
+	}
+	off := d.size - len(d.b)
+	d.b = d.b[n:]
+	return d.s[off : off+n]
+}
 
 func (d *decBuf) bool() bool {
 	if len(d.b) == 0 {
@@ -203,22 +241,48 @@ func (d *decBuf) stamp() fileStamp {
 
 func (d *decBuf) file() cachedFile { return cachedFile{Size: d.int(), ModTime: d.int()} }
 
+// head decodes the fields before the records: format, state,
+// folder, renderer, key and start.
+func (d *decBuf) head() (*cacheManifest, bool) {
+	if d.str() != cacheFormat || d.bad || len(d.b) == 0 {
+		return nil, false
+	}
+	state := d.b[0]
+	d.b = d.b[1:]
+	if state != manifestComplete && state != manifestUpdating {
+		return nil, false
+	}
+	m := &cacheManifest{Updating: state == manifestUpdating}
+	m.Dir = fileID{Dev: d.uint(), Ino: d.uint()}
+	m.Tool, m.Key, m.Start = d.str(), d.str(), d.int()
+	return m, !d.bad
+}
+
+// decodeManifestHead decodes the head of a manifest (the first bytes of
+// the file): Updating, Dir, Tool, Key and Start.
+func decodeManifestHead(data []byte) (*cacheManifest, bool) {
+	return (&decBuf{b: data}).head()
+}
+
 // decodeManifest decodes data (which the manifest's byte slices keep
 // referring to); ok is false when it is not a manifest of this format.
 func decodeManifest(data []byte) (*cacheManifest, bool) {
-	d := &decBuf{b: data}
-	if d.str() != cacheFormat || d.bad {
+	d := &decBuf{b: data, s: string(data), size: len(data)}
+	m, ok := d.head()
+	if !ok {
 		return nil, false
 	}
-	m := &cacheManifest{Tool: d.str(), Key: d.str(), Start: d.int()}
+	// The records of a kind are allocated together.
 	n := d.count()
 	m.Pages = make(map[string]*cachedPage, n)
-	for range n {
+	pages := make([]cachedPage, n)
+	for i := range n {
 		if d.bad {
 			return nil, false
 		}
 		k := d.str()
-		p := &cachedPage{Src: d.str()}
+		p := &pages[i]
+		p.Src = d.str()
 		if nd := d.count(); nd > 0 {
 			p.Deps = make(map[string]string, nd)
 			for range nd {
@@ -239,15 +303,19 @@ func decodeManifest(data []byte) (*cacheManifest, bool) {
 	}
 	n = d.count()
 	m.Sources = make(map[string]*cachedSource, n)
-	for range n {
+	sources := make([]cachedSource, n)
+	loads := make([]cachedLoad, 0, n)
+	for i := range n {
 		if d.bad {
 			return nil, false
 		}
 		k := d.str()
-		s := &cachedSource{Stamp: d.stamp(), Sum: d.str()}
+		s := &sources[i]
+		s.Stamp, s.Sum = d.stamp(), d.str()
 		if d.bool() {
-			l := &cachedLoad{Nav: d.str(), Title: d.str(), Description: d.str(), SidebarTitle: d.str(),
-				Icon: d.str(), OpenAPI: d.str(), Mode: d.str(), PageTitle: d.str()}
+			loads = append(loads, cachedLoad{Nav: d.str(), Title: d.str(), Description: d.str(), SidebarTitle: d.str(),
+				Icon: d.str(), OpenAPI: d.str(), Mode: d.str(), PageTitle: d.str()})
+			l := &loads[len(loads)-1]
 			l.Hidden = d.bool()
 			l.NoIndex = d.bool()
 			l.Keywords = d.strs()
@@ -258,6 +326,7 @@ func decodeManifest(data []byte) (*cacheManifest, bool) {
 		m.Sources[k] = s
 	}
 	m.Index = d.file()
+	m.IndexJS = d.file()
 	n = d.count()
 	m.Assets = make(map[string]*cachedAsset, n)
 	for range n {
@@ -267,6 +336,7 @@ func decodeManifest(data []byte) (*cacheManifest, bool) {
 		k := d.str()
 		m.Assets[k] = &cachedAsset{Stamp: d.stamp(), Out: d.file()}
 	}
+	m.Outputs = d.strs()
 	if d.str() != cacheFormat || d.bad || len(d.b) != 0 {
 		return nil, false
 	}

@@ -4,6 +4,7 @@ package render
 
 import (
 	"io/fs"
+	"os"
 	"syscall"
 )
 
@@ -16,4 +17,18 @@ func stampOf(fi fs.FileInfo) fileStamp {
 	}
 	return fileStamp{OK: true, Size: fi.Size(), ModTime: fi.ModTime().UnixNano(), CTime: st.Ctim.Nano(),
 		Dev: uint64(st.Dev), Ino: uint64(st.Ino)}
+}
+
+// dirIDOf identifies the folder dir by its device and inode numbers, which
+// a rename keeps; ok is false when it cannot be stat'ed.
+func dirIDOf(dir string) (id fileID, ok bool) {
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() {
+		return fileID{}, false
+	}
+	st, isStat := fi.Sys().(*syscall.Stat_t)
+	if !isStat || st == nil {
+		return fileID{}, false
+	}
+	return fileID{Dev: uint64(st.Dev), Ino: uint64(st.Ino)}, true
 }

@@ -10,3 +10,8 @@ import "io/fs"
 func stampOf(fi fs.FileInfo) fileStamp {
 	return fileStamp{Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}
 }
+
+// dirIDOf is not implemented on other systems than Linux: a build with
+// DirOutput.Update never removes the files of a previous build there, and
+// UpdateReady is false.
+func dirIDOf(dir string) (id fileID, ok bool) { return fileID{}, false }

@@ -3,10 +3,16 @@ package render
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"testing"
 	"testing/fstest"
+
+	"lectern.dev/lectern"
 )
 
 // cacheBuild builds fsys into dir (with prev as DirOutput.Prev) with the
@@ -14,7 +20,14 @@ import (
 // cache: same files byte for byte, same warnings.
 func cacheBuild(t *testing.T, fsys fstest.MapFS, dir, prev, cacheDir string, export bool) *Result {
 	t.Helper()
-	res, err := Build(context.Background(), fsys, DirOutput{Dir: dir, Prev: prev}, Options{CacheDir: cacheDir, Export: export})
+	return cacheBuildTo(t, fsys, DirOutput{Dir: dir, Prev: prev}, cacheDir, export)
+}
+
+// cacheBuildTo is cacheBuild into out.
+func cacheBuildTo(t *testing.T, fsys fstest.MapFS, out DirOutput, cacheDir string, export bool) *Result {
+	t.Helper()
+	dir := out.Dir
+	res, err := Build(context.Background(), fsys, out, Options{CacheDir: cacheDir, Export: export})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,5 +119,191 @@ func TestCacheWithoutDirOutput(t *testing.T) {
 		if res.Reused != 0 || len(out.files) != res.Files {
 			t.Fatalf("reused %d, %d files of %d", res.Reused, len(out.files), res.Files)
 		}
+	}
+}
+
+// identities describes the files of dir as found. A file written again has
+// a new identity: a rename gives it a new inode, a write a new modification
+// time.
+func identities(t *testing.T, dir string) map[string]fs.FileInfo {
+	t.Helper()
+	ids := map[string]fs.FileInfo{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		ids[filepath.ToSlash(rel)] = fi
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// rewritten lists the files of after that are not in before or were
+// written again.
+func rewritten(before, after map[string]fs.FileInfo) []string {
+	var list []string
+	for name, fi := range after {
+		if old, ok := before[name]; !ok || !os.SameFile(old, fi) || !old.ModTime().Equal(fi.ModTime()) {
+			list = append(list, name)
+		}
+	}
+	sort.Strings(list)
+	return list
+}
+
+// TestCacheUpdateInPlace updates an output folder in place
+// (DirOutput.Update): a one-page change writes only that page and the
+// search index, files no longer produced are removed, and the output is
+// always the same as a clean build's.
+func TestCacheUpdateInPlace(t *testing.T) {
+	t.Parallel()
+	for _, export := range []bool{false, true} {
+		fsys := bigSite(2, 3, 10) // 60 pages
+		fsys["images/logo.txt"] = &fstest.MapFile{Data: []byte("logo")}
+		dir, cache := filepath.Join(t.TempDir(), "site"), t.TempDir()
+		out := DirOutput{Dir: dir, Update: true}
+		step := func(what string, wantReused int) {
+			t.Helper()
+			res := cacheBuildTo(t, fsys, out, cache, export)
+			if res.Reused != wantReused {
+				t.Fatalf("export=%v, %s: %d pages reused, want %d", export, what, res.Reused, wantReused)
+			}
+			if !UpdateReady(cache, dir) {
+				t.Fatalf("export=%v, %s: the cache does not describe the output", export, what)
+			}
+		}
+		if UpdateReady(cache, dir) {
+			t.Fatal("UpdateReady before the first build")
+		}
+		step("first build", 0)
+		before := identities(t, dir)
+		step("nothing changed", 60)
+		if list := rewritten(before, identities(t, dir)); len(list) != 0 {
+			t.Fatalf("export=%v: a build without changes wrote %v", export, list)
+		}
+
+		fsys["t0/p005.mdx"].Data = append(fsys["t0/p005.mdx"].Data, "\nOne more line.\n"...)
+		step("one body changed", 59)
+		want := []string{"_lectern/search-index.js", "_lectern/search-index.json", "t0/p005.html"}
+		if list := rewritten(before, identities(t, dir)); !reflect.DeepEqual(list, want) {
+			t.Fatalf("export=%v: a one-page change wrote %v, want %v", export, list, want)
+		}
+
+		// A change that leaves the page's search entry as it was (the
+		// code's language): the search index is not written again.
+		before = identities(t, dir)
+		fsys["t0/p005.mdx"].Data = bytes.Replace(fsys["t0/p005.mdx"].Data, []byte("```go"), []byte("```c"), 1)
+		step("code language changed", 59)
+		if list := rewritten(before, identities(t, dir)); !reflect.DeepEqual(list, []string{"t0/p005.html"}) {
+			t.Fatalf("export=%v: a change of the page only wrote %v", export, list)
+		}
+
+		// A page and a file removed: their output files go, and the folder
+		// left empty.
+		delete(fsys, "t1/p059.mdx")
+		delete(fsys, "images/logo.txt")
+		fsys["docs.json"].Data = bytes.Replace(fsys["docs.json"].Data, []byte(`,"t1/p059"`), nil, 1)
+		step("page and file removed", 0)
+		for _, gone := range []string{"t1/p059.html", "images"} {
+			if _, err := os.Stat(filepath.Join(dir, gone)); !errors.Is(err, fs.ErrNotExist) {
+				t.Fatalf("export=%v: %s is still in the output (%v)", export, gone, err)
+			}
+		}
+		step("nothing changed again", 59)
+	}
+}
+
+// TestCacheInterruptedUpdate interrupts an update in place and checks that
+// the next build trusts none of the output: it renders every page again,
+// also one whose file was changed in a way its recorded size and
+// modification time do not show.
+func TestCacheInterruptedUpdate(t *testing.T) {
+	t.Parallel()
+	fsys := bigSite(1, 2, 10) // 20 pages
+	dir, cache := t.TempDir(), t.TempDir()
+	out := DirOutput{Dir: dir, Update: true}
+	cacheBuildTo(t, fsys, out, cache, false)
+
+	fsys["t0/p002.mdx"].Data = append(fsys["t0/p002.mdx"].Data, "\nOne more line.\n"...)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opts := Options{CacheDir: cache, Progress: func(done, total int) {
+		if done == 5 {
+			cancel()
+		}
+	}}
+	if _, err := Build(ctx, fsys, out, opts); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted build: %v", err)
+	}
+	if UpdateReady(cache, dir) {
+		t.Fatal("an interrupted update left the cache describing the output")
+	}
+	if got := readDir(t, dir)["t0/p002.html"]; !bytes.Contains(got, []byte("One more line.")) {
+		t.Fatal("the interrupted build did not get to write t0/p002.html")
+	}
+	// A file the interrupted build could have written in the same clock
+	// tick as the previous one, with the same size: only the mark shows it.
+	name := filepath.Join(dir, "t0", "p010.html")
+	fi, err := os.Stat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, bytes.Repeat([]byte("x"), int(fi.Size())), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(name, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+
+	if res := cacheBuildTo(t, fsys, out, cache, false); res.Reused != 0 {
+		t.Fatalf("the build after an interrupted update reused %d pages", res.Reused)
+	}
+	if !UpdateReady(cache, dir) {
+		t.Fatal("the cache does not describe the output after a full build")
+	}
+	if res := cacheBuildTo(t, fsys, out, cache, false); res.Reused != 20 {
+		t.Fatalf("the next build reused %d pages, want 20", res.Reused)
+	}
+}
+
+// TestCacheFailedUpdateKeepsOutput checks that a build that fails to load
+// its source touches neither the output it would update nor the cache.
+func TestCacheFailedUpdateKeepsOutput(t *testing.T) {
+	t.Parallel()
+	fsys := bigSite(1, 2, 10) // 20 pages
+	dir, cache := t.TempDir(), t.TempDir()
+	out := DirOutput{Dir: dir, Update: true}
+	cacheBuildTo(t, fsys, out, cache, false)
+	files, ids := readDir(t, dir), identities(t, dir)
+	manifest, err := os.ReadFile(filepath.Join(cache, manifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	good := fsys["docs.json"].Data
+	for _, broken := range []string{`{"name": "x", "navigation": [`, `{"name":"x","navigation":{"pages":["t0/p000","gone"]}}`} {
+		fsys["docs.json"].Data = []byte(broken)
+		_, err := Build(context.Background(), fsys, out, Options{CacheDir: cache})
+		if lectern.ErrorCode(err) != lectern.EINVALID {
+			t.Fatalf("broken configuration %s: %v", broken, err)
+		}
+		if list := rewritten(ids, identities(t, dir)); len(list) != 0 || !reflect.DeepEqual(readDir(t, dir), files) {
+			t.Fatalf("a failed build changed the output: %v", list)
+		}
+		if now, _ := os.ReadFile(filepath.Join(cache, manifestName)); !bytes.Equal(now, manifest) {
+			t.Fatal("a failed build changed the cache")
+		}
+	}
+	fsys["docs.json"].Data = good
+	if res := cacheBuildTo(t, fsys, out, cache, false); res.Reused != 20 {
+		t.Fatalf("the build after a failed one reused %d pages, want 20", res.Reused)
 	}
 }

@@ -1,13 +1,17 @@
 package render
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"lectern.dev/lectern"
@@ -20,9 +24,28 @@ import (
 // are still valid: in Dir itself or, when Prev is set, by hard-linking (or
 // copying) them from the folder Prev, the previous output, into Dir (for
 // building into a new folder that replaces the old one).
+//
+// Update makes Dir a folder that is updated in place, file by file, while
+// it may be served:
+//
+//   - each file is replaced atomically: written to a temporary file beside
+//     it (".lectern-tmp-*"), then renamed over it, so that a reader sees
+//     either the previous or the new content, never a part; a file that
+//     already has the content to write is left alone (and keeps its
+//     modification time);
+//   - with Options.CacheDir, the build records in the cache, before it
+//     writes anything, that Dir is being updated, and removes at the end
+//     the files of the previous build into Dir that it no longer produces
+//     (see "Updating the output in place" in cache.go).
+//
+// A build that fails to load its source (Build's EINVALID errors) writes
+// nothing. One that fails later (a write error, a cancelled context)
+// leaves Dir with some files old and some new, each of them whole, and the
+// cache marked so that the next build trusts none of Dir's files.
 type DirOutput struct {
-	Dir  string
-	Prev string
+	Dir    string
+	Prev   string
+	Update bool
 }
 
 // WriteFile writes data to name under d.Dir. It refuses, with an EINVALID
@@ -49,7 +72,105 @@ func (d DirOutput) WriteFile(name string, data []byte) error {
 			return err
 		}
 	}
+	if d.Update {
+		return replaceFile(root, name, data)
+	}
 	return root.WriteFile(name, data, 0o644)
+}
+
+// tmpPrefix starts the names of the temporary files of Update.
+const tmpPrefix = ".lectern-tmp-"
+
+// replaceFile writes data to name in root atomically (a temporary file
+// renamed over it), unless name already holds data.
+func replaceFile(root *os.Root, name string, data []byte) error {
+	if sameContent(root, name, data) {
+		return nil
+	}
+	dir := path.Dir(name)
+	for attempt := 0; ; attempt++ {
+		tmp := path.Join(dir, tmpPrefix+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) && attempt < 10 {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(data)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = root.Rename(tmp, name)
+		}
+		if err != nil {
+			root.Remove(tmp)
+		}
+		return err
+	}
+}
+
+// sameContent reports whether the file name of root is a regular file
+// holding exactly data. It reads the file only when the sizes match.
+func sameContent(root *os.Root, name string, data []byte) bool {
+	fi, err := root.Lstat(name)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(data)) {
+		return false
+	}
+	f, err := root.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, min(len(data), 256<<10))
+	for off := 0; off < len(data); {
+		n, err := io.ReadFull(f, buf[:min(len(buf), len(data)-off)])
+		if err != nil || !bytes.Equal(buf[:n], data[off:off+n]) {
+			return false
+		}
+		off += n
+	}
+	n, _ := f.Read(buf[:min(len(buf), 1)])
+	return n == 0
+}
+
+// removeFiles removes the files names (slash-separated, relative) of Dir
+// and then the folders they leave empty. It returns the names it could not
+// remove (a missing file counts as removed).
+func (d DirOutput) removeFiles(names []string) []string {
+	if len(names) == 0 || d.Dir == "" {
+		return nil
+	}
+	root, err := os.OpenRoot(d.Dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return names
+	}
+	defer root.Close()
+	var failed []string
+	dirs := map[string]bool{}
+	for _, name := range names {
+		if !fs.ValidPath(name) || name == "." {
+			continue
+		}
+		if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			failed = append(failed, name)
+			continue
+		}
+		for dir := path.Dir(name); dir != "."; dir = path.Dir(dir) {
+			dirs[dir] = true
+		}
+	}
+	// Deepest first; a folder that is not empty stays.
+	list := sortedKeys(dirs)
+	sort.SliceStable(list, func(i, j int) bool { return strings.Count(list[i], "/") > strings.Count(list[j], "/") })
+	for _, dir := range list {
+		root.Remove(dir)
+	}
+	return failed
 }
 
 // fileInfo describes the file name of Dir (cache.go).
