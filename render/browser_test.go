@@ -44,8 +44,8 @@ const stepTimeout = 8 * time.Second
 // export form from file://) and drives headless Chromium through it: pages,
 // tabs, an accordion, search, dark mode. Any console error, uncaught
 // exception, error log entry (a 404 included) or request to another host
-// fails the test. A full-page screenshot of each form is left in the
-// subtest's temp dir and its path logged.
+// fails the test. A full-page screenshot of each form is kept after the
+// run (screenshotPath) and its path logged.
 func TestBrowser(t *testing.T) {
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -425,7 +425,7 @@ func browserFlow(t *testing.T, browserCtx context.Context, urlOf func(p string) 
 		check("theme")
 	}
 
-	shot := filepath.Join(t.TempDir(), "screenshot.png")
+	shot := screenshotPath(t)
 	ctx, cancel := context.WithTimeout(tabCtx, stepTimeout)
 	defer cancel()
 	if png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err != nil {
@@ -436,6 +436,21 @@ func browserFlow(t *testing.T, browserCtx context.Context, urlOf func(p string) 
 		t.Logf("screenshot: %s", shot)
 	}
 	check("end")
+}
+
+// screenshotPath is where a browser subtest leaves its screenshot for
+// people to look at: $LECTERN_SCREENSHOT_DIR, or lectern-browser-test in
+// the system temp folder, one file per subtest, replaced at each run (a
+// test's own temp dir is removed when it ends).
+func screenshotPath(t *testing.T) string {
+	dir := os.Getenv("LECTERN_SCREENSHOT_DIR")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "lectern-browser-test")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatalf("screenshot folder: %v", err)
+	}
+	return filepath.Join(dir, strings.ReplaceAll(t.Name(), "/", "-")+".png")
 }
 
 // jsString quotes s as a JavaScript string literal.
