@@ -24,10 +24,13 @@ var encodingNames = [numEncodings]string{encBrotli: "br", encGzip: "gzip"}
 // sent as they are.
 const maxCompressSize = 8 << 20
 
-// variant is a compressed copy of a site file, in the site's folder.
+// variant is a compressed copy of a site file, in memory or in the
+// site's folder.
 type variant struct {
-	name string // path below the site folder: "br/guides/x.html"
-	etag string
+	name     string // path below the site folder: "br/guides/x.html"
+	data     []byte // the content, when kept in memory
+	etag     []string
+	encoding []string
 }
 
 // negotiate returns the preferred encoding the request accepts, or -1.
@@ -74,11 +77,15 @@ func (s *Site) variant(f *siteFile, enc int) *variant {
 }
 
 func (s *Site) makeVariant(f *siteFile, enc int) *variant {
-	src, err := s.root.Open(f.file)
-	if err != nil {
-		return nil
+	var src io.Reader = bytes.NewReader(f.data)
+	if f.data == nil {
+		fh, err := s.root.Open(f.file)
+		if err != nil {
+			return nil
+		}
+		defer fh.Close()
+		src = fh
 	}
-	defer src.Close()
 	var buf bytes.Buffer
 	var zw io.WriteCloser
 	switch enc {
@@ -93,12 +100,17 @@ func (s *Site) makeVariant(f *siteFile, enc int) *variant {
 	if zw.Close() != nil || int64(buf.Len()) > f.size*9/10 {
 		return nil // not worth it
 	}
-	name := path.Join(encodingNames[enc], f.name)
-	if err := s.root.MkdirAll(path.Dir(name), 0o755); err != nil {
+	v := &variant{etag: []string{strings.TrimSuffix(f.etag[0], `"`) + "-" + encodingNames[enc] + `"`}, encoding: []string{encodingNames[enc]}}
+	if f.data != nil && s.keep(int64(buf.Len())) {
+		v.data = buf.Bytes()
+		return v
+	}
+	v.name = path.Join(encodingNames[enc], f.name)
+	if err := s.root.MkdirAll(path.Dir(v.name), 0o755); err != nil {
 		return nil
 	}
-	if err := s.root.WriteFile(name, buf.Bytes(), 0o644); err != nil {
+	if err := s.root.WriteFile(v.name, buf.Bytes(), 0o644); err != nil {
 		return nil
 	}
-	return &variant{name: name, etag: strings.TrimSuffix(f.etag, `"`) + "-" + encodingNames[enc] + `"`}
+	return v
 }

@@ -1,6 +1,7 @@
 package selfhost
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -60,13 +61,16 @@ func (h *Handler) acquire() *Site {
 }
 
 // Security headers of every response but the CSP, which is per site.
-var securityHeaders = [][2]string{
-	{"X-Content-Type-Options", "nosniff"},
-	{"Referrer-Policy", "same-origin"},
-	{"X-Frame-Options", "SAMEORIGIN"},
-	{"Cross-Origin-Opener-Policy", "same-origin"},
-	{"Cross-Origin-Resource-Policy", "same-origin"},
-	{"Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=(), usb=()"},
+var securityHeaders = []struct {
+	key string
+	val []string
+}{
+	{"X-Content-Type-Options", []string{"nosniff"}},
+	{"Referrer-Policy", []string{"same-origin"}},
+	{"X-Frame-Options", []string{"SAMEORIGIN"}},
+	{"Cross-Origin-Opener-Policy", []string{"same-origin"}},
+	{"Cross-Origin-Resource-Policy", []string{"same-origin"}},
+	{"Permissions-Policy", []string{"camera=(), microphone=(), geolocation=(), payment=(), usb=()"}},
 }
 
 // fallbackCSP is the policy of responses given before any site is served.
@@ -75,7 +79,7 @@ const fallbackCSP = "default-src 'none'; frame-ancestors 'none'"
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()
 	for _, kv := range securityHeaders {
-		hdr[kv[0]] = []string{kv[1]}
+		hdr[kv.key] = kv.val
 	}
 	switch r.URL.Path {
 	case "/healthz":
@@ -96,7 +100,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.release()
-	hdr["Content-Security-Policy"] = []string{s.csp}
+	hdr["Content-Security-Policy"] = s.csp
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		hdr.Set("Allow", "GET, HEAD")
 		http.Error(w, "Method not allowed: this site is read-only.", http.StatusMethodNotAllowed)
@@ -110,28 +114,61 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.serve(w, r, f)
 }
 
+// Cache-Control values.
+var (
+	cacheImmutable  = []string{"public, max-age=31536000, immutable"}
+	cacheRevalidate = []string{"no-cache"} // revalidate with the ETag: a switch shows at once
+	varyEncoding    = []string{"Accept-Encoding"}
+	acceptRanges    = []string{"bytes"}
+)
+
+// plain reports whether r is neither conditional nor a range request.
+func plain(r *http.Request) bool {
+	for k := range r.Header {
+		if k == "Range" || strings.HasPrefix(k, "If-") {
+			return false
+		}
+	}
+	return true
+}
+
 // serve sends file f with its validators, caching rules and, when the
 // client accepts it, a compressed encoding. Conditional and range
 // requests are answered by http.ServeContent.
 func (s *Site) serve(w http.ResponseWriter, r *http.Request, f *siteFile) {
 	hdr := w.Header()
-	hdr["Content-Type"] = []string{f.ctype}
+	hdr["Content-Type"] = f.ctype
 	if f.immutable {
-		hdr["Cache-Control"] = []string{"public, max-age=31536000, immutable"}
+		hdr["Cache-Control"] = cacheImmutable
 	} else {
-		hdr["Cache-Control"] = []string{"no-cache"} // revalidate: a switch shows at once
+		hdr["Cache-Control"] = cacheRevalidate
 	}
-	name, etag := f.file, f.etag
+	name, data, etag := f.file, f.data, f.etag
 	if f.compress {
-		hdr["Vary"] = []string{"Accept-Encoding"}
+		hdr["Vary"] = varyEncoding
 		if enc := negotiate(r.Header.Get("Accept-Encoding")); enc >= 0 {
 			if v := s.variant(f, enc); v != nil {
-				name, etag = v.name, v.etag
-				hdr["Content-Encoding"] = []string{encodingNames[enc]}
+				name, data, etag = v.name, v.data, v.etag
+				hdr["Content-Encoding"] = v.encoding
 			}
 		}
 	}
-	hdr["Etag"] = []string{etag}
+	hdr["Etag"] = etag
+	if data != nil {
+		if plain(r) {
+			// The common case, answered without ServeContent's copy
+			// (whose buffer costs an allocation per request).
+			hdr["Accept-Ranges"] = acceptRanges
+			hdr["Content-Length"] = []string{strconv.Itoa(len(data))}
+			w.WriteHeader(http.StatusOK)
+			if r.Method != http.MethodHead {
+				w.Write(data)
+			}
+			return
+		}
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(data))
+		return
+	}
 	fh, err := s.root.Open(name)
 	if err != nil {
 		http.Error(w, "The file could not be read.", http.StatusInternalServerError)
@@ -150,7 +187,10 @@ func (s *Site) notFound(w http.ResponseWriter, r *http.Request) {
 	hdr.Set("Content-Type", "text/html; charset=utf-8")
 	hdr.Set("Cache-Control", "no-cache")
 	var body io.Reader
-	if f := s.index["404.html"]; f != nil {
+	if f := s.index["404.html"]; f != nil && f.data != nil {
+		body = bytes.NewReader(f.data)
+		hdr.Set("Content-Length", strconv.FormatInt(f.size, 10))
+	} else if f != nil {
 		if fh, err := s.root.Open(f.file); err == nil {
 			defer fh.Close()
 			body = fh

@@ -22,6 +22,12 @@ import (
 // serveSite fetches a bundle of version v into a new cache, builds its
 // site with features f and serves it on loopback.
 func serveSite(t *testing.T, v string, f render.SiteFeatures) (*httptest.Server, *Handler, *Entry) {
+	return serveSiteBudget(t, v, f, memBudget)
+}
+
+// serveSiteBudget is serveSite keeping at most budget bytes in memory (0:
+// every file is served from the folder).
+func serveSiteBudget(t *testing.T, v string, f render.SiteFeatures, budget int64) (*httptest.Server, *Handler, *Entry) {
 	t.Helper()
 	o := newOrigin(t)
 	c, _ := newTestCache(t)
@@ -29,7 +35,7 @@ func serveSite(t *testing.T, v string, f render.SiteFeatures) (*httptest.Server,
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := BuildSite(context.Background(), e, f, filepath.Join(c.Dir(), "site-"+v))
+	s, err := buildSite(context.Background(), e, f, filepath.Join(c.Dir(), "site-"+v), budget)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +70,11 @@ func get(t *testing.T, method, url string, hdr ...string) (*http.Response, strin
 
 func TestServeRoutes(t *testing.T) {
 	t.Parallel()
-	srv, _, _ := serveSite(t, "v1", render.SiteFeatures{Search: true, Playground: true})
+	forBudgets(t, testServeRoutes)
+}
+
+func testServeRoutes(t *testing.T, budget int64) {
+	srv, _, _ := serveSiteBudget(t, "v1", render.SiteFeatures{Search: true, Playground: true}, budget)
 	cases := []struct {
 		path   string
 		status int
@@ -111,6 +121,10 @@ func TestServeRoutes(t *testing.T) {
 
 func TestServeCachingAndConditional(t *testing.T) {
 	t.Parallel()
+	forBudgets(t, testServeCachingAndConditional)
+}
+
+func testServeCachingAndConditional(t *testing.T, budget int64) {
 	srv, _, _ := serveSite(t, "v1", render.SiteFeatures{Search: true})
 	resp, _ := get(t, "GET", srv.URL+"/guides/x")
 	etag := resp.Header.Get("ETag")
@@ -138,6 +152,10 @@ func TestServeCachingAndConditional(t *testing.T) {
 
 func TestServeCompression(t *testing.T) {
 	t.Parallel()
+	forBudgets(t, testServeCompression)
+}
+
+func testServeCompression(t *testing.T, budget int64) {
 	srv, _, _ := serveSite(t, "v1", render.SiteFeatures{Search: true})
 	_, plain := get(t, "GET", srv.URL+"/guides/x")
 	decoders := map[string]func(io.Reader) io.Reader{
@@ -172,6 +190,16 @@ func TestServeCompression(t *testing.T) {
 		if resp, _ := get(t, "GET", srv.URL+p, "Accept-Encoding", "gzip, br"); resp.Header.Get("Content-Encoding") != "" {
 			t.Errorf("%s compressed", p)
 		}
+	}
+}
+
+// forBudgets runs test with files served from memory and from the folder.
+func forBudgets(t *testing.T, test func(*testing.T, int64)) {
+	for name, budget := range map[string]int64{"memory": memBudget, "disk": 0} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			test(t, budget)
+		})
 	}
 }
 

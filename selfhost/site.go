@@ -39,24 +39,47 @@ type Site struct {
 
 	dir     string   // the tree: files/, and gzip/ and br/ variants made on demand
 	root    *os.Root // on dir
-	csp     string
+	csp     []string // the Content-Security-Policy header value
 	index   map[string]*siteFile
+	memLeft atomic.Int64 // bytes of content that may still be kept in memory
 	refs    atomic.Int64 // requests in flight
 	retired atomic.Bool
 	closeMu sync.Once
 }
 
-// siteFile is one servable file of a Site.
+// siteFile is one servable file of a Site. Header values are kept as the
+// slices net/http sends, so that a request allocates none.
 type siteFile struct {
 	name      string // slash path in the site
 	file      string // path below the site folder: "files/" + name
 	size      int64
-	etag      string // quoted, without the encoding suffix
-	ctype     string
+	data      []byte   // the content, when small enough to keep in memory
+	etag      []string // quoted, without an encoding suffix
+	ctype     []string
 	immutable bool
-	compress  bool                       // worth compressing (text types over a minimum size)
-	variants  [2]atomic.Pointer[variant] // by encoding (encGzip, encBrotli)
-	once      [2]sync.Once
+	compress  bool                                  // worth compressing (text types over a minimum size)
+	variants  [numEncodings]atomic.Pointer[variant] // by encoding
+	once      [numEncodings]sync.Once
+}
+
+// Memory use of a Site: files up to maxMemFile bytes are served from memory
+// (with their compressed copies) until memBudget bytes are used; the rest
+// from the served folder.
+const (
+	maxMemFile = 256 << 10
+	memBudget  = 128 << 20
+)
+
+// keep reserves n bytes of the memory budget, reporting whether it could.
+func (s *Site) keep(n int64) bool {
+	if n > maxMemFile {
+		return false
+	}
+	if s.memLeft.Add(-n) < 0 {
+		s.memLeft.Add(n)
+		return false
+	}
+	return true
 }
 
 // hashedAsset matches file names carrying a content hash (app.3f2a9c1d.js,
@@ -73,7 +96,12 @@ const minCompressSize = 512
 // the cache rather than copied. It fails if dir exists, if f is invalid,
 // if a cached file no longer matches its manifest size, or when ctx ends;
 // on error it removes what it wrote.
-func BuildSite(ctx context.Context, e *Entry, f render.SiteFeatures, dir string) (s *Site, err error) {
+func BuildSite(ctx context.Context, e *Entry, f render.SiteFeatures, dir string) (*Site, error) {
+	return buildSite(ctx, e, f, dir, memBudget)
+}
+
+// buildSite is BuildSite keeping at most budget bytes of content in memory.
+func buildSite(ctx context.Context, e *Entry, f render.SiteFeatures, dir string, budget int64) (s *Site, err error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
@@ -109,7 +137,8 @@ func BuildSite(ctx context.Context, e *Entry, f render.SiteFeatures, dir string)
 	}
 	defer dst.Close()
 	s = &Site{Version: e.Version, CreatedAt: e.Manifest.CreatedAt, BuiltAt: time.Now().UTC(), Features: f,
-		dir: dir, root: root, csp: f.ContentSecurityPolicy(), index: make(map[string]*siteFile, len(e.Manifest.Files))}
+		dir: dir, root: root, csp: []string{f.ContentSecurityPolicy()}, index: make(map[string]*siteFile, len(e.Manifest.Files))}
+	s.memLeft.Store(budget)
 	for _, mf := range e.Manifest.Files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -157,8 +186,12 @@ func BuildSite(ctx context.Context, e *Entry, f render.SiteFeatures, dir string)
 			}
 		}
 		ctype := contentType(mf.Path, out)
-		s.index[mf.Path] = &siteFile{name: mf.Path, file: "files/" + mf.Path, size: int64(len(out)), etag: `"` + sum[:32] + `"`, ctype: ctype,
+		sf := &siteFile{name: mf.Path, file: "files/" + mf.Path, size: int64(len(out)), etag: []string{`"` + sum[:32] + `"`}, ctype: []string{ctype},
 			immutable: hashedAsset.MatchString(path.Base(mf.Path)), compress: len(out) >= minCompressSize && compressible(ctype)}
+		if s.keep(sf.size) {
+			sf.data = out
+		}
+		s.index[mf.Path] = sf
 	}
 	return s, nil
 }
