@@ -285,8 +285,10 @@ func versionProblem(s string) string {
 func (c *Config) Describe(w io.Writer, now time.Time) error {
 	var b strings.Builder
 	line := func(key, val, note string) {
-		if src, ok := c.Sources[key]; ok {
-			note = strings.TrimSpace(note + " from " + src)
+		if src, ok := c.Sources[key]; ok && note != "" {
+			note += "; " + src
+		} else if ok {
+			note = src
 		}
 		if note != "" {
 			note = "  (" + note + ")"

@@ -205,11 +205,11 @@ func TestDescribe(t *testing.T) {
 	}
 	out := b.String()
 	for _, w := range []string{
-		"deployment.type          client-hosted  (from " + p + ":1)",
+		"deployment.type          client-hosted  (" + p + ":1)",
 		"staticExport.bundleUrl   https://bundles.acme.test/_lectern/download/exports/exp_1/docs.tar.gz?***",
 		"EXPIRED 2023-11-14T22:13:20Z",
 		"staticExport.version     not pinned",
-		"features.search          on  (configurable for client-hosted from " + p + ":3)",
+		"features.search          on  (configurable for client-hosted; " + p + ":3)",
 		"features.assistant       off  (configurable for client-hosted)",
 		"features.playground      on  (available for client-hosted)",
 	} {
