@@ -120,7 +120,8 @@ func (l *sharedLimiter) Allow(ctx context.Context, key string, now time.Time) (b
 		}
 		s.tokens, s.left, s.at = n, left, now
 		if n == 0 {
-			s.until = now.Add(time.Duration((1 - left) / l.cfg.Rate * float64(time.Second)))
+			wait := min((1-left)/l.cfg.Rate, time.Minute.Seconds()) // ask again at least once a minute
+			s.until = now.Add(time.Duration(wait * float64(time.Second)))
 			return false, 0, secondsUntil(now, s.until)
 		}
 	}
