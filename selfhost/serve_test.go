@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/andybalholm/brotli"
 
@@ -295,5 +296,38 @@ func TestBuildSiteLinks(t *testing.T) {
 	cached, _ := os.ReadFile(filepath.Join(e.Dir, "index.html"))
 	if !bytes.Contains(cached, []byte("<!--lectern:search-->")) {
 		t.Fatal("the cached bundle was modified")
+	}
+}
+
+// A large media file is linked, not read, and served from the folder.
+func TestBuildSiteLargeFile(t *testing.T) {
+	t.Parallel()
+	site := testSite("v1")
+	big := bytes.Repeat([]byte("0123456789abcdef"), largeFile/16+1)
+	site["media/intro.mp4"] = &fstest.MapFile{Data: big}
+	o := newOrigin(t)
+	c, _ := newTestCache(t)
+	c.limits.MaxTotal, c.fetcher.MaxSize = 64<<20, 64<<20
+	e, err := c.Fetch(context.Background(), o.put("/b.tar.gz", makeBundle(t, site, "v1")), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := BuildSite(context.Background(), e, render.SiteFeatures{}, filepath.Join(c.Dir(), "site"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := s.index["media/intro.mp4"]; f == nil || f.data != nil || f.ctype[0] != "video/mp4" || f.size != int64(len(big)) {
+		t.Fatalf("index entry %+v", f)
+	}
+	h := NewHandler(slog.New(slog.DiscardHandler))
+	h.Swap(s)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	resp, body := get(t, "GET", srv.URL+"/media/intro.mp4", "Range", "bytes=16-31")
+	if resp.StatusCode != 206 || body != "0123456789abcdef" {
+		t.Fatalf("range of the large file: %d %q", resp.StatusCode, body)
+	}
+	if resp, body := get(t, "GET", srv.URL+"/media/intro.mp4"); resp.StatusCode != 200 || len(body) != len(big) {
+		t.Fatalf("large file: %d, %d bytes", resp.StatusCode, len(body))
 	}
 }

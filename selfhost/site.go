@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"lectern.dev/lectern/bundle"
 	"lectern.dev/lectern/render"
 )
 
@@ -143,57 +144,82 @@ func buildSite(ctx context.Context, e *Entry, f render.SiteFeatures, dir string,
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		data, err := src.ReadFile(mf.Path)
-		if err != nil {
-			return nil, fmt.Errorf("reading cached version %s: %w", e.Version, err)
-		}
-		if int64(len(data)) != mf.Size {
-			return nil, fmt.Errorf("cached version %s: %s has %d bytes, its manifest says %d: remove %s to download it again",
-				e.Version, mf.Path, len(data), mf.Size, filepath.Dir(e.Dir))
-		}
-		out, keep, err := f.Transform(mf.Path, data)
-		if err != nil {
+		if err := s.add(src, dst, e, mf); err != nil {
 			return nil, err
 		}
-		if !keep {
-			continue
-		}
-		if f.Playground {
-			for _, o := range render.PlaygroundServerOrigins(out) {
-				if !slices.Contains(f.PlaygroundOrigins, o) && !slices.Contains(s.UnreachableServers, o) {
-					s.UnreachableServers = append(s.UnreachableServers, o)
-				}
-			}
-		}
-		if d := path.Dir(mf.Path); d != "." {
-			if err := dst.MkdirAll(d, 0o755); err != nil {
-				return nil, fmt.Errorf("building the served tree: %w", err)
-			}
-		}
-		sum := mf.SHA256
-		if bytes.Equal(out, data) {
-			// Unchanged: share the cache's file.
-			if os.Link(filepath.Join(e.Dir, filepath.FromSlash(mf.Path)), filepath.Join(filesDir, filepath.FromSlash(mf.Path))) != nil {
-				if err := dst.WriteFile(mf.Path, out, 0o644); err != nil {
-					return nil, fmt.Errorf("building the served tree: %w", err)
-				}
-			}
-		} else {
-			h := sha256.Sum256(out)
-			sum = hex.EncodeToString(h[:])
-			if err := dst.WriteFile(mf.Path, out, 0o644); err != nil {
-				return nil, fmt.Errorf("building the served tree: %w", err)
-			}
-		}
-		ctype := contentType(mf.Path, out)
-		sf := &siteFile{name: mf.Path, file: "files/" + mf.Path, size: int64(len(out)), etag: []string{`"` + sum[:32] + `"`}, ctype: []string{ctype},
-			immutable: hashedAsset.MatchString(path.Base(mf.Path)), compress: len(out) >= minCompressSize && compressible(ctype)}
-		if s.keep(sf.size) {
-			sf.data = out
-		}
-		s.index[mf.Path] = sf
 	}
 	return s, nil
+}
+
+// largeFile is the size from which a file that Transform returns as it is
+// (anything but pages and the theme's stylesheets) is linked without being
+// read into memory.
+const largeFile = 16 << 20
+
+// add puts cached file mf of e into the tree (dst) and the index, as
+// s.Features.Transform says.
+func (s *Site) add(src, dst *os.Root, e *Entry, mf bundle.File) error {
+	f := s.Features
+	if d := path.Dir(mf.Path); d != "." {
+		if err := dst.MkdirAll(d, 0o755); err != nil {
+			return fmt.Errorf("building the served tree: %w", err)
+		}
+	}
+	cached := filepath.Join(e.Dir, filepath.FromSlash(mf.Path))
+	if ext := strings.ToLower(path.Ext(mf.Path)); mf.Size >= largeFile && ext != ".html" && ext != ".htm" && ext != ".css" {
+		if _, keep, err := f.Transform(mf.Path, nil); err != nil || !keep {
+			return err
+		}
+		if err := os.Link(cached, filepath.Join(dst.Name(), filepath.FromSlash(mf.Path))); err != nil {
+			return fmt.Errorf("building the served tree: %w", err)
+		}
+		s.index[mf.Path] = s.newFile(mf.Path, mf.Size, mf.SHA256, nil)
+		return nil
+	}
+	data, err := src.ReadFile(mf.Path)
+	if err != nil {
+		return fmt.Errorf("reading cached version %s: %w", e.Version, err)
+	}
+	if int64(len(data)) != mf.Size {
+		return fmt.Errorf("cached version %s: %s has %d bytes, its manifest says %d: remove %s to download it again",
+			e.Version, mf.Path, len(data), mf.Size, filepath.Dir(e.Dir))
+	}
+	out, keep, err := f.Transform(mf.Path, data)
+	if err != nil || !keep {
+		return err
+	}
+	if f.Playground {
+		for _, o := range render.PlaygroundServerOrigins(out) {
+			if !slices.Contains(f.PlaygroundOrigins, o) && !slices.Contains(s.UnreachableServers, o) {
+				s.UnreachableServers = append(s.UnreachableServers, o)
+			}
+		}
+	}
+	sum, changed := mf.SHA256, !bytes.Equal(out, data)
+	if changed {
+		h := sha256.Sum256(out)
+		sum = hex.EncodeToString(h[:])
+	}
+	// Unchanged files share the cache's inode; changed ones are written.
+	if changed || os.Link(cached, filepath.Join(dst.Name(), filepath.FromSlash(mf.Path))) != nil {
+		if err := dst.WriteFile(mf.Path, out, 0o644); err != nil {
+			return fmt.Errorf("building the served tree: %w", err)
+		}
+	}
+	s.index[mf.Path] = s.newFile(mf.Path, int64(len(out)), sum, out)
+	return nil
+}
+
+// newFile returns the index entry of a file of the tree with its size and
+// sha256, keeping content (when not nil) in memory if the budget allows.
+func (s *Site) newFile(name string, size int64, sum string, content []byte) *siteFile {
+	ctype := contentType(name, content)
+	sf := &siteFile{name: name, file: "files/" + name, size: size, etag: []string{`"` + sum[:32] + `"`}, ctype: []string{ctype},
+		immutable: hashedAsset.MatchString(path.Base(name)), compress: size >= minCompressSize && compressible(ctype)}
+	if content != nil && s.keep(size) {
+		sf.data = content
+	}
+	return sf
 }
 
 // Dir returns the folder of the served tree.
@@ -268,6 +294,9 @@ func contentType(name string, data []byte) string {
 	}
 	if t := mime.TypeByExtension(ext); t != "" {
 		return t
+	}
+	if data == nil {
+		return "application/octet-stream"
 	}
 	return http.DetectContentType(data)
 }
