@@ -153,6 +153,7 @@ func (r *Runner) stopping() bool {
 func (r *Runner) work(ctx context.Context) {
 	idle := time.NewTimer(0)
 	defer idle.Stop()
+	failures := 0 // consecutive job queue errors
 	for {
 		select {
 		case <-ctx.Done():
@@ -162,18 +163,44 @@ func (r *Runner) work(ctx context.Context) {
 		case <-r.wake:
 		case <-idle.C:
 		}
+		wait := r.cfg.Poll
 		for !r.stopping() && ctx.Err() == nil {
 			ran, err := r.runOne(ctx)
 			if err != nil {
-				r.log.Error("job queue error", "err", err)
+				// The store is down or unreachable: back off, and say so
+				// once as an error, then as warnings until it is back.
+				failures++
+				wait = queueBackoff(r.cfg.Poll, failures)
+				if failures == 1 {
+					r.log.Error("job queue error; retrying with back-off", "err", err, "retry_in", wait.String())
+				} else {
+					r.log.Warn("job queue still failing", "err", err, "failures", failures, "retry_in", wait.String())
+				}
 				break
+			}
+			if failures > 0 {
+				r.log.Info("job queue reachable again", "after_failures", failures)
+				failures = 0
 			}
 			if !ran {
 				break
 			}
 		}
-		idle.Reset(r.cfg.Poll)
+		idle.Reset(wait)
 	}
+}
+
+// maxQueueBackoff bounds the wait between claims while the job queue fails.
+const maxQueueBackoff = 30 * time.Second
+
+// queueBackoff is the wait after the n-th consecutive job queue error:
+// the poll interval doubled per failure, at most maxQueueBackoff.
+func queueBackoff(poll time.Duration, n int) time.Duration {
+	d := poll << min(n, 16)
+	if d <= 0 || d > maxQueueBackoff {
+		return maxQueueBackoff
+	}
+	return d
 }
 
 // runOne claims one job and runs it. It reports whether a job was claimed.
