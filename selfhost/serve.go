@@ -22,14 +22,14 @@ import (
 // before the first site). Every response carries the security headers,
 // with the site's Content-Security-Policy.
 type Handler struct {
-	log       *slog.Logger
-	cur       atomic.Pointer[Site]
-	startedAt time.Time
+	log *slog.Logger
+	cur atomic.Pointer[Site]
 }
 
-// NewHandler returns a Handler serving nothing yet (503) until Swap.
+// NewHandler returns a Handler serving nothing yet (503) until Swap. It
+// logs files of the served tree that cannot be read.
 func NewHandler(log *slog.Logger) *Handler {
-	return &Handler{log: log, startedAt: time.Now().UTC()}
+	return &Handler{log: log}
 }
 
 // Swap makes s the current site and retires the previous one, which it
@@ -111,7 +111,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.notFound(w, r)
 		return
 	}
-	s.serve(w, r, f)
+	h.serve(w, r, s, f)
 }
 
 // Cache-Control values.
@@ -135,7 +135,7 @@ func plain(r *http.Request) bool {
 // serve sends file f with its validators, caching rules and, when the
 // client accepts it, a compressed encoding. Conditional and range
 // requests are answered by http.ServeContent.
-func (s *Site) serve(w http.ResponseWriter, r *http.Request, f *siteFile) {
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, s *Site, f *siteFile) {
 	hdr := w.Header()
 	hdr["Content-Type"] = f.ctype
 	if f.immutable {
@@ -171,6 +171,7 @@ func (s *Site) serve(w http.ResponseWriter, r *http.Request, f *siteFile) {
 	}
 	fh, err := s.root.Open(name)
 	if err != nil {
+		h.log.Error("a file of the served tree cannot be read", "version", s.Version, "file", name, "err", err)
 		http.Error(w, "The file could not be read.", http.StatusInternalServerError)
 		return
 	}
