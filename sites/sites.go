@@ -46,6 +46,10 @@ type Server struct {
 
 	mu    sync.Mutex
 	hosts map[string]hostEntry
+	// good holds each host's last successful lookup, which answers for
+	// it while the store cannot: a database outage does not take down
+	// the sites this process already serves.
+	good map[string]hostEntry
 }
 
 type hostEntry struct {
@@ -56,7 +60,7 @@ type hostEntry struct {
 
 // New returns a Server resolving domains with st and reading files from bucket.
 func New(log *slog.Logger, st Resolver, bucket *blob.Bucket) *Server {
-	return &Server{log: log, store: st, bucket: bucket, hosts: map[string]hostEntry{}}
+	return &Server{log: log, store: st, bucket: bucket, hosts: map[string]hostEntry{}, good: map[string]hostEntry{}}
 }
 
 // hostname returns the lower-case host of a Host header, without port.
@@ -68,24 +72,40 @@ func hostname(host string) string {
 }
 
 // resolve reads the host's project and live deployment from the store.
-// Store errors count as not found and are logged.
-func (s *Server) resolve(ctx context.Context, h string) hostEntry {
+// When the store fails (not ENOTFOUND), it answers with the host's last
+// successful lookup, if any, and otherwise returns the error.
+func (s *Server) resolve(ctx context.Context, h string) (hostEntry, error) {
 	now := time.Now()
 	if h == "" || net.ParseIP(h) != nil {
-		return hostEntry{at: now}
+		return hostEntry{at: now}, nil
 	}
 	pid, live, err := s.store.ResolveDomain(ctx, h)
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	switch {
 	case err == nil:
-		return hostEntry{projectID: pid, deploymentID: live, found: true, at: now}
-	case lectern.ErrorCode(err) != lectern.ENOTFOUND:
-		s.log.Warn("site lookup failed", "host", h, "err", err)
+		e := hostEntry{projectID: pid, deploymentID: live, found: true, at: now}
+		if len(s.good) > 10000 {
+			clear(s.good)
+		}
+		s.good[h] = e
+		return e, nil
+	case lectern.ErrorCode(err) == lectern.ENOTFOUND:
+		delete(s.good, h)
+		return hostEntry{at: now}, nil
 	}
-	return hostEntry{at: now}
+	if e, ok := s.good[h]; ok {
+		s.log.Warn("site lookup failed; serving the last known deployment", "host", h, "deployment", e.deploymentID, "err", err)
+		e.at = now
+		return e, nil
+	}
+	s.log.Warn("site lookup failed", "host", h, "err", err)
+	return hostEntry{at: now}, err
 }
 
 // Serves reports whether host is a project's domain, remembering the
-// answer for a second so API requests cost no lookup.
+// answer for a second so API requests cost no lookup. A host that cannot
+// be looked up and was never seen is not served here.
 func (s *Server) Serves(ctx context.Context, host string) bool {
 	h := hostname(host)
 	s.mu.Lock()
@@ -94,7 +114,7 @@ func (s *Server) Serves(ctx context.Context, host string) bool {
 	if ok && time.Since(e.at) < cacheFor {
 		return e.found
 	}
-	e = s.resolve(ctx, h)
+	e, _ = s.resolve(ctx, h)
 	s.mu.Lock()
 	if len(s.hosts) > 10000 {
 		clear(s.hosts)
@@ -126,7 +146,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	e := s.resolve(r.Context(), hostname(r.Host))
+	e, err := s.resolve(r.Context(), hostname(r.Host))
+	if err != nil {
+		unavailable(w)
+		return
+	}
 	if !e.found {
 		http.NotFound(w, r)
 		return
@@ -148,6 +172,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// unavailable answers 503 with Retry-After: the store or the object store
+// cannot be reached.
+func unavailable(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", "5")
+	w.Header().Set("Cache-Control", "no-store")
+	http.Error(w, "This documentation site is temporarily unavailable; try again in a few seconds.", http.StatusServiceUnavailable)
+}
+
 // serveFile serves one file of the deployment; false when it does not exist.
 func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, e hostEntry, name string, status int) bool {
 	key := blobstore.SiteKey(e.projectID, e.deploymentID, name)
@@ -158,9 +190,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, e hostEntry, 
 			// The object store is down or unreachable: say so, and when
 			// to come back, rather than blame the site.
 			s.log.Error("site file read failed", "key", key, "err", err)
-			w.Header().Set("Retry-After", "5")
-			w.Header().Set("Cache-Control", "no-store")
-			http.Error(w, "This documentation site is temporarily unavailable; try again in a few seconds.", http.StatusServiceUnavailable)
+			unavailable(w)
 			return true
 		}
 		return false

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -383,14 +384,62 @@ func (failingProjects) ResolveDomain(context.Context, string) (string, string, e
 	return "", "", errors.New("database is on fire")
 }
 
+// A host never looked up successfully is not claimed while the store
+// fails, and a page request for it answers 503 with Retry-After, without
+// the error's text.
 func TestStoreErrorIsNotServed(t *testing.T) {
 	t.Parallel()
 	srv := New(discardLog(), failingProjects{}, openBucket(t))
 	if srv.Serves(t.Context(), "docs.example.com") {
 		t.Error("Serves = true on a store error")
 	}
-	if w := do(srv, "GET", "docs.example.com", "/"); w.Code != 404 || strings.Contains(w.Body.String(), "fire") {
-		t.Errorf("GET on a store error = %d %q, want 404 without the error text", w.Code, w.Body.String())
+	w := do(srv, "GET", "docs.example.com", "/")
+	if w.Code != 503 || w.Header().Get("Retry-After") == "" || strings.Contains(w.Body.String(), "fire") {
+		t.Errorf("GET on a store error = %d (Retry-After %q) %q, want 503 with Retry-After and without the error text",
+			w.Code, w.Header().Get("Retry-After"), w.Body.String())
+	}
+}
+
+// outage is a Resolver that fails while down is set.
+type outage struct {
+	Resolver
+	down atomic.Bool
+}
+
+func (o *outage) ResolveDomain(ctx context.Context, d string) (string, string, error) {
+	if o.down.Load() {
+		return "", "", &lectern.Error{Code: lectern.EUNAVAILABLE, Message: "The database is unavailable."}
+	}
+	return o.Resolver.ResolveDomain(ctx, d)
+}
+
+// While the database is down, a site this server has served keeps being
+// served from its last known live deployment; a domain it never resolved
+// answers 503. When the database is back, lookups are fresh again.
+func TestStoreOutageServesLastKnownDeployment(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	res := &outage{Resolver: s.st}
+	srv := New(discardLog(), res, s.bucket)
+	if w := do(srv, "GET", "docs.example.com", "/guides/x"); w.Code != 200 {
+		t.Fatalf("before the outage: %d", w.Code)
+	}
+	res.down.Store(true)
+	time.Sleep(cacheFor + 50*time.Millisecond) // past Serves's memory
+	if !srv.Serves(t.Context(), "docs.example.com") {
+		t.Error("Serves = false for a known site during the outage")
+	}
+	if w := do(srv, "GET", "docs.example.com", "/guides/x"); w.Code != 200 || w.Body.String() != siteFiles["guides/x.html"] {
+		t.Errorf("known site during the outage = %d %q, want its page", w.Code, w.Body.String())
+	}
+	if w := do(srv, "GET", "help.example.org", "/"); w.Code != 503 {
+		t.Errorf("domain never resolved during the outage = %d, want 503", w.Code)
+	}
+	// Back: a new deployment is seen at once.
+	res.down.Store(false)
+	publish(t, s.st, s.bucket, s.p.ID, map[string]string{"index.html": "new", "guides/x.html": "new x", "404.html": "nf"})
+	if w := do(srv, "GET", "docs.example.com", "/guides/x"); w.Body.String() != "new x" {
+		t.Errorf("after the outage = %q, want the new deployment", w.Body.String())
 	}
 }
 
