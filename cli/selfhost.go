@@ -123,6 +123,7 @@ func (f *selfhostFlags) serve(ctx context.Context, e *env, cfg *selfhost.Config)
 	if err != nil {
 		return err
 	}
+	defer cache.Close()
 	handler := selfhost.NewHandler(log)
 	rt, err := selfhost.NewRuntime(log, cache, handler, f.config, e.getenv)
 	if err != nil {

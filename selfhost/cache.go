@@ -25,6 +25,7 @@ import (
 //	bundles/{version}/site/...     the bundle's files, as verified
 //	tmp/                           downloads and extractions in progress
 //	state.json                     the version served last
+//	lock                           locked while a process uses the folder
 //
 // An entry appears (by rename) only once its bundle is fully downloaded,
 // verified and extracted, so a crash never leaves a half-written entry.
@@ -37,7 +38,8 @@ type Cache struct {
 	// older ones are removed after a fetch, never the one served.
 	Keep int
 
-	mu sync.Mutex // guards state.json and entry replacement
+	mu   sync.Mutex // guards state.json, entry replacement and lock
+	lock *os.File   // holds the folder's lock until Close
 }
 
 // Entry is one verified bundle in the cache.
@@ -55,9 +57,14 @@ type Entry struct {
 	Dir string `json:"-"`
 }
 
-// OpenCache opens (creating it if needed) the cache folder dir, and removes
-// what an earlier process left in its tmp folder. Downloads go through f;
-// bundles are read with limits lim.
+// errLocked is returned by lockFile when another holder has the lock.
+var errLocked = errors.New("locked")
+
+// OpenCache opens (creating it if needed) the cache folder dir, locks it
+// for this process until Close, and removes what an earlier process left in
+// its tmp folder. Downloads go through f; bundles are read with limits lim.
+// A folder another process (or another open Cache) holds is an EINVALID
+// error: two runtimes must not share one.
 func OpenCache(dir string, f *Fetcher, lim bundle.Limits) (*Cache, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -68,13 +75,39 @@ func OpenCache(dir string, f *Fetcher, lim bundle.Limits) (*Cache, error) {
 			return nil, fmt.Errorf("cache folder: %w", err)
 		}
 	}
+	lock, err := os.OpenFile(filepath.Join(abs, "lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("cache folder: %w", err)
+	}
+	if err := lockFile(lock); err != nil {
+		lock.Close()
+		if errors.Is(err, errLocked) {
+			return nil, lectern.Errorf(lectern.EINVALID, "cache folder %s is in use by another lectern selfhost: give each its own --cache-dir", abs)
+		}
+		return nil, fmt.Errorf("cache folder: locking: %w", err)
+	}
+	c := &Cache{dir: abs, fetcher: f, limits: lim, lock: lock}
 	if err := os.RemoveAll(filepath.Join(abs, "tmp")); err != nil {
+		c.Close()
 		return nil, fmt.Errorf("cache folder: %w", err)
 	}
 	if err := os.Mkdir(filepath.Join(abs, "tmp"), 0o700); err != nil {
+		c.Close()
 		return nil, fmt.Errorf("cache folder: %w", err)
 	}
-	return &Cache{dir: abs, fetcher: f, limits: lim}, nil
+	return c, nil
+}
+
+// Close releases the cache folder. It is idempotent.
+func (c *Cache) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.lock == nil {
+		return nil
+	}
+	err := c.lock.Close()
+	c.lock = nil
+	return err
 }
 
 // Dir returns the cache folder.

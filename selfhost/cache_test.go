@@ -246,7 +246,7 @@ func TestFetchBadBundles(t *testing.T) {
 				!strings.HasPrefix(err.Error(), "the bundle is refused: ") {
 				t.Fatalf("error %q (code %s), want ErrInvalid mentioning %q", err, lectern.ErrorCode(err), tc.want)
 			}
-			if got := tree(t, parent); !slices.Equal(got, []string{"cache/", "cache/bundles/", "cache/tmp/"}) {
+			if got := tree(t, parent); !slices.Equal(got, []string{"cache/", "cache/bundles/", "cache/lock", "cache/tmp/"}) {
 				t.Fatalf("left behind: %v", got)
 			}
 		})
@@ -266,4 +266,20 @@ func TestExtractRefusesExisting(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "index.html")); string(b) != "mine" {
 		t.Fatal("existing file overwritten")
 	}
+}
+
+func TestCacheLock(t *testing.T) {
+	t.Parallel()
+	c, _ := newTestCache(t)
+	_, err := OpenCache(c.Dir(), testFetcher(), bundle.Limits{})
+	if err == nil || lectern.ErrorCode(err) != lectern.EINVALID || !strings.Contains(err.Error(), "is in use by another lectern selfhost") {
+		t.Fatalf("second open: %v", err)
+	}
+	c.Close()
+	c.Close()
+	c2, err := OpenCache(c.Dir(), testFetcher(), bundle.Limits{})
+	if err != nil {
+		t.Fatalf("open after Close: %v", err)
+	}
+	c2.Close()
 }

@@ -184,6 +184,7 @@ func newTestCache(t testing.TB) (*Cache, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { c.Close() })
 	return c, parent
 }
 
