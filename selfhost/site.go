@@ -252,23 +252,33 @@ func (s *Site) remove() {
 	})
 }
 
-// resolve maps a request path to a file of the site: "/" is index.html,
-// "/guides/x" and "/guides/x/" are guides/x.html (or guides/x/index.html),
-// and a path naming a file serves it. It returns nil when nothing matches.
+// resolve maps a request path to a file of the site, with the rules of
+// live sites (package sites): "/" is index.html; "/guides/x" and
+// "/guides/x/" are guides/x.html, else guides/x/index.html; a path with an
+// extension names a file (or that name plus .html); an extensionless
+// path may also name a file as it is, last. It returns nil when nothing
+// matches.
 func (s *Site) resolve(urlPath string) *siteFile {
 	p := strings.Trim(path.Clean("/"+urlPath), "/")
-	if p == "" {
+	switch {
+	case p == "":
 		return s.index["index.html"]
+	case strings.HasSuffix(urlPath, "/"):
+		return s.first(p+".html", p+"/index.html")
+	case path.Ext(p) != "":
+		return s.first(p, p+".html")
 	}
-	if !strings.HasSuffix(urlPath, "/") {
-		if f := s.index[p]; f != nil {
+	return s.first(p+".html", p+"/index.html", p)
+}
+
+// first returns the first of names in the index, or nil.
+func (s *Site) first(names ...string) *siteFile {
+	for _, n := range names {
+		if f := s.index[n]; f != nil {
 			return f
 		}
 	}
-	if f := s.index[p+".html"]; f != nil {
-		return f
-	}
-	return s.index[p+"/index.html"]
+	return nil
 }
 
 // contentTypes are the types of the files a docs site holds, fixed here so
