@@ -154,11 +154,11 @@ func readEntry(dir string) (*Entry, error) {
 // Fetch downloads the bundle at link, verifies it, checks its version
 // against want (unless want is ""), extracts it and adds it to the cache
 // under its version, replacing an entry of that version with other
-// content. It returns the entry. Errors: *DownloadError when the download
-// fails; an EINVALID error (matching bundle.ErrInvalid when the archive is
-// bad) for a bundle that is refused, over the size limit, or of another
-// version than want; ctx's error. On error, nothing is added and nothing
-// is left in the cache's tmp folder.
+// content. It returns the entry. Errors: an EUNAVAILABLE error wrapping a
+// *DownloadError when the download fails; an EINVALID error (matching
+// bundle.ErrInvalid when the archive is bad) for a bundle that is refused,
+// over the size limit, or of another version than want; ctx's error. On
+// error, nothing is added and nothing is left in the cache's tmp folder.
 func (c *Cache) Fetch(ctx context.Context, link, want string) (*Entry, error) {
 	tmp, err := os.MkdirTemp(filepath.Join(c.dir, "tmp"), "fetch-")
 	if err != nil {

@@ -131,7 +131,7 @@ func TestFetchRetries(t *testing.T) {
 		before := o.hits.Load()
 		_, err := c.Fetch(context.Background(), link, "")
 		var de *DownloadError
-		if !errors.As(err, &de) || de.Status != status || de.Attempts != 1 || o.hits.Load()-before != 1 {
+		if !errors.As(err, &de) || de.Status != status || de.Attempts != 1 || o.hits.Load()-before != 1 || lectern.ErrorCode(err) != lectern.EUNAVAILABLE {
 			t.Fatalf("%d: %v (%d requests)", status, err, o.hits.Load()-before)
 		}
 		if strings.Contains(err.Error(), "s3cr3tsig") || strings.Contains(err.Error(), "n0nce") {

@@ -94,8 +94,9 @@ var errTooLarge = errors.New("bundle too large")
 
 // fetch downloads link into dst (truncated before each try) and returns
 // its size and SHA-256. It retries network errors, 408, 429 and 5xx with
-// backoff, never other statuses. Errors are *DownloadError, an EINVALID
-// error for a download over the size limit, or ctx's error.
+// backoff, never other statuses. Errors are an EUNAVAILABLE error wrapping
+// a *DownloadError, an EINVALID error for a download over the size limit,
+// or ctx's error.
 func (f *Fetcher) fetch(ctx context.Context, link string, dst *os.File) (download, error) {
 	attempts, backoff := f.Attempts, f.Backoff
 	if attempts <= 0 {
@@ -138,7 +139,7 @@ func (f *Fetcher) fetch(ctx context.Context, link string, dst *os.File) (downloa
 	if exp, ok := LinkExpiry(link); ok && time.Now().After(exp) && (last.Status == http.StatusForbidden || last.Status == http.StatusUnauthorized || last.Status == http.StatusGone || last.Status == http.StatusBadRequest) {
 		last.Expired = exp
 	}
-	return download{}, last
+	return download{}, &lectern.Error{Code: lectern.EUNAVAILABLE, Message: last.Error(), Err: last}
 }
 
 func retryable(e *DownloadError) bool {

@@ -154,7 +154,8 @@ func (r *Runtime) obtain(ctx context.Context, cfg *Config) (*Entry, error) {
 		r.log.Warn("the bundle could not be downloaded; serving the cached version: generate a new bundle and re-apply the configuration", attrs...)
 		return e, nil
 	}
-	return nil, &StartError{Download: de, Version: want}
+	se := &StartError{Download: de, Version: want}
+	return nil, &lectern.Error{Code: lectern.EUNAVAILABLE, Message: se.Error(), Err: se}
 }
 
 // StartError is a download failure with no cached version to fall back on.

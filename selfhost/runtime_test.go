@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"lectern.dev/lectern"
 )
 
 // logBuffer collects log output safely.
@@ -155,7 +157,7 @@ func TestApplyExpiredLink(t *testing.T) {
 	t.Log("pinned to a version not in the cache: a clear error")
 	err := r.rt.Apply(context.Background(), r.configure(expired, "v2", ""))
 	var se *StartError
-	if !errors.As(err, &se) || err.Error() != "the bundle link expired at 2023-11-14T22:13:20Z (the server answered 403 Forbidden), and version v2 is not in the cache: "+
+	if !errors.As(err, &se) || lectern.ErrorCode(err) != lectern.EUNAVAILABLE || err.Error() != "the bundle link expired at 2023-11-14T22:13:20Z (the server answered 403 Forbidden), and version v2 is not in the cache: "+
 		"generate a new bundle (POST /v1/static-export/jobs/{jobId}/bundle) and re-apply the configuration with its bundleUrl" {
 		t.Fatalf("err %v", err)
 	}
