@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"io"
@@ -71,6 +72,7 @@ type env struct {
 	t      testing.TB
 	st     store.Store // what the handler uses (possibly wrapped)
 	raw    *sqlite.Store
+	dbPath string // the SQLite file, for counting rows in tests
 	h      *httpapi.Handler
 	links  *blobstore.LocalLinks
 	bucket *blob.Bucket
@@ -91,12 +93,29 @@ type env struct {
 	leases map[string]store.Lease // export jobs claimed, by ID
 }
 
+// exports counts the exports stored for an organization, reading the
+// database file directly.
+func (e *env) exports(t testing.TB, orgID string) int {
+	t.Helper()
+	db, err := sql.Open("sqlite", e.dbPath+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM exports WHERE org_id = ?`, orgID).Scan(&n); err != nil {
+		t.Fatalf("count exports: %v", err)
+	}
+	return n
+}
+
 // newEnv builds an env. wrap, when not nil, wraps the store the handler sees.
 func newEnv(t testing.TB, cfg httpapi.Config, wrap func(store.Store) store.Store) *env {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := sqlite.Open(ctx, filepath.Join(dir, "lectern.db"))
+	dbPath := filepath.Join(dir, "lectern.db")
+	st, err := sqlite.Open(ctx, dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +129,7 @@ func newEnv(t testing.TB, cfg httpapi.Config, wrap func(store.Store) store.Store
 	if err != nil {
 		t.Fatalf("apicheck.New: %v", err)
 	}
-	e := &env{t: t, raw: st, st: st, bucket: bucket, reg: prometheus.NewRegistry(), logs: &syncBuffer{}, notes: &notifier{}, check: check}
+	e := &env{t: t, raw: st, dbPath: dbPath, st: st, bucket: bucket, reg: prometheus.NewRegistry(), logs: &syncBuffer{}, notes: &notifier{}, check: check}
 	if wrap != nil {
 		e.st = wrap(st)
 	}

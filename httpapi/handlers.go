@@ -1,11 +1,13 @@
 package httpapi
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/store"
 )
 
 // Shared header values of the polled responses (never modified by net/http).
@@ -115,23 +117,17 @@ func (a *api) startExport(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, a.log, err)
 			return
 		}
-		if n := a.cfg.ExportsPerHour; n > 0 {
-			count, err := a.store.CountExportsSince(ctx, orgID, time.Now().Add(-time.Hour))
-			if err != nil {
-				writeError(w, r, a.log, err)
-				return
-			}
-			if count >= n {
+		e := &lectern.ExportJob{OrgID: orgID, ProjectID: p.ID, Domain: domain, BasePath: basePath}
+		n := a.cfg.ExportsPerHour
+		if err := a.store.CreateExport(ctx, e, store.ExportQuota{Max: n, Since: time.Now().Add(-time.Hour)}); err != nil {
+			var le *lectern.Error
+			if errors.As(err, &le) && le.Code == lectern.ERATELIMITED {
 				w.Header().Set("RateLimit-Limit", strconv.Itoa(n))
 				w.Header().Set("RateLimit-Remaining", "0")
-				w.Header().Set("RateLimit-Reset", strconv.Itoa(3600/n))
-				writeError(w, r, a.log, &lectern.Error{Code: lectern.ERATELIMITED, RetryAfterSeconds: 3600 / n,
-					Message: "This organization has started the most exports allowed per hour; retry later."})
-				return
+				w.Header().Set("RateLimit-Reset", strconv.Itoa(le.RetryAfterSeconds))
+				err = &lectern.Error{Code: lectern.ERATELIMITED, RetryAfterSeconds: le.RetryAfterSeconds,
+					Message: "This organization has started the most exports allowed per hour (" + strconv.Itoa(n) + "); retry later."}
 			}
-		}
-		e := &lectern.ExportJob{OrgID: orgID, ProjectID: p.ID, Domain: domain, BasePath: basePath}
-		if err := a.store.CreateExport(ctx, e); err != nil {
 			writeError(w, r, a.log, err)
 			return
 		}

@@ -48,7 +48,7 @@ func TestIdempotentStartExport(t *testing.T) {
 	if resp, b := start(k2, "export-1", body); resp.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(b, body1) {
 		t.Errorf("same organization, other API key: %d replayed=%q %s", resp.StatusCode, resp.Header.Get("Idempotent-Replayed"), b)
 	}
-	if n, _ := e.raw.CountExportsSince(context.Background(), e.ent.ID, time.Time{}); n != 1 {
+	if n := e.exports(t, e.ent.ID); n != 1 {
 		t.Errorf("%d exports created, want 1", n)
 	}
 	if n := e.notes.n.Load(); n != 1 {
@@ -167,10 +167,10 @@ func (f *flakyStore) CreateUpdate(ctx context.Context, u *lectern.Update) error 
 	return f.Store.CreateUpdate(ctx, u)
 }
 
-func (f *flakyStore) CreateExport(ctx context.Context, e *lectern.ExportJob) error {
+func (f *flakyStore) CreateExport(ctx context.Context, e *lectern.ExportJob, q store.ExportQuota) error {
 	f.entered <- struct{}{}
 	<-f.release
-	return f.Store.CreateExport(ctx, e)
+	return f.Store.CreateExport(ctx, e, q)
 }
 
 func TestIdempotencyRetriesAndConcurrency(t *testing.T) {

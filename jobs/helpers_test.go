@@ -176,7 +176,7 @@ func newExport(t *testing.T, st store.Store, p *lectern.Project, createdAt time.
 	t.Helper()
 	e := &lectern.ExportJob{OrgID: p.OrgID, ProjectID: p.ID, Domain: "export-" + unique() + ".example.com",
 		BasePath: "/docs", Status: lectern.ExportQueued, CreatedAt: createdAt, UpdatedAt: createdAt}
-	must(t, st.CreateExport(t.Context(), e), "CreateExport")
+	must(t, st.CreateExport(t.Context(), e, store.ExportQuota{}), "CreateExport")
 	return e
 }
 

@@ -115,16 +115,26 @@ type UpdateResult struct {
 	EndedAt    time.Time
 }
 
+// ExportQuota bounds the exports an organization may start: at most Max
+// created at or after Since (Max 0: no bound).
+type ExportQuota struct {
+	Max   int
+	Since time.Time
+}
+
 // Exports stores static export jobs.
 type Exports interface {
 	// CreateExport stores a queued export and its job. When an export of the
 	// same domain is queued or running it returns an EEXPORTINPROGRESS error
-	// whose JobID names it. It sets ID, CreatedAt and UpdatedAt when empty.
-	CreateExport(ctx context.Context, e *lectern.ExportJob) error
+	// whose JobID names it. When q.Max > 0 and the organization already
+	// has q.Max exports created at or after q.Since, it returns an
+	// ERATELIMITED error whose RetryAfterSeconds says when one leaves that
+	// window; the check and the insert are one transaction, so concurrent
+	// starters in any number of processes never exceed q.Max. It sets ID,
+	// CreatedAt and UpdatedAt when empty.
+	CreateExport(ctx context.Context, e *lectern.ExportJob, q ExportQuota) error
 	// GetExport returns ENOTFOUND when there is no such export.
 	GetExport(ctx context.Context, id string) (*lectern.ExportJob, error)
-	// CountExportsSince counts an organization's exports created at or after t.
-	CountExportsSince(ctx context.Context, orgID string, t time.Time) (int, error)
 	// SetExportProgress records live progress of the leased export: status
 	// running, and progress and pageCount that never decrease.
 	// ECONFLICT when the lease is lost.

@@ -14,10 +14,20 @@ import (
 // exportMaxAttempts bounds retries of an export's transient failures.
 const exportMaxAttempts = 3
 
+// quotaSpent is the error of an export start beyond the organization's
+// quota; the oldest export counted leaves the window in wait.
+func quotaSpent(wait time.Duration) error {
+	return &lectern.Error{Code: lectern.ERATELIMITED, RetryAfterSeconds: max(1, int((wait+time.Second-1)/time.Second)),
+		Message: "The organization has started the most exports its quota allows; retry later."}
+}
+
 // CreateExport queues an export unless one for the domain is active. The
 // unique index on active exports decides between concurrent starters: the
 // insert that loses waits for the winner and inserts nothing.
-func (s *Store) CreateExport(ctx context.Context, e *lectern.ExportJob) error {
+//
+// With a quota, the organization's row is locked first, so that
+// concurrent starters in any process count and insert one at a time.
+func (s *Store) CreateExport(ctx context.Context, e *lectern.ExportJob, q store.ExportQuota) error {
 	if e.ID == "" {
 		e.ID = lectern.NewID(lectern.PrefixExport)
 	}
@@ -29,6 +39,20 @@ func (s *Store) CreateExport(ctx context.Context, e *lectern.ExportJob) error {
 	for range 3 {
 		var active string
 		err := s.tx(ctx, func(tx pgx.Tx) error {
+			if q.Max > 0 {
+				if _, err := tx.Exec(ctx, `SELECT 1 FROM orgs WHERE id = $1 FOR UPDATE`, e.OrgID); err != nil {
+					return err
+				}
+				var oldest time.Time
+				err := tx.QueryRow(ctx, `SELECT created_at FROM exports WHERE org_id = $1 AND created_at >= $2
+					ORDER BY created_at DESC LIMIT 1 OFFSET $3`, e.OrgID, utc(q.Since), q.Max-1).Scan(&oldest)
+				if err == nil {
+					return quotaSpent(oldest.Sub(q.Since))
+				}
+				if !errors.Is(err, pgx.ErrNoRows) {
+					return err
+				}
+			}
 			tag, err := tx.Exec(ctx, `INSERT INTO exports (id, org_id, project_id, domain, base_path, status, created_at, updated_at)
 				VALUES ($1, $2, $3, $4, $5, 'queued', $6, $6)
 				ON CONFLICT (domain) WHERE status IN ('queued', 'running') DO NOTHING`,
@@ -98,13 +122,6 @@ func (s *Store) GetExport(ctx context.Context, id string) (*lectern.ExportJob, e
 		return nil, notFound("export job", id)
 	}
 	return e, wrap(err)
-}
-
-// CountExportsSince counts an organization's exports created since t.
-func (s *Store) CountExportsSince(ctx context.Context, orgID string, t time.Time) (int, error) {
-	var n int
-	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM exports WHERE org_id = $1 AND created_at >= $2`, orgID, utc(t)).Scan(&n)
-	return n, wrap(err)
 }
 
 // SetExportProgress records monotonic live progress of the leased export.

@@ -202,7 +202,7 @@ func TestAPIAnswers503WhileTheDatabaseIsDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	exp := &lectern.ExportJob{OrgID: org.ID, ProjectID: prj.ID, Domain: "docs.acme.test"}
-	if err := s.CreateExport(ctx, exp); err != nil {
+	if err := s.CreateExport(ctx, exp, store.ExportQuota{}); err != nil {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
@@ -306,7 +306,7 @@ func TestJobsResumeAfterTheDatabaseComesBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	exp := &lectern.ExportJob{OrgID: org.ID, ProjectID: prj.ID, Domain: "docs.acme.test"}
-	if err := s.CreateExport(ctx, exp); err != nil {
+	if err := s.CreateExport(ctx, exp, store.ExportQuota{}); err != nil {
 		t.Fatal(err)
 	}
 	h := &resumingExport{st: s, started: make(chan int, 4), proceed: make(chan struct{})}

@@ -67,7 +67,7 @@ func TestCacheBounds(t *testing.T) {
 
 	// Callers get copies: changing one does not change the cache.
 	e := &lectern.ExportJob{OrgID: org.ID, ProjectID: p.ID, Domain: "a.test"}
-	if err := st.CreateExport(ctx, e); err != nil {
+	if err := st.CreateExport(ctx, e, store.ExportQuota{}); err != nil {
 		t.Fatal(err)
 	}
 	a, _ := c.GetExport(ctx, e.ID)

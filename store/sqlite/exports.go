@@ -13,8 +13,17 @@ import (
 // exportMaxAttempts bounds retries of an export's transient failures.
 const exportMaxAttempts = 3
 
-// CreateExport queues an export unless one for the domain is active.
-func (s *Store) CreateExport(ctx context.Context, e *lectern.ExportJob) error {
+// quotaSpent is the error of an export start beyond the organization's
+// quota; the oldest export counted leaves the window in wait.
+func quotaSpent(wait time.Duration) error {
+	return &lectern.Error{Code: lectern.ERATELIMITED, RetryAfterSeconds: max(1, int((wait+time.Second-1)/time.Second)),
+		Message: "The organization has started the most exports its quota allows; retry later."}
+}
+
+// CreateExport queues an export unless one for the domain is active or
+// the organization's quota is spent. Write transactions are immediate, so
+// the quota count and the insert are not interleaved with another writer.
+func (s *Store) CreateExport(ctx context.Context, e *lectern.ExportJob, q store.ExportQuota) error {
 	if e.ID == "" {
 		e.ID = lectern.NewID(lectern.PrefixExport)
 	}
@@ -23,6 +32,17 @@ func (s *Store) CreateExport(ctx context.Context, e *lectern.ExportJob) error {
 	}
 	e.UpdatedAt, e.Status, e.Progress, e.PageCount = e.CreatedAt, lectern.ExportQueued, 0, 0
 	return s.tx(ctx, func(tx *sql.Tx) error {
+		if q.Max > 0 {
+			var oldest sql.NullInt64
+			err := tx.QueryRowContext(ctx, `SELECT created_at FROM exports WHERE org_id = ? AND created_at >= ?
+				ORDER BY created_at DESC LIMIT 1 OFFSET ?`, e.OrgID, ts(q.Since), q.Max-1).Scan(&oldest)
+			if err == nil {
+				return quotaSpent(fromTS(oldest.Int64).Sub(q.Since))
+			}
+			if !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+		}
 		var active string
 		err := tx.QueryRowContext(ctx, `SELECT id FROM exports WHERE domain = ? AND status IN ('queued', 'running')`, e.Domain).Scan(&active)
 		if err == nil {
@@ -73,13 +93,6 @@ func (s *Store) GetExport(ctx context.Context, id string) (*lectern.ExportJob, e
 		return nil, notFound("export job", id)
 	}
 	return e, wrap(err)
-}
-
-// CountExportsSince counts an organization's exports created since t.
-func (s *Store) CountExportsSince(ctx context.Context, orgID string, t time.Time) (int, error) {
-	var n int
-	err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM exports WHERE org_id = ? AND created_at >= ?`, orgID, ts(t)).Scan(&n)
-	return n, wrap(err)
 }
 
 // SetExportProgress records monotonic live progress of the leased export.

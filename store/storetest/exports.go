@@ -1,6 +1,9 @@
 package storetest
 
 import (
+	"errors"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,7 +17,7 @@ var exportCases = []testCase{
 	{"ProgressNeverDecreases", testExportProgress},
 	{"FinishCompleted", testExportCompleted},
 	{"FinishFailed", testExportFailed},
-	{"CountSince", testExportCountSince},
+	{"Quota", testExportQuota},
 	{"ListBefore", testExportListBefore},
 	{"Delete", testExportDelete},
 }
@@ -24,7 +27,7 @@ func testExportCreate(t *testing.T, s store.Store) {
 	p := newProject(t, s, org.ID)
 	before := time.Now().Add(-time.Minute)
 	e := &lectern.ExportJob{OrgID: org.ID, ProjectID: p.ID, Domain: p.Domains[0], BasePath: "/handbook", Status: lectern.ExportQueued}
-	must(t, s.CreateExport(t.Context(), e), "CreateExport")
+	must(t, s.CreateExport(t.Context(), e, store.ExportQuota{}), "CreateExport")
 	if !lectern.ValidID(lectern.PrefixExport, e.ID) {
 		t.Errorf("CreateExport set ID %q, want an %s ID", e.ID, lectern.PrefixExport)
 	}
@@ -61,7 +64,7 @@ func testExportCreate(t *testing.T, s store.Store) {
 func wantInProgress(t *testing.T, s store.Store, p *lectern.Project, dom, jobID, when string) {
 	t.Helper()
 	e := &lectern.ExportJob{OrgID: p.OrgID, ProjectID: p.ID, Domain: dom, Status: lectern.ExportQueued}
-	err := s.CreateExport(t.Context(), e)
+	err := s.CreateExport(t.Context(), e, store.ExportQuota{})
 	wantCode(t, err, lectern.EEXPORTINPROGRESS, "CreateExport "+when)
 	if ae := lectern.AsError(err); ae != nil && ae.JobID != jobID {
 		t.Errorf("CreateExport %s: EEXPORTINPROGRESS names job %q, want %s", when, ae.JobID, jobID)
@@ -188,32 +191,60 @@ func testExportFailed(t *testing.T, s store.Store) {
 	claimNone(t, s, store.KindExport, "w2", t0.Add(24*time.Hour), "the failed export must not run again")
 }
 
-func testExportCountSince(t *testing.T, s store.Store) {
+func testExportQuota(t *testing.T, s store.Store) {
 	a, b := newOrg(t, s), newOrg(t, s)
-	pa, pb := newProject(t, s, a.ID, domain(), domain(), domain()), newProject(t, s, b.ID)
-	base := time.Now().UTC().Add(-10 * time.Hour)
-	for i, dom := range pa.Domains {
-		newExport(t, s, pa, dom, base.Add(time.Duration(i)*time.Hour)) // base, +1h, +2h
+	pa, pb := newProject(t, s, a.ID, domain(), domain(), domain(), domain(), domain()), newProject(t, s, b.ID, domain())
+	since := time.Now().UTC().Add(-time.Hour)
+	start := func(p *lectern.Project, dom string, created time.Time, max int) error {
+		e := &lectern.ExportJob{OrgID: p.OrgID, ProjectID: p.ID, Domain: dom, CreatedAt: created}
+		return s.CreateExport(t.Context(), e, store.ExportQuota{Max: max, Since: since})
 	}
-	newExport(t, s, pb, pb.Domains[0], base.Add(time.Hour))
+	// One export before the window does not count; two inside it do.
+	must(t, start(pa, pa.Domains[0], since.Add(-time.Minute), 2), "export before the window")
+	must(t, start(pa, pa.Domains[1], since.Add(10*time.Minute), 2), "first export in the window")
+	must(t, start(pa, pa.Domains[2], since.Add(20*time.Minute), 2), "second export in the window")
+	err := start(pa, pa.Domains[3], now(), 2)
+	var le *lectern.Error
+	if !errors.As(err, &le) || le.Code != lectern.ERATELIMITED {
+		t.Fatalf("third export in the window: %v, want ERATELIMITED", err)
+	}
+	// The oldest counted export (since+10m) leaves the window in 10 minutes.
+	if le.RetryAfterSeconds < 590 || le.RetryAfterSeconds > 610 {
+		t.Errorf("RetryAfterSeconds = %d, want about 600", le.RetryAfterSeconds)
+	}
+	// Another organization is unaffected; and the refused start stored
+	// nothing, or its domain would now be "in progress".
+	must(t, start(pb, pb.Domains[0], now(), 2), "another organization")
+	must(t, start(pa, pa.Domains[3], now(), 3), "a larger quota, on the refused domain")
 
-	for _, c := range []struct {
-		org  string
-		at   time.Time
-		want int
-	}{
-		{a.ID, base.Add(-time.Hour), 3},
-		{a.ID, base.Add(time.Hour), 2}, // at or after t: inclusive
-		{a.ID, base.Add(90 * time.Minute), 1},
-		{a.ID, base.Add(3 * time.Hour), 0},
-		{b.ID, base.Add(-time.Hour), 1},
-		{missingID(lectern.PrefixOrg), base.Add(-time.Hour), 0},
-	} {
-		n, err := s.CountExportsSince(t.Context(), c.org, c.at)
-		must(t, err, "CountExportsSince")
-		if n != c.want {
-			t.Errorf("CountExportsSince(%s, base%+v) = %d, want %d", c.org, c.at.Sub(base), n, c.want)
-		}
+	// Concurrent starters never exceed the quota.
+	c := newOrg(t, s)
+	var doms []string
+	for range 8 {
+		doms = append(doms, domain())
+	}
+	pc := newProject(t, s, c.ID, doms...)
+	var wg sync.WaitGroup
+	var ok, limited atomic.Int32
+	for _, d := range doms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			switch err := start(pc, d, now(), 3); lectern.ErrorCode(err) {
+			case "":
+				ok.Add(1)
+			case lectern.ERATELIMITED:
+				limited.Add(1)
+			default:
+				if lectern.ErrorCode(err) != lectern.EUNAVAILABLE { // a busy embedded database may ask to retry
+					t.Errorf("concurrent start: %v", err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if ok.Load() > 3 || ok.Load()+limited.Load() < 6 {
+		t.Errorf("%d concurrent starts succeeded and %d were limited, want at most 3 successes", ok.Load(), limited.Load())
 	}
 }
 

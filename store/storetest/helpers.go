@@ -119,7 +119,7 @@ func newExport(t *testing.T, s store.Store, p *lectern.Project, dom string, crea
 		CreatedAt: createdAt,
 		UpdatedAt: createdAt,
 	}
-	must(t, s.CreateExport(t.Context(), e), "CreateExport "+dom)
+	must(t, s.CreateExport(t.Context(), e, store.ExportQuota{}), "CreateExport "+dom)
 	return e
 }
 

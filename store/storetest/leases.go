@@ -131,7 +131,7 @@ func testLeaseFenceExport(t *testing.T, s store.Store) {
 		t.Errorf("after a refused FinishExport: export %+v, want unfinished at progress 10", got)
 	}
 	// The export is still in progress: a new one of its domain is refused.
-	err = s.CreateExport(t.Context(), &lectern.ExportJob{OrgID: org.ID, ProjectID: p.ID, Domain: e.Domain, Status: lectern.ExportQueued})
+	err = s.CreateExport(t.Context(), &lectern.ExportJob{OrgID: org.ID, ProjectID: p.ID, Domain: e.Domain, Status: lectern.ExportQueued}, store.ExportQuota{})
 	wantCode(t, err, lectern.EEXPORTINPROGRESS, "CreateExport while the export is running")
 
 	err = s.RetryJob(t.Context(), stale, t0, "stale")
@@ -195,7 +195,7 @@ func testRetryJob(t *testing.T, s store.Store) {
 	err := s.ExtendLease(t.Context(), l1, runAt.Add(time.Hour))
 	wantCode(t, err, lectern.ECONFLICT, "ExtendLease(lease given back by RetryJob)")
 	// The export is still unfinished and its domain busy.
-	err = s.CreateExport(t.Context(), &lectern.ExportJob{OrgID: org.ID, ProjectID: p.ID, Domain: e.Domain, Status: lectern.ExportQueued})
+	err = s.CreateExport(t.Context(), &lectern.ExportJob{OrgID: org.ID, ProjectID: p.ID, Domain: e.Domain, Status: lectern.ExportQueued}, store.ExportQuota{})
 	wantCode(t, err, lectern.EEXPORTINPROGRESS, "CreateExport while an export waits for its retry")
 	if ae := lectern.AsError(err); ae != nil && ae.JobID != e.ID {
 		t.Errorf("EEXPORTINPROGRESS JobID = %q, want %s", ae.JobID, e.ID)
