@@ -11,6 +11,8 @@ package store
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"time"
 
 	"lectern.dev/lectern"
@@ -262,4 +264,30 @@ type RateLimits interface {
 	// tokens left after the take. Concurrent callers, in any process, never
 	// take more than the bucket holds.
 	TakeRateTokens(ctx context.Context, key string, want int, rate float64, burst int, now time.Time) (taken int, left float64, err error)
+}
+
+// LatestMigration returns the newest version among migration file names,
+// whose base names start with their version ("migrations/0003_x.sql" is
+// 3); 0 when there are none.
+func LatestMigration(names []string) int {
+	latest := 0
+	for _, name := range names {
+		base := name[strings.LastIndexByte(name, '/')+1:]
+		if v, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0]); err == nil && v > latest {
+			latest = v
+		}
+	}
+	return latest
+}
+
+// CheckSchemaVersion returns an error when a database's schema (the newest
+// migration applied to it, dbVersion) is newer than the newest migration
+// this binary knows: a newer release migrated it, and this one would read
+// and write tables it does not understand.
+func CheckSchemaVersion(dbVersion, known int) error {
+	if dbVersion > known {
+		return lectern.Errorf(lectern.EINVALID,
+			"the database is at schema version %d, newer than this lectern knows (%d): it was upgraded by a newer release; run that release or a later one", dbVersion, known)
+	}
+	return nil
 }

@@ -177,6 +177,13 @@ func (s *Store) migrate(ctx context.Context) error {
 		applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
 		return fmt.Errorf("migrate: create schema_migrations: %w", wrap(err))
 	}
+	var applied int
+	if err := conn.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&applied); err != nil {
+		return fmt.Errorf("migrate: read schema version: %w", wrap(err))
+	}
+	if err := store.CheckSchemaVersion(applied, store.LatestMigration(names)); err != nil {
+		return err
+	}
 	for _, name := range names {
 		base := strings.TrimPrefix(name, "migrations/")
 		v, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])

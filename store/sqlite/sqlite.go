@@ -101,6 +101,13 @@ func (s *Store) migrate(ctx context.Context) error {
 		return err
 	}
 	sort.Strings(names)
+	var applied int
+	if err := s.w.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&applied); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if err := store.CheckSchemaVersion(applied, store.LatestMigration(names)); err != nil {
+		return err
+	}
 	for _, name := range names {
 		base := strings.TrimPrefix(name, "migrations/")
 		v, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
