@@ -29,7 +29,7 @@ type storageFlags struct {
 func (s *storageFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.dataDir, "data-dir", "./lectern-data", "folder for the embedded database and blob store (env LECTERN_DATA_DIR)")
 	fs.StringVar(&s.databaseURL, "database-url", "", "database URL: postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=... for several processes, or sqlite://PATH (default: sqlite in --data-dir) (env LECTERN_DATABASE_URL)")
-	fs.StringVar(&s.blobURL, "blob-url", "", "blob store URL: file:///PATH (default: blobs in --data-dir) (env LECTERN_BLOB_URL)")
+	fs.StringVar(&s.blobURL, "blob-url", "", "blob store URL: file:///PATH, or s3://BUCKET?region=R[&endpoint=URL&use_path_style=true] with credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (default: blobs in --data-dir) (env LECTERN_BLOB_URL)")
 	fs.StringVar(&s.config, "config", "", "YAML config file whose keys are flag names (env LECTERN_CONFIG)")
 }
 
