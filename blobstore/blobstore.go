@@ -90,13 +90,13 @@ func credentialsCode(code string) bool {
 	return false
 }
 
-// probeKey is the object Open writes and deletes to check a bucket.
-const probeKey = "_lectern/probe"
-
-// probe writes and deletes a small object, and explains a failure.
+// probe writes and deletes a small object, and explains a failure. The
+// object's name is its own, so processes starting at once on one bucket do
+// not delete each other's probe.
 func probe(ctx context.Context, b *blob.Bucket) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
+	probeKey := "_lectern/probe-" + lectern.NewID("")
 	err := b.WriteAll(ctx, probeKey, []byte("ok"), nil)
 	if err == nil {
 		err = b.Delete(ctx, probeKey)

@@ -127,3 +127,26 @@ func TestOpenS3Misconfigured(t *testing.T) {
 		t.Errorf("endpoint with no server: %v", err)
 	}
 }
+
+// Processes that start at once on one bucket all open it: each start-up
+// probe writes and deletes an object of its own.
+func TestOpenS3Concurrently(t *testing.T) {
+	t.Parallel()
+	u := os.Getenv("TEST_S3_URL")
+	s3Bucket(t) // skips or fails as the other S3 tests do
+	errs := make(chan error, 8)
+	for range cap(errs) {
+		go func() {
+			b, err := blobstore.Open(context.Background(), u)
+			if err == nil {
+				b.Close()
+			}
+			errs <- err
+		}()
+	}
+	for range cap(errs) {
+		if err := <-errs; err != nil {
+			t.Errorf("open while others open: %v", err)
+		}
+	}
+}
