@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -67,7 +68,19 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
+// buildMemoryLimit is the soft memory limit of a build when GOGC and
+// GOMEMLIMIT are not set; the garbage collector's target is then
+// defaultGCPercent (400, as for serve). A build allocates far more than it
+// keeps: with Go's default of 100, collections take a tenth of a one-page
+// rebuild's CPU time. The limit bounds what the higher target lets the
+// heap grow to (some 700 MB for 10,000 pages instead of 350 MB).
+const buildMemoryLimit = 768 << 20
+
 func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(defaultGCPercent))
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(buildMemoryLimit))
+	}
 	root, err := os.OpenRoot(source)
 	if err != nil {
 		return fmt.Errorf("source %s: %w", source, err)

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -73,7 +74,9 @@ import (
 // files) is written by every build; the search index is assembled from the
 // pages' encoded entries. A copied non-page file whose source stamp is
 // unchanged is kept (DirOutput: in Dir, or linked from Prev) rather than
-// read and written again.
+// read and written again. The highlighted HTML of code blocks is kept by
+// content, so that a page rendered again does not lex its unchanged code
+// (cache_highlight.go).
 //
 // # Updating the output in place
 //
@@ -156,6 +159,8 @@ type cacheManifest struct {
 	// Outputs are the files the build put in Dir other than the pages'
 	// (which are the keys of Pages + ".html"), sorted.
 	Outputs []string
+	// Code is the highlighted code kept (cache_highlight.go).
+	Code codeIndex
 }
 
 // fileID identifies a file or folder: device and inode numbers.
@@ -231,8 +236,9 @@ type fileKeeper interface {
 	// fileInfo describes the file name as just written.
 	fileInfo(name string) (cachedFile, bool)
 	// readKept returns the content of the file name of a previous build
-	// when it is still the file f describes.
-	readKept(name string, f cachedFile) ([]byte, bool)
+	// when it is still the file f describes, and the function that
+	// releases it (after which it must not be read).
+	readKept(name string, f cachedFile) (data []byte, release func(), ok bool)
 }
 
 // buildCache is the cache of one build; its methods are safe for
@@ -247,9 +253,12 @@ type buildCache struct {
 	// out records the files written to a DirOutput (nil for other
 	// Outputs).
 	out *dirTracker
+	// code is the highlighted code (cache_highlight.go).
+	code *codeStore
 	// prevIndex is the previous build's search index, nil when it is
-	// not in the Output as written.
-	prevIndex []byte
+	// not in the Output as written; releaseIndex releases it.
+	prevIndex    []byte
+	releaseIndex func()
 
 	mu       sync.Mutex
 	sums     map[string]string       // source file → hash (snippets)
@@ -264,11 +273,15 @@ func sum(data []byte) string {
 // manifestState is the previous build's manifest, read in the background
 // while the source loads, and the records of this build's sources.
 type manifestState struct {
-	wait    func() (*cacheManifest, error)
-	once    sync.Once
-	m       *cacheManifest // nil when absent or from another renderer
-	raw     *cacheManifest // as read: nil when absent or not decodable
-	index   []byte         // the previous search index, as written
+	wait  func() (*cacheManifest, error)
+	once  sync.Once
+	m     *cacheManifest // nil when absent or from another renderer
+	raw   *cacheManifest // as read: nil when absent or not decodable
+	index []byte         // the previous search index, as written
+	// release releases index (DirOutput.readKept); it runs at the end of
+	// the build (buildCache.save) or, after a failed one, when ms is
+	// collected.
+	release func()
 	err     error
 	tool    string
 	start   int64
@@ -281,9 +294,10 @@ type manifestState struct {
 // is nil.
 func readManifest(dir string, out Output) *manifestState {
 	type result struct {
-		m     *cacheManifest
-		index []byte
-		err   error
+		m       *cacheManifest
+		index   []byte
+		release func()
+		err     error
 	}
 	ch := make(chan result, 1)
 	go func() {
@@ -304,15 +318,21 @@ func readManifest(dir string, out Output) *manifestState {
 		}
 		// The previous search index, which holds the pages' entries.
 		var index []byte
+		release := func() {}
 		if keeper, ok := out.(fileKeeper); ok && m.Index.Size > 0 && !m.Updating {
-			index, _ = keeper.readKept(searchIndexName, m.Index)
+			if data, rel, ok := keeper.readKept(searchIndexName, m.Index); ok {
+				index, release = data, rel
+			}
 		}
-		ch <- result{m: m, index: index}
+		ch <- result{m: m, index: index, release: release}
 	}()
-	ms := &manifestState{start: time.Now().UnixNano(), tool: toolKey(), sources: map[string]*cachedSource{}}
+	ms := &manifestState{start: time.Now().UnixNano(), tool: toolKey(), sources: map[string]*cachedSource{}, release: func() {}}
 	ms.wait = func() (*cacheManifest, error) {
 		r := <-ch
-		ms.index = r.index
+		if r.release != nil {
+			ms.index, ms.release = r.index, r.release
+			runtime.AddCleanup(ms, func(release func()) { release() }, r.release)
+		}
 		return r.m, r.err
 	}
 	return ms
@@ -330,8 +350,11 @@ func (ms *manifestState) get() (*cacheManifest, error) {
 		}
 		if m != nil && m.Updating {
 			// Never trust a half-updated output.
-			only := &cacheManifest{Updating: true, Tool: m.Tool, Key: m.Key, Start: m.Start, Sources: m.Sources}
-			m, ms.index = only, nil
+			m = &cacheManifest{Updating: true, Tool: m.Tool, Key: m.Key, Start: m.Start, Sources: m.Sources, Code: m.Code}
+		}
+		if m == nil || m.Updating {
+			ms.release()
+			ms.index = nil
 		}
 		ms.m = m
 	})
@@ -409,10 +432,16 @@ func openCache(s *site, ms *manifestState) (*buildCache, error) {
 	}
 	c.next = &cacheManifest{Tool: ms.tool, Key: key, Start: ms.start,
 		Pages: make(map[string]*cachedPage, len(s.order)), Sources: ms.sources, Assets: map[string]*cachedAsset{}}
+	c.releaseIndex = ms.release
 	if m != nil && m.Key == key && !m.Updating {
 		c.prev = m
 		c.prevIndex = ms.index
 	}
+	var code codeIndex
+	if m != nil {
+		code = m.Code
+	}
+	c.code = newCodeStore(c.dir, code)
 	c.last = ms.raw
 	if d, ok := dirOutputOf(s.out); ok {
 		c.out = &dirTracker{d: d, names: map[string]bool{}}
@@ -500,7 +529,7 @@ func (t *dirTracker) keepFile(name string, f cachedFile) bool { return t.d.keepF
 
 func (t *dirTracker) fileInfo(name string) (cachedFile, bool) { return t.d.fileInfo(name) }
 
-func (t *dirTracker) readKept(name string, f cachedFile) ([]byte, bool) {
+func (t *dirTracker) readKept(name string, f cachedFile) ([]byte, func(), bool) {
 	return t.d.readKept(name, f)
 }
 
@@ -872,6 +901,14 @@ func (c *buildCache) save() error {
 	if c.out != nil {
 		c.recordOutputs()
 	}
+	// Without a previous record, every page was rendered.
+	c.next.Code = c.code.save(c.prev == nil)
+	// The previous search index is read no more.
+	c.prevIndex = nil
+	if c.out != nil {
+		c.out.kept = nil
+	}
+	c.releaseIndex()
 	data := encodeManifest(c.next)
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return fmt.Errorf("render: write cache: %w", err)
@@ -891,7 +928,9 @@ func (c *buildCache) save() error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("render: write cache: %w", err)
 	}
-	// The previous format's manifest, if any, is of no further use.
+	// The previous format's manifest, if any, is of no further use, nor
+	// are the files of highlighted code it does not name.
 	os.Remove(filepath.Join(c.dir, "manifest.gob"))
+	removeOtherCodeFiles(c.dir, c.next.Code.File)
 	return nil
 }

@@ -134,6 +134,8 @@ func encodeManifest(m *cacheManifest) []byte {
 		e.file(a.Out)
 	}
 	e.strs(m.Outputs)
+	e.str(m.Code.File)
+	e.bytes(m.Code.Index)
 	e.str(cacheFormat) // end mark
 	return e.b
 }
@@ -337,6 +339,7 @@ func decodeManifest(data []byte) (*cacheManifest, bool) {
 		m.Assets[k] = &cachedAsset{Stamp: d.stamp(), Out: d.file()}
 	}
 	m.Outputs = d.strs()
+	m.Code = codeIndex{File: d.str(), Index: d.bytes()}
 	if d.str() != cacheFormat || d.bad || len(d.b) != 0 {
 		return nil, false
 	}

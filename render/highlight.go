@@ -59,10 +59,15 @@ func writeCodeBlock(w *bytes.Buffer, cb codeBlock) {
 		key := highlightKey(cb)
 		if v, ok := highlightCache.Load(key); ok {
 			w.WriteString(v.(string))
+		} else if html, ok := storedHighlight(key); ok { // a build cache's (cache_highlight.go)
+			w.WriteString(html)
+			cacheHighlight(key, html)
 		} else {
 			start := w.Len()
 			highlightTo(w, lexer, cb.code, cb.highlight)
-			cacheHighlight(key, w.String()[start:])
+			html := string(w.Bytes()[start:])
+			cacheHighlight(key, html)
+			recordHighlight(key, html)
 		}
 	}
 	w.WriteString("</code></pre></div>\n")

@@ -218,8 +218,11 @@ func (d DirOutput) keepFile(name string, f cachedFile) bool {
 }
 
 // readKept returns the content of the file name that f describes, from
-// Dir or else from Prev (cache.go: the previous search index).
-func (d DirOutput) readKept(name string, f cachedFile) ([]byte, bool) {
+// Dir or else from Prev (cache.go: the previous search index), and the
+// function that releases it. A file the build does not write (in Prev) or
+// replaces by a rename (Update) is mapped into memory rather than read: it
+// can be large, and only parts of it are copied.
+func (d DirOutput) readKept(name string, f cachedFile) (data []byte, release func(), ok bool) {
 	for _, dir := range []string{d.Dir, d.Prev} {
 		if dir == "" {
 			continue
@@ -228,12 +231,18 @@ func (d DirOutput) readKept(name string, f cachedFile) ([]byte, bool) {
 		if got, ok := o.fileInfo(name); !ok || got != f {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+		file := filepath.Join(dir, filepath.FromSlash(name))
+		if d.Update || dir == d.Prev {
+			if data, release, err := mapFile(file, f.Size); err == nil {
+				return data, release, true
+			}
+		}
+		data, err := os.ReadFile(file)
 		if err == nil && int64(len(data)) == f.Size {
-			return data, true
+			return data, func() {}, true
 		}
 	}
-	return nil, false
+	return nil, nil, false
 }
 
 // copyFile copies from to to, keeping the modification time f records.

@@ -1,0 +1,40 @@
+//go:build linux
+
+package render
+
+import (
+	"errors"
+	"os"
+	"sync"
+	"syscall"
+)
+
+// mapFile maps the file name, of size bytes, into memory read-only; release
+// unmaps it (once, whoever calls it). Nothing may read data after release,
+// and the file must not be truncated while it is mapped (a read past its
+// end would fault): it is used only for files a build replaces by renaming
+// another over them, or does not write (cache.go: the previous search
+// index).
+func mapFile(name string, size int64) (data []byte, release func(), err error) {
+	if size <= 0 || int64(int(size)) != size {
+		return nil, nil, errors.New("render: cannot map a file of this size")
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if fi.Size() != size {
+		return nil, nil, errors.New("render: the file changed")
+	}
+	data, err = syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, nil, err
+	}
+	var once sync.Once
+	return data, func() { once.Do(func() { syscall.Munmap(data) }) }, nil
+}
