@@ -68,18 +68,16 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// buildMemoryLimit is the soft memory limit of a build when GOGC and
-// GOMEMLIMIT are not set; the garbage collector's target is then
-// defaultGCPercent (400, as for serve). A build allocates far more than it
-// keeps: with Go's default of 100, collections take a tenth of a one-page
-// rebuild's CPU time. The limit bounds what the higher target lets the
-// heap grow to (some 700 MB for 10,000 pages instead of 350 MB).
-const buildMemoryLimit = 768 << 20
+// buildGCPercent is the garbage collector's target for build when GOGC is
+// not set. A build allocates far more than it keeps: with Go's default of
+// 100, collections take a tenth of the CPU time of a one-page rebuild. 200
+// saves most of that for some 40% more peak memory in a full build (480
+// instead of 350 MB for 10,000 pages); 400 saves no more.
+const buildGCPercent = 200
 
 func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
-	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(defaultGCPercent))
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(buildMemoryLimit))
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(buildGCPercent))
 	}
 	root, err := os.OpenRoot(source)
 	if err != nil {
