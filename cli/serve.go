@@ -44,6 +44,7 @@ type serveFlags struct {
 	shutdownTimeout time.Duration
 	gitTimeout      time.Duration
 	renderPageDelay time.Duration
+	updatePageDelay time.Duration
 	keyCacheTTL     time.Duration
 }
 
@@ -86,6 +87,8 @@ by --config; the command line wins over the environment, which wins over the fil
 	fs.DurationVar(&f.keyCacheTTL, "key-cache-ttl", readcache.DefaultKeyTTL, "how long the API trusts a looked-up API key; a revoked key stops working within this time (0 checks every request)")
 	fs.DurationVar(&f.renderPageDelay, "render-page-delay", 0, "slow exports down per page (for tests)")
 	fs.MarkHidden("render-page-delay")
+	fs.DurationVar(&f.updatePageDelay, "update-page-delay", 0, "slow updates down per page (for tests)")
+	fs.MarkHidden("update-page-delay")
 	return cmd
 }
 
@@ -173,7 +176,7 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	if worker {
 		fetcher := &gitsource.Fetcher{Timeout: f.gitTimeout}
 		handlers := map[string]jobs.Handler{
-			store.KindUpdate: &jobs.UpdateHandler{Log: log, Store: st, Bucket: bucket, Fetcher: fetcher},
+			store.KindUpdate: &jobs.UpdateHandler{Log: log, Store: st, Bucket: bucket, Fetcher: fetcher, PageDelay: f.updatePageDelay},
 			store.KindExport: &jobs.ExportHandler{Log: log, Store: st, Bucket: bucket, PageDelay: f.renderPageDelay},
 		}
 		runner = jobs.NewRunner(log, st, handlers, jobs.Config{Workers: f.workers, LeaseFor: f.jobLease, DrainTimeout: f.shutdownTimeout},

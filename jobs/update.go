@@ -34,6 +34,9 @@ type UpdateHandler struct {
 	Bucket  *blob.Bucket
 	Fetcher *gitsource.Fetcher
 	TempDir string // where working folders go; "" for the system default
+	// PageDelay slows rendering per page; tests use it to stop a worker in
+	// the middle of an update. Zero in production.
+	PageDelay time.Duration
 }
 
 var _ Handler = (*UpdateHandler)(nil)
@@ -113,7 +116,18 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	// Live sites have search and the playground. The AI assistant and web
 	// analytics are left out: lectern serve has no endpoint for them yet.
 	live := render.SiteFeatures{Search: true, Playground: true}
-	res, err := render.Build(ctx, root.FS(), &render.DirOutput{Dir: outDir}, render.Options{Features: &live})
+	opts := render.Options{Features: &live}
+	if h.PageDelay > 0 {
+		opts.Progress = func(done, _ int) {
+			if done > 0 {
+				select {
+				case <-time.After(h.PageDelay):
+				case <-ctx.Done():
+				}
+			}
+		}
+	}
+	res, err := render.Build(ctx, root.FS(), &render.DirOutput{Dir: outDir}, opts)
 	if res != nil {
 		for _, w := range res.Warnings {
 			log.add("warning: %s", w.String())
