@@ -16,6 +16,11 @@ import (
 // idempotencyWindow is how long a key's first response is replayed.
 const idempotencyWindow = 24 * time.Hour
 
+// idempotencyAbandoned is how long a key may stay pending before a retry
+// takes it over: longer than any request runs, so the process that took
+// the first request died before it could store the response.
+const idempotencyAbandoned = 2 * time.Minute
+
 // replayedHeaders are the response headers stored and replayed.
 var replayedHeaders = []string{"Content-Type", "Location"}
 
@@ -74,6 +79,12 @@ func (a *api) idempotent(w http.ResponseWriter, r *http.Request, body []byte, ne
 	h.Write(body)
 	rec := &store.IdempotencyRecord{Scope: principalOf(r.Context()).OrgID, Key: key, RequestHash: hex.EncodeToString(h.Sum(nil))}
 	existing, err := a.store.ReserveIdempotency(r.Context(), rec, time.Now().Add(-idempotencyWindow))
+	if err == nil && existing != nil && existing.Status == 0 && existing.RequestHash == rec.RequestHash &&
+		time.Since(existing.CreatedAt) > idempotencyAbandoned {
+		// Replace the abandoned record, and only it: of retries racing
+		// here, one takes the key and the others find it pending.
+		existing, err = a.store.ReserveIdempotency(r.Context(), rec, existing.CreatedAt.Add(time.Microsecond))
+	}
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return

@@ -3,6 +3,8 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"net/http"
 	"slices"
@@ -212,5 +214,35 @@ func TestIdempotencyRetriesAndConcurrency(t *testing.T) {
 	resp, b = e.do(t, start())
 	if resp.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(b, first.body) {
 		t.Errorf("after the first finished: %d %s", resp.StatusCode, b)
+	}
+}
+
+// A key left pending by a process that died while handling the first
+// request (its response is never stored) is taken over by a retry once it
+// has been pending longer than any request runs; until then the retry is
+// told the key is in use.
+func TestIdempotencyKeyAbandonedByDeadProcess(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, httpapi.Config{}, nil)
+	path := "/v1/project/update/" + e.entProj.ID
+	sum := sha256.Sum256([]byte("POST " + path + "\n"))
+	pending := func(key string, age time.Duration) {
+		rec := &store.IdempotencyRecord{Scope: e.ent.ID, Key: key, RequestHash: hex.EncodeToString(sum[:]), CreatedAt: time.Now().Add(-age)}
+		if existing, err := e.raw.ReserveIdempotency(context.Background(), rec, time.Now().Add(-24*time.Hour)); err != nil || existing != nil {
+			t.Fatalf("reserve %s: %v %v", key, existing, err)
+		}
+	}
+	pending("recent", 10*time.Second)
+	resp, b := e.do(t, withKey(req("POST", path, e.entKey, nil), "recent"))
+	wantProblem(t, resp, b, http.StatusConflict, lectern.EIDEMPOTENCYBUSY)
+
+	pending("abandoned", 10*time.Minute)
+	resp, first := e.do(t, withKey(req("POST", path, e.entKey, nil), "abandoned"))
+	if resp.StatusCode != http.StatusAccepted || resp.Header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("retry of an abandoned key: %d replayed=%q %s", resp.StatusCode, resp.Header.Get("Idempotent-Replayed"), first)
+	}
+	resp, b = e.do(t, withKey(req("POST", path, e.entKey, nil), "abandoned"))
+	if resp.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(b, first) {
+		t.Errorf("the retry's response is not replayed: %d %s", resp.StatusCode, b)
 	}
 }
