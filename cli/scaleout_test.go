@@ -82,7 +82,7 @@ func startNodes(t *testing.T, bin, dsn, blobURL string, specs ...[]string) []*no
 	for _, spec := range specs {
 		addr := freeAddr(t)
 		args := append([]string{"serve", "--addr", addr, "--data-dir", t.TempDir(), "--database-url", dsn, "--blob-url", blobURL,
-			"--job-lease", "2s", "--shutdown-timeout", "1s", "--rate-limit", "1000", "--exports-per-hour", "0"}, spec[1:]...)
+			"--shutdown-timeout", "1s", "--rate-limit", "1000", "--exports-per-hour", "0"}, spec[1:]...)
 		cmd := exec.Command(bin, args...)
 		logs := &syncBuffer{}
 		cmd.Stdout, cmd.Stderr = logs, logs
@@ -557,7 +557,7 @@ func TestScaleOutWorkerKilled(t *testing.T) {
 	blobURL := s3URL(t)
 	bin := lecternBinary(t)
 	db := openDB(t, dsn)
-	slow := []string{"--role", "worker", "--render-page-delay", "300ms", "--update-page-delay", "250ms"}
+	slow := []string{"--role", "worker", "--job-lease", "2s", "--render-page-delay", "300ms", "--update-page-delay", "250ms"}
 	nodes := startNodes(t, bin, dsn, blobURL, []string{"api-a", "--role", "api"}, []string{"api-b", "--role", "api"},
 		append([]string{"worker-a"}, slow...), append([]string{"worker-b"}, slow...))
 	apis, workers := nodes[:2], nodes[2:]
