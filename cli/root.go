@@ -63,7 +63,8 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(serveCmd(e), adminCmd(e), migrateCmd(e), buildCmd(e), selfhostCmd(e), versionCmd(e))
+	root.AddCommand(serveCmd(e), adminCmd(e), migrateCmd(e), buildCmd(e), selfhostCmd(e), versionCmd(e),
+		updateCmd(e), exportCmd(e))
 	return root.ExecuteContext(ctx)
 }
 

@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -17,7 +16,6 @@ func main() {
 	err := cli.Run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "lectern:", err)
-		os.Exit(cli.ExitCode(err))
+		os.Exit(cli.Report(os.Stderr, err))
 	}
 }

@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"lectern.dev/lectern/client"
+)
+
+// apiKeyEnv holds the API key of the client commands. There is no flag
+// for the key itself: a command line shows in process lists.
+const apiKeyEnv = "LECTERN_API_KEY"
+
+// maxKeyFileBytes bounds what --api-key-file reads.
+const maxKeyFileBytes = 4 << 10
+
+// apiFlags are the connection and output settings of the commands that
+// call a Lectern server's API (update, export).
+type apiFlags struct {
+	url     string
+	keyFile string
+	json    bool
+}
+
+func (f *apiFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.url, "api-url", "", "the Lectern server, like https://lectern.example.com (env LECTERN_API_URL)")
+	fs.StringVar(&f.keyFile, "api-key-file", "", "a file holding the admin API key (env LECTERN_API_KEY_FILE); or put the key in LECTERN_API_KEY")
+	fs.BoolVar(&f.json, "json", false, "print one JSON object on stdout at the end, and an error as JSON on stderr")
+}
+
+// apiCommand sets what the client commands share on cmd: the connection
+// flags, and a clear refusal of an --api-key flag.
+func (f *apiFlags) apiCommand(cmd *cobra.Command) *cobra.Command {
+	f.register(cmd.PersistentFlags())
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		if err.Error() == "unknown flag: --api-key" {
+			return errors.New("there is no --api-key flag: a key on the command line shows in process lists and shell history; " +
+				"put it in LECTERN_API_KEY or in a file named by --api-key-file")
+		}
+		return err
+	})
+	return cmd
+}
+
+// connect resolves the settings (flags, then LECTERN_... variables) and
+// returns a client. A missing URL or key is an error that says how to give
+// it; no error repeats the key.
+func (f *apiFlags) connect(cmd *cobra.Command, e *env) (*client.Client, error) {
+	fs := cmd.Flags()
+	keyFileFlag := fs.Changed("api-key-file")
+	if err := resolveFlags(fs, e.getenv); err != nil {
+		return nil, usageError(err)
+	}
+	if strings.TrimSpace(f.url) == "" {
+		return nil, usageError(errors.New("no API URL: set LECTERN_API_URL or pass --api-url, like --api-url https://lectern.example.com"))
+	}
+	var key string
+	switch envKey := strings.TrimSpace(e.getenv(apiKeyEnv)); {
+	case keyFileFlag || envKey == "" && f.keyFile != "":
+		k, err := readKeyFile(f.keyFile)
+		if err != nil {
+			return nil, usageError(err)
+		}
+		key = k
+	case envKey != "":
+		key = envKey
+	default:
+		return nil, usageError(errors.New("no API key: set LECTERN_API_KEY or pass --api-key-file FILE " +
+			"(create a key with: lectern admin key create --org ORG_ID --name ci)"))
+	}
+	c, err := client.New(f.url, key, client.WithUserAgent("lectern/"+Version))
+	if err != nil {
+		return nil, usageError(err)
+	}
+	return c, nil
+}
+
+// readKeyFile reads an API key file: one line, surrounding space trimmed.
+// Its errors never show the file's content.
+func readKeyFile(path string) (string, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("--api-key-file: %w", err)
+	}
+	defer fh.Close()
+	data, err := io.ReadAll(io.LimitReader(fh, maxKeyFileBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("--api-key-file: %w", err)
+	}
+	key := strings.TrimSpace(string(data))
+	switch {
+	case len(data) > maxKeyFileBytes:
+		return "", fmt.Errorf("--api-key-file %s is larger than an API key file can be", path)
+	case key == "":
+		return "", fmt.Errorf("--api-key-file %s is empty", path)
+	case strings.ContainsAny(key, " \t\r\n"):
+		return "", fmt.Errorf("--api-key-file %s must hold the key alone, on one line", path)
+	}
+	return key, nil
+}
+
+// cmdError is a client command's failure: its exit code, and the stable
+// code --json reports it with, beside the codes of the API's problems.
+type cmdError struct {
+	exit int
+	code string
+	err  error
+	// ids names the update or job it concerns, for --json.
+	statusID, jobID string
+}
+
+func (e *cmdError) Error() string { return e.err.Error() }
+func (e *cmdError) Unwrap() error { return e.err }
+
+// usageError is a problem with the command's settings.
+func usageError(err error) error { return &cmdError{exit: 1, code: "usage", err: err} }
+
+// jsonError is the object written on stderr for an error with --json.
+type jsonError struct {
+	Code              string              `json:"code"`
+	Message           string              `json:"message"`
+	Status            int                 `json:"status,omitempty"`
+	RequestID         string              `json:"requestId,omitempty"`
+	StatusID          string              `json:"statusId,omitempty"`
+	JobID             string              `json:"jobId,omitempty"`
+	RetryAfterSeconds int                 `json:"retryAfterSeconds,omitempty"`
+	Errors            []client.FieldError `json:"errors,omitempty"`
+}
+
+// finish turns a command's error into what Run returns: with its exit
+// code, with a hint where one helps, and, with --json, written on stderr
+// as {"error": {...}} first.
+func (f *apiFlags) finish(e *env, err error) error {
+	var done *reportedError
+	if err == nil || errors.As(err, &done) {
+		return err
+	}
+	exit := 1
+	je := jsonError{Code: "error", Message: err.Error()}
+	var ce *cmdError
+	if errors.As(err, &ce) {
+		exit, je.Code, je.StatusID, je.JobID = ce.exit, ce.code, ce.statusID, ce.jobID
+	}
+	var ae *client.Error
+	if errors.As(err, &ae) {
+		if ae.Code != "" {
+			je.Code = ae.Code
+		} else {
+			je.Code = "http_error"
+		}
+		je.Message, je.Status, je.RequestID, je.Errors = ae.Detail, ae.Status, ae.RequestID, ae.Fields
+		je.RetryAfterSeconds = int(ae.RetryAfter.Seconds())
+		if ae.JobID != "" {
+			je.JobID = ae.JobID
+		}
+		switch ae.Code {
+		case client.CodeInvalidAPIKey, client.CodeUnauthorized:
+			err = fmt.Errorf("%w; check the key in LECTERN_API_KEY or --api-key-file", err)
+		}
+	}
+	if !f.json {
+		return &exitError{code: exit, err: err}
+	}
+	enc := json.NewEncoder(e.stderr)
+	enc.SetEscapeHTML(false)
+	enc.Encode(map[string]jsonError{"error": je})
+	return &exitError{code: exit, err: &reportedError{err: err}}
+}
+
+// printJSON writes v on w as one JSON object.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
