@@ -97,6 +97,7 @@ type exportResult struct {
 	ExpiresAt   *time.Time         `json:"expiresAt,omitempty"`
 	SizeBytes   *int64             `json:"sizeBytes,omitempty"`
 	SHA256      string             `json:"sha256,omitempty"`
+	Version     string             `json:"version,omitempty"`
 	Path        string             `json:"path,omitempty"`
 }
 
@@ -107,7 +108,7 @@ func (r *exportResult) setJob(j *client.ExportJob) {
 
 func (r *exportResult) setBundle(b *client.Bundle) {
 	exp := b.ExpiresAt.UTC()
-	r.JobID, r.BundleURL, r.ExpiresAt, r.SizeBytes, r.SHA256 = b.JobID, b.BundleURL, &exp, &b.SizeBytes, b.SHA256
+	r.JobID, r.BundleURL, r.ExpiresAt, r.SizeBytes, r.SHA256, r.Version = b.JobID, b.BundleURL, &exp, &b.SizeBytes, b.SHA256, b.Version
 }
 
 // print writes the result as JSON, or as "name: value" lines.
@@ -133,6 +134,9 @@ func (r *exportResult) print(w io.Writer, asJSON bool) error {
 	}
 	if r.SHA256 != "" {
 		fmt.Fprintf(&b, "sha256: %s\n", r.SHA256)
+	}
+	if r.Version != "" {
+		fmt.Fprintf(&b, "version: %s\n", r.Version)
 	}
 	if r.BundleURL != "" {
 		fmt.Fprintf(&b, "bundleUrl: %s\nexpiresAt: %s\n", r.BundleURL, r.ExpiresAt.Format(time.RFC3339))

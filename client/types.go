@@ -120,6 +120,9 @@ type Bundle struct {
 	SizeBytes int64     `json:"sizeBytes"`
 	// SHA256 is the archive's SHA-256, lower-case hex.
 	SHA256 string `json:"sha256"`
+	// Version is the export's version, as in the archive's manifest; the
+	// self-hosted runtime can pin it (staticExport.version).
+	Version string `json:"version"`
 }
 
 // FieldError names one invalid field of a request (schema FieldError).

@@ -169,6 +169,7 @@ type bundleLink struct {
 	ExpiresAt time.Time `json:"expiresAt"`
 	SizeBytes int64     `json:"sizeBytes"`
 	SHA256    string    `json:"sha256"`
+	Version   string    `json:"version"`
 }
 
 // createBundle is POST /v1/static-export/jobs/{jobId}/bundle: the archive
@@ -202,6 +203,6 @@ func (a *api) createBundle(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, a.log, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, bundleLink{JobID: e.ID, BundleURL: u, ExpiresAt: exp.UTC(), SizeBytes: e.Bundle.SizeBytes, SHA256: e.Bundle.SHA256})
+		writeJSON(w, http.StatusOK, bundleLink{JobID: e.ID, BundleURL: u, ExpiresAt: exp.UTC(), SizeBytes: e.Bundle.SizeBytes, SHA256: e.Bundle.SHA256, Version: e.Bundle.Version})
 	})
 }

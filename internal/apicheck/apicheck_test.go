@@ -82,7 +82,7 @@ var (
 	bundle = obj{
 		"jobId": "exp_01hzy3k6q2v9d8e7f6g5h4j3k2", "bundleUrl": "https://bundles.example.com/exp_1.tar.gz?sig=abc",
 		"expiresAt": "2025-01-02T04:04:05Z", "sizeBytes": 1048576,
-		"sha256": strings.Repeat("ab", 32),
+		"sha256": strings.Repeat("ab", 32), "version": "0123456789ab-exp_01hzy3k6q2v9d8e7f6g5h4j3k2",
 	}
 	commit = obj{"sha": "0123456789abcdef0123456789abcdef01234567", "ref": "refs/heads/main", "message": "Fix typo"}
 )
