@@ -4,9 +4,15 @@
 // job workers read the store directly.
 //
 // What it trades: a key revoked by another process stops working within
-// KeyTTL, and a polled job or update may be up to StatusTTL old. Only
-// successful lookups are cached, so a new key, job or update is visible at
-// once, and errors are never cached.
+// KeyTTL. Jobs and updates in a final state (completed, failed, success,
+// failure, superseded) never change, and are served from the cache for
+// StatusTTL. Those still queued or running are read afresh: concurrent
+// requests share one load, but only a load that began after the request
+// arrived, so every answer is at least as new as the store was when the
+// request came in. A client polling several API processes in turn
+// therefore never sees progress go back. Only successful lookups are
+// cached, so a new key, job or update is visible at once, and errors are
+// never cached.
 package readcache
 
 import (
@@ -54,16 +60,23 @@ type entry[T any] struct {
 	at time.Time
 }
 
-// cache is a map of entries with a time of reading, cleared when full.
-// Concurrent misses of one key share a single load.
+// cache is a map of entries with a time of reading, cleared when full,
+// and the loads in progress, by key.
 type cache[T any] struct {
-	mu      sync.RWMutex
-	m       map[string]entry[T]
-	loadMu  sync.Mutex
-	loading map[string]*flight[T]
+	mu     sync.RWMutex
+	m      map[string]entry[T]
+	loadMu sync.Mutex
+	slots  map[string]*slot[T]
 }
 
-// flight is a load in progress that other callers wait for.
+// slot holds the load of a key in progress (cur) and the one that follows
+// it (next), which requests arriving during cur wait for: cur began before
+// they arrived, so its answer may be older than they may accept.
+type slot[T any] struct {
+	cur, next *flight[T]
+}
+
+// flight is a load that callers wait for.
 type flight[T any] struct {
 	done chan struct{}
 	v    T
@@ -90,55 +103,96 @@ func (c *cache[T]) put(k string, v T, at time.Time) {
 	c.mu.Unlock()
 }
 
-// read serves k from c when fresh, else loads and caches it. Callers get
-// their own copy of the cached value through clone.
-func read[T any](c *cache[T], ttl time.Duration, k string, load func() (T, error), clone func(T) T) (T, error) {
+// read serves k from c when a cached value is fresh and final (final nil:
+// every value is), and otherwise loads it, sharing the load with the
+// requests that arrived before it began. Callers get their own copy of a
+// shared value through clone.
+func read[T any](c *cache[T], ttl time.Duration, k string, final func(T) bool, load func() (T, error), clone func(T) T) (T, error) {
 	if ttl < 0 {
 		return load()
 	}
 	now := time.Now()
-	if v, ok := c.get(k, ttl, now); ok {
+	if v, ok := c.get(k, ttl, now); ok && (final == nil || final(v)) {
 		return clone(v), nil
 	}
-	c.loadMu.Lock()
-	if f, ok := c.loading[k]; ok {
-		c.loadMu.Unlock()
+	f, lead := c.join(k)
+	if lead {
+		c.run(k, f, load)
+	} else {
 		<-f.done
-		if f.err != nil {
-			return f.v, f.err
-		}
-		return clone(f.v), nil
 	}
-	f := &flight[T]{done: make(chan struct{})}
-	if c.loading == nil {
-		c.loading = map[string]*flight[T]{}
-	}
-	c.loading[k] = f
-	c.loadMu.Unlock()
-
-	f.v, f.err = load()
-	if f.err == nil {
-		c.put(k, f.v, now)
-	}
-	c.loadMu.Lock()
-	delete(c.loading, k)
-	c.loadMu.Unlock()
-	close(f.done)
 	if f.err != nil {
 		return f.v, f.err
 	}
 	return clone(f.v), nil
 }
 
+// join returns the flight a request arriving now waits for, and whether
+// the caller must run it: a new one when no load is in progress; the next
+// one, started once the current one ends, when one is.
+func (c *cache[T]) join(k string) (*flight[T], bool) {
+	c.loadMu.Lock()
+	if c.slots == nil {
+		c.slots = map[string]*slot[T]{}
+	}
+	s := c.slots[k]
+	if s == nil {
+		s = &slot[T]{}
+		c.slots[k] = s
+	}
+	switch {
+	case s.next != nil:
+		f := s.next
+		c.loadMu.Unlock()
+		return f, false
+	case s.cur == nil:
+		f := &flight[T]{done: make(chan struct{})}
+		s.cur = f
+		c.loadMu.Unlock()
+		return f, true
+	}
+	f := &flight[T]{done: make(chan struct{})}
+	s.next = f
+	prev := s.cur
+	c.loadMu.Unlock()
+	<-prev.done
+	c.loadMu.Lock()
+	s.cur, s.next = f, nil
+	c.loadMu.Unlock()
+	return f, true
+}
+
+// run loads k into f, caches a success, and lets f's waiters go.
+func (c *cache[T]) run(k string, f *flight[T], load func() (T, error)) {
+	at := time.Now()
+	f.v, f.err = load()
+	if f.err == nil {
+		c.put(k, f.v, at)
+	}
+	c.loadMu.Lock()
+	if s := c.slots[k]; s != nil && s.cur == f {
+		s.cur = nil
+		if s.next == nil {
+			delete(c.slots, k)
+		}
+	}
+	c.loadMu.Unlock()
+	close(f.done)
+}
+
 // GetAPIKeyByHash returns the key with that hash, cached for KeyTTL.
 func (s *Store) GetAPIKeyByHash(ctx context.Context, hash []byte) (*lectern.APIKey, error) {
-	return read(&s.keys, s.keyTTL, string(hash), func() (*lectern.APIKey, error) { return s.Store.GetAPIKeyByHash(ctx, hash) },
+	return read(&s.keys, s.keyTTL, string(hash), nil, func() (*lectern.APIKey, error) { return s.Store.GetAPIKeyByHash(ctx, hash) },
 		func(k *lectern.APIKey) *lectern.APIKey { c := *k; return &c })
 }
 
-// GetExport returns an export job, cached for StatusTTL.
+// GetExport returns an export job: when completed or failed, cached for
+// StatusTTL; else as the store has it now.
 func (s *Store) GetExport(ctx context.Context, id string) (*lectern.ExportJob, error) {
-	return read(&s.exports, s.statusTTL, id, func() (*lectern.ExportJob, error) { return s.Store.GetExport(ctx, id) },
+	final := func(e *lectern.ExportJob) bool {
+		return e.Status == lectern.ExportCompleted || e.Status == lectern.ExportFailed
+	}
+	return read(&s.exports, s.statusTTL, id, final, func() (*lectern.ExportJob, error) { return s.Store.GetExport(ctx, id) },
 		func(e *lectern.ExportJob) *lectern.ExportJob {
 			c := *e
 			if e.Bundle != nil {
@@ -149,9 +203,13 @@ func (s *Store) GetExport(ctx context.Context, id string) (*lectern.ExportJob, e
 		})
 }
 
-// GetUpdate returns an update status, cached for StatusTTL.
+// GetUpdate returns an update status: when it has ended, cached for
+// StatusTTL; else as the store has it now.
 func (s *Store) GetUpdate(ctx context.Context, id string) (*lectern.Update, error) {
-	return read(&s.updates, s.statusTTL, id, func() (*lectern.Update, error) { return s.Store.GetUpdate(ctx, id) },
+	final := func(u *lectern.Update) bool {
+		return u.Status != lectern.UpdateQueued && u.Status != lectern.UpdateInProgress
+	}
+	return read(&s.updates, s.statusTTL, id, final, func() (*lectern.Update, error) { return s.Store.GetUpdate(ctx, id) },
 		func(u *lectern.Update) *lectern.Update {
 			c := *u
 			c.Logs = append(make([]string, 0, len(u.Logs)), u.Logs...)

@@ -3,6 +3,7 @@ package readcache_test
 import (
 	"context"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -74,5 +75,98 @@ func TestCacheBounds(t *testing.T) {
 	a.Status = "mangled"
 	if b, _ := c.GetExport(ctx, e.ID); b.Status != lectern.ExportQueued {
 		t.Fatalf("cache shared its value: %q", b.Status)
+	}
+}
+
+// gatedStore counts GetExport loads and holds each until released; the
+// n-th load reports progress n.
+type gatedStore struct {
+	store.Store
+	loads   atomic.Int32
+	entered chan int32
+	release chan struct{}
+	status  lectern.ExportStatus
+}
+
+func (g *gatedStore) GetExport(ctx context.Context, id string) (*lectern.ExportJob, error) {
+	n := g.loads.Add(1)
+	g.entered <- n
+	<-g.release
+	return &lectern.ExportJob{ID: id, Status: g.status, Progress: int(n)}, nil
+}
+
+// A job still running is never answered from a load that began before the
+// request arrived, so answers are never older than the request; requests
+// arriving during one load share the next.
+func TestRunningJobIsReadAfterArrival(t *testing.T) {
+	t.Parallel()
+	g := &gatedStore{entered: make(chan int32, 8), release: make(chan struct{}), status: lectern.ExportRunning}
+	c := readcache.New(g, time.Minute, time.Minute) // long TTLs: only finality may allow the cache
+	results := make(chan int, 8)
+	get := func() {
+		e, err := c.GetExport(context.Background(), "exp_1")
+		if err != nil {
+			t.Error(err)
+			results <- -1
+			return
+		}
+		results <- e.Progress
+	}
+	go get()
+	if n := <-g.entered; n != 1 {
+		t.Fatalf("first load is number %d", n)
+	}
+	// Three requests arrive while load 1 is in progress.
+	for range 3 {
+		go get()
+	}
+	time.Sleep(50 * time.Millisecond)
+	if n := g.loads.Load(); n != 1 {
+		t.Fatalf("%d loads started while the first was in progress, want 1", n)
+	}
+	g.release <- struct{}{}
+	if p := <-results; p != 1 {
+		t.Fatalf("first request got load %d", p)
+	}
+	if n := <-g.entered; n != 2 {
+		t.Fatalf("second load is number %d", n)
+	}
+	g.release <- struct{}{}
+	for range 3 {
+		if p := <-results; p != 2 {
+			t.Errorf("a request that arrived during load 1 got load %d, want 2", p)
+		}
+	}
+	if n := g.loads.Load(); n != 2 {
+		t.Errorf("%d loads, want 2 (the three later requests share one)", n)
+	}
+	// Running: even within the TTL, the next request loads again.
+	go get()
+	<-g.entered
+	g.release <- struct{}{}
+	if p := <-results; p != 3 {
+		t.Errorf("a later request got load %d, want a new load 3", p)
+	}
+}
+
+// A job in a final state is served from the cache within StatusTTL.
+func TestFinalJobIsCached(t *testing.T) {
+	t.Parallel()
+	g := &gatedStore{entered: make(chan int32, 8), release: make(chan struct{}), status: lectern.ExportCompleted}
+	c := readcache.New(g, time.Minute, time.Minute)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 5 {
+			if e, err := c.GetExport(context.Background(), "exp_1"); err != nil || e.Progress != 1 {
+				t.Errorf("GetExport = %+v, %v; want the first load's answer", e, err)
+			}
+		}
+	}()
+	<-g.entered
+	g.release <- struct{}{}
+	<-done
+	if n := g.loads.Load(); n != 1 {
+		t.Errorf("%d loads of a completed job, want 1", n)
 	}
 }
