@@ -17,6 +17,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -175,10 +176,12 @@ func SourceKey(projectID, deploymentID string) string {
 	return SitePrefix(projectID, deploymentID) + "source.tar.gz"
 }
 
-// BundleKey returns the key of an export job's archive; the last segment is
-// the download file name.
-func BundleKey(jobID, fileName string) string {
-	return "exports/" + jobID + "/" + fileName
+// BundleKey returns the key of the archive an export job's claim (its
+// lease token) writes; the last segment is the download file name. Each
+// claim writes its own key, so a worker that lost its lease can never
+// overwrite the archive another claim finished and linked.
+func BundleKey(jobID string, claim int64, fileName string) string {
+	return "exports/" + jobID + "/" + strconv.FormatInt(claim, 10) + "/" + fileName
 }
 
 // ExportPrefix returns the prefix of an export job's blobs.

@@ -221,10 +221,10 @@ func TestKeys(t *testing.T) {
 	if got, want := SourceKey("prj_1", "dep_2"), "sites/prj_1/dep_2/source.tar.gz"; got != want {
 		t.Errorf("SourceKey = %q, want %q", got, want)
 	}
-	if got, want := BundleKey("exp_1", "docs.tar.gz"), "exports/exp_1/docs.tar.gz"; got != want {
+	if got, want := BundleKey("exp_1", 3, "docs.tar.gz"), "exports/exp_1/3/docs.tar.gz"; got != want {
 		t.Errorf("BundleKey = %q, want %q", got, want)
 	}
-	if !strings.HasPrefix(BundleKey("exp_1", "f"), ExportPrefix("exp_1")) || strings.HasPrefix(BundleKey("exp_10", "f"), ExportPrefix("exp_1")) {
+	if !strings.HasPrefix(BundleKey("exp_1", 1, "f"), ExportPrefix("exp_1")) || strings.HasPrefix(BundleKey("exp_10", 1, "f"), ExportPrefix("exp_1")) {
 		t.Errorf("ExportPrefix does not separate exp_1 from exp_10")
 	}
 }

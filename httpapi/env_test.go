@@ -378,7 +378,7 @@ func (e *env) completeExport(t testing.TB, id string) []byte {
 	data := make([]byte, 4096+int(time.Now().UnixNano()%512))
 	rand.Read(data)
 	sum := sha256.Sum256(data)
-	b := &lectern.Bundle{Key: blobstore.BundleKey(id, entDomain+"-export-2025-01-02.tar.gz"),
+	b := &lectern.Bundle{Key: blobstore.BundleKey(id, 1, entDomain+"-export-2025-01-02.tar.gz"),
 		FileName: entDomain + "-export-2025-01-02.tar.gz", SizeBytes: int64(len(data)), SHA256: hex.EncodeToString(sum[:]), Version: "abc123-" + id}
 	if err := e.bucket.WriteAll(ctx, b.Key, data, nil); err != nil {
 		t.Fatal(err)

@@ -103,7 +103,7 @@ func (h *ExportHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 		return err
 	}
 	name := bundle.FileName(e.Domain, e.CreatedAt)
-	key := blobstore.BundleKey(e.ID, name)
+	key := blobstore.BundleKey(e.ID, lease.Token, name)
 	m := bundle.Manifest{Version: short(dep.Commit.SHA) + "-" + e.ID, JobID: e.ID, Domain: e.Domain, CreatedAt: e.CreatedAt, PageCount: res.Pages}
 	br, err := writeArchive(ctx, h.Bucket, key, outDir, m)
 	if err != nil {

@@ -189,7 +189,7 @@ func getExport(t *testing.T, st store.Store, id string) *lectern.ExportJob {
 
 // testBundle is the bundle a fake export handler records.
 func testBundle(jobID string) *lectern.Bundle {
-	return &lectern.Bundle{Key: blobstore.BundleKey(jobID, "site.tar.gz"), FileName: "site.tar.gz", SizeBytes: 42,
+	return &lectern.Bundle{Key: blobstore.BundleKey(jobID, 1, "site.tar.gz"), FileName: "site.tar.gz", SizeBytes: 42,
 		SHA256: strings.Repeat("ab", 32), Version: "v1-" + jobID}
 }
 

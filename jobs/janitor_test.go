@@ -88,12 +88,12 @@ func TestJanitorRunOnce(t *testing.T) {
 	oldQueued := newExport(t, st, p, now.Add(-46*time.Hour))
 
 	gone := []string{
-		blobstore.BundleKey(oldDone.ID, "site.tar.gz"),
+		blobstore.BundleKey(oldDone.ID, 1, "site.tar.gz"),
 		blobstore.ExportPrefix(oldDone.ID) + "extra/notes.txt",
 		blobstore.ExportPrefix(oldFailed.ID) + "partial.tmp",
 	}
 	kept := []string{
-		blobstore.BundleKey(recent.ID, "site.tar.gz"),
+		blobstore.BundleKey(recent.ID, 1, "site.tar.gz"),
 		blobstore.ExportPrefix(oldQueued.ID) + "partial.tmp",
 		"exports/" + oldDone.ID + "x/other.txt", // shares a name prefix, not the folder
 	}
@@ -200,8 +200,8 @@ func TestJanitorStartRunsAtOnceAndStops(t *testing.T) {
 	finishExport(t, st, old, lectern.ExportCompleted)
 	young := newExport(t, st, p, time.Now().Add(-29*24*time.Hour))
 	finishExport(t, st, young, lectern.ExportCompleted)
-	writeBlob(t, b, blobstore.BundleKey(old.ID, "site.tar.gz"))
-	writeBlob(t, b, blobstore.BundleKey(young.ID, "site.tar.gz"))
+	writeBlob(t, b, blobstore.BundleKey(old.ID, 1, "site.tar.gz"))
+	writeBlob(t, b, blobstore.BundleKey(young.ID, 1, "site.tar.gz"))
 
 	j := &jobs.Janitor{Log: discard, Store: st, Bucket: b, Interval: time.Hour}
 	must(t, j.Start(t.Context()), "Start")
@@ -215,10 +215,10 @@ func TestJanitorStartRunsAtOnceAndStops(t *testing.T) {
 	go func() { j.Stop(); j.Stop(); close(stopped) }()
 	recv(t, stopped, 5*time.Second, "Stop (twice) to return")
 
-	if blobExists(t, b, blobstore.BundleKey(old.ID, "site.tar.gz")) {
+	if blobExists(t, b, blobstore.BundleKey(old.ID, 1, "site.tar.gz")) {
 		t.Errorf("the collected export's bundle still exists")
 	}
-	if !exportExists(t, st, young.ID) || !blobExists(t, b, blobstore.BundleKey(young.ID, "site.tar.gz")) {
+	if !exportExists(t, st, young.ID) || !blobExists(t, b, blobstore.BundleKey(young.ID, 1, "site.tar.gz")) {
 		t.Errorf("the 29-day-old export or its bundle was deleted; the default retention is 30 days")
 	}
 }
@@ -235,7 +235,7 @@ func TestJanitorRunOnceUsesDocumentedDefaults(t *testing.T) {
 	p := newProject(t, st)
 	e := newExport(t, st, p, time.Now().Add(-time.Hour))
 	finishExport(t, st, e, lectern.ExportCompleted)
-	writeBlob(t, b, blobstore.BundleKey(e.ID, "site.tar.gz"))
+	writeBlob(t, b, blobstore.BundleKey(e.ID, 1, "site.tar.gz"))
 	var deps []*lectern.Deployment
 	for i := range 3 {
 		deps = append(deps, publish(t, st, p, time.Now().Add(-time.Duration(i+2)*time.Hour)))
@@ -244,7 +244,7 @@ func TestJanitorRunOnceUsesDocumentedDefaults(t *testing.T) {
 	j := &jobs.Janitor{Log: discard, Store: st, Bucket: b}
 	must(t, j.RunOnce(t.Context()), "RunOnce")
 
-	if !exportExists(t, st, e.ID) || !blobExists(t, b, blobstore.BundleKey(e.ID, "site.tar.gz")) {
+	if !exportExists(t, st, e.ID) || !blobExists(t, b, blobstore.BundleKey(e.ID, 1, "site.tar.gz")) {
 		t.Errorf("RunOnce with the default Retention (30 days) deleted an export finished an hour ago")
 	}
 	for _, d := range deps {
