@@ -63,3 +63,18 @@ func ValidID(prefix, s string) bool {
 	}
 	return true
 }
+
+// IDTime returns the creation time an ID of NewID's form holds (to the
+// millisecond), or false when s is not such an ID with the prefix.
+func IDTime(prefix, s string) (time.Time, bool) {
+	if !ValidID(prefix, s) {
+		return time.Time{}, false
+	}
+	// The first 10 digits are 50 bits: two zero bits, then the 48 bits of
+	// millisecond time.
+	var ms int64
+	for _, c := range s[len(prefix) : len(prefix)+10] {
+		ms = ms<<5 | int64(strings.IndexRune(crockford, c))
+	}
+	return time.UnixMilli(ms).UTC(), true
+}

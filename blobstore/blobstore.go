@@ -166,9 +166,13 @@ func stripEscapes(name string) string {
 	return name
 }
 
+// ProjectPrefix returns the prefix under which a project's deployments
+// live, each in a folder named by its ID.
+func ProjectPrefix(projectID string) string { return "sites/" + projectID + "/" }
+
 // SitePrefix returns the prefix under which a deployment's blobs live.
 func SitePrefix(projectID, deploymentID string) string {
-	return "sites/" + projectID + "/" + deploymentID + "/"
+	return ProjectPrefix(projectID) + deploymentID + "/"
 }
 
 // SourceKey returns the key of a deployment's source snapshot (.tar.gz).

@@ -2,19 +2,24 @@ package jobs
 
 import (
 	"context"
+	"errors"
+	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
 	"gocloud.dev/blob"
 
+	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
 	"lectern.dev/lectern/store"
 )
 
 // Janitor collects what has outlived its retention: export jobs and their
-// archives, old deployments of each project (never the live one) and
-// expired idempotency records. Every step is idempotent, so several
+// archives, old deployments of each project (never the live one), the
+// files of deployments that were never recorded (an update attempt whose
+// worker died while publishing) and expired idempotency records. Every step is idempotent, so several
 // processes may run janitors at once.
 type Janitor struct {
 	Log    *slog.Logger
@@ -120,6 +125,7 @@ func (j *Janitor) RunOnce(ctx context.Context) error {
 			keep(err)
 			continue
 		}
+		keep(j.collectOrphans(ctx, p.ID, deps, now))
 		kept := 0
 		for _, d := range deps {
 			if d.ID == p.LiveDeploymentID {
@@ -139,4 +145,43 @@ func (j *Janitor) RunOnce(ctx context.Context) error {
 		}
 	}
 	return first
+}
+
+// orphanAge is how old the files of a deployment that no record names
+// must be before they are collected: far longer than any publish takes, so
+// files being uploaded right now are never touched.
+const orphanAge = 24 * time.Hour
+
+// collectOrphans deletes the files of the project's deployments that no
+// record names (deps are the recorded ones) and whose ID says they were
+// started more than orphanAge ago.
+func (j *Janitor) collectOrphans(ctx context.Context, projectID string, deps []*lectern.Deployment, now time.Time) error {
+	recorded := map[string]bool{}
+	for _, d := range deps {
+		recorded[d.ID] = true
+	}
+	prefix := blobstore.ProjectPrefix(projectID)
+	it := j.Bucket.List(&blob.ListOptions{Prefix: prefix, Delimiter: "/"})
+	var first error
+	for {
+		obj, err := it.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return first
+		}
+		if err != nil {
+			return err
+		}
+		id := strings.TrimSuffix(strings.TrimPrefix(obj.Key, prefix), "/")
+		started, ok := lectern.IDTime(lectern.PrefixDeployment, id)
+		if !obj.IsDir || !ok || recorded[id] || now.Sub(started) < orphanAge {
+			continue
+		}
+		if err := blobstore.DeletePrefix(ctx, j.Bucket, blobstore.SitePrefix(projectID, id)); err != nil {
+			if first == nil {
+				first = err
+			}
+			continue
+		}
+		j.Log.Info("collected the files of an unrecorded deployment", "project", projectID, "deployment", id)
+	}
 }

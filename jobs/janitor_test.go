@@ -38,6 +38,18 @@ func publish(t *testing.T, st store.Store, p *lectern.Project, createdAt time.Ti
 	return d
 }
 
+// idAt returns an ID of NewID's form made at t.
+func idAt(prefix string, t time.Time) string {
+	const digits = "0123456789abcdefghjkmnpqrstvwxyz"
+	ms := t.UnixMilli()
+	var head [10]byte
+	for i := 9; i >= 0; i-- {
+		head[i] = digits[ms&31]
+		ms >>= 5
+	}
+	return prefix + string(head[:]) + lectern.NewID("")[10:]
+}
+
 func writeBlob(t *testing.T, b *blob.Bucket, key string) {
 	t.Helper()
 	must(t, b.WriteAll(t.Context(), key, []byte("blob "+key), nil), "WriteAll "+key)
@@ -117,6 +129,13 @@ func TestJanitorRunOnce(t *testing.T) {
 	for _, d := range []*lectern.Deployment{depA, depB, live} {
 		kept = append(kept, blobstore.SiteKey(p.ID, d.ID, "index.html"), blobstore.SourceKey(p.ID, d.ID))
 	}
+	// Files of deployments no record names (their updates' workers died
+	// while publishing): collected once their ID is over a day old; a
+	// younger one may be a publish in progress, and a folder whose name is
+	// no deployment ID is not the janitor's.
+	oldOrphan, youngOrphan := idAt(lectern.PrefixDeployment, now.Add(-25*time.Hour)), idAt(lectern.PrefixDeployment, now.Add(-time.Hour))
+	gone = append(gone, blobstore.SiteKey(p.ID, oldOrphan, "index.html"), blobstore.SiteKey(p.ID, oldOrphan, "guides/x.html"))
+	kept = append(kept, blobstore.SiteKey(p.ID, youngOrphan, "index.html"), blobstore.ProjectPrefix(p.ID)+"notes/readme.txt")
 	for _, k := range append(append([]string(nil), gone...), kept...) {
 		writeBlob(t, b, k)
 	}
