@@ -6,7 +6,10 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 DATE    ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 LDFLAGS := -s -w -X lectern.dev/lectern/cli.Version=$(VERSION) -X lectern.dev/lectern/cli.Commit=$(COMMIT) -X lectern.dev/lectern/cli.Date=$(DATE)
 
-.PHONY: run test build bench fuzz
+# Release targets: every OS/architecture pair a release ships.
+PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+
+.PHONY: run test build cross dist bench fuzz
 
 run:
 	$(GO) run ./cmd/lectern serve
@@ -16,6 +19,28 @@ test:
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o lectern ./cmd/lectern
+
+# cross checks that every release platform builds (CI runs it).
+cross:
+	@for p in $(PLATFORMS); do \
+	  echo "build $$p"; \
+	  CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o /dev/null ./cmd/lectern || exit 1; \
+	done
+
+# dist writes release archives, one per platform, and their SHA-256 sums
+# into dist/: lectern_VERSION_OS_ARCH.tar.gz holding the static binary,
+# README.md and CHANGELOG.md.
+dist:
+	@rm -rf dist && mkdir -p dist
+	@for p in $(PLATFORMS); do \
+	  os=$${p%/*}; arch=$${p#*/}; name=lectern_$(VERSION)_$${os}_$${arch}; \
+	  echo "build $$name"; \
+	  mkdir -p dist/$$name && \
+	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o dist/$$name/lectern ./cmd/lectern && \
+	  cp README.md CHANGELOG.md dist/$$name/ && \
+	  tar -C dist -czf dist/$$name.tar.gz $$name && rm -rf dist/$$name || exit 1; \
+	done
+	@cd dist && sha256sum *.tar.gz > SHA256SUMS && cat SHA256SUMS
 
 bench:
 	./bench/api.sh
