@@ -46,6 +46,7 @@ type serveFlags struct {
 	renderPageDelay time.Duration
 	updatePageDelay time.Duration
 	keyCacheTTL     time.Duration
+	demo            bool
 }
 
 func serveCmd(e *env) *cobra.Command {
@@ -85,6 +86,7 @@ by --config; the command line wins over the environment, which wins over the fil
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long a graceful stop waits for requests and jobs")
 	fs.DurationVar(&f.gitTimeout, "git-timeout", 5*time.Minute, "time limit for fetching a repository")
 	fs.DurationVar(&f.keyCacheTTL, "key-cache-ttl", readcache.DefaultKeyTTL, "how long the API trusts a looked-up API key; a revoked key stops working within this time (0 checks every request)")
+	fs.BoolVar(&f.demo, "demo", false, "on an empty store: create a demo organization, project and API key, deploy an example site, and print how to use it")
 	fs.DurationVar(&f.renderPageDelay, "render-page-delay", 0, "slow exports down per page (for tests)")
 	fs.MarkHidden("render-page-delay")
 	fs.DurationVar(&f.updatePageDelay, "update-page-delay", 0, "slow updates down per page (for tests)")
@@ -124,6 +126,9 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	api, worker := f.role == "all" || f.role == "api", f.role == "all" || f.role == "worker"
 	if !api && !worker {
 		return fmt.Errorf("--role: %q is not api, worker or all", f.role)
+	}
+	if f.demo && f.role != "all" {
+		return fmt.Errorf("--demo needs --role all: it deploys its example site through this process's API and workers")
 	}
 	if f.publicURL == "" {
 		f.publicURL = "http://" + f.addr
@@ -215,6 +220,13 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	go func() { serveErr <- srv.Serve(ln) }()
 	log.Info("lectern listening", "addr", ln.Addr().String(), "public_url", f.publicURL, "role", f.role,
 		"database", f.databaseLabel(), "blobs", blobstore.Redact(blobURL), "data_dir", f.dataDir, "pid", os.Getpid())
+	if f.demo {
+		go func() {
+			if err := demo(ctx, st, f.dataDir, loopbackURL(ln.Addr()), e.stdout); err != nil && ctx.Err() == nil {
+				log.Error("demo setup failed", "err", err)
+			}
+		}()
+	}
 
 	select {
 	case err := <-serveErr:
