@@ -161,6 +161,12 @@ type cacheManifest struct {
 	Outputs []string
 	// Code is the highlighted code kept (cache_highlight.go).
 	Code codeIndex
+
+	// pageOrder and fileOrder, when set, are the order in which to
+	// encode Pages and Sources (navigation order, sorted source files),
+	// which saves sorting thousands of keys; keys not in them follow,
+	// sorted. They are not encoded.
+	pageOrder, fileOrder []string
 }
 
 // fileID identifies a file or folder: device and inode numbers.
@@ -259,6 +265,10 @@ type buildCache struct {
 	// not in the Output as written; releaseIndex releases it.
 	prevIndex    []byte
 	releaseIndex func()
+	// entriesChanged says that a page's search entry, or whether it is in
+	// the search index, is not as in the previous build (record), so that
+	// the search index is not the previous one.
+	entriesChanged bool
 
 	mu       sync.Mutex
 	sums     map[string]string       // source file → hash (snippets)
@@ -422,7 +432,7 @@ func toolKey() string {
 // this build's.
 func openCache(s *site, ms *manifestState) (*buildCache, error) {
 	c := &buildCache{dir: s.opts.CacheDir, sums: map[string]string{}, sidebars: map[*sidebarHTML]string{}}
-	key, err := cacheKey(s, ms.tool)
+	key, files, err := cacheKey(s, ms.tool)
 	m, rerr := ms.get()
 	if err != nil {
 		return nil, err
@@ -432,11 +442,17 @@ func openCache(s *site, ms *manifestState) (*buildCache, error) {
 	}
 	c.next = &cacheManifest{Tool: ms.tool, Key: key, Start: ms.start,
 		Pages: make(map[string]*cachedPage, len(s.order)), Sources: ms.sources, Assets: map[string]*cachedAsset{}}
+	c.next.fileOrder = files
+	c.next.pageOrder = make([]string, len(s.order))
+	for i, p := range s.order {
+		c.next.pageOrder[i] = p.path
+	}
 	c.releaseIndex = ms.release
 	if m != nil && m.Key == key && !m.Updating {
 		c.prev = m
 		c.prevIndex = ms.index
 	}
+	c.entriesChanged = c.prevIndex == nil
 	var code codeIndex
 	if m != nil {
 		code = m.Code
@@ -446,11 +462,12 @@ func openCache(s *site, ms *manifestState) (*buildCache, error) {
 	if d, ok := dirOutputOf(s.out); ok {
 		c.out = &dirTracker{d: d, names: map[string]bool{}}
 		if d.Update && c.prevIndex != nil {
-			// Read already: written again only if they changed.
-			c.out.kept = map[string]keptFile{searchIndexName: {[][]byte{c.prevIndex}, c.prev.Index}}
+			// Written again only if a page's entry changed (record).
+			c.out.kept = map[string]cachedFile{searchIndexName: c.prev.Index}
 			if c.prev.IndexJS.Size > 0 {
-				c.out.kept[searchIndexJSName] = keptFile{[][]byte{[]byte(searchJSPrefix), c.prevIndex, []byte(searchJSSuffix)}, c.prev.IndexJS}
+				c.out.kept[searchIndexJSName] = c.prev.IndexJS
 			}
+			c.out.keptSame = func() bool { return !c.entriesChanged }
 		}
 		s.out = c.out
 		if d.Update {
@@ -482,34 +499,17 @@ type dirTracker struct {
 	d     DirOutput
 	mu    sync.Mutex
 	names map[string]bool
-	// kept are files of Dir whose content is known (the search index,
-	// read for its entries): DirOutput.Update leaves them alone when
-	// they are still as recorded and the content to write is the same,
-	// without reading them again.
-	kept map[string]keptFile
-}
-
-// keptFile is a file of Dir as recorded, f, and its content, the
-// concatenation of parts.
-type keptFile struct {
-	parts [][]byte
-	f     cachedFile
-}
-
-// holds reports whether k's content is data.
-func (k keptFile) holds(data []byte) bool {
-	for _, p := range k.parts {
-		if !bytes.HasPrefix(data, p) {
-			return false
-		}
-		data = data[len(p):]
-	}
-	return len(data) == 0
+	// kept are files of Dir as the previous build wrote them (the search
+	// index and its script), which are the same as that build's when
+	// keptSame says so: DirOutput.Update leaves them alone, without
+	// reading them to compare, when they are still as recorded.
+	kept     map[string]cachedFile
+	keptSame func() bool
 }
 
 func (t *dirTracker) WriteFile(name string, data []byte) error {
-	if k, ok := t.kept[name]; ok && k.holds(data) {
-		if got, ok := t.d.fileInfo(name); ok && got == k.f {
+	if f, ok := t.kept[name]; ok && t.keptSame() && int64(len(data)) == f.Size {
+		if got, ok := t.d.fileInfo(name); ok && got == f {
 			t.mu.Lock()
 			t.names[name] = true
 			t.mu.Unlock()
@@ -593,8 +593,9 @@ func UpdateReady(cacheDir, dir string) bool {
 	return ok && id == h.Dir
 }
 
-// cacheKey hashes what every page depends on.
-func cacheKey(s *site, tool string) (string, error) {
+// cacheKey hashes what every page depends on. It also returns the files
+// of the source, sorted.
+func cacheKey(s *site, tool string) (string, []string, error) {
 	h := sha256.New()
 	line := func(parts ...string) {
 		for _, p := range parts {
@@ -609,12 +610,13 @@ func cacheKey(s *site, tool string) (string, error) {
 		if s.files[name] {
 			data, err := fs.ReadFile(s.src, name)
 			if err != nil {
-				return "", fmt.Errorf("render: read %s: %w", name, err)
+				return "", nil, fmt.Errorf("render: read %s: %w", name, err)
 			}
 			line("config", name, sum(data))
 		}
 	}
-	for _, f := range sortedKeys(s.files) {
+	files := sortedKeys(s.files)
+	for _, f := range files {
 		if isPageFile(f) {
 			line("page", f)
 			continue
@@ -630,7 +632,7 @@ func cacheKey(s *site, tool string) (string, error) {
 		}
 		line("file", f, strconv.FormatInt(st.Size, 10), strconv.FormatInt(st.ModTime, 10))
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil)), files, nil
 }
 
 // fileSum returns the hash of a source file, "" when it cannot be read.
@@ -792,6 +794,12 @@ func (c *buildCache) finish(s *site) {
 // record adds page i, as written, to the next manifest. It runs on the
 // goroutine that writes the pages.
 func (c *buildCache) record(s *site, i int, r pageResult) {
+	if !c.entriesChanged && !r.reused {
+		// A reused page has its previous entry, at its place (the pages
+		// and their order are those of the previous build: same key).
+		old := c.prev.Pages[s.order[i].path]
+		c.entriesChanged = old == nil || old.InIndex == s.order[i].fm.NoIndex || !bytes.Equal(r.entry, c.entry(old))
+	}
 	rec := r.cached
 	if rec == nil {
 		return

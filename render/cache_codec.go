@@ -3,6 +3,7 @@ package render
 import (
 	"encoding/binary"
 	"math"
+	"sort"
 )
 
 // The manifest is a compact binary file: the format string, then the
@@ -87,7 +88,7 @@ func encodeManifest(m *cacheManifest) []byte {
 	e.str(m.Key)
 	e.int(m.Start)
 	e.uint(uint64(len(m.Pages)))
-	for _, k := range sortedKeys(m.Pages) {
+	for _, k := range orderedKeys(m.Pages, m.pageOrder) {
 		p := m.Pages[k]
 		e.str(k)
 		e.str(p.Src)
@@ -107,7 +108,7 @@ func encodeManifest(m *cacheManifest) []byte {
 		e.bool(p.Playground)
 	}
 	e.uint(uint64(len(m.Sources)))
-	for _, k := range sortedKeys(m.Sources) {
+	for _, k := range orderedKeys(m.Sources, m.fileOrder) {
 		s := m.Sources[k]
 		e.str(k)
 		e.stamp(s.Stamp)
@@ -138,6 +139,33 @@ func encodeManifest(m *cacheManifest) []byte {
 	e.bytes(m.Code.Index)
 	e.str(cacheFormat) // end mark
 	return e.b
+}
+
+// orderedKeys returns the keys of m: those in order first, in that order,
+// then the others, sorted.
+func orderedKeys[V any](m map[string]V, order []string) []string {
+	if order == nil {
+		return sortedKeys(m)
+	}
+	keys := make([]string, 0, len(m))
+	seen := make(map[string]bool, len(m))
+	for _, k := range order {
+		if _, ok := m[k]; ok && !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == len(m) {
+		return keys
+	}
+	var rest []string
+	for k := range m {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	return append(keys, rest...)
 }
 
 type decBuf struct {

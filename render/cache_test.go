@@ -210,6 +210,16 @@ func TestCacheUpdateInPlace(t *testing.T) {
 			t.Fatalf("export=%v: a change of the page only wrote %v", export, list)
 		}
 
+		// A page left out of the search index: the index is written again.
+		fsys["t0/p007.mdx"].Data = bytes.Replace(fsys["t0/p007.mdx"].Data, []byte("title: Page 7"), []byte("title: Page 7\nnoindex: true"), 1)
+		step("page left out of the search index", 59)
+		// The index edited by hand: it is written again, and the pages in
+		// it, whose entries it held, are rendered again.
+		if err := os.WriteFile(filepath.Join(dir, "_lectern", "search-index.json"), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		step("search index edited", 1)
+
 		// A page and a file removed: their output files go, and the folder
 		// left empty.
 		delete(fsys, "t1/p059.mdx")
