@@ -33,8 +33,8 @@ import (
 // writeCodeBlock has no access to its build: it asks and tells the stores
 // of all builds in progress (storedHighlight, recordHighlight). A block is
 // identified by its content and the renderer (the manifest's Tool), so any
-// store's block is right for any build. The list holds weak pointers: a
-// build that ends, whatever way, leaves it.
+// store's block is right for any build. The list holds weak pointers: the
+// store of a build that ended, whatever way, leaves it once collected.
 
 // codeIndex is the manifest's record of the highlighted code.
 type codeIndex struct {
