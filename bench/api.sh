@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Job-status polling throughput: 64 concurrent pollers (wrk) against
-# GET /v1/static-export/jobs/{jobId} with auth, beside a bare net/http
+# GET /v1/static-export/jobs/{jobId} with auth, for a completed job and for
+# one still running, beside a bare net/http
 # handler returning the same JSON, measured in the same run, with the API on
 # the embedded SQLite store and then on PostgreSQL (one API process each,
 # run one after the other).
@@ -42,7 +43,7 @@ run() { # name url [header]
   p50=$(echo "$out" | awk '$1=="50%" {print $2}')
   p99=$(echo "$out" | awk '$1=="99%" {print $2}')
   local non2xx; non2xx=$(echo "$out" | awk '/Non-2xx/ {print $5}')
-  printf '%-46s %12s req/s   p50 %-9s p99 %-9s non-2xx %s\n' "$1" "$rps" "$p50" "$p99" "${non2xx:-0}"
+  printf '%-56s %12s req/s   p50 %-9s p99 %-9s non-2xx %s\n' "$1" "$rps" "$p50" "$p99" "${non2xx:-0}"
 }
 
 # bench NAME PORT STORAGE-FLAGS...: starts serve on the store, queues an
@@ -63,8 +64,20 @@ bench() {
   JOB=$(curl -sf -X POST -H "$H" -H 'Content-Type: application/json' -d "{\"domain\":\"bench-$port.docs.test\"}" \
         "$base/v1/static-export/jobs" | sed 's/.*"jobId":"\([^"]*\)".*/\1/')
   sleep 1
-  run "GET /v1/static-export/jobs/{id} ($name)" "$base/v1/static-export/jobs/$JOB" "$H"
+  run "GET /v1/static-export/jobs/{id} ($name, done)" "$base/v1/static-export/jobs/$JOB" "$H"
   if [ -n "${SHOW_SERVER_LATENCY:-}" ]; then curl -s "$base/metrics" | grep "request_duration_seconds_bucket{method=\"GET\",route=\"/v1/static-export/jobs/{jobId}\"" ; fi
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+
+  # A job still running is read from the store (concurrent polls share a
+  # load): a second export, slowed down so that it runs all along.
+  ${SERVE_ENV:-} "$L" serve --data-dir "$D" "$@" --addr "127.0.0.1:$port" --render-page-delay 10m ${SERVE_ARGS:---rate-limit 1000000 --rate-burst 1000000} 2>>"$work/serve-$port.log" &
+  pid=$!
+  for _ in $(seq 100); do curl -sf "$base/healthz" >/dev/null && break; sleep 0.05; done
+  JOB=$(curl -sf -X POST -H "$H" -H 'Content-Type: application/json' -d "{\"domain\":\"bench-$port.docs.test\"}" \
+        "$base/v1/static-export/jobs" | sed 's/.*"jobId":"\([^"]*\)".*/\1/')
+  sleep 1
+  curl -sf -H "$H" "$base/v1/static-export/jobs/$JOB" | grep -q '"status":"running"' || echo "(the second export is not running)" >&2
+  run "GET /v1/static-export/jobs/{id} ($name, running)" "$base/v1/static-export/jobs/$JOB" "$H"
   kill "$pid"; wait "$pid" 2>/dev/null || true
 }
 
