@@ -43,6 +43,28 @@ func resolveFlags(fs *pflag.FlagSet, getenv func(string) string) error {
 			}
 		}
 	}
+	// The environment comes before the file: envFlags marks what it sets
+	// as changed, and the file sets only what is still unchanged.
+	if err := envFlags(fs, getenv); err != nil {
+		return err
+	}
+	var err error
+	fs.VisitAll(func(f *pflag.Flag) {
+		if err != nil || f.Changed {
+			return
+		}
+		if v, ok := file[f.Name]; ok {
+			if e := fs.Set(f.Name, fmt.Sprint(v)); e != nil {
+				err = fmt.Errorf("config file setting %q: %w", f.Name, e)
+			}
+		}
+	})
+	return err
+}
+
+// envFlags sets every flag the command line did not set from its
+// environment variable (LECTERN_ and the flag name in upper snake case).
+func envFlags(fs *pflag.FlagSet, getenv func(string) string) error {
 	var err error
 	fs.VisitAll(func(f *pflag.Flag) {
 		if err != nil || f.Changed {
@@ -51,12 +73,6 @@ func resolveFlags(fs *pflag.FlagSet, getenv func(string) string) error {
 		if v := getenv(envName(f.Name)); v != "" {
 			if e := fs.Set(f.Name, v); e != nil {
 				err = fmt.Errorf("environment variable %s: %w", envName(f.Name), e)
-			}
-			return
-		}
-		if v, ok := file[f.Name]; ok {
-			if e := fs.Set(f.Name, fmt.Sprint(v)); e != nil {
-				err = fmt.Errorf("config file setting %q: %w", f.Name, e)
 			}
 		}
 	})

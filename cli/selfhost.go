@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"lectern.dev/lectern/bundle"
 	"lectern.dev/lectern/selfhost"
@@ -70,23 +69,6 @@ host other than the bundle link's.`,
 	fs.DurationVar(&f.watchInterval, "watch-interval", 2*time.Second, "how often the configuration file is checked for changes (0 disables)")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long a graceful stop waits for requests in flight")
 	return cmd
-}
-
-// envFlags sets every flag the command line did not set from its
-// environment variable (LECTERN_ and the flag name in upper snake case).
-func envFlags(fs *pflag.FlagSet, getenv func(string) string) error {
-	var err error
-	fs.VisitAll(func(f *pflag.Flag) {
-		if err != nil || f.Changed {
-			return
-		}
-		if v := getenv(envName(f.Name)); v != "" {
-			if e := fs.Set(f.Name, v); e != nil {
-				err = fmt.Errorf("environment variable %s: %w", envName(f.Name), e)
-			}
-		}
-	})
-	return err
 }
 
 func (f *selfhostFlags) run(ctx context.Context, e *env) error {
