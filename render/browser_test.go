@@ -2,28 +2,18 @@ package render
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"net"
-	"net/http"
 	"net/url"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-)
 
-// chromiumPath is Debian's chromium, which CI installs with apt.
-const chromiumPath = "/usr/bin/chromium"
+	"lectern.dev/lectern/internal/browsertest"
+)
 
 // Selectors agreed with the theme.
 const (
@@ -36,51 +26,21 @@ const (
 	selCopy        = ".lc-copy"
 )
 
-// stepTimeout bounds one wait in the browser, so that a missing element
-// fails its step with a clear message rather than eating the whole budget.
-const stepTimeout = 8 * time.Second
-
 // TestBrowser builds the starter site, serves it on loopback (and opens the
 // export form from file://) and drives headless Chromium through it: pages,
 // tabs, an accordion, search, dark mode. Any console error, uncaught
-// exception, error log entry (a 404 included) or request to another host
-// fails the test. A full-page screenshot of each form is kept after the
-// run (screenshotPath) and its path logged.
+// exception, error log entry (a 404 included), CSP violation or request to
+// another origin fails the test (internal/browsertest). A full-page
+// screenshot of each form is kept after the run
+// (browsertest.ScreenshotPath) and its path logged.
 func TestBrowser(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required in CI (apt-get install chromium): %v", chromiumPath, err)
-		}
-		t.Skipf("%s not installed: %v", chromiumPath, err)
-	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	browserCtx, closeBrowser := browsertest.Start(t, ctx)
+	defer closeBrowser()
 	src := corpusDir + "mintlify-starter"
 	if _, err := os.Stat(src + "/docs.json"); err != nil {
 		t.Fatalf("corpus mintlify-starter is not readable: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("no-default-browser-check", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.WindowSize(1280, 900),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	defer cancelAlloc()
-	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
-	defer cancelBrowser()
-	// Start the browser on a context without its own timeout.
-	if err := chromedp.Do(browserCtx); err != nil {
-		t.Fatalf("start chromium: %v", err)
 	}
 
 	t.Run("live", func(t *testing.T) {
@@ -89,7 +49,8 @@ func TestBrowser(t *testing.T) {
 			t.Fatalf("Build: %v", err)
 		}
 		base := serveSite(t, dir)
-		browserFlow(t, browserCtx, func(p string) string { return base + "/" + p })
+		tab := browsertest.NewTab(t, browserCtx, browsertest.Options{Origins: []string{base}})
+		browserFlow(t, tab, func(p string) string { return base + "/" + p })
 	})
 	t.Run("export", func(t *testing.T) {
 		dir := t.TempDir()
@@ -101,7 +62,8 @@ func TestBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 		root := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
-		browserFlow(t, browserCtx, func(p string) string {
+		tab := browsertest.NewTab(t, browserCtx, browsertest.Options{Origins: []string{"file://"}})
+		browserFlow(t, tab, func(p string) string {
 			if p == "" {
 				p = "index"
 			}
@@ -112,88 +74,32 @@ func TestBrowser(t *testing.T) {
 	t.Run("features", func(t *testing.T) { featuresBrowserFlow(t, ctx, browserCtx) }) // features_browser_test.go
 }
 
-// serveSite serves dir on loopback the way Lectern's sites server does:
-// "/" is index.html, "/x" is x.html (or x/index.html), files with an
-// extension are served as they are, and anything else is 404.html with
-// status 404. It returns the base URL.
+// stepTimeout bounds one wait in the browser (redirectsBrowserFlow's too).
+const stepTimeout = browsertest.StepTimeout
+
+// serveSite serves dir on loopback as browsertest.Serve does and returns
+// the base URL.
 func serveSite(t *testing.T, dir string) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { root.Close() })
-	serve := func(w http.ResponseWriter, r *http.Request, name string, status int) bool {
-		f, err := root.Open(name)
-		if err != nil {
-			return false
-		}
-		defer f.Close()
-		st, err := f.Stat()
-		if err != nil || st.IsDir() {
-			return false
-		}
-		if status != http.StatusOK {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			w.WriteHeader(status)
-			_, _ = f.WriteTo(w)
-			return true
-		}
-		http.ServeContent(w, r, name, st.ModTime(), f)
-		return true
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := strings.Trim(path.Clean("/"+r.URL.Path), "/")
-		var candidates []string
-		switch {
-		case p == "":
-			candidates = []string{"index.html"}
-		case path.Ext(p) != "":
-			candidates = []string{p, p + ".html"}
-		default:
-			candidates = []string{p + ".html", p + "/index.html"}
-		}
-		for _, c := range candidates {
-			if serve(w, r, c, http.StatusOK) {
-				return
-			}
-		}
-		if !serve(w, r, "404.html", http.StatusNotFound) {
-			http.NotFound(w, r)
-		}
-	}), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { srv.Close() })
-	return "http://" + ln.Addr().String()
+	return browsertest.Serve(t, root.FS(), nil)
 }
 
-// pageProblems collects what a page must never do.
-type pageProblems struct {
-	mu   sync.Mutex
-	list []string
-}
+// pageProblems collects what a page must never do, for a flow that
+// listens to its tab itself (redirectsBrowserFlow).
+type pageProblems struct{ browsertest.Problems }
 
-func (p *pageProblems) add(format string, args ...any) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.list) < 100 {
-		p.list = append(p.list, fmt.Sprintf(format, args...))
-	}
-}
+func (p *pageProblems) add(format string, args ...any) { p.Add(format, args...) }
 
-func (p *pageProblems) take() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	l := p.list
-	p.list = nil
-	return l
-}
+func (p *pageProblems) take() []string { return p.Take() }
 
-// localURL reports whether a request URL stays on this machine.
+// localURL reports whether a request URL stays on this machine, for a
+// flow that listens to its tab itself (redirectsBrowserFlow); a
+// browsertest.Tab allows only the origins it is given.
 func localURL(raw string) bool {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -209,88 +115,10 @@ func localURL(raw string) bool {
 	return false
 }
 
-// browserFlow opens a new tab and walks the site, whose pages are at
-// urlOf("quickstart") and so on ("" is the home page).
-func browserFlow(t *testing.T, browserCtx context.Context, urlOf func(p string) string) {
-	tabCtx, cancelTab := chromedp.NewContext(browserCtx)
-	defer cancelTab()
-	problems := &pageProblems{}
-	if err := chromedp.Listen(tabCtx, func(ev any) {
-		switch ev := ev.(type) {
-		case *network.EventRequestWillBeSent:
-			if !localURL(ev.Request.URL) {
-				problems.add("request to another host: %s %s", ev.Request.Method, ev.Request.URL)
-			}
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
-				var parts []string
-				for _, a := range ev.Args {
-					if a.Value != nil {
-						parts = append(parts, string(a.Value))
-					} else {
-						parts = append(parts, a.Description)
-					}
-				}
-				problems.add("console.%s: %s", ev.Type, strings.Join(parts, " "))
-			}
-		case *runtime.EventExceptionThrown:
-			d := ev.ExceptionDetails
-			msg := d.Text
-			if d.Exception != nil && d.Exception.Description != "" {
-				msg += " " + d.Exception.Description
-			}
-			problems.add("uncaught exception at %s:%d: %s", d.URL, d.LineNumber+1, msg)
-		case *log.EventEntryAdded:
-			if ev.Entry.Level == log.EntryLevelError {
-				problems.add("log error (%s): %s %s", ev.Entry.Source, ev.Entry.Text, ev.Entry.URL)
-			}
-		}
-	}); err != nil {
-		t.Fatalf("listen: %v", err)
-	}
-	// check fails the test with the problems seen so far, naming the step.
-	check := func(step string) {
-		t.Helper()
-		for _, p := range problems.take() {
-			t.Errorf("%s: %s", step, p)
-		}
-	}
-	// run runs one step with its own timeout.
-	run := func(step string, actions ...chromedp.Action[chromedp.Void]) bool {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(tabCtx, stepTimeout)
-		defer cancel()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			if errors.Is(err, context.DeadlineExceeded) {
-				err = fmt.Errorf("timed out after %v", stepTimeout)
-			}
-			t.Errorf("%s: %v", step, err)
-			return false
-		}
-		return true
-	}
-	eval := func(step, js string) (string, bool) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(tabCtx, stepTimeout)
-		defer cancel()
-		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
-		if err != nil {
-			t.Errorf("%s: %v", step, err)
-			return "", false
-		}
-		return v, true
-	}
-	// open navigates and waits for the page and its script.
-	open := func(p string) bool {
-		t.Helper()
-		ok := run("open "+urlOf(p),
-			chromedp.Navigate(urlOf(p)),
-			chromedp.WaitReady("body"),
-			chromedp.Poll[chromedp.Void](`document.readyState === "complete"`, chromedp.WithPollingTimeout(stepTimeout)),
-		)
-		check("open " + p)
-		return ok
-	}
+// browserFlow walks the site in tab, whose pages are at urlOf("quickstart")
+// and so on ("" is the home page).
+func browserFlow(t *testing.T, tab *browsertest.Tab, urlOf func(p string) string) {
+	open := func(p string) bool { t.Helper(); return tab.Open(urlOf(p)) }
 
 	// Pages open cleanly.
 	for _, p := range []string{"", "quickstart", "essentials/code", "api-reference/endpoint/create"} {
@@ -300,7 +128,7 @@ func browserFlow(t *testing.T, browserCtx context.Context, urlOf func(p string) 
 	// Tabs: the second tab of the Tabs component on essentials/navigation
 	// (the starter's other Tabs and CodeGroups sit inside code fences).
 	if open("essentials/navigation") {
-		res, ok := eval("tabs", `(function () {
+		res, ok := tab.Eval("tabs", `(function () {
 			const buttons = Array.from(document.querySelectorAll(`+jsString(selTabButton)+`));
 			if (buttons.length === 0) return "no element matches `+selTabButton+`";
 			const second = buttons.find((b, i) => i > 0 && b.parentElement === buttons[0].parentElement);
@@ -310,8 +138,8 @@ func browserFlow(t *testing.T, browserCtx context.Context, urlOf func(p string) 
 		})()`)
 		if ok && res != "ok" {
 			t.Errorf("tabs: %s", res)
-		} else if ok && run("click the second tab", chromedp.Click(chromedp.CSS(`[data-lc-test="tab2"]`), chromedp.NodeVisible)) {
-			res, _ := eval("tabs", `(function () {
+		} else if ok && tab.Run("click the second tab", chromedp.Click(chromedp.CSS(`[data-lc-test="tab2"]`), chromedp.NodeVisible)) {
+			res, _ := tab.Eval("tabs", `(function () {
 				const b = document.querySelector('[data-lc-test="tab2"]');
 				let panel = null;
 				const id = b.getAttribute("aria-controls");
@@ -331,55 +159,53 @@ func browserFlow(t *testing.T, browserCtx context.Context, urlOf func(p string) 
 				t.Errorf("tabs: %s", res)
 			}
 		}
-		check("tabs")
+		tab.Check("tabs")
 	}
 
 	// Accordion on the quickstart page.
 	if open("quickstart") {
-		if run("open an accordion",
+		if tab.Run("open an accordion",
 			chromedp.Click(chromedp.CSS(`main details:not([open]) > summary`), chromedp.NodeVisible),
 			chromedp.WaitVisible(chromedp.CSS(`main details[open] > :not(summary)`)),
 		) {
-			n, _ := eval("accordion", `String(document.querySelectorAll("main details[open]").length)`)
+			n, _ := tab.Eval("accordion", `String(document.querySelectorAll("main details[open]").length)`)
 			if n == "0" || n == "" {
 				t.Errorf("accordion: no details[open] after clicking its summary")
 			}
 		}
-		check("accordion")
+		tab.Check("accordion")
 	}
 
 	// Copy buttons on code blocks.
 	if open("essentials/code") {
-		run("copy buttons", chromedp.WaitReady(chromedp.CSS(selCopy)))
-		check("copy buttons")
+		tab.Run("copy buttons", chromedp.WaitReady(chromedp.CSS(selCopy)))
+		tab.Check("copy buttons")
 	}
 
 	// Search from another page: "/" (or the button), type, click the first
 	// result, land on the quickstart.
 	if open("essentials/markdown") {
 		func() {
-			ctx, cancel := context.WithTimeout(tabCtx, 3*time.Second)
+			ctx, cancel := context.WithTimeout(tab.Context(), 3*time.Second)
 			defer cancel()
 			_ = chromedp.Do(ctx, chromedp.KeyEvent("/"), chromedp.WaitVisible(chromedp.CSS(selSearchInput)))
 		}()
-		if v, _ := eval("search", `(function () { const i = document.querySelector(`+jsString(selSearchInput)+`); return i && i.offsetParent !== null ? "open" : "closed"; })()`); v != "open" {
+		if v, _ := tab.Eval("search", `(function () { const i = document.querySelector(`+jsString(selSearchInput)+`); return i && i.offsetParent !== null ? "open" : "closed"; })()`); v != "open" {
 			t.Logf(`search: "/" did not open %s; trying %s`, selSearchInput, selSearchOpen)
-			run("open search with "+selSearchOpen, chromedp.Click(chromedp.CSS(selSearchOpen), chromedp.NodeVisible))
+			tab.Run("open search with "+selSearchOpen, chromedp.Click(chromedp.CSS(selSearchOpen), chromedp.NodeVisible))
 		}
-		if run("search for quickstart",
+		if tab.Run("search for quickstart",
 			chromedp.WaitVisible(chromedp.CSS(selSearchInput)),
 			// chromedp sends a key's character as its own event, which the
 			// page's preventDefault on keydown cannot cancel: clear it.
 			chromedp.SendKeys(chromedp.CSS(selSearchInput), kb.End+strings.Repeat(kb.Backspace, 4)+"quickstart"),
 			chromedp.WaitVisible(chromedp.CSS(selSearchHit)),
-		) && searchSettled(t, tabCtx) && run("click the first result", chromedp.Click(chromedp.CSS(selSearchHit), chromedp.NodeVisible)) {
+		) && searchSettled(t, tab) && tab.Run("click the first result", chromedp.Click(chromedp.CSS(selSearchHit), chromedp.NodeVisible)) {
 			// The click navigates: the page's context goes away under any
 			// evaluation, so ask again until the new page answers.
 			loc := ""
 			for deadline := time.Now().Add(stepTimeout); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-				ctx, cancel := context.WithTimeout(tabCtx, time.Second)
-				v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.readyState === "complete" ? location.href : ""`))
-				cancel()
+				v, err := tab.Try(`document.readyState === "complete" ? location.href : ""`, time.Second)
 				if err == nil && v != "" {
 					loc = v
 					if strings.Contains(v, "quickstart") {
@@ -393,15 +219,15 @@ func browserFlow(t *testing.T, browserCtx context.Context, urlOf func(p string) 
 				t.Logf("search: landed on %s", loc)
 			}
 		}
-		check("search")
+		tab.Check("search")
 	}
 
 	// Dark mode: the toggle flips html[data-theme] and the background.
 	if open("quickstart") {
 		const state = `JSON.stringify([document.documentElement.dataset.theme || "", getComputedStyle(document.body).backgroundColor])`
-		before, _ := eval("theme", state)
-		if run("toggle the theme", chromedp.Click(chromedp.CSS(selThemeToggle), chromedp.NodeVisible)) {
-			ctx, cancel := context.WithTimeout(tabCtx, stepTimeout)
+		before, _ := tab.Eval("theme", state)
+		if tab.Run("toggle the theme", chromedp.Click(chromedp.CSS(selThemeToggle), chromedp.NodeVisible)) {
+			ctx, cancel := context.WithTimeout(tab.Context(), stepTimeout)
 			after, err := chromedp.Run(ctx, chromedp.Poll[string](`(function () {
 				const s = `+state+`;
 				return s !== `+jsString(before)+` ? s : null; })()`, chromedp.WithPollingTimeout(stepTimeout)))
@@ -422,35 +248,11 @@ func browserFlow(t *testing.T, browserCtx context.Context, urlOf func(p string) 
 				t.Logf("theme: %s → %s", before, after)
 			}
 		}
-		check("theme")
+		tab.Check("theme")
 	}
 
-	shot := screenshotPath(t)
-	ctx, cancel := context.WithTimeout(tabCtx, stepTimeout)
-	defer cancel()
-	if png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err != nil {
-		t.Errorf("screenshot: %v", err)
-	} else if err := os.WriteFile(shot, png, 0o644); err != nil {
-		t.Errorf("screenshot: %v", err)
-	} else {
-		t.Logf("screenshot: %s", shot)
-	}
-	check("end")
-}
-
-// screenshotPath is where a browser subtest leaves its screenshot for
-// people to look at: $LECTERN_SCREENSHOT_DIR, or lectern-browser-test in
-// the system temp folder, one file per subtest, replaced at each run (a
-// test's own temp dir is removed when it ends).
-func screenshotPath(t *testing.T) string {
-	dir := os.Getenv("LECTERN_SCREENSHOT_DIR")
-	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "lectern-browser-test")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatalf("screenshot folder: %v", err)
-	}
-	return filepath.Join(dir, strings.ReplaceAll(t.Name(), "/", "-")+".png")
+	tab.Screenshot()
+	tab.Check("end")
 }
 
 // jsString quotes s as a JavaScript string literal.
@@ -468,14 +270,12 @@ func parsePair(s string, out *[2]string) {
 
 // searchSettled waits until the search results stop changing (results of a
 // partly typed query may show first) and logs them.
-func searchSettled(t *testing.T, tabCtx context.Context) bool {
+func searchSettled(t *testing.T, tab *browsertest.Tab) bool {
 	t.Helper()
 	const js = `Array.from(document.querySelectorAll(` + "`" + selSearchHit + "`" + `)).map(a => (a.getAttribute("href") || "") + " " + a.textContent.trim().slice(0, 40)).join(" | ")`
 	last, same := "", 0
 	for deadline := time.Now().Add(stepTimeout); time.Now().Before(deadline); time.Sleep(150 * time.Millisecond) {
-		ctx, cancel := context.WithTimeout(tabCtx, time.Second)
-		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
-		cancel()
+		v, err := tab.Try(js, time.Second)
 		if err != nil {
 			last = "error: " + err.Error()
 			continue

@@ -1,27 +1,21 @@
 package render
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"path"
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	cdppage "github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"lectern.dev/lectern/internal/browsertest"
 )
 
 // cspSite is built like an export bundle (every feature, marked) for the
@@ -151,56 +145,28 @@ func (fs *featureServer) counts() (hits []string, asks []string, all int) {
 	return append([]string(nil), fs.hits...), append([]string(nil), fs.asks...), fs.all
 }
 
-// serveFiles serves a transformed site as a self-hosted deployment does:
-// clean URLs ("/x" is x.html), 404.html with status 404, and the headers
-// of header on every response. It returns the base URL.
+// serveFiles serves a transformed site as a self-hosted deployment does
+// (browsertest.Serve), with the headers of header on every response. It
+// returns the base URL.
 func serveFiles(t *testing.T, files map[string][]byte, header http.Header) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	site := fstest.MapFS{}
+	for name, data := range files {
+		site[name] = &fstest.MapFile{Data: data}
 	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for k, v := range header {
-			w.Header()[k] = v
-		}
-		p := strings.Trim(path.Clean("/"+r.URL.Path), "/")
-		candidates := []string{p + ".html", p + "/index.html"}
-		switch {
-		case p == "":
-			candidates = []string{"index.html"}
-		case path.Ext(p) != "":
-			candidates = []string{p}
-		}
-		for _, c := range candidates {
-			if data, ok := files[c]; ok {
-				http.ServeContent(w, r, c, time.Time{}, bytes.NewReader(data))
-				return
-			}
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.WriteHeader(http.StatusNotFound)
-		_, _ = w.Write(files["404.html"])
-	}), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { srv.Close() })
-	return "http://" + ln.Addr().String()
+	return browsertest.Serve(t, site, header)
 }
-
-// cspViolationJS reports every CSP violation of a page as a console
-// error, which the test's listener turns into a failure.
-const cspViolationJS = `document.addEventListener("securitypolicyviolation", function (e) {
-	console.error("CSP violation: " + e.violatedDirective + " blocked " + (e.blockedURI || "inline") + " at " + e.sourceFile + ":" + e.lineNumber);
-});`
 
 // featuresBrowserFlow serves the export form of cspSite and of the
 // starter corpus, transformed with every feature on and with every
 // feature off, under the CSP of those features, and opens their pages in
-// Chromium: any console error, CSP violation, exception or request to
-// another host fails. With the features on, the search, the assistant
-// (question and answer through the test's other origin), the analytics
-// beacon, the playground and the Mermaid diagram must work; with them off
-// no page may show or request any of them.
+// Chromium (internal/browsertest): any console error, CSP violation,
+// exception, error log entry (but the 404 of the page that is missing on
+// purpose) or request to an origin other than the two sites' (and, with
+// the features on, the test's other origin) fails. With the features on,
+// the search, the assistant (question and answer through the test's other
+// origin), the analytics beacon, the playground and the Mermaid diagram
+// must work; with them off no page may show or request any of them.
 func featuresBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 	api := newFeatureServer(t)
 	all := AllSiteFeatures()
@@ -231,36 +197,39 @@ func featuresBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 			base := serveFiles(t, transformSite(t, c.f, site.files), header)
 			starterBase := serveFiles(t, transformSite(t, c.f, starter.files), header)
 			_, _, before := api.counts()
-			b := newFeatureBrowser(t, browserCtx)
-			defer b.close()
+			origins := []string{base, starterBase}
+			if c.name == "on" {
+				origins = append(origins, api.url)
+			}
+			b := browsertest.NewTab(t, browserCtx, browsertest.Options{Origins: origins, Missing: []string{base + "/no-such-page"}})
 
 			for _, p := range []string{"", "guides/care", "api-reference/pets/getpet", "no-such-page"} {
-				b.open(base + "/" + p)
+				b.Open(base + "/" + p)
 			}
 			for _, p := range []string{"", "quickstart", "essentials/code", "essentials/markdown", "api-reference/endpoint/create", "api-reference/endpoint/get"} {
-				b.open(starterBase + "/" + p)
+				b.Open(starterBase + "/" + p)
 			}
 			present := func(sel string) string {
 				return `document.querySelector(` + jsString(sel) + `) ? "yes" : "no"`
 			}
 			if !c.f.Search {
-				b.open(base + "/guides/care")
+				b.Open(base + "/guides/care")
 				for _, sel := range []string{".lc-search-button", "#lc-search", ".lc-assistant-button", "#lc-assistant", "[data-lc-playground]",
 					`script[src*="search"]`, `script[src*="assistant"]`, `script[src*="analytics"]`, `meta[name^="lectern-"]`} {
-					if v := b.eval("absent "+sel, present(sel)); v != "no" {
+					if v, _ := b.Eval("absent "+sel, present(sel)); v != "no" {
 						t.Errorf("features off: the page has %s", sel)
 					}
 				}
-				b.open(base + "/api-reference/pets/getpet")
-				if v := b.eval("no playground", present("[data-lc-playground]")+` + (document.querySelector('script[src*="playground"]') ? " script" : "")`); v != "no" {
+				b.Open(base + "/api-reference/pets/getpet")
+				if v, _ := b.Eval("no playground", present("[data-lc-playground]")+` + (document.querySelector('script[src*="playground"]') ? " script" : "")`); v != "no" {
 					t.Errorf("features off: the operation page has a playground (%s)", v)
 				}
 				// The CSP blocks what the features would need: a request to
 				// the other origin is refused and reported.
-				if v := b.eval("blocked fetch", `fetch(`+jsString(api.url+"/hit")+`, {method: "POST", body: "x"}).then(() => "sent", () => "blocked")`); v != "blocked" {
+				if v, _ := b.Eval("blocked fetch", `fetch(`+jsString(api.url+"/hit")+`, {method: "POST", body: "x"}).then(() => "sent", () => "blocked")`); v != "blocked" {
 					t.Errorf("features off: a request to another origin was %s, want blocked by the CSP", v)
 				}
-				if got := b.problems.take(); len(got) == 0 || !strings.Contains(strings.Join(got, "\n"), "connect-src") {
+				if got := b.Take(); len(got) == 0 || !strings.Contains(strings.Join(got, "\n"), "connect-src") {
 					t.Errorf("features off: the blocked request was not reported as a CSP violation: %v", got)
 				}
 				if _, _, after := api.counts(); after != before {
@@ -282,22 +251,22 @@ func featuresBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 			}
 
 			// Search.
-			b.open(base + "/guides/care")
-			b.run("search", chromedp.Click(chromedp.CSS(".lc-search-button"), chromedp.NodeVisible),
+			b.Open(base + "/guides/care")
+			b.Run("search", chromedp.Click(chromedp.CSS(".lc-search-button"), chromedp.NodeVisible),
 				chromedp.WaitVisible(chromedp.CSS("#lc-search-input")),
 				chromedp.SendKeys(chromedp.CSS("#lc-search-input"), "water"),
 				chromedp.WaitVisible(chromedp.CSS(".lc-search-result a")))
-			b.check("search")
+			b.Check("search")
 
 			// Assistant: ask, read the answer as text and the safe sources
 			// as links.
-			b.open(base + "/guides/care")
-			b.run("assistant", chromedp.Click(chromedp.CSS(".lc-assistant-button"), chromedp.NodeVisible),
+			b.Open(base + "/guides/care")
+			b.Run("assistant", chromedp.Click(chromedp.CSS(".lc-assistant-button"), chromedp.NodeVisible),
 				chromedp.WaitVisible(chromedp.CSS(".lc-assistant-input")),
 				chromedp.SendKeys(chromedp.CSS(".lc-assistant-input"), "How often do they drink?"),
 				chromedp.Click(chromedp.CSS(".lc-assistant-send"), chromedp.NodeVisible),
 				chromedp.WaitVisible(chromedp.CSS(".lc-assistant-answer:not(.lc-assistant-pending) .lc-assistant-text")))
-			got := b.eval("assistant answer", `JSON.stringify({
+			got, _ := b.Eval("assistant answer", `JSON.stringify({
 				text: document.querySelector(".lc-assistant-answer .lc-assistant-text").textContent,
 				bold: document.querySelectorAll(".lc-assistant-answer b").length,
 				links: Array.from(document.querySelectorAll(".lc-assistant-sources a")).map(a => a.textContent + " " + a.href)})`)
@@ -307,120 +276,22 @@ func featuresBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 			if _, asks, _ := api.counts(); len(asks) != 1 || asks[0] != "How often do they drink?" {
 				t.Errorf("assistant: questions received %q", asks)
 			}
-			b.check("assistant")
+			b.Check("assistant")
 
 			// Playground: send the request to the API (the other origin).
-			b.open(base + "/api-reference/pets/getpet")
-			b.run("playground", chromedp.Click(chromedp.CSS(".lc-playground > summary"), chromedp.NodeVisible),
+			b.Open(base + "/api-reference/pets/getpet")
+			b.Run("playground", chromedp.Click(chromedp.CSS(".lc-playground > summary"), chromedp.NodeVisible),
 				chromedp.Click(chromedp.CSS("[data-pg-send]"), chromedp.NodeVisible),
 				chromedp.Poll[chromedp.Void](`/"Rex"/.test((document.querySelector("[data-pg-response]") || {}).textContent)`, chromedp.WithPollingTimeout(stepTimeout)))
-			if v := b.eval("playground status", `document.querySelector("[data-pg-status]").textContent`); !strings.HasPrefix(v, "200") {
+			if v, _ := b.Eval("playground status", `document.querySelector("[data-pg-status]").textContent`); !strings.HasPrefix(v, "200") {
 				t.Errorf("playground: status %q, want 200", v)
 			}
-			b.check("playground")
+			b.Check("playground")
 
 			// Mermaid draws its diagram.
-			b.open(base + "/")
-			b.run("mermaid", chromedp.WaitVisible(chromedp.CSS("pre.mermaid svg")))
-			b.check("mermaid")
+			b.Open(base + "/")
+			b.Run("mermaid", chromedp.WaitVisible(chromedp.CSS("pre.mermaid svg")))
+			b.Check("mermaid")
 		})
-	}
-}
-
-// featureBrowser is a tab whose problems (console errors, CSP violations,
-// exceptions, requests to other hosts) fail the test.
-type featureBrowser struct {
-	t        *testing.T
-	ctx      context.Context
-	close    context.CancelFunc
-	problems *pageProblems
-}
-
-func newFeatureBrowser(t *testing.T, browserCtx context.Context) *featureBrowser {
-	t.Helper()
-	ctx, cancel := chromedp.NewContext(browserCtx)
-	b := &featureBrowser{t: t, ctx: ctx, close: cancel, problems: &pageProblems{}}
-	if err := chromedp.Listen(ctx, func(ev any) {
-		switch ev := ev.(type) {
-		case *network.EventRequestWillBeSent:
-			if !localURL(ev.Request.URL) {
-				b.problems.add("request to another host: %s %s", ev.Request.Method, ev.Request.URL)
-			}
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
-				var parts []string
-				for _, a := range ev.Args {
-					if a.Value != nil {
-						parts = append(parts, string(a.Value))
-					} else {
-						parts = append(parts, a.Description)
-					}
-				}
-				b.problems.add("console.%s: %s", ev.Type, strings.Join(parts, " "))
-			}
-		case *runtime.EventExceptionThrown:
-			d := ev.ExceptionDetails
-			msg := d.Text
-			if d.Exception != nil && d.Exception.Description != "" {
-				msg += " " + d.Exception.Description
-			}
-			b.problems.add("uncaught exception at %s:%d: %s", d.URL, d.LineNumber+1, msg)
-		case *log.EventEntryAdded:
-			if ev.Entry.Level == log.EntryLevelError && !strings.Contains(ev.Entry.URL, "no-such-page") {
-				b.problems.add("log error (%s): %s %s", ev.Entry.Source, ev.Entry.Text, ev.Entry.URL)
-			}
-		}
-	}); err != nil {
-		t.Fatalf("listen: %v", err)
-	}
-	b.run("report CSP violations", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: cspViolationJS})
-		return err
-	}))
-	return b
-}
-
-// run runs one step with its own timeout.
-func (b *featureBrowser) run(step string, actions ...chromedp.Action[chromedp.Void]) bool {
-	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
-	defer cancel()
-	if err := chromedp.Do(ctx, actions...); err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("timed out after %v", stepTimeout)
-		}
-		b.t.Errorf("%s: %v", step, err)
-		return false
-	}
-	return true
-}
-
-// eval evaluates js (a promise is awaited) and returns its string value.
-func (b *featureBrowser) eval(step, js string) string {
-	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
-	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js, chromedp.EvalAwaitPromise))
-	if err != nil {
-		b.t.Errorf("%s: %v", step, err)
-	}
-	return v
-}
-
-// open navigates to url, waits for the page to load and checks it.
-func (b *featureBrowser) open(url string) {
-	b.t.Helper()
-	b.run("open "+url, chromedp.Navigate(url), chromedp.WaitReady("body"),
-		chromedp.Poll[chromedp.Void](`document.readyState === "complete"`, chromedp.WithPollingTimeout(stepTimeout)))
-	// Let deferred work (beacons, mermaid) report.
-	time.Sleep(150 * time.Millisecond)
-	b.check("open " + url)
-}
-
-// check fails the test with the problems seen so far.
-func (b *featureBrowser) check(step string) {
-	b.t.Helper()
-	for _, p := range b.problems.take() {
-		b.t.Errorf("%s: %s", step, p)
 	}
 }
