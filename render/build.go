@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -131,7 +132,10 @@ type site struct {
 	// searchOffsets is where each page's entry is in searchJSON, -1
 	// when it is not in it.
 	searchOffsets []int
-	searchJS      []byte      // the search index as a script (search.go)
+	searchJS      []byte // the search index as a script (search.go)
+	// searchSpliced says the search index is written from parts of the
+	// previous one (buildCache.searchParts), not assembled.
+	searchSpliced bool
 	mermaid       *mermaidUse // whether a page has a mermaid diagram (mermaid.go)
 	api           *apiState   // OpenAPI documents and generated pages (openapi_page.go)
 }
@@ -187,6 +191,9 @@ func Build(ctx context.Context, src fs.FS, out Output, opts Options) (*Result, e
 		if s.cache, err = openCache(s, s.manifest); err != nil {
 			return nil, err
 		}
+		if s.cache.out != nil {
+			defer s.cache.out.closeDirs()
+		}
 	}
 	total := len(s.order)
 	progress := func(done int) {
@@ -199,10 +206,11 @@ func Build(ctx context.Context, src fs.FS, out Output, opts Options) (*Result, e
 	s.search = make([][]byte, 0, total)
 	// Pages are rendered in parallel and written in order (parallel.go).
 	render := s.renderOne
+	var reuse func(i int) (pageResult, bool)
 	if s.cache != nil {
-		render = s.cache.page(s)
+		reuse, render = s.cache.reuse(s), s.cache.page(s)
 	}
-	err = s.renderPages(ctx, render, func(i int, r pageResult) error {
+	err = s.renderPages(ctx, reuse, render, func(i int, r pageResult) error {
 		name := s.order[i].path + ".html"
 		if r.reused {
 			s.written++
@@ -250,38 +258,7 @@ func cleanBasePath(b string) (string, error) {
 
 // load scans the source, reads the configuration and the navigation pages.
 func (s *site) load() error {
-	var pageFiles []string
-	err := fs.WalkDir(s.src, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p != "." && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			// Never followed: a link could leave the source tree.
-			s.w.add(p, 0, "symbolic link not followed (links can point outside the docs folder); copy the file in instead")
-			return nil
-		}
-		if d.IsDir() || !d.Type().IsRegular() {
-			return nil
-		}
-		s.files[p] = true
-		if s.stamps != nil {
-			// With a cache: the stamp (cache.go), from the directory
-			// entry, which costs less than a Stat of the path later.
-			if fi, err := d.Info(); err == nil && fi.Mode().IsRegular() {
-				s.stamps[p] = stampOf(fi)
-			}
-		}
-		if isPageFile(p) {
-			pageFiles = append(pageFiles, p)
-		}
-		return nil
-	})
+	pageFiles, err := s.scan()
 	if err != nil {
 		return fmt.Errorf("render: read source: %w", err)
 	}
@@ -290,16 +267,22 @@ func (s *site) load() error {
 		return err
 	}
 	s.openAPINav(cfg)
+	var navPages []NavEntry
+	if cfg != nil {
+		navPages = cfg.Nav.Pages()
+	}
 	switch {
 	case cfg == nil && len(pageFiles) == 0:
 		return lectern.Errorf(lectern.EINVALID, "no docs.json, mint.json or .mdx/.md page found")
 	case cfg == nil:
 		cfg = &Config{Nav: folderNav(pageFiles)}
-	case len(cfg.Nav.Pages()) == 0 && len(pageFiles) == 0:
+		navPages = cfg.Nav.Pages()
+	case len(navPages) == 0 && len(pageFiles) == 0:
 		return lectern.Errorf(lectern.EINVALID, "%s: the navigation lists no pages and there are no .mdx/.md files", cfg.Source)
-	case len(cfg.Nav.Pages()) == 0:
+	case len(navPages) == 0:
 		s.w.add(cfg.Source, 0, "the navigation lists no pages; using the folder tree")
 		cfg.Nav = folderNav(pageFiles)
+		navPages = cfg.Nav.Pages()
 	}
 	if cfg.Name == "" {
 		cfg.Name = "Documentation"
@@ -312,7 +295,7 @@ func (s *site) load() error {
 	}
 	var missing []string
 	var jobs []loadJob
-	for _, e := range cfg.Nav.Pages() {
+	for _, e := range navPages {
 		if s.openAPIGenerated(e) {
 			continue
 		}
@@ -354,6 +337,16 @@ func (s *site) write(name string, data []byte) error {
 	return nil
 }
 
+// writeParts sends one file, as parts of the previous search index and
+// new bytes, to the output (buildCache.searchParts).
+func (s *site) writeParts(name string, parts []filePart) error {
+	if err := s.cache.out.writeParts(name, parts, s.cache.prevIndexFile); err != nil {
+		return fmt.Errorf("render: write %s: %w", name, err)
+	}
+	s.written++
+	return nil
+}
+
 // renderPage renders page p as the output file outName.
 func (s *site) renderPage(p *page, outName string) ([]byte, searchEntry) {
 	body := s.renderBody(p, outName)
@@ -389,36 +382,66 @@ func (s *site) writeSiteFiles() error {
 		generated[p.path+".html"] = true
 	}
 	if s.pages["index"] == nil && len(s.order) > 0 {
-		first := s.order[0]
-		if err := s.ensureBody(first); err != nil {
-			return err
+		// A copy of the first page, kept when that page is (cache.go).
+		if s.cache != nil && s.cache.keepHome(s) {
+			s.written++
+		} else {
+			first := s.order[0]
+			if err := s.ensureBody(first); err != nil {
+				return err
+			}
+			s.w.mute++
+			data, _ := s.renderPage(first, "index.html")
+			s.w.mute--
+			if err := s.write("index.html", data); err != nil {
+				return err
+			}
+			if s.cache != nil {
+				s.cache.recordHome(s)
+			}
 		}
-		s.w.mute++
-		data, _ := s.renderPage(first, "index.html")
-		s.w.mute--
-		if err := s.write("index.html", data); err != nil {
-			return err
-		}
+	}
+	// With a cache, the search index is spliced from the previous one
+	// when it can be, rather than assembled (search.go).
+	var searchParts []filePart
+	if s.cache != nil {
+		searchParts = s.cache.searchParts(s)
+		s.searchSpliced = searchParts != nil
 	}
 	files := map[string][]byte{
-		"404.html":                   s.theme.notFound(),
-		"sitemap.xml":                s.sitemap(),
-		"robots.txt":                 s.robots(),
-		"_lectern/style.css":         s.featureCSS(s.theme.css()),
-		"_lectern/site.js":           siteJS,
-		"_lectern/search-index.json": s.searchIndex(),
+		"404.html":           s.theme.notFound(),
+		"sitemap.xml":        s.sitemap(),
+		"robots.txt":         s.robots(),
+		"_lectern/style.css": s.featureCSS(s.theme.css()),
+		"_lectern/site.js":   siteJS,
 	}
-	for _, name := range []string{"404.html", "sitemap.xml", "robots.txt", "_lectern/style.css", "_lectern/site.js", "_lectern/search-index.json"} {
+	for _, name := range []string{"404.html", "sitemap.xml", "robots.txt", "_lectern/style.css", "_lectern/site.js", searchIndexName} {
 		if feat, ok := featureFiles[name]; ok && !s.opts.features().Enabled(feat) {
 			continue // features.go
 		}
-		if err := s.write(name, files[name]); err != nil {
+		var err error
+		switch {
+		case name != searchIndexName:
+			err = s.write(name, files[name])
+		case searchParts != nil:
+			err = s.writeParts(name, searchParts)
+		default:
+			err = s.write(name, s.searchIndex())
+		}
+		if err != nil {
 			return err
 		}
 		generated[name] = true
 	}
 	for _, f := range s.themeFiles() { // theme.go: theme-init.js, search-index.js, redirect pages
-		if err := s.write(f.name, f.data); err != nil {
+		var err error
+		if f.name == searchIndexJSFile && searchParts != nil {
+			parts := append([]filePart{{data: []byte(searchJSPrefix)}}, searchParts...)
+			err = s.writeParts(f.name, append(parts, filePart{data: []byte(searchJSSuffix)}))
+		} else {
+			err = s.write(f.name, f.data)
+		}
+		if err != nil {
 			return err
 		}
 		generated[f.name] = true
@@ -463,4 +486,115 @@ func (s *site) writeSiteFiles() error {
 		}
 	}
 	return nil
+}
+
+// scan lists the source: it sets s.files (and, with a cache, s.stamps)
+// and returns the page files, in the order of fs.WalkDir. Dot-files and
+// dot-folders are left out, and symbolic links are not followed (with a
+// warning). The folders are read in parallel, which matters for large
+// sources: reading a folder of an os.Root stats each of its entries.
+func (s *site) scan() ([]string, error) {
+	type folder struct {
+		path    string
+		entries []fs.DirEntry
+		infos   []fs.FileInfo // with a cache: of the regular files
+		subs    []*folder     // in the order of entries
+		err     error
+		done    chan struct{}
+	}
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var read func(f *folder)
+	read = func(f *folder) {
+		defer close(f.done)
+		sem <- struct{}{}
+		f.entries, f.err = fs.ReadDir(s.src, f.path)
+		if f.err == nil && s.stamps != nil {
+			f.infos = make([]fs.FileInfo, len(f.entries))
+			for i, d := range f.entries {
+				if d.Type().IsRegular() && !strings.HasPrefix(d.Name(), ".") {
+					// From the directory entry, which costs less than a
+					// Stat of the path later (with os.Root, ReadDir has
+					// it already).
+					if fi, err := d.Info(); err == nil && fi.Mode().IsRegular() {
+						f.infos[i] = fi
+					}
+				}
+			}
+		}
+		<-sem
+		if f.err != nil {
+			return
+		}
+		for _, d := range f.entries {
+			if d.IsDir() && d.Type()&fs.ModeSymlink == 0 && !strings.HasPrefix(d.Name(), ".") {
+				sub := &folder{path: path.Join(f.path, d.Name()), done: make(chan struct{})}
+				if f.path == "." {
+					sub.path = d.Name()
+				}
+				f.subs = append(f.subs, sub)
+				go read(sub)
+			}
+		}
+	}
+	root := &folder{path: ".", done: make(chan struct{})}
+	if _, err := fs.Stat(s.src, "."); err != nil {
+		return nil, err
+	}
+	go read(root)
+	// In the order of fs.WalkDir: each folder's entries sorted by name,
+	// a sub-folder's content at its place.
+	var pageFiles []string
+	var visit func(f *folder) error
+	visit = func(f *folder) error {
+		<-f.done
+		if f.err != nil {
+			return f.err
+		}
+		sub := 0
+		for i, d := range f.entries {
+			p := path.Join(f.path, d.Name())
+			if f.path == "." {
+				p = d.Name()
+			}
+			if strings.HasPrefix(d.Name(), ".") {
+				continue
+			}
+			if d.Type()&fs.ModeSymlink != 0 {
+				// Never followed: a link could leave the source tree.
+				s.w.add(p, 0, "symbolic link not followed (links can point outside the docs folder); copy the file in instead")
+				continue
+			}
+			if d.IsDir() {
+				if err := visit(f.subs[sub]); err != nil {
+					return err
+				}
+				sub++
+				continue
+			}
+			if !d.Type().IsRegular() {
+				continue
+			}
+			s.files[p] = true
+			if f.infos != nil && f.infos[i] != nil {
+				s.stamps[p] = stampOf(f.infos[i])
+			}
+			if isPageFile(p) {
+				pageFiles = append(pageFiles, p)
+			}
+		}
+		return nil
+	}
+	err := visit(root)
+	if err != nil {
+		// Let the readers still running finish.
+		var wait func(f *folder)
+		wait = func(f *folder) {
+			<-f.done
+			for _, sub := range f.subs {
+				wait(sub)
+			}
+		}
+		wait(root)
+	}
+	return pageFiles, err
 }

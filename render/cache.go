@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -112,7 +113,7 @@ import (
 // either); the stamps of the output files still show which were rewritten.
 
 // cacheFormat changes whenever the manifest's format or meaning does.
-const cacheFormat = "lectern-render-cache/3"
+const cacheFormat = "lectern-render-cache/4"
 
 const manifestName = "manifest.bin"
 
@@ -156,6 +157,10 @@ type cacheManifest struct {
 	// which holds the search entries of the pages that are in it; IndexJS
 	// is _lectern/search-index.js, the same index as a script.
 	Index, IndexJS cachedFile
+	// Home is index.html as written when it is a copy of the first page
+	// (there is no "index" page), and HomePage that page.
+	Home     cachedFile
+	HomePage string
 	// Outputs are the files the build put in Dir other than the pages'
 	// (which are the keys of Pages + ".html"), sorted.
 	Outputs []string
@@ -244,7 +249,9 @@ type fileKeeper interface {
 	// readKept returns the content of the file name of a previous build
 	// when it is still the file f describes, and the function that
 	// releases it (after which it must not be read).
-	readKept(name string, f cachedFile) (data []byte, release func(), ok bool)
+	// It is also returned open (file) when it can be (DirOutput: when it
+	// is mapped).
+	readKept(name string, f cachedFile) (data []byte, file *os.File, release func(), ok bool)
 }
 
 // buildCache is the cache of one build; its methods are safe for
@@ -265,10 +272,22 @@ type buildCache struct {
 	// not in the Output as written; releaseIndex releases it.
 	prevIndex    []byte
 	releaseIndex func()
+	// prevIndexFile is the file of prevIndex, open, or nil; indexFrom
+	// says, for each page (in the order of the site), where its search
+	// entry is in prevIndex, -1 when it is not the same bytes there
+	// (record).
+	prevIndexFile *os.File
+	indexFrom     []int64
 	// entriesChanged says that a page's search entry, or whether it is in
 	// the search index, is not as in the previous build (record), so that
 	// the search index is not the previous one.
 	entriesChanged bool
+
+	// contexts are the pages' context hashes (contextHash), in the order
+	// of the site, once reuse has run.
+	contexts []string
+	// firstReused says the first page was kept from the previous build.
+	firstReused bool
 
 	mu       sync.Mutex
 	sums     map[string]string       // source file → hash (snippets)
@@ -288,6 +307,8 @@ type manifestState struct {
 	m     *cacheManifest // nil when absent or from another renderer
 	raw   *cacheManifest // as read: nil when absent or not decodable
 	index []byte         // the previous search index, as written
+	// indexFile is the file of index, open, or nil.
+	indexFile *os.File
 	// release releases index (DirOutput.readKept); it runs at the end of
 	// the build (buildCache.save) or, after a failed one, when ms is
 	// collected.
@@ -304,10 +325,11 @@ type manifestState struct {
 // is nil.
 func readManifest(dir string, out Output) *manifestState {
 	type result struct {
-		m       *cacheManifest
-		index   []byte
-		release func()
-		err     error
+		m         *cacheManifest
+		index     []byte
+		indexFile *os.File
+		release   func()
+		err       error
 	}
 	ch := make(chan result, 1)
 	go func() {
@@ -328,19 +350,20 @@ func readManifest(dir string, out Output) *manifestState {
 		}
 		// The previous search index, which holds the pages' entries.
 		var index []byte
+		var indexFile *os.File
 		release := func() {}
 		if keeper, ok := out.(fileKeeper); ok && m.Index.Size > 0 && !m.Updating {
-			if data, rel, ok := keeper.readKept(searchIndexName, m.Index); ok {
-				index, release = data, rel
+			if data, file, rel, ok := keeper.readKept(searchIndexName, m.Index); ok {
+				index, indexFile, release = data, file, rel
 			}
 		}
-		ch <- result{m: m, index: index, release: release}
+		ch <- result{m: m, index: index, indexFile: indexFile, release: release}
 	}()
 	ms := &manifestState{start: time.Now().UnixNano(), tool: toolKey(), sources: map[string]*cachedSource{}, release: func() {}}
 	ms.wait = func() (*cacheManifest, error) {
 		r := <-ch
 		if r.release != nil {
-			ms.index, ms.release = r.index, r.release
+			ms.index, ms.indexFile, ms.release = r.index, r.indexFile, r.release
 			runtime.AddCleanup(ms, func(release func()) { release() }, r.release)
 		}
 		return r.m, r.err
@@ -364,7 +387,7 @@ func (ms *manifestState) get() (*cacheManifest, error) {
 		}
 		if m == nil || m.Updating {
 			ms.release()
-			ms.index = nil
+			ms.index, ms.indexFile = nil, nil
 		}
 		ms.m = m
 	})
@@ -450,7 +473,7 @@ func openCache(s *site, ms *manifestState) (*buildCache, error) {
 	c.releaseIndex = ms.release
 	if m != nil && m.Key == key && !m.Updating {
 		c.prev = m
-		c.prevIndex = ms.index
+		c.prevIndex, c.prevIndexFile = ms.index, ms.indexFile
 	}
 	c.entriesChanged = c.prevIndex == nil
 	var code codeIndex
@@ -480,6 +503,17 @@ func openCache(s *site, ms *manifestState) (*buildCache, error) {
 	return c, nil
 }
 
+// searchParts returns the search index as parts to splice from the
+// previous one (site.splicedSearchIndex), or nil when it is assembled in
+// memory: without a previous index in the Output, open, or with too many
+// parts.
+func (c *buildCache) searchParts(s *site) []filePart {
+	if c.out == nil || c.prevIndexFile == nil || c.indexFrom == nil {
+		return nil
+	}
+	return s.splicedSearchIndex(c.indexFrom)
+}
+
 // dirOutputOf returns the DirOutput that out is, if it is one.
 func dirOutputOf(out Output) (DirOutput, bool) {
 	switch d := out.(type) {
@@ -505,6 +539,36 @@ type dirTracker struct {
 	// reading them to compare, when they are still as recorded.
 	kept     map[string]cachedFile
 	keptSame func() bool
+	// dirs are the folders of Dir opened by fileInfo, by slash-separated
+	// path with a trailing slash ("" for Dir).
+	dirs map[string]*os.Root
+}
+
+// writeParts writes the file name from parts (DirOutput.writeParts),
+// unless it is kept (WriteFile).
+func (t *dirTracker) writeParts(name string, parts []filePart, src *os.File) error {
+	var size int64
+	for _, p := range parts {
+		if p.data != nil {
+			size += int64(len(p.data))
+		} else {
+			size += p.n
+		}
+	}
+	f, ok := t.kept[name]
+	if !ok || !t.keptSame() || size != f.Size {
+		if err := t.d.writeParts(name, parts, src); err != nil {
+			return err
+		}
+	} else if got, ok := t.d.fileInfo(name); !ok || got != f {
+		if err := t.d.writeParts(name, parts, src); err != nil {
+			return err
+		}
+	}
+	t.mu.Lock()
+	t.names[name] = true
+	t.mu.Unlock()
+	return nil
 }
 
 func (t *dirTracker) WriteFile(name string, data []byte) error {
@@ -525,11 +589,61 @@ func (t *dirTracker) WriteFile(name string, data []byte) error {
 	return err
 }
 
-func (t *dirTracker) keepFile(name string, f cachedFile) bool { return t.d.keepFile(name, f) }
+func (t *dirTracker) keepFile(name string, f cachedFile) bool {
+	if t.d.Prev != "" {
+		return t.d.keepFile(name, f)
+	}
+	got, ok := t.fileInfo(name)
+	return ok && got == f
+}
 
-func (t *dirTracker) fileInfo(name string) (cachedFile, bool) { return t.d.fileInfo(name) }
+// fileInfo is DirOutput.fileInfo, with the file looked up in its folder
+// opened once (dirs), which costs less than a lookup of its whole path:
+// a rebuild looks up every page's file.
+func (t *dirTracker) fileInfo(name string) (cachedFile, bool) {
+	if !fs.ValidPath(name) || t.d.Dir == "" {
+		return cachedFile{}, false
+	}
+	dir, base := path.Split(name)
+	t.mu.Lock()
+	r, ok := t.dirs[dir]
+	t.mu.Unlock()
+	if !ok {
+		var err error
+		if r, err = os.OpenRoot(filepath.Join(t.d.Dir, filepath.FromSlash(dir))); err != nil {
+			// Not (yet) there: not remembered, a later write creates it.
+			return t.d.fileInfo(name)
+		}
+		t.mu.Lock()
+		if old, ok := t.dirs[dir]; ok {
+			r.Close()
+			r = old
+		} else {
+			if t.dirs == nil {
+				t.dirs = map[string]*os.Root{}
+			}
+			t.dirs[dir] = r
+		}
+		t.mu.Unlock()
+	}
+	fi, err := r.Lstat(base)
+	if err != nil || !fi.Mode().IsRegular() {
+		return cachedFile{}, false
+	}
+	return cachedFile{Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}, true
+}
 
-func (t *dirTracker) readKept(name string, f cachedFile) ([]byte, func(), bool) {
+// closeDirs closes the folders fileInfo opened.
+func (t *dirTracker) closeDirs() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, r := range t.dirs {
+		r.Close()
+	}
+	t.dirs = nil
+}
+
+func (t *dirTracker) readKept(name string, f cachedFile) ([]byte, *os.File, func(), bool) {
 	return t.d.readKept(name, f)
 }
 
@@ -695,24 +809,49 @@ func (c *buildCache) contextHash(s *site, i int) string {
 	return hex.EncodeToString(h.Sum(sumBuf[:0])[:16])
 }
 
-// page returns the worker function of a build with a cache: reuse page i
-// when its inputs are those of the previous build, else render it.
-func (c *buildCache) page(s *site) func(i int) pageResult {
+// reuse returns the function that keeps page i from the previous build
+// when its inputs are those of that build (ok), for site.renderPages; it
+// is nil without a previous build.
+func (c *buildCache) reuse(s *site) func(i int) (pageResult, bool) {
+	if c.prev == nil {
+		return nil
+	}
 	keeper, _ := s.out.(fileKeeper)
-	return func(i int) pageResult {
+	if keeper == nil {
+		return nil
+	}
+	c.contexts = make([]string, len(s.order))
+	return func(i int) (pageResult, bool) {
 		p := s.order[i]
 		rec := &cachedPage{Src: s.srcSums[p.path], Context: c.contextHash(s, i)}
-		if old := c.reusable(s, p, rec); old != nil && keeper != nil && keeper.keepFile(p.path+".html", old.Out) {
-			if old.Mermaid && s.mermaid != nil {
-				s.mermaid.used.Store(true)
-			}
-			if old.Playground {
-				st := s.apiState()
-				st.mu.Lock()
-				st.playground = true
-				st.mu.Unlock()
-			}
-			return pageResult{reused: true, entry: c.entry(old), warns: old.Warnings, cached: old}
+		c.contexts[i] = rec.Context
+		old := c.reusable(s, p, rec)
+		if old == nil || !keeper.keepFile(p.path+".html", old.Out) {
+			return pageResult{}, false
+		}
+		if old.Mermaid && s.mermaid != nil {
+			s.mermaid.used.Store(true)
+		}
+		if old.Playground {
+			st := s.apiState()
+			st.mu.Lock()
+			st.playground = true
+			st.mu.Unlock()
+		}
+		return pageResult{reused: true, entry: c.entry(old), warns: old.Warnings, cached: old}, true
+	}
+}
+
+// page returns the worker function of a build with a cache that renders
+// page i (those reuse keeps are not given to it) and makes its record.
+func (c *buildCache) page(s *site) func(i int) pageResult {
+	return func(i int) pageResult {
+		p := s.order[i]
+		rec := &cachedPage{Src: s.srcSums[p.path]}
+		if c.contexts != nil {
+			rec.Context = c.contexts[i]
+		} else {
+			rec.Context = c.contextHash(s, i)
 		}
 		r := s.renderOne(i)
 		if r.err == nil {
@@ -794,6 +933,19 @@ func (c *buildCache) finish(s *site) {
 // record adds page i, as written, to the next manifest. It runs on the
 // goroutine that writes the pages.
 func (c *buildCache) record(s *site, i int, r pageResult) {
+	if i == 0 {
+		c.firstReused = r.reused
+	}
+	if c.prevIndex != nil {
+		if c.indexFrom == nil {
+			c.indexFrom = make([]int64, len(s.order))
+		}
+		c.indexFrom[i] = -1
+		if r.reused && r.cached.InIndex {
+			// r.entry is the bytes of prevIndex there (entry).
+			c.indexFrom[i] = r.cached.EntryOff
+		}
+	}
 	if !c.entriesChanged && !r.reused {
 		// A reused page has its previous entry, at its place (the pages
 		// and their order are those of the previous build: same key).
@@ -816,6 +968,33 @@ func (c *buildCache) record(s *site, i int, r pageResult) {
 		rec.Out = f
 	}
 	c.next.Pages[s.order[i].path] = rec
+}
+
+// keepHome reports whether index.html, a copy of the first page (there is
+// no "index" page), is kept from the previous build: that page was, and
+// the Output still holds the index.html written with it.
+func (c *buildCache) keepHome(s *site) bool {
+	if c.prev == nil || c.out == nil || !c.firstReused || c.prev.HomePage != s.order[0].path || c.prev.Home.Size == 0 {
+		return false
+	}
+	if !c.out.keepFile("index.html", c.prev.Home) {
+		return false
+	}
+	c.out.mu.Lock()
+	c.out.names["index.html"] = true
+	c.out.mu.Unlock()
+	c.next.Home, c.next.HomePage = c.prev.Home, c.prev.HomePage
+	return true
+}
+
+// recordHome records index.html as just written, a copy of the first page.
+func (c *buildCache) recordHome(s *site) {
+	if c.out == nil {
+		return
+	}
+	if f, ok := c.out.fileInfo("index.html"); ok {
+		c.next.Home, c.next.HomePage = f, s.order[0].path
+	}
 }
 
 // keepAsset reports whether the copied file name, whose source has the
@@ -908,11 +1087,12 @@ const (
 func (c *buildCache) save() error {
 	if c.out != nil {
 		c.recordOutputs()
+		c.out.closeDirs()
 	}
 	// Without a previous record, every page was rendered.
 	c.next.Code = c.code.save(c.prev == nil)
 	// The previous search index is read no more.
-	c.prevIndex = nil
+	c.prevIndex, c.prevIndexFile = nil, nil
 	if c.out != nil {
 		c.out.kept = nil
 	}

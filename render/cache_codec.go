@@ -127,6 +127,8 @@ func encodeManifest(m *cacheManifest) []byte {
 	}
 	e.file(m.Index)
 	e.file(m.IndexJS)
+	e.file(m.Home)
+	e.str(m.HomePage)
 	e.uint(uint64(len(m.Assets)))
 	for _, k := range sortedKeys(m.Assets) {
 		a := m.Assets[k]
@@ -357,6 +359,8 @@ func decodeManifest(data []byte) (*cacheManifest, bool) {
 	}
 	m.Index = d.file()
 	m.IndexJS = d.file()
+	m.Home = d.file()
+	m.HomePage = d.str()
 	n = d.count()
 	m.Assets = make(map[string]*cachedAsset, n)
 	for range n {

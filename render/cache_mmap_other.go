@@ -8,14 +8,14 @@ import (
 )
 
 // mapFile reads the file name, of size bytes (other systems than Linux do
-// not map it; see cache_mmap_linux.go).
-func mapFile(name string, size int64) (data []byte, release func(), err error) {
+// not map it, nor return it open; see cache_mmap_linux.go).
+func mapFile(name string, size int64) (data []byte, file *os.File, release func(), err error) {
 	data, err = os.ReadFile(name)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if int64(len(data)) != size {
-		return nil, nil, errors.New("render: the file changed")
+		return nil, nil, nil, errors.New("render: the file changed")
 	}
-	return data, func() {}, nil
+	return data, nil, func() {}, nil
 }

@@ -201,6 +201,14 @@ func TestCacheUpdateInPlace(t *testing.T) {
 			t.Fatalf("export=%v: a one-page change wrote %v, want %v", export, list, want)
 		}
 
+		// Entries changed at the start, in the middle and at the end of
+		// the search index, which is written from parts of the previous
+		// one (splicedSearchIndex).
+		for _, p := range []string{"t0/p000.mdx", "t1/p031.mdx", "t1/p059.mdx"} {
+			fsys[p].Data = bytes.Replace(fsys[p].Data, []byte("Intro of page"), []byte("Introduction of page"), 1)
+		}
+		step("three bodies changed", 57)
+
 		// A change that leaves the page's search entry as it was (the
 		// code's language): the search index is not written again.
 		before = identities(t, dir)

@@ -113,3 +113,24 @@ func chromaRules(style string) map[string]string {
 	}
 	return rules
 }
+
+// TestStyledClass checks styledClass against the regular expression it
+// writes out, on every line of highlight_styles.css and a few others.
+func TestStyledClass(t *testing.T) {
+	t.Parallel()
+	re := regexp.MustCompile(`^(?:html\S* )?\.chroma \.(\w+) \{`)
+	lines := []string{".chroma .k { color: red }", "html .chroma .s2 {", "html[data-theme=\"dark\"] .chroma .c1 { x }",
+		"html\t.chroma .k {", ".chroma .k{", ".chroma . {", ".chroma .a-b {", "xhtml .chroma .k {", "html .chroma .kd_2 {"}
+	for line := range bytes.Lines(highlightStylesCSS) {
+		lines = append(lines, strings.TrimSuffix(string(line), "\n"))
+	}
+	for _, line := range lines {
+		want := ""
+		if m := re.FindStringSubmatch(line); m != nil {
+			want = m[1]
+		}
+		if got := styledClass([]byte(line)); got != want {
+			t.Errorf("styledClass(%q) = %q, want %q", line, got, want)
+		}
+	}
+}

@@ -135,6 +135,79 @@ func sameContent(root *os.Root, name string, data []byte) bool {
 	return n == 0
 }
 
+// writeParts writes the file name as WriteFile does, its content being
+// parts: data, or bytes of the file src (copied by the system where it
+// can, without reading them).
+func (d DirOutput) writeParts(name string, parts []filePart, src *os.File) error {
+	if !fs.ValidPath(name) || name == "." || d.Dir == "" {
+		return lectern.Errorf(lectern.EINVALID, "render: refusing to write %q outside the output folder", name)
+	}
+	root, err := os.OpenRoot(d.Dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if dir := path.Dir(name); dir != "." {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	write := func(f *os.File) error {
+		for _, p := range parts {
+			if p.data != nil {
+				if _, err := f.Write(p.data); err != nil {
+					return err
+				}
+				continue
+			}
+			if _, err := src.Seek(p.off, io.SeekStart); err != nil {
+				return err
+			}
+			n, err := f.ReadFrom(&io.LimitedReader{R: src, N: p.n})
+			if err == nil && n != p.n {
+				err = io.ErrUnexpectedEOF
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if !d.Update {
+		f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			return err
+		}
+		err = write(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
+	dir := path.Dir(name)
+	for attempt := 0; ; attempt++ {
+		tmp := path.Join(dir, tmpPrefix+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) && attempt < 10 {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		err = write(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = root.Rename(tmp, name)
+		}
+		if err != nil {
+			root.Remove(tmp)
+		}
+		return err
+	}
+}
+
 // removeFiles removes the files names (slash-separated, relative) of Dir
 // and then the folders they leave empty. It returns the names it could not
 // remove (a missing file counts as removed).
@@ -221,8 +294,9 @@ func (d DirOutput) keepFile(name string, f cachedFile) bool {
 // Dir or else from Prev (cache.go: the previous search index), and the
 // function that releases it. A file the build does not write (in Prev) or
 // replaces by a rename (Update) is mapped into memory rather than read: it
-// can be large, and only parts of it are copied.
-func (d DirOutput) readKept(name string, f cachedFile) (data []byte, release func(), ok bool) {
+// can be large, and only parts of it are copied; it is then also returned
+// open (file), else file is nil.
+func (d DirOutput) readKept(name string, f cachedFile) (data []byte, file *os.File, release func(), ok bool) {
 	for _, dir := range []string{d.Dir, d.Prev} {
 		if dir == "" {
 			continue
@@ -233,16 +307,16 @@ func (d DirOutput) readKept(name string, f cachedFile) (data []byte, release fun
 		}
 		file := filepath.Join(dir, filepath.FromSlash(name))
 		if d.Update || dir == d.Prev {
-			if data, release, err := mapFile(file, f.Size); err == nil {
-				return data, release, true
+			if data, open, release, err := mapFile(file, f.Size); err == nil {
+				return data, open, release, true
 			}
 		}
 		data, err := os.ReadFile(file)
 		if err == nil && int64(len(data)) == f.Size {
-			return data, func() {}, true
+			return data, nil, func() {}, true
 		}
 	}
-	return nil, nil, false
+	return nil, nil, nil, false
 }
 
 // copyFile copies from to to, keeping the modification time f records.

@@ -110,7 +110,12 @@ func (s *site) sectionOf(p *page) *Nav {
 // order, to emit. It returns the first
 // error of emit or of a worker, or ctx.Err() when ctx is done; all
 // goroutines have ended when it returns.
-func (s *site) renderPages(ctx context.Context, render func(i int) pageResult, emit func(i int, r pageResult) error) error {
+//
+// With reuse (a build with a cache), reuse(i) is first called for every
+// page, on the workers, in contiguous ranges: the pages it returns a
+// result for (ok) are not rendered. It is meant for a rebuild, where it
+// is most pages, and costs less than the pipeline below.
+func (s *site) renderPages(ctx context.Context, reuse func(i int) (pageResult, bool), render func(i int) pageResult, emit func(i int, r pageResult) error) error {
 	n := len(s.order)
 	if n == 0 {
 		return nil
@@ -121,9 +126,36 @@ func (s *site) renderPages(ctx context.Context, render func(i int) pageResult, e
 	snap := *s
 	s.base = &snap
 	defer func() { s.base = nil }()
+	var kept []pageResult
+	var done []bool
+	todo := n
+	if reuse != nil {
+		kept, done = make([]pageResult, n), make([]bool, n)
+		var wg sync.WaitGroup
+		var left atomic.Int64
+		chunk := (n + workers - 1) / workers
+		for w := range workers {
+			wg.Add(1)
+			go func(from, to int) {
+				defer wg.Done()
+				found := 0
+				for i := from; i < to; i++ {
+					kept[i], done[i] = reuse(i)
+					if done[i] {
+						found++
+					}
+				}
+				left.Add(int64(to - from - found))
+			}(w*chunk, min(n, (w+1)*chunk))
+		}
+		wg.Wait()
+		todo = int(left.Load())
+	}
 	results := make([]chan pageResult, n)
 	for i := range results {
-		results[i] = make(chan pageResult, 1)
+		if done == nil || !done[i] {
+			results[i] = make(chan pageResult, 1)
+		}
 	}
 	tokens := make(chan struct{}, workers*pageWindow)
 	jobs := make(chan int)
@@ -138,6 +170,9 @@ func (s *site) renderPages(ctx context.Context, render func(i int) pageResult, e
 		defer wg.Done()
 		defer close(jobs)
 		for i := range n {
+			if done != nil && done[i] {
+				continue
+			}
 			select {
 			case tokens <- struct{}{}:
 			case <-stop:
@@ -150,7 +185,7 @@ func (s *site) renderPages(ctx context.Context, render func(i int) pageResult, e
 			}
 		}
 	}()
-	for range workers {
+	for range min(workers, todo) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -166,6 +201,14 @@ func (s *site) renderPages(ctx context.Context, render func(i int) pageResult, e
 	for i := range n {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if done != nil && done[i] {
+			r := kept[i]
+			kept[i] = pageResult{}
+			if err := emit(i, r); err != nil {
+				return err
+			}
+			continue
 		}
 		var r pageResult
 		select {

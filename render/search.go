@@ -181,11 +181,82 @@ func (s *site) searchIndex() []byte {
 
 const searchJSPrefix, searchJSSuffix = "window.LECTERN_SEARCH_INDEX = ", ";\n"
 
+// filePart is a part of a file to write (DirOutput.writeParts): data or,
+// when data is nil, the n bytes at off of another file.
+type filePart struct {
+	data   []byte
+	off, n int64
+}
+
+// maxSplicedParts bounds the parts of a spliced search index, beyond which
+// it is assembled in memory instead.
+const maxSplicedParts = 64
+
+// splicedSearchIndex lays out the search index (searchIndex) as parts
+// when most of it is the previous build's index: from[i] is where page
+// i's entry is in that index, -1 when it is not (buildCache.indexFrom).
+// Entries that follow each other in both are one part, copied from the
+// previous index's file rather than read (DirOutput.writeParts). It sets
+// s.searchOffsets, and returns nil when the index has too many parts.
+func (s *site) splicedSearchIndex(from []int64) []filePart {
+	const head, tail = `{"version":1,"pages":[`, `]}`
+	var parts []filePart
+	// add appends new bytes, to the last part when it holds new bytes.
+	add := func(b []byte) {
+		if k := len(parts) - 1; k >= 0 && parts[k].data != nil {
+			parts[k].data = append(parts[k].data, b...)
+			return
+		}
+		parts = append(parts, filePart{data: append(make([]byte, 0, len(b)+64), b...)})
+	}
+	add([]byte(head))
+	offsets := make([]int, len(s.search))
+	pos, first := len(head), true
+	for i, e := range s.search {
+		offsets[i] = -1
+		if i >= len(s.order) || s.order[i].fm.NoIndex {
+			continue
+		}
+		if !first {
+			pos++
+		}
+		offsets[i] = pos
+		n := int64(len(e))
+		k := len(parts) - 1
+		switch {
+		case from[i] < 0:
+			if !first {
+				add([]byte{','})
+			}
+			add(e)
+		case !first && parts[k].data == nil && parts[k].off+parts[k].n+1 == from[i]:
+			// Right after the previous entry there too, past its comma.
+			parts[k].n += 1 + n
+		default:
+			if !first {
+				add([]byte{','})
+			}
+			parts = append(parts, filePart{off: from[i], n: n})
+		}
+		pos += len(e)
+		first = false
+		if len(parts) > maxSplicedParts {
+			return nil
+		}
+	}
+	add([]byte(tail))
+	s.searchOffsets = offsets
+	return parts
+}
+
 // searchIndexJS is _lectern/search-index.js, the same index as a script
 // that sets window.LECTERN_SEARCH_INDEX: site.js loads it with a <script>
 // tag, which works from file:// where fetch() does not. encoding/json
 // escapes U+2028 and U+2029, so the JSON is a valid JavaScript expression.
 func (s *site) searchIndexJS() []byte {
+	if s.searchSpliced {
+		return nil // written from parts (writeSiteFiles)
+	}
 	s.searchIndex()
 	return s.searchJS
 }
