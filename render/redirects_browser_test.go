@@ -36,9 +36,10 @@ func redirectsBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 			{"/docs/old/nope", ""},
 			{"/docs/a/x/b", ""},
 		}},
-		// The 404 page at the top level finds the script by a relative URL.
+		// The 404 page finds the script by its absolute path, from any depth.
 		{"export", Options{Export: true}, []landing{
 			{"/opt.html", "/guide/index.html"},
+			{"/old/deep/b", "/new/deep/b.html"},
 			{"/nope.html", ""},
 		}},
 		// With the site's address known, from any depth.
