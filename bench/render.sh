@@ -24,7 +24,9 @@ HUGO=${HUGO:-$(command -v hugo || true)}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-go build -o "$work/lectern" ./cmd/lectern
+# Built as `make build` builds the released binary (static, stripped),
+# whose start-up is part of every rebuild.
+CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$work/lectern" ./cmd/lectern
 go build -o "$work/gencorpus" ./bench/gencorpus
 # `lectern build` when it takes --cache-dir, else the small driver around
 # render.Build (same options).

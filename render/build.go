@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -114,6 +115,7 @@ type site struct {
 	order     []*page          // in navigation order
 	entries   map[string]NavEntry
 	files     map[string]bool    // every regular file of the source
+	fileList  []string           // the same, in the order of fs.WalkDir
 	mods      map[string]*module // parsed files
 	redirects *redirectTable
 	theme     *theme
@@ -136,8 +138,11 @@ type site struct {
 	// searchSpliced says the search index is written from parts of the
 	// previous one (buildCache.searchParts), not assembled.
 	searchSpliced bool
-	mermaid       *mermaidUse // whether a page has a mermaid diagram (mermaid.go)
-	api           *apiState   // OpenAPI documents and generated pages (openapi_page.go)
+	// sections are the sections whose sidebar each page shows, in the
+	// order of s.order (prewarmSidebars).
+	sections []*Nav
+	mermaid  *mermaidUse // whether a page has a mermaid diagram (mermaid.go)
+	api      *apiState   // OpenAPI documents and generated pages (openapi_page.go)
 }
 
 // Build renders the docs tree src (its root holds docs.json or mint.json;
@@ -453,9 +458,16 @@ func (s *site) writeSiteFiles() error {
 	if err := s.writeOpenAPIFiles(generated); err != nil {
 		return err
 	}
-	for _, f := range sortedKeys(s.files) {
+	var others []string
+	for f := range s.files {
+		if !isPageFile(f) {
+			others = append(others, f)
+		}
+	}
+	sort.Strings(others)
+	for _, f := range others {
 		base := path.Base(f)
-		if isPageFile(f) || base == "docs.json" || base == "mint.json" {
+		if base == "docs.json" || base == "mint.json" {
 			continue
 		}
 		if generated[f] || strings.HasPrefix(f, "_lectern/") {
@@ -488,7 +500,8 @@ func (s *site) writeSiteFiles() error {
 	return nil
 }
 
-// scan lists the source: it sets s.files (and, with a cache, s.stamps)
+// scan lists the source: it sets s.files and s.fileList (and, with a
+// cache, s.stamps)
 // and returns the page files, in the order of fs.WalkDir. Dot-files and
 // dot-folders are left out, and symbolic links are not followed (with a
 // warning). The folders are read in parallel, which matters for large
@@ -575,6 +588,7 @@ func (s *site) scan() ([]string, error) {
 				continue
 			}
 			s.files[p] = true
+			s.fileList = append(s.fileList, p)
 			if f.infos != nil && f.infos[i] != nil {
 				s.stamps[p] = stampOf(f.infos[i])
 			}

@@ -35,9 +35,10 @@ import (
 //     file (a new page, a removed one, a changed image or spec rebuilds
 //     everything);
 //   - the page's source and every snippet it imported have the same hash;
-//   - its context is the same: the rendered sidebar of its section (page
-//     titles, sidebar titles, icons, hidden pages) and the titles and paths
-//     of the previous and next pages;
+//   - its context is the same: what the sidebar of its section shows of
+//     the pages (titles, sidebar titles, icons, hidden pages: hashed
+//     without rendering the sidebar, theme.sidebarInputs) and the titles
+//     and paths of the previous and next pages;
 //   - the Output still holds the file the previous build wrote (DirOutput:
 //     same size and modification time, in Dir or, linked from there, in
 //     Prev).
@@ -71,9 +72,14 @@ import (
 // record is reused as well when the stamp changed but the content hash did
 // not (a file touched or checked out again), which saves the YAML parsing.
 //
-// Everything else (index.html, 404.html, the search index, sitemap, theme
-// files) is written by every build; the search index is assembled from the
-// pages' encoded entries. A copied non-page file whose source stamp is
+// Everything else (404.html, sitemap, theme files) is written by every
+// build, and left alone when it holds the same bytes. index.html, when it
+// is a copy of the first page, is kept with that page. The search index is
+// left alone when no page's entry changed; else, when the previous one is
+// in the Output as written, it is spliced from it: the runs of entries
+// that did not change are copied from its file by the system
+// (copy_file_range), between the new entries (splicedSearchIndex), rather
+// than assembled in memory. A copied non-page file whose source stamp is
 // unchanged is kept (DirOutput: in Dir, or linked from Prev) rather than
 // read and written again. The highlighted HTML of code blocks is kept by
 // content, so that a page rendered again does not lex its unchanged code
@@ -113,7 +119,7 @@ import (
 // either); the stamps of the output files still show which were rewritten.
 
 // cacheFormat changes whenever the manifest's format or meaning does.
-const cacheFormat = "lectern-render-cache/4"
+const cacheFormat = "lectern-render-cache/5"
 
 const manifestName = "manifest.bin"
 
@@ -168,7 +174,8 @@ type cacheManifest struct {
 	Code codeIndex
 
 	// pageOrder and fileOrder, when set, are the order in which to
-	// encode Pages and Sources (navigation order, sorted source files),
+	// encode Pages and Sources (navigation order, the source files in
+	// the order of fs.WalkDir),
 	// which saves sorting thousands of keys; keys not in them follow,
 	// sorted. They are not encoded.
 	pageOrder, fileOrder []string
@@ -289,9 +296,8 @@ type buildCache struct {
 	// firstReused says the first page was kept from the previous build.
 	firstReused bool
 
-	mu       sync.Mutex
-	sums     map[string]string       // source file → hash (snippets)
-	sidebars map[*sidebarHTML]string // rendered sidebar → hash
+	mu   sync.Mutex
+	sums map[string]string // source file → hash (snippets)
 }
 
 func sum(data []byte) string {
@@ -454,7 +460,7 @@ func toolKey() string {
 // openCache takes the manifest of the previous build when its key matches
 // this build's.
 func openCache(s *site, ms *manifestState) (*buildCache, error) {
-	c := &buildCache{dir: s.opts.CacheDir, sums: map[string]string{}, sidebars: map[*sidebarHTML]string{}}
+	c := &buildCache{dir: s.opts.CacheDir, sums: map[string]string{}}
 	key, files, err := cacheKey(s, ms.tool)
 	m, rerr := ms.get()
 	if err != nil {
@@ -708,7 +714,8 @@ func UpdateReady(cacheDir, dir string) bool {
 }
 
 // cacheKey hashes what every page depends on. It also returns the files
-// of the source, sorted.
+// of the source, in the order of fs.WalkDir (a function of the set of
+// files, like sorted order, which costs a sort more).
 func cacheKey(s *site, tool string) (string, []string, error) {
 	h := sha256.New()
 	line := func(parts ...string) {
@@ -729,7 +736,7 @@ func cacheKey(s *site, tool string) (string, []string, error) {
 			line("config", name, sum(data))
 		}
 	}
-	files := sortedKeys(s.files)
+	files := s.fileList
 	for _, f := range files {
 		if isPageFile(f) {
 			line("page", f)
@@ -778,14 +785,9 @@ func (c *buildCache) contextHash(s *site, i int) string {
 	p := s.order[i]
 	h := sha256.New()
 	if s.theme != nil {
-		sb := s.theme.sidebar(s.sectionOf(p), p.path+".html")
-		c.mu.Lock()
-		sh, ok := c.sidebars[sb]
-		if !ok {
-			sh = sum([]byte(sb.html))
-			c.sidebars[sb] = sh
-		}
-		c.mu.Unlock()
+		// The sidebar's inputs rather than the sidebar itself, which is
+		// then rendered only for a page rendered.
+		sh := s.theme.sidebarSums[s.theme.sidebarKeyOf(s.sections[i], p.path+".html")]
 		// Length-prefixed strings: sidebar hash, then the path and label
 		// of each neighbour (none: an empty path).
 		buf := make([]byte, 0, 256)
@@ -922,6 +924,9 @@ func (c *buildCache) finish(s *site) {
 		rec := c.next.Pages[p.path]
 		if rec == nil || s.searchOffsets[i] < 0 {
 			continue
+		}
+		if rec.InIndex && rec.Entry == nil && rec.EntryOff == int64(s.searchOffsets[i]) && rec.EntryLen == int64(len(s.search[i])) {
+			continue // a reused record, its entry where it was
 		}
 		// A copy: the record may be the previous build's.
 		r := *rec

@@ -143,22 +143,24 @@ func encodeManifest(m *cacheManifest) []byte {
 	return e.b
 }
 
-// orderedKeys returns the keys of m: those in order first, in that order,
-// then the others, sorted.
+// orderedKeys returns the keys of m: those in order (which holds no key
+// twice) first, in that order, then the others, sorted.
 func orderedKeys[V any](m map[string]V, order []string) []string {
 	if order == nil {
 		return sortedKeys(m)
 	}
 	keys := make([]string, 0, len(m))
-	seen := make(map[string]bool, len(m))
 	for _, k := range order {
-		if _, ok := m[k]; ok && !seen[k] {
-			seen[k] = true
+		if _, ok := m[k]; ok {
 			keys = append(keys, k)
 		}
 	}
 	if len(keys) == len(m) {
 		return keys
+	}
+	seen := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		seen[k] = true
 	}
 	var rest []string
 	for k := range m {

@@ -178,11 +178,27 @@ func escapePath(p string) string {
 	if p == "" {
 		return ""
 	}
+	if unreservedPath(p) {
+		return p // nothing to escape: the common case, without allocating
+	}
 	segs := strings.Split(p, "/")
 	for i, s := range segs {
 		segs[i] = url.PathEscape(s)
 	}
 	return strings.Join(segs, "/")
+}
+
+// unreservedPath reports whether p has only unreserved characters of URLs
+// (RFC 3986: letters, digits, "-", ".", "_", "~") and slashes, which
+// url.PathEscape leaves as they are.
+func unreservedPath(p string) bool {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
+			return false
+		}
+	}
+	return true
 }
 
 // redirectTable matches paths against the configuration's redirects.

@@ -65,11 +65,37 @@ type NavEntry struct {
 	Division string
 }
 
+// hasOpenAPI reports whether a node of n has an "openapi" key.
+func (n *Nav) hasOpenAPI() bool {
+	if n.OpenAPI != nil {
+		return true
+	}
+	for _, c := range n.Children {
+		if c.hasOpenAPI() {
+			return true
+		}
+	}
+	return false
+}
+
+// countPages counts the page nodes under n.
+func (n *Nav) countPages() int {
+	if n.Kind == NavPage {
+		return 1
+	}
+	c := 0
+	for _, x := range n.Children {
+		c += x.countPages()
+	}
+	return c
+}
+
 // Pages returns the distinct pages under n in navigation order, each with
 // the location of its first appearance.
 func (n *Nav) Pages() []NavEntry {
-	var out []NavEntry
-	seen := map[string]bool{}
+	count := n.countPages()
+	out := make([]NavEntry, 0, count)
+	seen := make(map[string]bool, count)
 	var walk func(x *Nav, groups []string, div string)
 	walk = func(x *Nav, groups []string, div string) {
 		switch {

@@ -233,9 +233,12 @@ func (s *site) openAPINav(cfg *Config) {
 	if cfg.Nav == nil {
 		return
 	}
-	used := map[string]bool{}
-	for _, e := range cfg.Nav.Pages() {
-		used[e.Page] = true
+	var used map[string]bool
+	if cfg.Nav.hasOpenAPI() { // else walk generates nothing: the common case
+		used = map[string]bool{}
+		for _, e := range cfg.Nav.Pages() {
+			used[e.Page] = true
+		}
 	}
 	var walk func(n *Nav, inherited string, dir string)
 	walk = func(n *Nav, inherited, dir string) {

@@ -1,6 +1,9 @@
 package render
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"html/template"
 	"path"
 	"sort"
@@ -290,14 +293,13 @@ type sidebarCache struct {
 // sidebar returns the sidebar of the navigation section root (the root
 // of the navigation or a division) for output files in the folder of
 // outName, rendering it on first use. Safe for concurrent use.
+//
+// Its warnings (broken links) are muted: they are those of sidebarLinks,
+// which site.prewarmSidebars calls for every section in navigation order,
+// whereas which page renders a sidebar first depends on the scheduling of
+// the workers.
 func (t *theme) sidebar(root *Nav, outName string) *sidebarHTML {
-	key := sidebarKey{root: root}
-	if t.s.opts.Export {
-		key.dir = path.Dir(outName)
-		if outName == "404.html" {
-			key.dir = outName // its URLs are absolute, unlike its neighbours'
-		}
-	}
+	key := t.sidebarKeyOf(root, outName)
 	t.sidebars.mu.Lock()
 	defer t.sidebars.mu.Unlock()
 	if sb := t.sidebars.m[key]; sb != nil {
@@ -306,9 +308,89 @@ func (t *theme) sidebar(root *Nav, outName string) *sidebarHTML {
 	if t.sidebars.m == nil {
 		t.sidebars.m = map[sidebarKey]*sidebarHTML{}
 	}
-	sb := renderSidebar(t.sideItems(root.Children, outName, ""))
+	muted := *t
+	ms := *t.s
+	ms.w = &warner{mute: 1}
+	muted.s = &ms
+	sb := renderSidebar(muted.sideItems(root.Children, outName, ""))
 	t.sidebars.m[key] = sb
 	return sb
+}
+
+// sidebarKeyOf is the key of the sidebar of section root for the output
+// file outName.
+func (t *theme) sidebarKeyOf(root *Nav, outName string) sidebarKey {
+	key := sidebarKey{root: root}
+	if t.s.opts.Export {
+		key.dir = path.Dir(outName)
+		if outName == "404.html" {
+			key.dir = outName // its URLs are absolute, unlike its neighbours'
+		}
+	}
+	return key
+}
+
+// sidebarLinks gives the warnings of sideItems for nodes: it resolves the
+// same links, in the same order.
+func (t *theme) sidebarLinks(nodes []*Nav) {
+	for _, n := range nodes {
+		if n.Hidden {
+			continue
+		}
+		switch {
+		case n.Kind == NavPage:
+		case n.Kind == NavLink:
+			t.configLink("", n.Href)
+		case len(n.Children) > 0:
+			t.sidebarLinks(n.Children)
+		case n.Href != "":
+			t.configLink("", n.Href)
+		}
+	}
+}
+
+// sidebarInputs hashes what the sidebar of section root, for output
+// files in the folder dir (export form), depends on besides the
+// configuration and the set of files, which the cache's key covers: the
+// label, icon and hidden state of each page under it. Equal inputs give
+// an equal sidebar (buildCache.contextHash), without rendering it.
+func (t *theme) sidebarInputs(root *Nav, dir string) string {
+	h := sha256.New()
+	buf := make([]byte, 0, 512)
+	field := func(v string) {
+		buf = binary.AppendUvarint(buf, uint64(len(v)))
+		buf = append(buf, v...)
+	}
+	field(dir)
+	var walk func(nodes []*Nav)
+	walk = func(nodes []*Nav) {
+		for _, n := range nodes {
+			if n.Kind == NavPage {
+				field(n.Page)
+				if p := t.s.pages[n.Page]; p == nil {
+					buf = append(buf, 0)
+				} else {
+					field(t.navLabel(p))
+					field(p.fm.Icon)
+					buf = append(buf, 1)
+					if p.fm.Hidden {
+						buf = append(buf, 1)
+					} else {
+						buf = append(buf, 0)
+					}
+				}
+				if len(buf) > 256 {
+					h.Write(buf)
+					buf = buf[:0]
+				}
+			}
+			walk(n.Children)
+		}
+	}
+	walk(root.Children)
+	h.Write(buf)
+	var sumBuf [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sumBuf[:0])[:16])
 }
 
 // renderSidebar renders the sidebar: top-level groups as titled sections,

@@ -79,19 +79,38 @@ func (s *site) renderOne(i int) (r pageResult) {
 	return r
 }
 
-// prewarmSidebars renders, in navigation order and with the build's own
-// warner, the sidebar of every section, so that warnings the sidebars
-// raise (broken links of the configuration) are found in the same order
-// whatever the scheduling of the workers. It mirrors the choice of the
+// prewarmSidebars finds, in navigation order and with the build's own
+// warner, the warnings of the sidebar of every section (broken links of
+// the configuration), so that they are found in the same order whatever
+// the scheduling of the workers, which render the sidebars with their
+// warnings muted (theme.sidebar). It sets s.sections and the theme's
+// sidebarSums, for buildCache.contextHash. It mirrors the choice of the
 // section in theme.view.
 func (s *site) prewarmSidebars() {
 	if s.theme == nil {
 		return
 	}
-	for _, p := range s.order {
-		s.theme.sidebar(s.sectionOf(p), p.path+".html")
+	t := s.theme
+	s.sections = make([]*Nav, len(s.order))
+	t.sidebarSums = map[sidebarKey]string{}
+	warned := map[*Nav]bool{}
+	for i, p := range s.order {
+		root := s.sectionOf(p)
+		s.sections[i] = root
+		if !warned[root] {
+			warned[root] = true
+			t.sidebarLinks(root.Children)
+		}
+		if key := t.sidebarKeyOf(root, p.path+".html"); !s.cacheOff() {
+			if _, ok := t.sidebarSums[key]; !ok {
+				t.sidebarSums[key] = t.sidebarInputs(root, key.dir)
+			}
+		}
 	}
 }
+
+// cacheOff reports whether the build has no cache.
+func (s *site) cacheOff() bool { return s.opts.CacheDir == "" }
 
 // sectionOf returns the navigation section whose sidebar page p shows: the
 // innermost division of its first appearance, or the root.
@@ -114,7 +133,10 @@ func (s *site) sectionOf(p *page) *Nav {
 // With reuse (a build with a cache), reuse(i) is first called for every
 // page, on the workers, in contiguous ranges: the pages it returns a
 // result for (ok) are not rendered. It is meant for a rebuild, where it
-// is most pages, and costs less than the pipeline below.
+// is most pages, and costs less than the pipeline below. The first pages
+// it does not keep (as many as the window holds) are rendered there and
+// then, while the other workers go on checking theirs; the others go
+// through the pipeline.
 func (s *site) renderPages(ctx context.Context, reuse func(i int) (pageResult, bool), render func(i int) pageResult, emit func(i int, r pageResult) error) error {
 	n := len(s.order)
 	if n == 0 {
@@ -132,7 +154,8 @@ func (s *site) renderPages(ctx context.Context, reuse func(i int) (pageResult, b
 	if reuse != nil {
 		kept, done = make([]pageResult, n), make([]bool, n)
 		var wg sync.WaitGroup
-		var left atomic.Int64
+		var left, budget atomic.Int64
+		budget.Store(int64(workers * pageWindow))
 		chunk := (n + workers - 1) / workers
 		for w := range workers {
 			wg.Add(1)
@@ -141,6 +164,9 @@ func (s *site) renderPages(ctx context.Context, reuse func(i int) (pageResult, b
 				found := 0
 				for i := from; i < to; i++ {
 					kept[i], done[i] = reuse(i)
+					if !done[i] && ctx.Err() == nil && budget.Add(-1) >= 0 {
+						kept[i], done[i] = render(i), true
+					}
 					if done[i] {
 						found++
 					}
@@ -205,6 +231,9 @@ func (s *site) renderPages(ctx context.Context, reuse func(i int) (pageResult, b
 		if done != nil && done[i] {
 			r := kept[i]
 			kept[i] = pageResult{}
+			if r.err != nil {
+				return r.err
+			}
 			if err := emit(i, r); err != nil {
 				return err
 			}
@@ -264,6 +293,7 @@ func (s *site) loadPages(jobs []loadJob) error {
 		sum   string
 		warns []Warning
 		lazy  bool
+		rec   *cachedSource // for the next manifest, with a cache
 		err   error
 	}
 	res := make([]loaded, len(jobs))
@@ -285,8 +315,8 @@ func (s *site) loadPages(jobs []loadJob) error {
 				if ms != nil {
 					st = s.statFile(j.file)
 					if old := ms.trusted(j.file, st); old != nil && old.Load != nil && old.Load.Nav == j.entry.Page {
-						res[i] = loaded{p: old.Load.page(j.entry.Page, j.file), sum: old.Sum, warns: old.Load.Warnings, lazy: true}
-						ms.put(j.file, &cachedSource{Stamp: st, Sum: old.Sum, Load: old.Load})
+						res[i] = loaded{p: old.Load.page(j.entry.Page, j.file), sum: old.Sum, warns: old.Load.Warnings, lazy: true,
+							rec: &cachedSource{Stamp: st, Sum: old.Sum, Load: old.Load}}
 						continue
 					}
 				}
@@ -304,24 +334,42 @@ func (s *site) loadPages(jobs []loadJob) error {
 				}
 				h := sum(data)
 				if old := ms.previous(j.file); old != nil && old.Sum == h && old.Load != nil && old.Load.Nav == j.entry.Page {
-					res[i] = loaded{p: old.Load.page(j.entry.Page, j.file), sum: h, warns: old.Load.Warnings, lazy: true}
-					ms.put(j.file, &cachedSource{Stamp: st, Sum: h, Load: old.Load})
+					res[i] = loaded{p: old.Load.page(j.entry.Page, j.file), sum: h, warns: old.Load.Warnings, lazy: true,
+						rec: &cachedSource{Stamp: st, Sum: h, Load: old.Load}}
 					continue
 				}
 				w := &warner{}
 				p := loadPage(j.entry.Page, j.file, string(data), w)
-				res[i] = loaded{p: p, sum: h, warns: w.list}
-				ms.put(j.file, &cachedSource{Stamp: st, Sum: h, Load: newCachedLoad(p, w.list)})
+				res[i] = loaded{p: p, sum: h, warns: w.list, rec: &cachedSource{Stamp: st, Sum: h, Load: newCachedLoad(p, w.list)}}
 			}
 		}()
 	}
 	wg.Wait()
+	if s.srcSums != nil && len(s.srcSums) == 0 {
+		s.srcSums = make(map[string]string, len(jobs))
+	}
+	if len(s.pages) == 0 && len(s.entries) == 0 {
+		s.pages, s.entries = make(map[string]*page, len(jobs)), make(map[string]NavEntry, len(jobs))
+	}
+	if s.lazy == nil && ms != nil {
+		s.lazy = make(map[*page]*lazyBody, len(jobs))
+	}
+	if ms != nil {
+		ms.mu.Lock()
+		if len(ms.sources) == 0 {
+			ms.sources = make(map[string]*cachedSource, len(s.files))
+		}
+		ms.mu.Unlock()
+	}
 	for i, r := range res {
 		if r.err != nil {
 			return r.err
 		}
 		if r.p == nil { // after another page's error
 			continue
+		}
+		if r.rec != nil {
+			ms.put(jobs[i].file, r.rec)
 		}
 		e := jobs[i].entry
 		s.w.merge(r.warns)

@@ -285,7 +285,11 @@ func (s *site) sitemap() []byte {
 			continue
 		}
 		b.WriteString("  <url><loc>")
-		_ = xml.EscapeText(&b, []byte(s.canonicalURL(p.path)))
+		if u := s.canonicalURL(p.path); unreservedPath(strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://")) {
+			b.WriteString(u) // nothing to escape
+		} else {
+			_ = xml.EscapeText(&b, []byte(u))
+		}
 		b.WriteString("</loc></url>\n")
 	}
 	b.WriteString("</urlset>\n")

@@ -50,6 +50,9 @@ type theme struct {
 	// index is each page's position in s.order, for previous and next.
 	index    map[*page]int
 	sidebars *sidebarCache // shared by the per-page copies of a parallel build (build.go)
+	// sidebarSums are the hashes of the sidebars' inputs (sidebarInputs),
+	// set by site.prewarmSidebars with a cache; read-only after.
+	sidebarSums map[sidebarKey]string
 }
 
 func newTheme(s *site) *theme {
