@@ -204,6 +204,9 @@ type cachedPage struct {
 	// Playground says the page has an API playground (the build then
 	// writes playground.js).
 	Playground bool
+	// outChecked says the Output's file was looked up (checkOutputs), and
+	// outOK that it is Out. They are not encoded.
+	outChecked, outOK bool
 }
 
 // cachedSource is the record of one source file that was read.
@@ -324,6 +327,9 @@ type manifestState struct {
 	start   int64
 	mu      sync.Mutex
 	sources map[string]*cachedSource // this build's
+	// checked is closed once the output files of the page records have
+	// been looked up (checkOutputs), or when they are not.
+	checked chan struct{}
 }
 
 // readManifest starts reading the manifest of the previous build in the
@@ -338,7 +344,13 @@ func readManifest(dir string, out Output) *manifestState {
 		err       error
 	}
 	ch := make(chan result, 1)
+	checked := make(chan struct{})
 	go func() {
+		var checks sync.WaitGroup
+		defer func() {
+			checks.Wait()
+			close(checked)
+		}()
 		data, err := os.ReadFile(filepath.Join(dir, manifestName))
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -364,8 +376,12 @@ func readManifest(dir string, out Output) *manifestState {
 			}
 		}
 		ch <- result{m: m, index: index, indexFile: indexFile, release: release}
+		if d, ok := dirOutputOf(out); ok && d.Update && d.Prev == "" && !m.Updating {
+			checkOutputs(d, m, &checks)
+		}
 	}()
-	ms := &manifestState{start: time.Now().UnixNano(), tool: toolKey(), sources: map[string]*cachedSource{}, release: func() {}}
+	ms := &manifestState{start: time.Now().UnixNano(), tool: toolKey(), sources: map[string]*cachedSource{}, release: func() {},
+		checked: checked}
 	ms.wait = func() (*cacheManifest, error) {
 		r := <-ch
 		if r.release != nil {
@@ -376,6 +392,35 @@ func readManifest(dir string, out Output) *manifestState {
 	}
 	return ms
 }
+
+// checkOutputs looks up, on the workers of checks, the output file of
+// every page record of m in the folder d updated in place, which the
+// build would else do when it decides to keep the page (buildCache.reuse):
+// this way the lookups, system calls that cost more than deciding, run
+// while the source loads.
+func checkOutputs(d DirOutput, m *cacheManifest, checks *sync.WaitGroup) {
+	recs := make([]*cachedPage, 0, len(m.Pages))
+	names := make([]string, 0, len(m.Pages))
+	for p, rec := range m.Pages {
+		recs, names = append(recs, rec), append(names, p+".html")
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(recs))
+	for w := range workers {
+		checks.Add(1)
+		go func() {
+			defer checks.Done()
+			t := &dirTracker{d: d}
+			defer t.closeDirs()
+			for i := w; i < len(recs); i += workers {
+				f, ok := t.fileInfo(names[i])
+				recs[i].outChecked, recs[i].outOK = true, ok && f == recs[i].Out
+			}
+		}()
+	}
+}
+
+// outputsChecked waits for checkOutputs, if it runs.
+func (ms *manifestState) outputsChecked() { <-ms.checked }
 
 // get waits for the previous manifest; it is nil when it is absent or
 // was written by another renderer. When it was left by an update of the
@@ -823,12 +868,16 @@ func (c *buildCache) reuse(s *site) func(i int) (pageResult, bool) {
 		return nil
 	}
 	c.contexts = make([]string, len(s.order))
+	s.manifest.outputsChecked()
 	return func(i int) (pageResult, bool) {
 		p := s.order[i]
 		rec := &cachedPage{Src: s.srcSums[p.path], Context: c.contextHash(s, i)}
 		c.contexts[i] = rec.Context
 		old := c.reusable(s, p, rec)
-		if old == nil || !keeper.keepFile(p.path+".html", old.Out) {
+		if old == nil {
+			return pageResult{}, false
+		}
+		if old.outChecked && !old.outOK || !old.outChecked && !keeper.keepFile(p.path+".html", old.Out) {
 			return pageResult{}, false
 		}
 		if old.Mermaid && s.mermaid != nil {
