@@ -237,6 +237,9 @@ func Build(ctx context.Context, src fs.FS, out Output, opts Options) (*Result, e
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if s.cache != nil {
+		s.cache.encodeSourcesAhead()
+	}
 	if err := s.writeSiteFiles(); err != nil {
 		return nil, err
 	}

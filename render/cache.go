@@ -179,6 +179,9 @@ type cacheManifest struct {
 	// which saves sorting thousands of keys; keys not in them follow,
 	// sorted. They are not encoded.
 	pageOrder, fileOrder []string
+	// encodedSources, when set, is Sources encoded (encodeSources), done
+	// ahead by buildCache.encodeSourcesAhead. It is not encoded.
+	encodedSources []byte
 }
 
 // fileID identifies a file or folder: device and inode numbers.
@@ -298,6 +301,8 @@ type buildCache struct {
 	contexts []string
 	// firstReused says the first page was kept from the previous build.
 	firstReused bool
+	// sourcesEncoded is closed once encodeSourcesAhead is done.
+	sourcesEncoded chan struct{}
 
 	mu   sync.Mutex
 	sums map[string]string // source file → hash (snippets)
@@ -1135,6 +1140,19 @@ const (
 	searchIndexJSName = "_lectern/search-index.js"
 )
 
+// encodeSourcesAhead encodes the next manifest's Sources in the background
+// (while the site files are written): once the pages are rendered, no
+// source is read any more.
+func (c *buildCache) encodeSourcesAhead() {
+	c.sourcesEncoded = make(chan struct{})
+	go func() {
+		defer close(c.sourcesEncoded)
+		e := &encBuf{b: make([]byte, 0, 64+len(c.next.Sources)*160)}
+		encodeSources(e, c.next)
+		c.next.encodedSources = e.b
+	}()
+}
+
 // save writes the manifest of this build, replacing the previous one. For
 // an output updated in place, it first removes the files of the previous
 // build into the same folder that this one did not produce.
@@ -1145,6 +1163,9 @@ func (c *buildCache) save() error {
 	}
 	// Without a previous record, every page was rendered.
 	c.next.Code = c.code.save(c.prev == nil)
+	if c.sourcesEncoded != nil {
+		<-c.sourcesEncoded
+	}
 	// The previous search index is read no more.
 	c.prevIndex, c.prevIndexFile = nil, nil
 	if c.out != nil {

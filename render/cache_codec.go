@@ -73,7 +73,11 @@ func encodeManifest(m *cacheManifest) []byte {
 	for k, p := range m.Pages {
 		size += len(k) + len(p.Entry) + 128
 	}
-	size += len(m.Sources) * 160
+	if m.encodedSources != nil {
+		size += len(m.encodedSources)
+	} else {
+		size += len(m.Sources) * 160
+	}
 	size += len(m.Outputs) * 32
 	e := &encBuf{b: make([]byte, 0, size)}
 	e.str(cacheFormat)
@@ -107,6 +111,31 @@ func encodeManifest(m *cacheManifest) []byte {
 		e.bool(p.Mermaid)
 		e.bool(p.Playground)
 	}
+	if m.encodedSources != nil {
+		e.b = append(e.b, m.encodedSources...)
+	} else {
+		encodeSources(e, m)
+	}
+	e.file(m.Index)
+	e.file(m.IndexJS)
+	e.file(m.Home)
+	e.str(m.HomePage)
+	e.uint(uint64(len(m.Assets)))
+	for _, k := range sortedKeys(m.Assets) {
+		a := m.Assets[k]
+		e.str(k)
+		e.stamp(a.Stamp)
+		e.file(a.Out)
+	}
+	e.strs(m.Outputs)
+	e.str(m.Code.File)
+	e.bytes(m.Code.Index)
+	e.str(cacheFormat) // end mark
+	return e.b
+}
+
+// encodeSources encodes the Sources of m.
+func encodeSources(e *encBuf, m *cacheManifest) {
 	e.uint(uint64(len(m.Sources)))
 	for _, k := range orderedKeys(m.Sources, m.fileOrder) {
 		s := m.Sources[k]
@@ -125,22 +154,6 @@ func encodeManifest(m *cacheManifest) []byte {
 			e.warnings(l.Warnings)
 		}
 	}
-	e.file(m.Index)
-	e.file(m.IndexJS)
-	e.file(m.Home)
-	e.str(m.HomePage)
-	e.uint(uint64(len(m.Assets)))
-	for _, k := range sortedKeys(m.Assets) {
-		a := m.Assets[k]
-		e.str(k)
-		e.stamp(a.Stamp)
-		e.file(a.Out)
-	}
-	e.strs(m.Outputs)
-	e.str(m.Code.File)
-	e.bytes(m.Code.Index)
-	e.str(cacheFormat) // end mark
-	return e.b
 }
 
 // orderedKeys returns the keys of m: those in order (which holds no key
