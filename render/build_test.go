@@ -2,8 +2,12 @@ package render
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
+	"reflect"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // smallSite exercises config, navigation, Markdown, components, snippets,
@@ -347,4 +351,95 @@ Go [next](next).
 			t.Errorf("export=%v: index.html is not a working copy of the first page (want %s)", export, want)
 		}
 	}
+}
+
+// TestScanLikeWalkDir checks that site.scan, which reads folders in
+// parallel, lists the source as fs.WalkDir does: same files in the same
+// order, dot-files and dot-folders left out, symbolic links warned about
+// in order and not followed.
+func TestScanLikeWalkDir(t *testing.T) {
+	t.Parallel()
+	fsys := fstest.MapFS{
+		"docs.json":        {Data: []byte("{}")},
+		"a/x.mdx":          {Data: []byte("x")},
+		"a-b/x.mdx":        {Data: []byte("x")},
+		"a/b/c/deep.md":    {Data: []byte("x")},
+		"a/b/img.png":      {Data: []byte("x")},
+		"a/.hidden/x.mdx":  {Data: []byte("x")},
+		".git/config":      {Data: []byte("x")},
+		"z/.dot.mdx":       {Data: []byte("x")},
+		"z/link.mdx":       {Data: []byte("a/x.mdx"), Mode: fs.ModeSymlink},
+		"link-dir":         {Data: []byte("a"), Mode: fs.ModeSymlink},
+		"z/y/index.mdx":    {Data: []byte("x")},
+		"snippets/s.mdx":   {Data: []byte("x")},
+		"Upper/Case.MDX":   {Data: []byte("x")},
+		"empty/.gitkeep":   {Data: []byte("")},
+		"m/n/o/p/q/r.json": {Data: []byte("{}")},
+	}
+	var want, wantPages, wantWarn []string
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p != "." && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			wantWarn = append(wantWarn, p)
+			return nil
+		}
+		if d.IsDir() || !d.Type().IsRegular() {
+			return nil
+		}
+		want = append(want, p)
+		if isPageFile(p) {
+			wantPages = append(wantPages, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stamps := range []bool{false, true} {
+		s := &site{src: fsys, w: &warner{}, files: map[string]bool{}}
+		if stamps {
+			s.stamps = map[string]fileStamp{}
+		}
+		pages, err := s.scan()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var warned []string
+		for _, w := range s.w.list {
+			warned = append(warned, w.File)
+		}
+		if !reflect.DeepEqual(s.fileList, want) || !reflect.DeepEqual(pages, wantPages) || !reflect.DeepEqual(warned, wantWarn) || len(s.files) != len(want) {
+			t.Fatalf("scan: files %q pages %q warnings %q\nwant %q %q %q", s.fileList, pages, warned, want, wantPages, wantWarn)
+		}
+		if stamps && len(s.stamps) != len(want) {
+			t.Fatalf("%d stamps for %d files", len(s.stamps), len(want))
+		}
+	}
+	// A folder that cannot be read fails the scan.
+	bad := &failingFS{FS: fsys, fail: "a/b"}
+	s := &site{src: bad, w: &warner{}, files: map[string]bool{}}
+	if _, err := s.scan(); err == nil {
+		t.Fatal("no error for a folder that cannot be read")
+	}
+}
+
+// failingFS is fsys whose folder fail cannot be read.
+type failingFS struct {
+	fs.FS
+	fail string
+}
+
+func (f *failingFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if name == f.fail {
+		return nil, errors.New("unreadable")
+	}
+	return fs.ReadDir(f.FS, name)
 }

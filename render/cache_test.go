@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -388,5 +389,44 @@ func TestCacheCodeStore(t *testing.T) {
 	}
 	if cs = newCodeStore(dir, third); lookup(cs, 1) || lookup(cs, 3) {
 		t.Fatal("a damaged file gave a block")
+	}
+}
+
+// TestCacheSidebarWarnings checks that the broken links of the sidebars
+// are warned once each, in navigation order, whether the pages showing
+// them are rendered or kept (a kept page does not render its sidebar),
+// and as a build without a cache warns them (cacheBuildTo).
+func TestCacheSidebarWarnings(t *testing.T) {
+	t.Parallel()
+	page := func(title string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte("---\ntitle: " + title + "\n---\n\nText of " + title + ".\n")}
+	}
+	fsys := fstest.MapFS{
+		"docs.json": &fstest.MapFile{Data: []byte(`{"name": "S", "navigation": {"tabs": [
+  {"tab": "A", "groups": [{"group": "GA", "pages": ["a/one", {"group": "Links", "pages": [{"label": "Gone A", "href": "/gone-a"}]}, "a/two"]}]},
+  {"tab": "B", "groups": [{"group": "GB", "pages": ["b/one", {"label": "Gone B", "href": "/gone-b"}]}]}
+]}}`)},
+		"a/one.mdx": page("One"), "a/two.mdx": page("Two"), "b/one.mdx": page("B one"),
+	}
+	for _, export := range []bool{false, true} {
+		dir, cache := filepath.Join(t.TempDir(), "site"), t.TempDir()
+		for _, step := range []string{"first build", "nothing changed", "a page of tab B changed", "a title changed"} {
+			switch step {
+			case "a page of tab B changed":
+				fsys["b/one.mdx"] = page("B one, changed")
+			case "a title changed":
+				fsys["a/two.mdx"] = page("Two renamed")
+			}
+			res := cacheBuildTo(t, fsys, DirOutput{Dir: dir, Update: true}, cache, export)
+			var links []string
+			for _, w := range res.Warnings {
+				if strings.Contains(w.Message, "gone-") {
+					links = append(links, w.String())
+				}
+			}
+			if len(links) != 2 || !strings.Contains(links[0], "/gone-a") || !strings.Contains(links[1], "/gone-b") {
+				t.Fatalf("export=%v, %s: sidebar warnings %q, want /gone-a then /gone-b once each", export, step, links)
+			}
+		}
 	}
 }
