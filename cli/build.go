@@ -113,7 +113,11 @@ func collectFrom(floor int64, percent int) (restore func()) {
 }
 
 func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
-	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+	switch {
+	case os.Getenv("GOGC") != "":
+	case os.Getenv("GOMEMLIMIT") != "":
+		defer debug.SetGCPercent(debug.SetGCPercent(buildGCPercent))
+	default:
 		defer collectFrom(buildGCFloor, buildGCPercent)()
 	}
 	root, err := os.OpenRoot(source)
