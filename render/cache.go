@@ -776,7 +776,8 @@ func cacheKey(s *site, tool string) (string, []string, error) {
 		h.Write([]byte{'\n'})
 	}
 	line(tool)
-	line("opts", s.opts.BasePath, strconv.FormatBool(s.opts.Export), s.opts.SiteURL)
+	line("opts", s.opts.BasePath, strconv.FormatBool(s.opts.Export), s.opts.SiteURL, strconv.FormatBool(s.opts.AllowRemote),
+		fmt.Sprintf("%+v", s.opts.features()))
 	for _, name := range []string{"docs.json", "mint.json"} {
 		if s.files[name] {
 			data, err := fs.ReadFile(s.src, name)

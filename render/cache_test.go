@@ -430,3 +430,29 @@ func TestCacheSidebarWarnings(t *testing.T) {
 		}
 	}
 }
+
+// Options that change the pages (the site features) invalidate the cache:
+// a rebuild with other features equals a clean build with them.
+func TestCacheFeaturesChangeRebuildsAll(t *testing.T) {
+	t.Parallel()
+	fsys := siteFS(t, "-- docs.json --\n{\"navigation\": {\"pages\": [\"index\", \"guide\"]}}\n-- index.mdx --\n# Home\n-- guide.mdx --\n# Guide\n")
+	dir, cacheDir := t.TempDir(), t.TempDir()
+	for _, f := range []*SiteFeatures{nil, {Playground: true}, {Search: true, Playground: true}} {
+		if _, err := Build(context.Background(), fsys, DirOutput{Dir: dir, Update: true}, Options{CacheDir: cacheDir, Features: f}); err != nil {
+			t.Fatal(err)
+		}
+		clean := newMemOutput()
+		if _, err := Build(context.Background(), fsys, clean, Options{Features: f}); err != nil {
+			t.Fatal(err)
+		}
+		got := readDir(t, dir)
+		for name, data := range clean.files {
+			if !bytes.Equal(got[name], data) {
+				t.Fatalf("features %+v: %s differs from a clean build's", f, name)
+			}
+		}
+		if len(got) != len(clean.files) {
+			t.Fatalf("features %+v: %d files, a clean build has %d", f, len(got), len(clean.files))
+		}
+	}
+}
