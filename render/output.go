@@ -87,6 +87,16 @@ func replaceFile(root *os.Root, name string, data []byte) error {
 	if sameContent(root, name, data) {
 		return nil
 	}
+	return renameInto(root, name, func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	})
+}
+
+// renameInto writes name in root atomically: write fills a new temporary
+// file beside it, which is renamed over name only when written and closed
+// without error, and removed otherwise.
+func renameInto(root *os.Root, name string, write func(*os.File) error) error {
 	dir := path.Dir(name)
 	for attempt := 0; ; attempt++ {
 		tmp := path.Join(dir, tmpPrefix+strconv.FormatUint(rand.Uint64(), 36))
@@ -97,7 +107,7 @@ func replaceFile(root *os.Root, name string, data []byte) error {
 		if err != nil {
 			return err
 		}
-		_, err = f.Write(data)
+		err = write(f)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -184,28 +194,7 @@ func (d DirOutput) writeParts(name string, parts []filePart, src *os.File) error
 		}
 		return err
 	}
-	dir := path.Dir(name)
-	for attempt := 0; ; attempt++ {
-		tmp := path.Join(dir, tmpPrefix+strconv.FormatUint(rand.Uint64(), 36))
-		f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, fs.ErrExist) && attempt < 10 {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		err = write(f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = root.Rename(tmp, name)
-		}
-		if err != nil {
-			root.Remove(tmp)
-		}
-		return err
-	}
+	return renameInto(root, name, write)
 }
 
 // removeFiles removes the files names (slash-separated, relative) of Dir
