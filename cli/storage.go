@@ -79,11 +79,12 @@ func (s *storageFlags) openStore(ctx context.Context) (store.Store, error) {
 	return nil, fmt.Errorf("--database-url (LECTERN_DATABASE_URL): unsupported scheme in %s (use postgres://, postgresql:// or sqlite://PATH)", s.databaseLabel())
 }
 
-// rateLimiter returns the API's per-key rate limiter: on PostgreSQL, where
-// several API processes may run, a budget shared through the database;
-// otherwise nil, the in-memory default of the single embedded process.
+// rateLimiter returns the API's per-key rate limiter: a budget shared
+// through the database, so that it holds across every API process on it
+// (several may share PostgreSQL, or one SQLite file); nil when rate limits
+// are off.
 func (s *storageFlags) rateLimiter(st store.Store, cfg httpapi.RateLimit, log *slog.Logger) httpapi.Limiter {
-	if !s.isPostgres() || cfg.Rate <= 0 {
+	if cfg.Rate <= 0 {
 		return nil
 	}
 	return httpapi.NewSharedLimiter(st, cfg, log)

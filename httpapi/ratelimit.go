@@ -18,6 +18,15 @@ type RateLimit struct {
 	Burst int
 }
 
+// withDefaults returns r with a zero Burst set to two seconds' worth (at
+// least one request).
+func (r RateLimit) withDefaults() RateLimit {
+	if r.Burst <= 0 {
+		r.Burst = max(1, int(r.Rate*2))
+	}
+	return r
+}
+
 // Limiter decides whether a request made with an API key may go on. Allow
 // spends one token of the key's budget at now. It returns whether the
 // request may go on, about how many requests are left in the burst, and
@@ -32,10 +41,7 @@ type Limiter interface {
 // this process's memory: with several API processes, each allows the
 // whole budget. It is the limiter of the embedded (single-process) setup.
 func NewMemoryLimiter(cfg RateLimit) Limiter {
-	if cfg.Burst <= 0 {
-		cfg.Burst = max(1, int(cfg.Rate*2))
-	}
-	return &limiter{cfg: cfg}
+	return &limiter{cfg: cfg.withDefaults()}
 }
 
 // limiter holds one token bucket per API key, in memory.

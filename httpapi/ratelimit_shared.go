@@ -41,9 +41,7 @@ const stashFor = time.Second
 // While src fails (the database is unreachable), each process falls back to
 // a bucket of its own in memory and logs a warning at most once a minute.
 func NewSharedLimiter(src TokenSource, cfg RateLimit, log *slog.Logger) Limiter {
-	if cfg.Burst <= 0 {
-		cfg.Burst = max(1, int(cfg.Rate*2))
-	}
+	cfg = cfg.withDefaults()
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}

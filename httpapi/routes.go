@@ -84,9 +84,7 @@ func NewHandler(log *slog.Logger, st store.Store, jobs Notifier, links blobstore
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 64 << 10
 	}
-	if cfg.RateLimit.Burst <= 0 {
-		cfg.RateLimit.Burst = max(1, int(cfg.RateLimit.Rate*2))
-	}
+	cfg.RateLimit = cfg.RateLimit.withDefaults()
 	if cfg.Limiter == nil {
 		cfg.Limiter = NewMemoryLimiter(cfg.RateLimit)
 	}
