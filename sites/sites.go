@@ -46,10 +46,20 @@ type Server struct {
 
 	mu    sync.Mutex
 	hosts map[string]hostEntry
-	// good holds each host's last successful lookup, which answers for
-	// it while the store cannot: a database outage does not take down
-	// the sites this process already serves.
-	good map[string]hostEntry
+
+	// last holds, per host, the last successful lookup and when a lookup
+	// last failed. The good answer stands in while the store cannot
+	// answer, so a database outage does not take down the sites this
+	// process already serves; and for cacheFor after a failure the store
+	// is not asked again for that host.
+	lastMu sync.RWMutex
+	last   map[string]lookup
+}
+
+// lookup is a host's last good answer and its last failure.
+type lookup struct {
+	good     hostEntry // found is false when there was none
+	failedAt time.Time // zero when the last lookup succeeded
 }
 
 type hostEntry struct {
@@ -60,7 +70,7 @@ type hostEntry struct {
 
 // New returns a Server resolving domains with st and reading files from bucket.
 func New(log *slog.Logger, st Resolver, bucket *blob.Bucket) *Server {
-	return &Server{log: log, store: st, bucket: bucket, hosts: map[string]hostEntry{}, good: map[string]hostEntry{}}
+	return &Server{log: log, store: st, bucket: bucket, hosts: map[string]hostEntry{}, last: map[string]lookup{}}
 }
 
 // hostname returns the lower-case host of a Host header, without port.
@@ -73,39 +83,78 @@ func hostname(host string) string {
 
 // resolve reads the host's project and live deployment from the store.
 // When the store fails (not ENOTFOUND), it answers with the host's last
-// successful lookup, if any, and otherwise returns the error.
+// successful lookup, if any, and otherwise returns the error; for cacheFor
+// after a failure it answers so without asking the store. A failing host
+// is logged once, and again when its lookups work.
 func (s *Server) resolve(ctx context.Context, h string) (hostEntry, error) {
 	now := time.Now()
 	if h == "" || net.ParseIP(h) != nil {
 		return hostEntry{at: now}, nil
 	}
+	s.lastMu.RLock()
+	l := s.last[h]
+	s.lastMu.RUnlock()
+	if !l.failedAt.IsZero() && now.Sub(l.failedAt) < cacheFor {
+		return l.fallback(now)
+	}
 	pid, live, err := s.store.ResolveDomain(ctx, h)
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	switch {
 	case err == nil:
 		e := hostEntry{projectID: pid, deploymentID: live, found: true, at: now}
-		if len(s.good) > 10000 {
-			clear(s.good)
+		if !l.failedAt.IsZero() {
+			s.log.Info("site lookup works again", "host", h)
 		}
-		s.good[h] = e
+		if !l.failedAt.IsZero() || l.good.projectID != pid || l.good.deploymentID != live {
+			s.remember(h, lookup{good: e})
+		}
 		return e, nil
 	case lectern.ErrorCode(err) == lectern.ENOTFOUND:
-		delete(s.good, h)
+		if l.good.found || !l.failedAt.IsZero() {
+			s.remember(h, lookup{})
+		}
 		return hostEntry{at: now}, nil
 	}
-	if e, ok := s.good[h]; ok {
-		s.log.Warn("site lookup failed; serving the last known deployment", "host", h, "deployment", e.deploymentID, "err", err)
-		e.at = now
-		return e, nil
+	if l.failedAt.IsZero() {
+		if l.good.found {
+			s.log.Warn("site lookup failed; serving the last known deployment until it works", "host", h, "deployment", l.good.deploymentID, "err", err)
+		} else {
+			s.log.Warn("site lookup failed", "host", h, "err", err)
+		}
 	}
-	s.log.Warn("site lookup failed", "host", h, "err", err)
-	return hostEntry{at: now}, err
+	l.failedAt = now
+	s.remember(h, l)
+	return l.fallback(now)
+}
+
+// fallback answers for a host whose lookup failed: its last good entry,
+// or an error.
+func (l lookup) fallback(now time.Time) (hostEntry, error) {
+	if !l.good.found {
+		return hostEntry{at: now}, lectern.Errorf(lectern.EUNAVAILABLE, "the site's domain cannot be looked up")
+	}
+	e := l.good
+	e.at = now
+	return e, nil
+}
+
+// remember records a host's lookup, bounding the map.
+func (s *Server) remember(h string, l lookup) {
+	s.lastMu.Lock()
+	if len(s.last) > 10000 {
+		clear(s.last)
+	}
+	if !l.good.found && l.failedAt.IsZero() {
+		delete(s.last, h)
+	} else {
+		s.last[h] = l
+	}
+	s.lastMu.Unlock()
 }
 
 // Serves reports whether host is a project's domain, remembering the
 // answer for a second so API requests cost no lookup. A host that cannot
-// be looked up and was never seen is not served here.
+// be looked up and was never seen is not served here: its requests go to
+// the API, which answers them as it answers any unknown path.
 func (s *Server) Serves(ctx context.Context, host string) bool {
 	h := hostname(host)
 	s.mu.Lock()
@@ -124,8 +173,12 @@ func (s *Server) Serves(ctx context.Context, host string) bool {
 	return e.found
 }
 
-// candidates returns the file names that may serve a URL path, in order.
-func candidates(urlPath string) []string {
+// Candidates returns the file names of a site that may serve a URL path,
+// in order: "/" is index.html; "/guides/x" and "/guides/x/" are
+// guides/x.html, else guides/x/index.html; a path with an extension names a
+// file (or that name plus .html); an extensionless path may also name a
+// file as it is, last. The self-hosted runtime serves by the same rule.
+func Candidates(urlPath string) []string {
 	p := strings.Trim(path.Clean("/"+urlPath), "/")
 	if p == "" {
 		return []string{"index.html"}
@@ -162,7 +215,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("This documentation site has not been deployed yet.\n"))
 		return
 	}
-	for _, name := range candidates(r.URL.Path) {
+	for _, name := range Candidates(r.URL.Path) {
 		if s.serveFile(w, r, e, name, http.StatusOK) {
 			return
 		}

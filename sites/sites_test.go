@@ -403,11 +403,13 @@ func TestStoreErrorIsNotServed(t *testing.T) {
 // outage is a Resolver that fails while down is set.
 type outage struct {
 	Resolver
-	down atomic.Bool
+	down   atomic.Bool
+	failed atomic.Int32 // lookups answered with an error
 }
 
 func (o *outage) ResolveDomain(ctx context.Context, d string) (string, string, error) {
 	if o.down.Load() {
+		o.failed.Add(1)
 		return "", "", &lectern.Error{Code: lectern.EUNAVAILABLE, Message: "The database is unavailable."}
 	}
 	return o.Resolver.ResolveDomain(ctx, d)
@@ -429,15 +431,22 @@ func TestStoreOutageServesLastKnownDeployment(t *testing.T) {
 	if !srv.Serves(t.Context(), "docs.example.com") {
 		t.Error("Serves = false for a known site during the outage")
 	}
-	if w := do(srv, "GET", "docs.example.com", "/guides/x"); w.Code != 200 || w.Body.String() != siteFiles["guides/x.html"] {
-		t.Errorf("known site during the outage = %d %q, want its page", w.Code, w.Body.String())
+	for range 20 {
+		if w := do(srv, "GET", "docs.example.com", "/guides/x"); w.Code != 200 || w.Body.String() != siteFiles["guides/x.html"] {
+			t.Fatalf("known site during the outage = %d %q, want its page", w.Code, w.Body.String())
+		}
+	}
+	// The failing store is asked again only after cacheFor, not per request.
+	if n := res.failed.Load(); n != 1 {
+		t.Errorf("%d failed lookups for 21 requests within a second, want 1", n)
 	}
 	if w := do(srv, "GET", "help.example.org", "/"); w.Code != 503 {
 		t.Errorf("domain never resolved during the outage = %d, want 503", w.Code)
 	}
-	// Back: a new deployment is seen at once.
+	// Back: a new deployment is seen once the failure is older than cacheFor.
 	res.down.Store(false)
 	publish(t, s.st, s.bucket, s.p.ID, map[string]string{"index.html": "new", "guides/x.html": "new x", "404.html": "nf"})
+	time.Sleep(cacheFor + 50*time.Millisecond)
 	if w := do(srv, "GET", "docs.example.com", "/guides/x"); w.Body.String() != "new x" {
 		t.Errorf("after the outage = %q, want the new deployment", w.Body.String())
 	}
