@@ -34,8 +34,11 @@ type Runtime struct {
 	// changes; 0 disables watching.
 	WatchInterval time.Duration
 
-	applyMu  sync.Mutex // one apply at a time
-	cfg      atomic.Pointer[Config]
+	applyMu sync.Mutex // one apply at a time
+	// cfg and entry are the configuration applied last and the cache
+	// entry it serves (nil before the first apply); guarded by applyMu.
+	cfg      *Config
+	entry    *Entry
 	sitesDir string
 	seq      atomic.Int64
 
@@ -85,7 +88,7 @@ func (r *Runtime) Apply(ctx context.Context, cfg *Config) error {
 	}
 	f := cfg.SiteFeatures()
 	if cur := r.handler.Current(); cur != nil && cur.Version == e.Version && sameFeatures(cur.Features, f) {
-		r.cfg.Store(cfg)
+		r.cfg, r.entry = cfg, e
 		r.log.Info("configuration applied: already serving this version with these features", "version", e.Version)
 		return nil
 	}
@@ -96,7 +99,7 @@ func (r *Runtime) Apply(ctx context.Context, cfg *Config) error {
 		return fmt.Errorf("building the site of version %s: %w", e.Version, err)
 	}
 	old := r.handler.Swap(s)
-	r.cfg.Store(cfg)
+	r.cfg, r.entry = cfg, e
 	if err := r.cache.SetLastServed(e.Version); err != nil {
 		r.log.Warn("could not record the served version", "err", err)
 	}
@@ -119,8 +122,17 @@ func sameFeatures(a, b render.SiteFeatures) bool {
 		a.AssistantURL == b.AssistantURL && a.AnalyticsURL == b.AnalyticsURL && fmt.Sprint(a.PlaygroundOrigins) == fmt.Sprint(b.PlaygroundOrigins)
 }
 
-// obtain returns the cache entry cfg asks for.
+// obtain returns the cache entry cfg asks for. When cfg has the bundle
+// link and version of the configuration applied last, the entry served is
+// used again (only the features may differ): an unpinned configuration is
+// not downloaded again on every re-apply, nor does its expired link fail.
 func (r *Runtime) obtain(ctx context.Context, cfg *Config) (*Entry, error) {
+	if r.cfg != nil && r.cfg.BundleURL == cfg.BundleURL && r.cfg.Version == cfg.Version {
+		if e, ok := r.cache.Lookup(r.entry.Version); ok {
+			r.log.Info("same bundle link and version as the served configuration; not downloading it again", "version", e.Version)
+			return e, nil
+		}
+	}
 	if e, ok := r.cache.Lookup(cfg.Version); ok {
 		if exp, known := LinkExpiry(cfg.BundleURL); known && time.Now().After(exp) {
 			r.log.Warn("the bundle link has expired; serving the pinned version from the cache", "version", e.Version,
@@ -175,9 +187,6 @@ func (e *StartError) Error() string {
 }
 
 func (e *StartError) Unwrap() error { return e.Download }
-
-// Config returns the configuration applied last, or nil.
-func (r *Runtime) Config() *Config { return r.cfg.Load() }
 
 // Reload asks the running Runtime to read its configuration again and
 // apply it. It never blocks; reloads asked while one runs are merged.

@@ -131,6 +131,30 @@ func TestApplyPinnedCachedSkipsDownload(t *testing.T) {
 	}
 }
 
+// Re-applying an unpinned configuration with only a feature changed uses
+// the bundle being served: no download, even once the link stops working.
+func TestReapplyUnpinnedFeatureSkipsDownload(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	link := r.publish("v1")
+	if err := r.rt.Apply(context.Background(), r.configure(link, "", "")); err != nil {
+		t.Fatal(err)
+	}
+	hits := r.origin.hits.Load()
+	r.origin.fail("/v1.tar.gz", 403, 403, 403, 403)
+	r.configure(link, "", "search: true")
+	r.rt.reapply(context.Background())
+	if n := r.origin.hits.Load() - hits; n != 0 {
+		t.Fatalf("bundle downloaded again (%d requests)", n)
+	}
+	if cur := r.handler.Current(); cur == nil || !cur.Features.Search || r.version() != "v1" {
+		t.Fatalf("feature switch not applied:\n%s", r.logs.String())
+	}
+	if logs := r.logs.String(); strings.Contains(logs, "level=WARN") || strings.Contains(logs, "not applied") {
+		t.Fatalf("re-apply warned:\n%s", logs)
+	}
+}
+
 func TestApplyExpiredLink(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
