@@ -103,23 +103,38 @@ func (c *cache[T]) put(k string, v T, at time.Time) {
 	c.mu.Unlock()
 }
 
+// loadTimeout bounds a shared load, which runs apart from the request
+// that started it: other requests wait for it too.
+const loadTimeout = 30 * time.Second
+
 // read serves k from c when a cached value is fresh and final (final nil:
-// every value is), and otherwise loads it, sharing the load with the
-// requests that arrived before it began. Callers get their own copy of a
-// shared value through clone.
-func read[T any](c *cache[T], ttl time.Duration, k string, final func(T) bool, load func() (T, error), clone func(T) T) (T, error) {
+// every value is, and a load in progress may be shared), and otherwise
+// loads it, sharing the load with the requests that arrived before it
+// began. The load runs apart from ctx, so that a caller going away does
+// not fail the others waiting for it; each caller stops waiting when its
+// own ctx ends. Callers get their own copy of a shared value through clone.
+func read[T any](ctx context.Context, c *cache[T], ttl time.Duration, k string, final func(T) bool,
+	load func(context.Context) (T, error), clone func(T) T) (T, error) {
 	if ttl < 0 {
-		return load()
+		return load(ctx)
 	}
 	now := time.Now()
 	if v, ok := c.get(k, ttl, now); ok && (final == nil || final(v)) {
 		return clone(v), nil
 	}
-	f, lead := c.join(k)
+	f, lead := c.join(k, final == nil)
 	if lead {
-		c.run(k, f, load)
-	} else {
-		<-f.done
+		go c.run(k, f, func() (T, error) {
+			lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), loadTimeout)
+			defer cancel()
+			return load(lctx)
+		})
+	}
+	select {
+	case <-f.done:
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
 	}
 	if f.err != nil {
 		return f.v, f.err
@@ -128,9 +143,10 @@ func read[T any](c *cache[T], ttl time.Duration, k string, final func(T) bool, l
 }
 
 // join returns the flight a request arriving now waits for, and whether
-// the caller must run it: a new one when no load is in progress; the next
-// one, started once the current one ends, when one is.
-func (c *cache[T]) join(k string) (*flight[T], bool) {
+// the caller must start it: a new one when no load is in progress; with
+// shared, the one in progress; else the next one, started once the current
+// one ends.
+func (c *cache[T]) join(k string, shared bool) (*flight[T], bool) {
 	c.loadMu.Lock()
 	if c.slots == nil {
 		c.slots = map[string]*slot[T]{}
@@ -141,6 +157,10 @@ func (c *cache[T]) join(k string) (*flight[T], bool) {
 		c.slots[k] = s
 	}
 	switch {
+	case shared && s.cur != nil:
+		f := s.cur
+		c.loadMu.Unlock()
+		return f, false
 	case s.next != nil:
 		f := s.next
 		c.loadMu.Unlock()
@@ -182,7 +202,7 @@ func (c *cache[T]) run(k string, f *flight[T], load func() (T, error)) {
 
 // GetAPIKeyByHash returns the key with that hash, cached for KeyTTL.
 func (s *Store) GetAPIKeyByHash(ctx context.Context, hash []byte) (*lectern.APIKey, error) {
-	return read(&s.keys, s.keyTTL, string(hash), nil, func() (*lectern.APIKey, error) { return s.Store.GetAPIKeyByHash(ctx, hash) },
+	return read(ctx, &s.keys, s.keyTTL, string(hash), nil, func(ctx context.Context) (*lectern.APIKey, error) { return s.Store.GetAPIKeyByHash(ctx, hash) },
 		func(k *lectern.APIKey) *lectern.APIKey { c := *k; return &c })
 }
 
@@ -192,7 +212,7 @@ func (s *Store) GetExport(ctx context.Context, id string) (*lectern.ExportJob, e
 	final := func(e *lectern.ExportJob) bool {
 		return e.Status == lectern.ExportCompleted || e.Status == lectern.ExportFailed
 	}
-	return read(&s.exports, s.statusTTL, id, final, func() (*lectern.ExportJob, error) { return s.Store.GetExport(ctx, id) },
+	return read(ctx, &s.exports, s.statusTTL, id, final, func(ctx context.Context) (*lectern.ExportJob, error) { return s.Store.GetExport(ctx, id) },
 		func(e *lectern.ExportJob) *lectern.ExportJob {
 			c := *e
 			if e.Bundle != nil {
@@ -209,7 +229,7 @@ func (s *Store) GetUpdate(ctx context.Context, id string) (*lectern.Update, erro
 	final := func(u *lectern.Update) bool {
 		return u.Status != lectern.UpdateQueued && u.Status != lectern.UpdateInProgress
 	}
-	return read(&s.updates, s.statusTTL, id, final, func() (*lectern.Update, error) { return s.Store.GetUpdate(ctx, id) },
+	return read(ctx, &s.updates, s.statusTTL, id, final, func(ctx context.Context) (*lectern.Update, error) { return s.Store.GetUpdate(ctx, id) },
 		func(u *lectern.Update) *lectern.Update {
 			c := *u
 			c.Logs = append(make([]string, 0, len(u.Logs)), u.Logs...)

@@ -2,6 +2,7 @@ package readcache_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -168,5 +169,62 @@ func TestFinalJobIsCached(t *testing.T) {
 	<-done
 	if n := g.loads.Load(); n != 1 {
 		t.Errorf("%d loads of a completed job, want 1", n)
+	}
+}
+
+// gatedKeys holds each GetAPIKeyByHash load until released, and records
+// whether the load's context had ended when it returned.
+type gatedKeys struct {
+	store.Store
+	loads    atomic.Int32
+	entered  chan struct{}
+	release  chan struct{}
+	ctxEnded atomic.Bool
+}
+
+func (g *gatedKeys) GetAPIKeyByHash(ctx context.Context, hash []byte) (*lectern.APIKey, error) {
+	g.loads.Add(1)
+	g.entered <- struct{}{}
+	<-g.release
+	g.ctxEnded.Store(ctx.Err() != nil)
+	return &lectern.APIKey{ID: "key_1"}, nil
+}
+
+// API keys share the load in progress (they need no arrival order), and a
+// caller that goes away neither cancels the shared load nor fails the
+// others waiting for it.
+func TestKeyLoadSharedAndDetached(t *testing.T) {
+	t.Parallel()
+	g := &gatedKeys{entered: make(chan struct{}, 4), release: make(chan struct{})}
+	c := readcache.New(g, time.Minute, time.Minute)
+	leaderCtx, cancel := context.WithCancel(context.Background())
+	leader := make(chan error, 1)
+	go func() {
+		_, err := c.GetAPIKeyByHash(leaderCtx, []byte("h"))
+		leader <- err
+	}()
+	<-g.entered
+	other := make(chan error, 1)
+	go func() {
+		k, err := c.GetAPIKeyByHash(context.Background(), []byte("h"))
+		if err == nil && k.ID != "key_1" {
+			err = errors.New("wrong key " + k.ID)
+		}
+		other <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	if err := <-leader; !errors.Is(err, context.Canceled) {
+		t.Errorf("the caller that went away got %v, want context.Canceled at once", err)
+	}
+	close(g.release)
+	if err := <-other; err != nil {
+		t.Errorf("the other caller: %v", err)
+	}
+	if n := g.loads.Load(); n != 1 {
+		t.Errorf("%d loads, want 1 shared", n)
+	}
+	if g.ctxEnded.Load() {
+		t.Error("the shared load ran with the departed caller's cancelled context")
 	}
 }
