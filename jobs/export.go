@@ -140,11 +140,8 @@ type progress struct {
 }
 
 func (p *progress) report(done, total int) {
-	if p.h.PageDelay > 0 && done > 0 {
-		select {
-		case <-time.After(p.h.PageDelay):
-		case <-p.ctx.Done():
-		}
+	if done > 0 {
+		pause(p.ctx, p.h.PageDelay)
 	}
 	every := p.h.ProgressEvery
 	if every <= 0 {

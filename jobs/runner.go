@@ -194,13 +194,27 @@ func (r *Runner) work(ctx context.Context) {
 const maxQueueBackoff = 30 * time.Second
 
 // queueBackoff is the wait after the n-th consecutive job queue error:
-// the poll interval doubled per failure, at most maxQueueBackoff.
+// the poll interval doubled per failure, at most maxQueueBackoff, and
+// never less than the poll interval itself.
 func queueBackoff(poll time.Duration, n int) time.Duration {
 	d := poll << min(n, 16)
 	if d <= 0 || d > maxQueueBackoff {
-		return maxQueueBackoff
+		d = maxQueueBackoff
 	}
-	return d
+	return max(d, poll)
+}
+
+// pause waits d, or until ctx ends (tests slow jobs down with it).
+func pause(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // runOne claims one job and runs it. It reports whether a job was claimed.

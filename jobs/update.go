@@ -115,15 +115,12 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	log.add("Rendering docs from %s", p.DocsRoot)
 	// Live sites have search and the playground. The AI assistant and web
 	// analytics are left out: lectern serve has no endpoint for them yet.
-	live := render.SiteFeatures{Search: true, Playground: true}
+	live := render.DefaultSiteFeatures()
 	opts := render.Options{Features: &live}
 	if h.PageDelay > 0 {
 		opts.Progress = func(done, _ int) {
 			if done > 0 {
-				select {
-				case <-time.After(h.PageDelay):
-				case <-ctx.Done():
-				}
+				pause(ctx, h.PageDelay)
 			}
 		}
 	}
