@@ -27,6 +27,9 @@ type apiFlags struct {
 	url     string
 	keyFile string
 	json    bool
+	// keyFileGiven is whether --api-key-file was on the command line, which
+	// puts the file before LECTERN_API_KEY.
+	keyFileGiven bool
 }
 
 func (f *apiFlags) register(fs *pflag.FlagSet) {
@@ -35,9 +38,12 @@ func (f *apiFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.json, "json", false, "print one JSON object on stdout at the end, and an error as JSON on stderr")
 }
 
-// apiCommand sets what the client commands share on cmd: the connection
-// flags, and a clear refusal of an --api-key flag.
-func (f *apiFlags) apiCommand(cmd *cobra.Command) *cobra.Command {
+// apiCommand sets what the client commands share on cmd and its
+// subcommands: the connection flags, a clear refusal of an --api-key flag,
+// the settings resolved from the environment and config before the
+// command's own run sees them, and its error turned into what Run returns
+// by finish.
+func (f *apiFlags) apiCommand(e *env, cmd *cobra.Command) *cobra.Command {
 	f.register(cmd.PersistentFlags())
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		if err.Error() == "unknown flag: --api-key" {
@@ -46,24 +52,44 @@ func (f *apiFlags) apiCommand(cmd *cobra.Command) *cobra.Command {
 		}
 		return err
 	})
+	var wrap func(c *cobra.Command)
+	wrap = func(c *cobra.Command) {
+		if run := c.RunE; run != nil {
+			c.RunE = func(c *cobra.Command, args []string) error {
+				if err := f.resolve(c, e); err != nil {
+					return f.finish(e, err)
+				}
+				return f.finish(e, run(c, args))
+			}
+		}
+		for _, sub := range c.Commands() {
+			wrap(sub)
+		}
+	}
+	wrap(cmd)
 	return cmd
 }
 
-// connect resolves the settings (flags, then LECTERN_... variables) and
-// returns a client. A missing URL or key is an error that says how to give
-// it; no error repeats the key.
-func (f *apiFlags) connect(cmd *cobra.Command, e *env) (*client.Client, error) {
+// resolve fills the flags the command line did not set from the
+// LECTERN_... variables and config.
+func (f *apiFlags) resolve(cmd *cobra.Command, e *env) error {
 	fs := cmd.Flags()
-	keyFileFlag := fs.Changed("api-key-file")
+	f.keyFileGiven = fs.Changed("api-key-file")
 	if err := resolveFlags(fs, e.getenv); err != nil {
-		return nil, usageError(err)
+		return usageError(err)
 	}
+	return nil
+}
+
+// connect returns a client for the resolved settings. A missing URL or key
+// is an error that says how to give it; no error repeats the key.
+func (f *apiFlags) connect(e *env) (*client.Client, error) {
 	if strings.TrimSpace(f.url) == "" {
 		return nil, usageError(errors.New("no API URL: set LECTERN_API_URL or pass --api-url, like --api-url https://lectern.example.com"))
 	}
 	var key string
 	switch envKey := strings.TrimSpace(e.getenv(apiKeyEnv)); {
-	case keyFileFlag || envKey == "" && f.keyFile != "":
+	case f.keyFileGiven || envKey == "" && f.keyFile != "":
 		k, err := readKeyFile(f.keyFile)
 		if err != nil {
 			return nil, usageError(err)

@@ -52,7 +52,7 @@ bundle later).`,
   lectern export bundle exp_01hzy3k6q2v9d8e7f6g5h4j3k2 --out site.tar.gz`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return af.finish(e, f.run(cmd, e, af))
+			return f.run(cmd, e, af)
 		},
 	}
 	fl := cmd.Flags()
@@ -62,7 +62,7 @@ bundle later).`,
 	fl.StringVar(&f.out, "out", "", "download the bundle to this file (implies --wait)")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Minute, "with --wait, how long to wait for the job to end and the download to finish")
 	cmd.AddCommand(bundleCmd(e, af))
-	return af.apiCommand(cmd)
+	return af.apiCommand(e, cmd)
 }
 
 func bundleCmd(e *env, af *apiFlags) *cobra.Command {
@@ -76,7 +76,7 @@ SHA-256 and expiresAt. With --out, also download it to FILE and check its
 size and SHA-256.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return af.finish(e, runBundle(cmd, e, af, args[0], out))
+			return runBundle(cmd, e, af, args[0], out)
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "download the bundle to this file")
@@ -158,7 +158,7 @@ func (f *exportFlags) run(cmd *cobra.Command, e *env, af *apiFlags) error {
 	if f.wait && f.timeout <= 0 {
 		return usageError(errors.New("--timeout must be positive"))
 	}
-	c, err := af.connect(cmd, e)
+	c, err := af.connect(e)
 	if err != nil {
 		return err
 	}
@@ -234,7 +234,7 @@ func runBundle(cmd *cobra.Command, e *env, af *apiFlags, jobID, out string) erro
 			return err
 		}
 	}
-	c, err := af.connect(cmd, e)
+	c, err := af.connect(e)
 	if err != nil {
 		return err
 	}

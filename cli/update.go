@@ -36,20 +36,20 @@ within --timeout (it then goes on on the server).`,
   lectern update prj_01hzy3k6q2v9d8e7f6g5h4j3k2 --wait --timeout 10m`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return af.finish(e, runUpdate(cmd, e, af, args[0], wait, timeout))
+			return runUpdate(cmd, e, af, args[0], wait, timeout)
 		},
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&wait, "wait", false, "follow the update until it ends, streaming its log")
 	fl.DurationVar(&timeout, "timeout", 30*time.Minute, "with --wait, how long to wait for the update to end")
-	return af.apiCommand(cmd)
+	return af.apiCommand(e, cmd)
 }
 
 func runUpdate(cmd *cobra.Command, e *env, af *apiFlags, projectID string, wait bool, timeout time.Duration) error {
 	if wait && timeout <= 0 {
 		return usageError(errors.New("--timeout must be positive"))
 	}
-	c, err := af.connect(cmd, e)
+	c, err := af.connect(e)
 	if err != nil {
 		return err
 	}
