@@ -20,6 +20,7 @@ import (
 
 	"lectern.dev/lectern/bundle"
 	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/sites"
 )
 
 // Site is one served tree: a cached bundle with the configured features
@@ -252,28 +253,12 @@ func (s *Site) remove() {
 	})
 }
 
-// resolve maps a request path to a file of the site, with the rules of
-// live sites (package sites): "/" is index.html; "/guides/x" and
-// "/guides/x/" are guides/x.html, else guides/x/index.html; a path with an
-// extension names a file (or that name plus .html); an extensionless
-// path may also name a file as it is, last. It returns nil when nothing
-// matches.
+// resolve maps a request path to a file of the site by the rule of live
+// sites (sites.Candidates), or returns nil when nothing matches. The few
+// strings it builds per request are the candidate names, as the live
+// sites server builds them.
 func (s *Site) resolve(urlPath string) *siteFile {
-	p := strings.Trim(path.Clean("/"+urlPath), "/")
-	switch {
-	case p == "":
-		return s.index["index.html"]
-	case strings.HasSuffix(urlPath, "/"):
-		return s.first(p+".html", p+"/index.html")
-	case path.Ext(p) != "":
-		return s.first(p, p+".html")
-	}
-	return s.first(p+".html", p+"/index.html", p)
-}
-
-// first returns the first of names in the index, or nil.
-func (s *Site) first(names ...string) *siteFile {
-	for _, n := range names {
+	for _, n := range sites.Candidates(urlPath) {
 		if f := s.index[n]; f != nil {
 			return f
 		}

@@ -28,7 +28,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -42,6 +41,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"lectern.dev/lectern/sites"
 )
 
 // ChromiumPath is Debian's Chromium, which CI installs with apt.
@@ -345,10 +346,12 @@ func ScreenshotPath(t testing.TB) string {
 }
 
 // Serve serves site on loopback until the test ends, the way Lectern's
-// sites server does: "/" is index.html, "/x" is x.html (or x/index.html),
-// a path with an extension is the file itself (or that name plus .html),
-// and anything else is 404.html with status 404. Every response carries
-// the fields of header. It returns the base URL ("http://127.0.0.1:port").
+// sites server does: each URL path is the first regular file of
+// sites.Candidates ("/" is index.html, "/x" and "/x/" are x.html or else
+// x/index.html, a path with an extension is the file itself or that name
+// plus .html, an extensionless path may also name a file as it is), and
+// anything else is 404.html with status 404. Every response carries the
+// fields of header. It returns the base URL ("http://127.0.0.1:port").
 func Serve(t testing.TB, site fs.FS, header http.Header) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -359,17 +362,7 @@ func Serve(t testing.TB, site fs.FS, header http.Header) string {
 		for k, v := range header {
 			w.Header()[k] = v
 		}
-		p := strings.Trim(path.Clean("/"+r.URL.Path), "/")
-		var candidates []string
-		switch {
-		case p == "":
-			candidates = []string{"index.html"}
-		case path.Ext(p) != "":
-			candidates = []string{p, p + ".html"}
-		default:
-			candidates = []string{p + ".html", p + "/index.html"}
-		}
-		for _, c := range candidates {
+		for _, c := range sites.Candidates(r.URL.Path) {
 			if serveFile(w, r, site, c, http.StatusOK) {
 				return
 			}

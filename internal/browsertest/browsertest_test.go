@@ -3,6 +3,7 @@ package browsertest_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -120,4 +121,28 @@ func TestTab(t *testing.T) {
 			t.Errorf("Eval of a syntax error: ok %v, reported %q", ok, r.errs)
 		}
 	})
+}
+
+// TestServePaths checks that Serve maps URL paths to files as the sites
+// server does, trailing slash and bare file included.
+func TestServePaths(t *testing.T) {
+	site := fstest.MapFS{
+		"index.html":          {Data: []byte("home")},
+		"guides/x.html":       {Data: []byte("x")},
+		"guides/y/index.html": {Data: []byte("y")},
+		"LICENSE":             {Data: []byte("license")},
+		"404.html":            {Data: []byte("missing")},
+	}
+	base := browsertest.Serve(t, site, nil)
+	for p, want := range map[string]string{"/": "home", "/guides/x": "x", "/guides/x/": "x", "/guides/y/": "y", "/LICENSE": "license", "/nope": "missing"} {
+		resp, err := http.Get(base + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(body) != want {
+			t.Errorf("GET %s = %q, want %q", p, body, want)
+		}
+	}
 }
