@@ -27,8 +27,9 @@ const maxCompressSize = 8 << 20
 // variant is a compressed copy of a site file, in memory or in the
 // site's folder.
 type variant struct {
-	name     string // path below the site folder: "br/guides/x.html"
-	data     []byte // the content, when kept in memory
+	name     string   // path below the site folder: "br/guides/x.html"
+	data     []byte   // the content, when kept in memory
+	length   []string // Content-Length of data, when kept
 	etag     []string
 	encoding []string
 }
@@ -102,7 +103,7 @@ func (s *Site) makeVariant(f *siteFile, enc int) *variant {
 	}
 	v := &variant{etag: []string{strings.TrimSuffix(f.etag[0], `"`) + "-" + encodingNames[enc] + `"`}, encoding: []string{encodingNames[enc]}}
 	if f.data != nil && s.keep(int64(buf.Len())) {
-		v.data = buf.Bytes()
+		v.data, v.length = buf.Bytes(), []string{strconv.Itoa(buf.Len())}
 		return v
 	}
 	v.name = path.Join(encodingNames[enc], f.name)

@@ -143,12 +143,12 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, s *Site, f *site
 	} else {
 		hdr["Cache-Control"] = cacheRevalidate
 	}
-	name, data, etag := f.file, f.data, f.etag
+	name, data, length, etag := f.file, f.data, f.length, f.etag
 	if f.compress {
 		hdr["Vary"] = varyEncoding
 		if enc := negotiate(r.Header.Get("Accept-Encoding")); enc >= 0 {
 			if v := s.variant(f, enc); v != nil {
-				name, data, etag = v.name, v.data, v.etag
+				name, data, length, etag = v.name, v.data, v.length, v.etag
 				hdr["Content-Encoding"] = v.encoding
 			}
 		}
@@ -159,7 +159,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, s *Site, f *site
 			// The common case, answered without ServeContent's copy
 			// (whose buffer costs an allocation per request).
 			hdr["Accept-Ranges"] = acceptRanges
-			hdr["Content-Length"] = []string{strconv.Itoa(len(data))}
+			hdr["Content-Length"] = length
 			w.WriteHeader(http.StatusOK)
 			if r.Method != http.MethodHead {
 				w.Write(data)

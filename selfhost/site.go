@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -50,12 +51,13 @@ type Site struct {
 }
 
 // siteFile is one servable file of a Site. Header values are kept as the
-// slices net/http sends, so that a request allocates none.
+// slices net/http sends, so that sending them allocates nothing.
 type siteFile struct {
 	name      string // slash path in the site
 	file      string // path below the site folder: "files/" + name
 	size      int64
 	data      []byte   // the content, when small enough to keep in memory
+	length    []string // Content-Length of data, when kept
 	etag      []string // quoted, without an encoding suffix
 	ctype     []string
 	immutable bool
@@ -218,7 +220,7 @@ func (s *Site) newFile(name string, size int64, sum string, content []byte) *sit
 	sf := &siteFile{name: name, file: "files/" + name, size: size, etag: []string{`"` + sum[:32] + `"`}, ctype: []string{ctype},
 		immutable: hashedAsset.MatchString(path.Base(name)), compress: size >= minCompressSize && compressible(ctype)}
 	if content != nil && s.keep(size) {
-		sf.data = content
+		sf.data, sf.length = content, []string{strconv.Itoa(len(content))}
 	}
 	return sf
 }
