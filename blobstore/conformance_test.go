@@ -46,13 +46,7 @@ func TestConformanceFile(t *testing.T) {
 // required.
 func s3Bucket(t *testing.T) *blob.Bucket {
 	t.Helper()
-	u := os.Getenv("TEST_S3_URL")
-	if u == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("TEST_S3_URL is not set: CI must run the S3 tests (.ci/run starts versitygw)")
-		}
-		t.Skip("TEST_S3_URL not set (e.g. s3://lectern-test?endpoint=http://127.0.0.1:7070&region=us-east-1&use_path_style=true)")
-	}
+	u := blobtest.S3URL(t)
 	b, err := blobstore.Open(context.Background(), u)
 	if err != nil {
 		t.Fatalf("open %s: %v", blobstore.Redact(u), err)

@@ -12,22 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"lectern.dev/lectern/blobstore/blobtest"
 	"lectern.dev/lectern/cli"
 )
 
-// s3URL returns the S3 bucket URL of TEST_S3_URL; it skips without one,
-// except in CI, where the S3 server is required.
-func s3URL(t *testing.T) string {
-	t.Helper()
-	u := os.Getenv("TEST_S3_URL")
-	if u == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("TEST_S3_URL is not set: CI must run the S3 tests (.ci/run starts versitygw)")
-		}
-		t.Skip("TEST_S3_URL not set")
-	}
-	return u
-}
+// s3URL returns the S3 bucket URL of the tests (blobtest.S3URL).
+func s3URL(t *testing.T) string { t.Helper(); return blobtest.S3URL(t) }
 
 // TestServeOnS3 runs serve with its blobs in a real S3 server: the live
 // site is served from S3, and the bundle link is the S3 server's own SigV4

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -22,6 +23,24 @@ import (
 
 	"lectern.dev/lectern/blobstore"
 )
+
+// EnvURL is the environment variable naming the S3 bucket of the tests
+// (credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY).
+const EnvURL = "TEST_S3_URL"
+
+// S3URL returns TEST_S3_URL, skipping the test when it is unset outside CI
+// and failing it in CI, where .ci/run starts an S3 server (versitygw).
+func S3URL(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv(EnvURL)
+	if u == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not set: CI must run the S3 tests (.ci/run starts versitygw)", EnvURL)
+		}
+		t.Skipf("%s is not set (e.g. s3://lectern-test?endpoint=http://127.0.0.1:7070&region=us-east-1&use_path_style=true): skipping the S3 tests", EnvURL)
+	}
+	return u
+}
 
 // Harness opens a fresh, empty bucket for one test (a new folder, or a
 // new prefix of a shared S3 bucket) and the Linker that signs links to its
