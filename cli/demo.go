@@ -3,13 +3,11 @@ package cli
 import (
 	"context"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +15,7 @@ import (
 	"time"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/client"
 	"lectern.dev/lectern/store"
 )
 
@@ -75,12 +74,13 @@ func demo(ctx context.Context, st store.Store, dataDir, base string, out io.Writ
 	if err := os.WriteFile(keyPath, []byte(secret+"\n"), 0o600); err != nil {
 		return err
 	}
-	status, err := demoUpdate(ctx, base, secret, p.ID)
+	upd, err := demoUpdate(ctx, base, secret, p.ID)
 	if err != nil {
 		return fmt.Errorf("first update: %w", err)
 	}
-	if status != "success" {
-		return fmt.Errorf("the first update ended %s; see GET %s/v1/project/update-status/...", status, base)
+	if upd.Status != client.UpdateSuccess {
+		return fmt.Errorf("the first update ended %s: %s; see GET %s/v1/project/update-status/%s",
+			upd.Status, strings.TrimSpace(upd.Summary), base, upd.StatusID)
 	}
 	fmt.Fprintf(out, "\nThe Lectern demo is ready. Organization %s (enterprise), project %s.\n", org.ID, p.ID)
 	fmt.Fprintf(out, "Its API key, shown once here, is also in %s:\n\n    %s\n", keyPath, secret)
@@ -167,49 +167,22 @@ func writeDemoRepo(ctx context.Context, dir string) (string, error) {
 	return filepath.Abs(dir)
 }
 
-// demoUpdate triggers an update of the project through the API and polls
-// its status until it ends, returning the final status.
-func demoUpdate(ctx context.Context, base, key, projectID string) (string, error) {
-	call := func(method, path string) (map[string]any, error) {
-		req, err := http.NewRequestWithContext(ctx, method, base+path, nil)
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Authorization", "Bearer "+key)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		defer resp.Body.Close()
-		var body map[string]any
-		if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-			return nil, fmt.Errorf("%s %s: %s", method, path, resp.Status)
-		}
-		if resp.StatusCode >= 300 {
-			return nil, fmt.Errorf("%s %s: %s: %v", method, path, resp.Status, body["detail"])
-		}
-		return body, nil
-	}
-	started, err := call(http.MethodPost, "/v1/project/update/"+projectID)
+// demoUpdate triggers an update of the project through the API and waits
+// up to 5 minutes for it to end, returning its final status.
+func demoUpdate(ctx context.Context, base, key, projectID string) (*client.UpdateStatus, error) {
+	c, err := client.New(base, key, client.WithUserAgent("lectern/"+Version), client.WithPollInterval(200*time.Millisecond))
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	id, _ := started["statusId"].(string)
-	deadline := time.Now().Add(5 * time.Minute)
-	for time.Now().Before(deadline) {
-		st, err := call(http.MethodGet, "/v1/project/update-status/"+id)
-		if err != nil {
-			return "", err
-		}
-		switch s, _ := st["status"].(string); s {
-		case "success", "failure", "superseded":
-			return s, nil
-		}
-		select {
-		case <-ctx.Done():
-			return "", ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
+	acc, err := c.TriggerUpdate(ctx, projectID)
+	if err != nil {
+		return nil, err
 	}
-	return "", errors.New("the first update did not finish within 5 minutes")
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	st, err := c.WaitUpdate(wctx, acc.StatusID, nil)
+	if err != nil && wctx.Err() != nil && ctx.Err() == nil {
+		return nil, fmt.Errorf("update %s did not finish within 5 minutes", acc.StatusID)
+	}
+	return st, err
 }

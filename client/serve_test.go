@@ -3,7 +3,6 @@ package client_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"lectern.dev/lectern/cli"
+	"lectern.dev/lectern/client"
 )
 
 // The client's tests run against a real lectern serve, started in-process
@@ -175,37 +175,24 @@ func newFixture() (f *fixture, err error) {
 
 // deploy triggers an update of a project and waits for its success.
 func deploy(base, key, project string) error {
-	do := func(method, path string, v any) error {
-		req, _ := http.NewRequest(method, base+path, nil)
-		req.Header.Set("Authorization", "Bearer "+key)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode >= 300 {
-			return fixtureError(method + " " + path + ": " + resp.Status)
-		}
-		return json.NewDecoder(resp.Body).Decode(v)
-	}
-	var acc struct{ StatusID string }
-	if err := do("POST", "/v1/project/update/"+project, &acc); err != nil {
+	c, err := client.New(base, key, client.WithPollInterval(50*time.Millisecond))
+	if err != nil {
 		return err
 	}
-	for range 600 {
-		var st struct{ Status, Summary string }
-		if err := do("GET", "/v1/project/update-status/"+acc.StatusID, &st); err != nil {
-			return err
-		}
-		switch st.Status {
-		case "success":
-			return nil
-		case "failure", "superseded":
-			return fixtureError("deploying " + project + ": " + st.Status + ": " + st.Summary)
-		}
-		time.Sleep(50 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	acc, err := c.TriggerUpdate(ctx, project)
+	if err != nil {
+		return err
 	}
-	return fixtureError("deploying " + project + ": not done after 30s")
+	st, err := c.WaitUpdate(ctx, acc.StatusID, nil)
+	if err != nil {
+		return fixtureError("deploying " + project + ": " + err.Error())
+	}
+	if st.Status != client.UpdateSuccess {
+		return fixtureError("deploying " + project + ": " + string(st.Status) + ": " + st.Summary)
+	}
+	return nil
 }
 
 func fmtErr(err error) string {
