@@ -423,13 +423,13 @@ func (s *site) writeSiteFiles() error {
 		"_lectern/style.css": s.featureCSS(s.theme.css()),
 		"_lectern/site.js":   siteJS,
 	}
-	for _, name := range []string{"404.html", "sitemap.xml", "robots.txt", "_lectern/style.css", "_lectern/site.js", searchIndexName} {
+	for _, name := range []string{"404.html", "sitemap.xml", "robots.txt", "_lectern/style.css", "_lectern/site.js", searchIndexFile} {
 		if feat, ok := featureFiles[name]; ok && !s.opts.features().Enabled(feat) {
 			continue // features.go
 		}
 		var err error
 		switch {
-		case name != searchIndexName:
+		case name != searchIndexFile:
 			err = s.write(name, files[name])
 		case searchParts != nil:
 			err = s.writeParts(name, searchParts)

@@ -376,7 +376,7 @@ func readManifest(dir string, out Output) *manifestState {
 		var indexFile *os.File
 		release := func() {}
 		if keeper, ok := out.(fileKeeper); ok && m.Index.Size > 0 && !m.Updating {
-			if data, file, rel, ok := keeper.readKept(searchIndexName, m.Index); ok {
+			if data, file, rel, ok := keeper.readKept(searchIndexFile, m.Index); ok {
 				index, indexFile, release = data, file, rel
 			}
 		}
@@ -542,9 +542,9 @@ func openCache(s *site, ms *manifestState) (*buildCache, error) {
 		c.out = &dirTracker{d: d, names: map[string]bool{}}
 		if d.Update && c.prevIndex != nil {
 			// Written again only if a page's entry changed (record).
-			c.out.kept = map[string]cachedFile{searchIndexName: c.prev.Index}
+			c.out.kept = map[string]cachedFile{searchIndexFile: c.prev.Index}
 			if c.prev.IndexJS.Size > 0 {
-				c.out.kept[searchIndexJSName] = c.prev.IndexJS
+				c.out.kept[searchIndexJSFile] = c.prev.IndexJS
 			}
 			c.out.keptSame = func() bool { return !c.entriesChanged }
 		}
@@ -969,12 +969,12 @@ func (c *buildCache) finish(s *site) {
 	if !ok || s.searchOffsets == nil {
 		return
 	}
-	f, ok := keeper.fileInfo(searchIndexName)
+	f, ok := keeper.fileInfo(searchIndexFile)
 	if !ok {
 		return
 	}
 	c.next.Index = f
-	c.next.IndexJS, _ = keeper.fileInfo(searchIndexJSName)
+	c.next.IndexJS, _ = keeper.fileInfo(searchIndexJSFile)
 	for i, p := range s.order {
 		rec := c.next.Pages[p.path]
 		if rec == nil || s.searchOffsets[i] < 0 {
@@ -1133,13 +1133,6 @@ func (c *buildCache) recordOutputs() {
 	}
 	c.next.Outputs = sortedKeys(outputs)
 }
-
-// searchIndexName is the output file of the search index, and
-// searchIndexJSName that of the same as a script (searchIndexJS).
-const (
-	searchIndexName   = "_lectern/search-index.json"
-	searchIndexJSName = "_lectern/search-index.js"
-)
 
 // encodeSourcesAhead encodes the next manifest's Sources in the background
 // (while the site files are written): once the pages are rendered, no
