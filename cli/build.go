@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -40,11 +39,17 @@ unusable (no config and no pages, invalid JSON, a navigation page that does
 not exist), and then leaves the previous output as it was.
 
 Without --cache-dir, the site is built into a new folder that replaces the
-output when the build succeeds. With --cache-dir, a rebuild updates the
-output in place: only the files that changed are written, each replaced
-atomically, and the files the source no longer produces are removed. A
-rebuild that is interrupted leaves whole files, some old and some new, and
-the next build builds a new folder again.`,
+output when the build succeeds. With --cache-dir, on Linux, a rebuild
+updates the output in place: only the files that changed are written, each
+replaced atomically, and the files the source no longer produces are
+removed. A rebuild that is interrupted leaves whole files, some old and some
+new, and the next build builds a new folder again. (On other systems a
+cached rebuild renders only what changed but still writes a new folder.)
+
+In the export form, pages link to each other relatively, so the folder works
+from file:// and at any path; 404.html, which a server sends for missing
+paths at any depth, uses absolute paths: give --base-path (or --site-url)
+when the folder will be served under a sub-path.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return f.run(cmd.Context(), e, args[0])
@@ -53,21 +58,11 @@ the next build builds a new folder again.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.out, "out", "site", "output folder (replaced when the build succeeds, or updated in place with --cache-dir)")
 	fl.StringVar(&f.basePath, "base-path", "", "URL path the site is served under, like /docs")
-	fl.BoolVar(&f.export, "export", false, "export form: pages at .html paths with relative links, for any static server and file://")
+	fl.BoolVar(&f.export, "export", false, "export form: pages at .html paths with relative links, for any static server and file:// (404.html uses absolute paths under --base-path)")
 	fl.StringVar(&f.siteURL, "site-url", "", "absolute URL of the site, for the sitemap and canonical links (e.g. https://docs.acme.com)")
 	fl.StringVar(&f.cacheDir, "cache-dir", "", "keep a content-hash cache here, so a rebuild renders only what changed")
 	fl.BoolVar(&f.remote, "allow-remote", false, "fetch OpenAPI documents that docs.json names by URL")
 	return cmd
-}
-
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // buildGCPercent is the garbage collector's target for build when GOGC is
@@ -134,7 +129,7 @@ func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
 	}
 	var bar *progressbar.ProgressBar
 	progress := func(done, total int) {}
-	if isTerminal(e.stderr) {
+	if onTerminal(e.stderr) {
 		progress = func(done, total int) {
 			if bar == nil {
 				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(e.stderr), progressbar.OptionSetDescription("rendering"),

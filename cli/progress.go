@@ -30,11 +30,10 @@ func onTerminal(w io.Writer) bool {
 // status changes and at most every plainEvery while it runs. With quiet,
 // it shows nothing.
 type exportProgress struct {
-	w        io.Writer
-	tty      bool
-	quiet    bool
-	now      func() time.Time
-	throttle time.Duration // between two redraws of the bar
+	w     io.Writer
+	tty   bool
+	quiet bool
+	now   func() time.Time
 
 	bar        *progressbar.ProgressBar
 	lastStatus client.ExportState
@@ -57,7 +56,7 @@ func (p *exportProgress) update(job *client.ExportJob) {
 			p.bar = progressbar.NewOptions(100, progressbar.OptionSetWriter(p.w),
 				progressbar.OptionSetDescription("exporting "+job.Domain), progressbar.OptionSetWidth(30),
 				progressbar.OptionSetPredictTime(false), progressbar.OptionShowElapsedTimeOnFinish(),
-				progressbar.OptionSetRenderBlankState(true), progressbar.OptionThrottle(p.throttle),
+				progressbar.OptionSetRenderBlankState(true),
 				progressbar.OptionOnCompletion(func() { fmt.Fprintln(p.w) }))
 		}
 		p.bar.Describe(fmt.Sprintf("exporting %s: %s, %d pages", job.Domain, job.Status, job.PageCount))
