@@ -80,7 +80,7 @@ func (f *selfhostFlags) run(ctx context.Context, e *env) error {
 		return err
 	}
 	if f.check {
-		fmt.Fprintf(e.stdout, "configuration %s is valid\n", cfgOrigin(f.config))
+		fmt.Fprintf(e.stdout, "configuration %s is valid\n", selfhost.ConfigOrigin(f.config))
 		if err := cfg.Describe(e.stdout, time.Now()); err != nil {
 			return err
 		}
@@ -127,7 +127,7 @@ func (f *selfhostFlags) serve(ctx context.Context, e *env, cfg *selfhost.Config)
 			log.Warn("shutdown", "err", err)
 		}
 	}
-	log.Info("lectern selfhost listening", "addr", ln.Addr().String(), "config", cfgOrigin(f.config), "deployment", string(cfg.Type),
+	log.Info("lectern selfhost listening", "addr", ln.Addr().String(), "config", selfhost.ConfigOrigin(f.config), "deployment", string(cfg.Type),
 		"cache_dir", cache.Dir(), "pid", os.Getpid())
 
 	// SIGHUP re-applies the configuration; one that comes during the
@@ -139,10 +139,7 @@ func (f *selfhostFlags) serve(ctx context.Context, e *env, cfg *selfhost.Config)
 		shutdown()
 		return err
 	}
-	if err := rt.Start(ctx); err != nil {
-		shutdown()
-		return err
-	}
+	rt.Start(ctx)
 	defer rt.Stop()
 	for ctx.Err() == nil {
 		select {
@@ -158,11 +155,4 @@ func (f *selfhostFlags) serve(ctx context.Context, e *env, cfg *selfhost.Config)
 	shutdown()
 	log.Info("stopped")
 	return nil
-}
-
-func cfgOrigin(file string) string {
-	if file == "" {
-		return "from the environment"
-	}
-	return file
 }

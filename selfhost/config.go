@@ -13,9 +13,6 @@ import (
 
 // Config is a validated self-hosted deployment configuration.
 type Config struct {
-	// File is the configuration file it was read from ("" when every
-	// setting came from the environment).
-	File string
 	// Type is client-hosted or air-gapped.
 	Type lectern.DeploymentType
 	// BundleURL is the bundle link (a secret: log it only through
@@ -130,7 +127,7 @@ func (p problems) err(where string) error {
 // build validates the merged values and returns the configuration, or an
 // error listing p and every problem it finds.
 func build(file string, vals map[string]value, p problems) (*Config, error) {
-	c := &Config{File: file, Features: map[lectern.Feature]bool{}, Sources: map[string]string{}}
+	c := &Config{Features: map[lectern.Feature]bool{}, Sources: map[string]string{}}
 	for k, v := range vals {
 		c.Sources[k] = v.source
 	}
@@ -179,7 +176,7 @@ func build(file string, vals map[string]value, p problems) (*Config, error) {
 		c.AnalyticsEndpoint = endpoint(&p, vals, KeyAnalyticsEndpoint, lectern.FeatureAnalytics, c)
 		c.PlaygroundOrigins = origins(&p, vals, c)
 	}
-	if err := p.err(where(file)); err != nil {
+	if err := p.err(ConfigOrigin(file)); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -236,8 +233,9 @@ func origins(p *problems, vals map[string]value, c *Config) []string {
 	return out
 }
 
-// where names a configuration's origin in messages.
-func where(file string) string {
+// ConfigOrigin names, in messages, where a configuration read from file
+// ("" for the environment only) came from.
+func ConfigOrigin(file string) string {
 	if file == "" {
 		return "from the environment"
 	}

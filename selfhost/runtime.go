@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -119,7 +120,7 @@ func (r *Runtime) Apply(ctx context.Context, cfg *Config) error {
 
 func sameFeatures(a, b render.SiteFeatures) bool {
 	return a.Search == b.Search && a.Assistant == b.Assistant && a.Analytics == b.Analytics && a.Playground == b.Playground &&
-		a.AssistantURL == b.AssistantURL && a.AnalyticsURL == b.AnalyticsURL && fmt.Sprint(a.PlaygroundOrigins) == fmt.Sprint(b.PlaygroundOrigins)
+		a.AssistantURL == b.AssistantURL && a.AnalyticsURL == b.AnalyticsURL && slices.Equal(a.PlaygroundOrigins, b.PlaygroundOrigins)
 }
 
 // obtain returns the cache entry cfg asks for. When cfg has the bundle
@@ -199,10 +200,9 @@ func (r *Runtime) Reload() {
 
 // Start watches for Reload and for changes of the configuration file until
 // ctx ends or Stop is called. It returns at once.
-func (r *Runtime) Start(ctx context.Context) error {
+func (r *Runtime) Start(ctx context.Context) {
 	ctx, r.cancel = context.WithCancel(ctx)
 	go r.loop(ctx)
-	return nil
 }
 
 // Stop ends the watching started by Start and waits for a re-apply in

@@ -270,11 +270,11 @@ func TestSiteRetire(t *testing.T) {
 	_, h, _ := serveSite(t, "v1", render.SiteFeatures{})
 	s := h.acquire()
 	h.Swap(nil)
-	if _, err := os.Stat(s.Dir()); err != nil {
+	if _, err := os.Stat(s.dir); err != nil {
 		t.Fatalf("folder removed during a request: %v", err)
 	}
 	s.release()
-	if _, err := os.Stat(s.Dir()); !os.IsNotExist(err) {
+	if _, err := os.Stat(s.dir); !os.IsNotExist(err) {
 		t.Fatalf("folder kept after the last request: %v", err)
 	}
 }
@@ -287,7 +287,7 @@ func TestBuildSiteLinks(t *testing.T) {
 	s := h.Current()
 	same := func(name string) bool {
 		a, _ := os.Stat(filepath.Join(e.Dir, name))
-		b, _ := os.Stat(filepath.Join(s.Dir(), "files", name))
+		b, _ := os.Stat(filepath.Join(s.dir, "files", name))
 		return os.SameFile(a, b)
 	}
 	if !same("images/logo.png") || same("index.html") {

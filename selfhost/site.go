@@ -225,9 +225,6 @@ func (s *Site) newFile(name string, size int64, sum string, content []byte) *sit
 	return sf
 }
 
-// Dir returns the folder of the served tree.
-func (s *Site) Dir() string { return s.dir }
-
 // acquire counts a request in flight.
 func (s *Site) acquire() { s.refs.Add(1) }
 
