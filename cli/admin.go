@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -60,9 +59,7 @@ type printer struct {
 // result prints v as JSON, or the text lines, the last being the id.
 func (p *printer) result(v any, lines ...string) error {
 	if p.json {
-		enc := json.NewEncoder(p.w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+		return printJSON(p.w, v)
 	}
 	_, err := io.WriteString(p.w, strings.Join(lines, "\n")+"\n")
 	return err
