@@ -5,6 +5,20 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"lectern.dev/lectern/store/postgres"
+	"lectern.dev/lectern/store/sqlite"
+)
+
+// schemaVersioner is a store that reports its schema version: every store
+// openStore opens is one.
+type schemaVersioner interface {
+	SchemaVersion(ctx context.Context) (int, error)
+}
+
+var (
+	_ schemaVersioner = (*postgres.Store)(nil)
+	_ schemaVersioner = (*sqlite.Store)(nil)
 )
 
 // migrateCmd applies the store's pending migrations. serve and admin do so
@@ -29,13 +43,7 @@ on PostgreSQL the migrations run under an advisory lock, each exactly once.`,
 				return err
 			}
 			defer st.Close()
-			v, ok := st.(interface {
-				SchemaVersion(ctx context.Context) (int, error)
-			})
-			if !ok {
-				return fmt.Errorf("the store at %s does not report its schema version", sf.databaseLabel())
-			}
-			n, err := v.SchemaVersion(c.Context())
+			n, err := st.(schemaVersioner).SchemaVersion(c.Context())
 			if err != nil {
 				return fmt.Errorf("schema version of %s: %w", sf.databaseLabel(), err)
 			}
