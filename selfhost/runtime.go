@@ -74,7 +74,8 @@ func (c *Config) SiteFeatures() render.SiteFeatures {
 }
 
 // Apply makes cfg the served configuration: it finds the bundle (a pinned
-// version already in the cache is used without a download), builds the
+// version already in the cache, or the bundle being served when cfg has
+// the served bundle link and version, is used without a download), builds the
 // served tree and switches to it. When the download fails (an expired link,
 // an HTTP error, the network) and the cache holds the wanted version (the
 // pinned one, or else the one served last), that version is served and a

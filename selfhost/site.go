@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"mime"
 	"net/http"
 	"os"
 	"path"
@@ -280,13 +279,12 @@ var contentTypes = map[string]string{
 	".mp4": "video/mp4", ".webm": "video/webm", ".mp3": "audio/mpeg",
 }
 
-// contentType returns the type of file name with content data.
+// contentType returns the type of file name with content data: from
+// contentTypes, else sniffed from data, else (data nil, a large file)
+// application/octet-stream; never from the host's mime.types.
 func contentType(name string, data []byte) string {
 	ext := strings.ToLower(path.Ext(name))
 	if t, ok := contentTypes[ext]; ok {
-		return t
-	}
-	if t := mime.TypeByExtension(ext); t != "" {
 		return t
 	}
 	if data == nil {
