@@ -85,6 +85,21 @@ type scope struct {
 	// jsx is set inside JavaScript (a component body or a JSX attribute):
 	// text there is JSX text, not Markdown.
 	jsx bool
+	// line, when set, is where every warning about this text is reported:
+	// the text comes from elsewhere (an OpenAPI description) and its own
+	// lines are not lines of the file.
+	line int
+}
+
+// pinnedLine returns the line warnings of sc are reported at, or 0 when
+// they keep their own.
+func (sc *scope) pinnedLine() int {
+	for s := sc; s != nil; s = s.parent {
+		if s.line > 0 {
+			return s.line
+		}
+	}
+	return 0
 }
 
 func (sc *scope) lookupVar(name string) (value, bool) {

@@ -138,3 +138,26 @@ func TestOpenAPIDescriptionHTML(t *testing.T) {
 		t.Errorf("no warning for the script; warnings:\n%s", warningsText(res.Warnings))
 	}
 }
+
+// A warning about an OpenAPI description is reported at the page's
+// openapi: line, not at the description's own line numbers.
+func TestOpenAPIDescriptionWarningLine(t *testing.T) {
+	t.Parallel()
+	spec := `{"openapi":"3.0.0","info":{"title":"T","version":"1"},"paths":{"/x":{"get":{` +
+		`"description":"One.\n\nTwo.\n\nFive <script>x()</script> [gone](/no/such/page).",` +
+		`"responses":{"200":{"description":"ok"}}}}}}`
+	archive := "-- docs.json --\n{\"navigation\": {\"pages\": [\"api\"]}}\n-- api.mdx --\n---\ntitle: API\nopenapi: \"openapi.json GET /x\"\n---\n-- openapi.json --\n" + spec + "\n"
+	res, _ := build(t, archive, Options{})
+	var seen int
+	for _, w := range res.Warnings {
+		if strings.Contains(w.Message, "<script>") || strings.Contains(w.Message, "no/such/page") {
+			seen++
+			if w.File != "api.mdx" || w.Line != 3 {
+				t.Errorf("warning at %s:%d, want api.mdx:3 (the openapi: line): %s", w.File, w.Line, w.Message)
+			}
+		}
+	}
+	if seen != 2 {
+		t.Errorf("%d warnings about the description, want 2:\n%s", seen, warningsText(res.Warnings))
+	}
+}

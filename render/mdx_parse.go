@@ -77,6 +77,9 @@ type mdxParser struct {
 	noClose map[string]int
 	// exprs bounds the work of finding the ends of expressions.
 	exprs *exprLimiter
+	// fixedLine, when set, is the line of every node and warning: the
+	// text's own lines are not lines of the file (scope.line).
+	fixedLine int
 }
 
 func newParser(src, file string, lineBase int, mdx bool, w *warner) *mdxParser {
@@ -86,6 +89,9 @@ func newParser(src, file string, lineBase int, mdx bool, w *warner) *mdxParser {
 
 // lineOf returns the file line of offset off.
 func (p *mdxParser) lineOf(off int) int {
+	if p.fixedLine > 0 {
+		return p.fixedLine
+	}
 	off = min(max(off, 0), len(p.src))
 	if off < p.lineOff {
 		// Count back from the last lookup rather than from the start,

@@ -22,6 +22,9 @@ type renderer struct {
 }
 
 func (r *renderer) warn(sc *scope, line int, format string, args ...any) {
+	if l := sc.pinnedLine(); l > 0 {
+		line = l
+	}
 	r.s.w.add(sc.file(r), line, format, args...)
 }
 
@@ -101,7 +104,9 @@ func (r *renderer) flow(nodes []*node, sc *scope, o flowOpts) string {
 // description: braces are text, and HTML tags are read as elements, so
 // that they are checked as they are in pages.
 func (r *renderer) markdownText(src string, sc *scope) string {
-	nodes, _ := newParser(src, sc.file(r), 0, false, r.s.w).parseFlow(nil)
+	p := newParser(src, sc.file(r), 0, false, r.s.w)
+	p.fixedLine = sc.pinnedLine()
+	nodes, _ := p.parseFlow(nil)
 	return r.flow(nodes, sc, flowOpts{})
 }
 

@@ -416,7 +416,9 @@ func (s *site) openAPIBody(r *renderer, p *page, mod *module, content string) st
 		return content
 	}
 	line := s.frontMatterLine(p, "openapi")
-	sc := &scope{mod: mod}
+	// The description's warnings are reported where the page names the
+	// operation: its lines are the document's, not the page's.
+	sc := &scope{mod: mod, line: line}
 	pg := s.opts.features().Playground && s.playgroundAllowed(p)
 	res := openapi.Render(op, neutralOpenAPI(openapi.Options{
 		Markdown:   func(src string) string { return r.markdownText(src, sc) },
