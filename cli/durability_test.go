@@ -9,17 +9,6 @@ import (
 	"time"
 )
 
-// buildBinary builds the lectern command once per test binary run.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "lectern")
-	cmd := exec.Command("go", "build", "-o", bin, "../cmd/lectern")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // proc is a lectern serve running as a separate process.
 type proc struct {
 	cmd    *exec.Cmd
@@ -78,7 +67,7 @@ func TestJobsSurviveKillAndStop(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	t.Parallel()
-	bin := buildBinary(t)
+	bin := lecternBinary(t)
 	corpus, _ := filepath.Abs("../../shared/corpus/mintlify-starter")
 	repo := corpusRepo(t, corpus)
 	data := t.TempDir()

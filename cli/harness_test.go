@@ -190,6 +190,12 @@ func corpusRepo(t testing.TB, corpus string) string {
 // call sends an API request and decodes the JSON answer.
 func call(t testing.TB, method, url, key string, body any) (int, map[string]any, http.Header) {
 	t.Helper()
+	return callWith(t, method, url, key, nil, body)
+}
+
+// callWith is call with the request headers hdr added.
+func callWith(t testing.TB, method, url, key string, hdr map[string]string, body any) (int, map[string]any, http.Header) {
+	t.Helper()
 	var rd io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
@@ -201,6 +207,9 @@ func call(t testing.TB, method, url, key string, body any) (int, map[string]any,
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

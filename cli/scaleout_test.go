@@ -3,7 +3,6 @@ package cli_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -304,28 +303,6 @@ func commitRev(t *testing.T, repo, rev, domain string, n int) string {
 	return commitFiles(t, repo, files, "Docs "+rev)
 }
 
-// postJSON sends a POST with extra headers and returns the status and the
-// decoded body.
-func postJSON(t *testing.T, url, key string, hdr map[string]string, body any) (int, map[string]any) {
-	t.Helper()
-	b, _ := json.Marshal(body)
-	req, _ := http.NewRequest("POST", url, bytes.NewReader(b))
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var m map[string]any
-	raw, _ := io.ReadAll(resp.Body)
-	json.Unmarshal(raw, &m)
-	return resp.StatusCode, m
-}
-
 // TestScaleOutAcrossProcesses runs two API processes and two worker
 // processes on one PostgreSQL schema and one S3 server, drives updates and
 // exports of several organizations through both API processes, and checks
@@ -394,13 +371,13 @@ func TestScaleOutAcrossProcesses(t *testing.T) {
 		if i == 0 {
 			hdr["Idempotency-Key"] = "scale-out-export-1"
 		}
-		code, job := postJSON(t, apis[i%2].url+"/v1/static-export/jobs", p.key, hdr, map[string]any{"domain": p.domain})
+		code, job, _ := callWith(t, "POST", apis[i%2].url+"/v1/static-export/jobs", p.key, hdr, map[string]any{"domain": p.domain})
 		if code != 202 {
 			t.Fatalf("start export of %s: %d %v", p.domain, code, job)
 		}
 		exports = append(exports, job["jobId"].(string))
 		if i == 0 {
-			code, again := postJSON(t, apis[1].url+"/v1/static-export/jobs", p.key, hdr, map[string]any{"domain": p.domain})
+			code, again, _ := callWith(t, "POST", apis[1].url+"/v1/static-export/jobs", p.key, hdr, map[string]any{"domain": p.domain})
 			if code != 202 || again["jobId"] != job["jobId"] {
 				t.Fatalf("the other API process did not replay the export start: %d %v, want job %v", code, again, job["jobId"])
 			}
