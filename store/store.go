@@ -11,6 +11,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -272,12 +273,23 @@ type RateLimits interface {
 func LatestMigration(names []string) int {
 	latest := 0
 	for _, name := range names {
-		base := name[strings.LastIndexByte(name, '/')+1:]
-		if v, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0]); err == nil && v > latest {
+		if v, err := MigrationVersion(name); err == nil && v > latest {
 			latest = v
 		}
 	}
 	return latest
+}
+
+// MigrationVersion returns the version of a migration file, the number
+// its base name starts with ("migrations/0003_x.sql" is 3), or an error
+// naming the file.
+func MigrationVersion(name string) (int, error) {
+	base := name[strings.LastIndexByte(name, '/')+1:]
+	v, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
+	if err != nil {
+		return 0, fmt.Errorf("migration %s: bad version prefix", base)
+	}
+	return v, nil
 }
 
 // CheckSchemaVersion returns an error when a database's schema (the newest

@@ -11,16 +11,6 @@ import (
 	"lectern.dev/lectern/store"
 )
 
-// exportMaxAttempts bounds retries of an export's transient failures.
-const exportMaxAttempts = 3
-
-// quotaSpent is the error of an export start beyond the organization's
-// quota; the oldest export counted leaves the window in wait.
-func quotaSpent(wait time.Duration) error {
-	return &lectern.Error{Code: lectern.ERATELIMITED, RetryAfterSeconds: max(1, int((wait+time.Second-1)/time.Second)),
-		Message: "The organization has started the most exports its quota allows; retry later."}
-}
-
 // CreateExport queues an export unless one for the domain is active. The
 // unique index on active exports decides between concurrent starters: the
 // insert that loses waits for the winner and inserts nothing.
@@ -47,7 +37,7 @@ func (s *Store) CreateExport(ctx context.Context, e *lectern.ExportJob, q store.
 				err := tx.QueryRow(ctx, `SELECT created_at FROM exports WHERE org_id = $1 AND created_at >= $2
 					ORDER BY created_at DESC LIMIT 1 OFFSET $3`, e.OrgID, utc(q.Since), q.Max-1).Scan(&oldest)
 				if err == nil {
-					return quotaSpent(oldest.Sub(q.Since))
+					return store.QuotaSpent(oldest.Sub(q.Since))
 				}
 				if !errors.Is(err, pgx.ErrNoRows) {
 					return err
@@ -68,12 +58,11 @@ func (s *Store) CreateExport(ctx context.Context, e *lectern.ExportJob, q store.
 				if err != nil {
 					return err
 				}
-				return &lectern.Error{Code: lectern.EEXPORTINPROGRESS, JobID: active,
-					Message: "An export of " + e.Domain + " is already queued or running (" + active + ")."}
+				return store.ExportInProgress(e.Domain, active)
 			}
 			active = e.ID
 			_, err = tx.Exec(ctx, `INSERT INTO jobs (id, kind, group_key, state, run_at, max_attempts, created_at, updated_at)
-				VALUES ($1, $2, '', 'queued', $3, $4, $3, $3)`, e.ID, store.KindExport, at, exportMaxAttempts)
+				VALUES ($1, $2, '', 'queued', $3, $4, $3, $3)`, e.ID, store.KindExport, at, store.MaxAttempts)
 			return err
 		})
 		if err != nil || active != "" {
@@ -119,7 +108,7 @@ func scanExport(row pgx.Row) (*lectern.ExportJob, error) {
 func (s *Store) GetExport(ctx context.Context, id string) (*lectern.ExportJob, error) {
 	e, err := scanExport(s.pool.QueryRow(ctx, `SELECT `+exportCols+` FROM exports WHERE id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, notFound("export job", id)
+		return nil, store.NotFound("export job", id)
 	}
 	return e, wrap(err)
 }
@@ -194,7 +183,7 @@ func (s *Store) DeleteExport(ctx context.Context, id string) error {
 			return err
 		}
 		if tag.RowsAffected() == 0 {
-			return notFound("export job", id)
+			return store.NotFound("export job", id)
 		}
 		return nil
 	})

@@ -102,7 +102,7 @@ func (s *Store) ExtendLease(ctx context.Context, l store.Lease, until time.Time)
 		return wrap(err)
 	}
 	if tag.RowsAffected() == 0 {
-		return leaseLost(l)
+		return store.LeaseLost(l)
 	}
 	return nil
 }

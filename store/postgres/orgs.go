@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/store"
 )
 
 // CreateOrg stores a new organization.
@@ -42,7 +43,7 @@ func scanOrg(row pgx.Row) (*lectern.Organization, error) {
 func (s *Store) GetOrg(ctx context.Context, id string) (*lectern.Organization, error) {
 	o, err := scanOrg(s.pool.QueryRow(ctx, `SELECT `+orgCols+` FROM orgs WHERE id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, notFound("organization", id)
+		return nil, store.NotFound("organization", id)
 	}
 	return o, wrap(err)
 }
@@ -64,7 +65,7 @@ func (s *Store) SetOrgPlan(ctx context.Context, id string, plan lectern.Plan) er
 		return wrap(err)
 	}
 	if tag.RowsAffected() == 0 {
-		return notFound("organization", id)
+		return store.NotFound("organization", id)
 	}
 	return nil
 }
@@ -81,7 +82,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, k *lectern.APIKey) error {
 		k.ID, k.OrgID, text(k.Name), k.Hint, k.Hash, utc(k.CreatedAt))
 	switch {
 	case isCode(err, foreignKeyViolation):
-		return notFound("organization", k.OrgID)
+		return store.NotFound("organization", k.OrgID)
 	case isCode(err, uniqueViolation):
 		return lectern.Errorf(lectern.ECONFLICT, "an API key with this id or hash already exists")
 	}
@@ -125,7 +126,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, id string, at time.Time) error
 		return wrap(err)
 	}
 	if tag.RowsAffected() == 0 {
-		return notFound("API key", id)
+		return store.NotFound("API key", id)
 	}
 	return nil
 }

@@ -27,7 +27,6 @@ import (
 	"net/url"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -186,9 +185,9 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	for _, name := range names {
 		base := strings.TrimPrefix(name, "migrations/")
-		v, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
+		v, err := store.MigrationVersion(name)
 		if err != nil {
-			return fmt.Errorf("migration %s: bad version prefix", base)
+			return err
 		}
 		body, err := migrations.ReadFile(name)
 		if err != nil {
@@ -315,14 +314,6 @@ func text(s string) string {
 	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }
 
-func notFound(what, id string) error {
-	return lectern.Errorf(lectern.ENOTFOUND, "%s %q not found", what, id)
-}
-
-func leaseLost(l store.Lease) error {
-	return lectern.Errorf(lectern.ECONFLICT, "job %s: lease lost (another worker holds it or it ended)", l.JobID)
-}
-
 // checkLease verifies inside tx that lease still holds its job, and locks
 // the job's row until the transaction ends so no claim can take it meanwhile.
 func checkLease(ctx context.Context, tx pgx.Tx, l store.Lease) error {
@@ -330,7 +321,7 @@ func checkLease(ctx context.Context, tx pgx.Tx, l store.Lease) error {
 	err := tx.QueryRow(ctx, `SELECT 1 FROM jobs WHERE id = $1 AND state = 'running' AND lease_owner = $2 AND lease_token = $3 FOR UPDATE`,
 		l.JobID, l.Owner, l.Token).Scan(&one)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return leaseLost(l)
+		return store.LeaseLost(l)
 	}
 	return err
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/store"
 )
 
 // CreateProject stores a project and its domains in one transaction.
@@ -23,7 +24,7 @@ func (s *Store) CreateProject(ctx context.Context, p *lectern.Project) error {
 			p.ID, p.OrgID, text(p.Name), p.RepoURL, p.Branch, p.DocsRoot, string(p.DeploymentType), utc(p.CreatedAt))
 		switch {
 		case isCode(err, foreignKeyViolation):
-			return notFound("organization", p.OrgID)
+			return store.NotFound("organization", p.OrgID)
 		case isCode(err, uniqueViolation):
 			return lectern.Errorf(lectern.ECONFLICT, "project %q already exists", p.ID)
 		case err != nil:
@@ -65,7 +66,7 @@ func scanProject(row pgx.Row) (*lectern.Project, error) {
 func (s *Store) GetProject(ctx context.Context, id string) (*lectern.Project, error) {
 	p, err := scanProject(s.pool.QueryRow(ctx, projectSelect+` WHERE p.id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, notFound("project", id)
+		return nil, store.NotFound("project", id)
 	}
 	return p, wrap(err)
 }
@@ -115,7 +116,7 @@ func scanDeployment(row pgx.Row) (*lectern.Deployment, error) {
 func (s *Store) GetDeployment(ctx context.Context, id string) (*lectern.Deployment, error) {
 	d, err := scanDeployment(s.pool.QueryRow(ctx, `SELECT `+deploymentCols+` FROM deployments WHERE id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, notFound("deployment", id)
+		return nil, store.NotFound("deployment", id)
 	}
 	return d, wrap(err)
 }
@@ -147,7 +148,7 @@ func (s *Store) DeleteDeployment(ctx context.Context, id string) error {
 			return err
 		}
 		if tag.RowsAffected() == 0 {
-			return notFound("deployment", id)
+			return store.NotFound("deployment", id)
 		}
 		return nil
 	})

@@ -12,9 +12,6 @@ import (
 	"lectern.dev/lectern/store"
 )
 
-// updateMaxAttempts bounds retries of an update's transient failures.
-const updateMaxAttempts = 3
-
 // CreateUpdate queues an update and supersedes older queued ones of its
 // project. The project's row is locked first, so concurrent triggers of
 // one project (in any process) supersede one another in order.
@@ -34,7 +31,7 @@ func (s *Store) CreateUpdate(ctx context.Context, u *lectern.Update) error {
 		var orgID string
 		err := tx.QueryRow(ctx, `SELECT org_id FROM projects WHERE id = $1 FOR NO KEY UPDATE`, u.ProjectID).Scan(&orgID)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound("project", u.ProjectID)
+			return store.NotFound("project", u.ProjectID)
 		}
 		if err != nil {
 			return err
@@ -55,7 +52,7 @@ func (s *Store) CreateUpdate(ctx context.Context, u *lectern.Update) error {
 			return err
 		}
 		_, err = tx.Exec(ctx, `INSERT INTO jobs (id, kind, group_key, state, run_at, max_attempts, created_at, updated_at)
-			VALUES ($1, $2, $3, 'queued', $4, $5, $4, $4)`, u.ID, store.KindUpdate, u.ProjectID, at, updateMaxAttempts)
+			VALUES ($1, $2, $3, 'queued', $4, $5, $4, $4)`, u.ID, store.KindUpdate, u.ProjectID, at, store.MaxAttempts)
 		return err
 	})
 }
@@ -71,7 +68,7 @@ func (s *Store) GetUpdate(ctx context.Context, id string) (*lectern.Update, erro
 		Scan(&u.ID, &u.ProjectID, &u.OrgID, &status, &u.Source, &u.CreatedAt, &u.StartedAt, &u.EndedAt,
 			&u.Summary, &commitJSON, &logsJSON, &superseded, &dep)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, notFound("update status", id)
+		return nil, store.NotFound("update status", id)
 	}
 	if err != nil {
 		return nil, wrap(err)

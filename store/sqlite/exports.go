@@ -10,16 +10,6 @@ import (
 	"lectern.dev/lectern/store"
 )
 
-// exportMaxAttempts bounds retries of an export's transient failures.
-const exportMaxAttempts = 3
-
-// quotaSpent is the error of an export start beyond the organization's
-// quota; the oldest export counted leaves the window in wait.
-func quotaSpent(wait time.Duration) error {
-	return &lectern.Error{Code: lectern.ERATELIMITED, RetryAfterSeconds: max(1, int((wait+time.Second-1)/time.Second)),
-		Message: "The organization has started the most exports its quota allows; retry later."}
-}
-
 // CreateExport queues an export unless one for the domain is active or
 // the organization's quota is spent. Write transactions are immediate, so
 // the quota count and the insert are not interleaved with another writer.
@@ -37,7 +27,7 @@ func (s *Store) CreateExport(ctx context.Context, e *lectern.ExportJob, q store.
 			err := tx.QueryRowContext(ctx, `SELECT created_at FROM exports WHERE org_id = ? AND created_at >= ?
 				ORDER BY created_at DESC LIMIT 1 OFFSET ?`, e.OrgID, ts(q.Since), q.Max-1).Scan(&oldest)
 			if err == nil {
-				return quotaSpent(fromTS(oldest.Int64).Sub(q.Since))
+				return store.QuotaSpent(fromTS(oldest.Int64).Sub(q.Since))
 			}
 			if !errors.Is(err, sql.ErrNoRows) {
 				return err
@@ -46,8 +36,7 @@ func (s *Store) CreateExport(ctx context.Context, e *lectern.ExportJob, q store.
 		var active string
 		err := tx.QueryRowContext(ctx, `SELECT id FROM exports WHERE domain = ? AND status IN ('queued', 'running')`, e.Domain).Scan(&active)
 		if err == nil {
-			return &lectern.Error{Code: lectern.EEXPORTINPROGRESS, JobID: active,
-				Message: "An export of " + e.Domain + " is already queued or running (" + active + ")."}
+			return store.ExportInProgress(e.Domain, active)
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
 			return err
@@ -58,7 +47,7 @@ func (s *Store) CreateExport(ctx context.Context, e *lectern.ExportJob, q store.
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO jobs (id, kind, group_key, state, run_at, max_attempts, created_at, updated_at)
-			VALUES (?, ?, '', 'queued', ?, ?, ?, ?)`, e.ID, store.KindExport, at, exportMaxAttempts, at, at)
+			VALUES (?, ?, '', 'queued', ?, ?, ?, ?)`, e.ID, store.KindExport, at, store.MaxAttempts, at, at)
 		return err
 	})
 }
@@ -90,7 +79,7 @@ func scanExport(row interface{ Scan(...any) error }) (*lectern.ExportJob, error)
 func (s *Store) GetExport(ctx context.Context, id string) (*lectern.ExportJob, error) {
 	e, err := scanExport(s.exportByID.QueryRowContext(ctx, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound("export job", id)
+		return nil, store.NotFound("export job", id)
 	}
 	return e, wrap(err)
 }
@@ -173,7 +162,7 @@ func (s *Store) DeleteExport(ctx context.Context, id string) error {
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return notFound("export job", id)
+			return store.NotFound("export job", id)
 		}
 		return nil
 	})

@@ -81,7 +81,7 @@ func (s *Store) ExtendLease(ctx context.Context, l store.Lease, until time.Time)
 		return wrap(err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return leaseLost(l)
+		return store.LeaseLost(l)
 	}
 	return nil
 }

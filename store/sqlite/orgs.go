@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/store"
 )
 
 // CreateOrg stores a new organization.
@@ -42,7 +43,7 @@ func scanOrg(row interface{ Scan(...any) error }) (*lectern.Organization, error)
 func (s *Store) GetOrg(ctx context.Context, id string) (*lectern.Organization, error) {
 	o, err := scanOrg(s.r.QueryRowContext(ctx, `SELECT `+orgCols+` FROM orgs WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound("organization", id)
+		return nil, store.NotFound("organization", id)
 	}
 	return o, wrap(err)
 }
@@ -72,7 +73,7 @@ func (s *Store) SetOrgPlan(ctx context.Context, id string, plan lectern.Plan) er
 		return wrap(err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return notFound("organization", id)
+		return store.NotFound("organization", id)
 	}
 	return nil
 }
@@ -91,7 +92,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, k *lectern.APIKey) error {
 			return err
 		}
 		if n == 0 {
-			return notFound("organization", k.OrgID)
+			return store.NotFound("organization", k.OrgID)
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (id, org_id, name, hint, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
 			k.ID, k.OrgID, k.Name, k.Hint, k.Hash, ts(k.CreatedAt))
@@ -149,7 +150,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, id string, at time.Time) error
 		return wrap(err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return notFound("API key", id)
+		return store.NotFound("API key", id)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/store"
 )
 
 // CreateProject stores a project and its domains in one transaction.
@@ -22,7 +23,7 @@ func (s *Store) CreateProject(ctx context.Context, p *lectern.Project) error {
 			return err
 		}
 		if n == 0 {
-			return notFound("organization", p.OrgID)
+			return store.NotFound("organization", p.OrgID)
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO projects (id, org_id, name, repo_url, branch, docs_root, deployment_type, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -85,7 +86,7 @@ func (s *Store) projectDomains(ctx context.Context, id string) ([]string, error)
 func (s *Store) GetProject(ctx context.Context, id string) (*lectern.Project, error) {
 	p, err := s.scanProject(ctx, s.r.QueryRowContext(ctx, `SELECT `+projectCols+` FROM projects WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound("project", id)
+		return nil, store.NotFound("project", id)
 	}
 	return p, wrap(err)
 }
@@ -156,7 +157,7 @@ func scanDeployment(row interface{ Scan(...any) error }) (*lectern.Deployment, e
 func (s *Store) GetDeployment(ctx context.Context, id string) (*lectern.Deployment, error) {
 	d, err := scanDeployment(s.r.QueryRowContext(ctx, `SELECT `+deploymentCols+` FROM deployments WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound("deployment", id)
+		return nil, store.NotFound("deployment", id)
 	}
 	return d, wrap(err)
 }
@@ -194,7 +195,7 @@ func (s *Store) DeleteDeployment(ctx context.Context, id string) error {
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return notFound("deployment", id)
+			return store.NotFound("deployment", id)
 		}
 		return nil
 	})

@@ -13,7 +13,6 @@ import (
 	"io/fs"
 	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -110,9 +109,9 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	for _, name := range names {
 		base := strings.TrimPrefix(name, "migrations/")
-		v, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
+		v, err := store.MigrationVersion(name)
 		if err != nil {
-			return fmt.Errorf("migration %s: bad version prefix", base)
+			return err
 		}
 		body, err := migrations.ReadFile(name)
 		if err != nil {
@@ -220,14 +219,6 @@ func fromNull(v sql.NullInt64) *time.Time {
 // now returns the current time at stored precision.
 func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 
-func notFound(what, id string) error {
-	return lectern.Errorf(lectern.ENOTFOUND, "%s %q not found", what, id)
-}
-
-func leaseLost(l store.Lease) error {
-	return lectern.Errorf(lectern.ECONFLICT, "job %s: lease lost (another worker holds it or it ended)", l.JobID)
-}
-
 // checkLease verifies inside tx that lease still holds its job.
 func checkLease(ctx context.Context, tx *sql.Tx, l store.Lease) error {
 	var n int
@@ -237,7 +228,7 @@ func checkLease(ctx context.Context, tx *sql.Tx, l store.Lease) error {
 		return err
 	}
 	if n == 0 {
-		return leaseLost(l)
+		return store.LeaseLost(l)
 	}
 	return nil
 }

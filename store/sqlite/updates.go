@@ -11,9 +11,6 @@ import (
 	"lectern.dev/lectern/store"
 )
 
-// updateMaxAttempts bounds retries of an update's transient failures.
-const updateMaxAttempts = 3
-
 // CreateUpdate queues an update and supersedes older queued ones of its project.
 func (s *Store) CreateUpdate(ctx context.Context, u *lectern.Update) error {
 	if u.ID == "" {
@@ -30,7 +27,7 @@ func (s *Store) CreateUpdate(ctx context.Context, u *lectern.Update) error {
 		var orgID string
 		err := tx.QueryRowContext(ctx, `SELECT org_id FROM projects WHERE id = ?`, u.ProjectID).Scan(&orgID)
 		if errors.Is(err, sql.ErrNoRows) {
-			return notFound("project", u.ProjectID)
+			return store.NotFound("project", u.ProjectID)
 		}
 		if err != nil {
 			return err
@@ -52,7 +49,7 @@ func (s *Store) CreateUpdate(ctx context.Context, u *lectern.Update) error {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO jobs (id, kind, group_key, state, run_at, max_attempts, created_at, updated_at)
-			VALUES (?, ?, ?, 'queued', ?, ?, ?, ?)`, u.ID, store.KindUpdate, u.ProjectID, at, updateMaxAttempts, at, at)
+			VALUES (?, ?, ?, 'queued', ?, ?, ?, ?)`, u.ID, store.KindUpdate, u.ProjectID, at, store.MaxAttempts, at, at)
 		return err
 	})
 }
@@ -72,7 +69,7 @@ func (s *Store) GetUpdate(ctx context.Context, id string) (*lectern.Update, erro
 		Scan(&u.ID, &u.ProjectID, &u.OrgID, &status, &u.Source, &created, &started, &ended,
 			&u.Summary, &commitJSON, &logsJSON, &superseded, &dep)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound("update status", id)
+		return nil, store.NotFound("update status", id)
 	}
 	if err != nil {
 		return nil, wrap(err)
