@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"weak"
 )
 
 // The build cache also keeps highlighted code, by content: a page rendered
@@ -30,11 +29,10 @@ import (
 // written after them. A build that renders every page writes a new file
 // with the blocks it used, leaving out those no page uses any more.
 //
-// writeCodeBlock has no access to its build: it asks and tells the stores
-// of all builds in progress (storedHighlight, recordHighlight). A block is
-// identified by its content and the renderer (the manifest's Tool), so any
-// store's block is right for any build. The list holds weak pointers: the
-// store of a build that ended, whatever way, leaves it once collected.
+// The Markdown of a page is parsed per flow (renderer.markdown), which
+// hands its build's store to each fenced code block of the tree it walks;
+// writeCodeBlock asks and tells that store (stored, record), nil in a
+// build without a cache.
 
 // codeIndex is the manifest's record of the highlighted code.
 type codeIndex struct {
@@ -75,67 +73,28 @@ func newCodeStore(dir string, prev codeIndex) *codeStore {
 	if len(prev.Index)%codeRecordSize != 0 || prev.File == "" || prev.File != filepath.Base(prev.File) {
 		prev = codeIndex{}
 	}
-	cs := &codeStore{dir: dir, prev: prev, added: map[codeHash]string{}, used: map[codeHash]bool{}}
-	codeStores.mu.Lock()
-	live := codeStores.list[:0]
-	for _, p := range codeStores.list {
-		if p.Value() != nil {
-			live = append(live, p)
-		}
-	}
-	codeStores.list = append(live, weak.Make(cs))
-	codeStores.mu.Unlock()
-	return cs
+	return &codeStore{dir: dir, prev: prev, added: map[codeHash]string{}, used: map[codeHash]bool{}}
 }
 
-// codeStores are the stores of the builds in progress.
-var codeStores struct {
-	mu   sync.Mutex
-	list []weak.Pointer[codeStore]
-}
-
-func liveCodeStores() []*codeStore {
-	codeStores.mu.Lock()
-	defer codeStores.mu.Unlock()
-	var list []*codeStore
-	for _, p := range codeStores.list {
-		if cs := p.Value(); cs != nil {
-			list = append(list, cs)
-		}
-	}
-	return list
-}
-
-// storedHighlight returns the highlighted HTML of the block with key
-// highlightKey from the store of a build in progress.
-func storedHighlight(key string) (string, bool) {
-	stores := liveCodeStores()
-	if len(stores) == 0 {
+// stored returns the highlighted HTML of the block with key highlightKey,
+// if cs (nil for none) has it.
+func (cs *codeStore) stored(key string) (string, bool) {
+	if cs == nil {
 		return "", false
 	}
-	h := hashCode(key)
-	for _, cs := range stores {
-		if html, ok := cs.lookup(h); ok {
-			return html, true
-		}
-	}
-	return "", false
+	return cs.lookup(hashCode(key))
 }
 
-// recordHighlight gives the stores of the builds in progress a block just
-// highlighted.
-func recordHighlight(key, html string) {
-	stores := liveCodeStores()
-	if len(stores) == 0 {
+// record gives cs (nil for none) a block just highlighted.
+func (cs *codeStore) record(key, html string) {
+	if cs == nil {
 		return
 	}
 	h := hashCode(key)
-	for _, cs := range stores {
-		cs.mu.Lock()
-		cs.added[h] = html
-		cs.used[h] = true
-		cs.mu.Unlock()
-	}
+	cs.mu.Lock()
+	cs.added[h] = html
+	cs.used[h] = true
+	cs.mu.Unlock()
 }
 
 // find returns the record of h in index.

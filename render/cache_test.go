@@ -336,8 +336,6 @@ func TestCacheFailedUpdateKeepsOutput(t *testing.T) {
 func TestCacheCodeStore(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	// Keys no other test highlights (other builds in progress may add
-	// their blocks to this store too).
 	key := func(n int) string { return "go\x00\x00// TestCacheCodeStore " + strconv.Itoa(n) }
 	html := func(n int) string { return "<span>" + strconv.Itoa(n) + "</span>" }
 	lookup := func(cs *codeStore, n int) bool {
@@ -350,15 +348,15 @@ func TestCacheCodeStore(t *testing.T) {
 	}
 
 	cs := newCodeStore(dir, codeIndex{})
-	recordHighlight(key(1), html(1))
-	recordHighlight(key(2), html(2))
+	cs.record(key(1), html(1))
+	cs.record(key(2), html(2))
 	first := cs.save(true)
 	cs = newCodeStore(dir, first)
 	if !lookup(cs, 1) || !lookup(cs, 2) || lookup(cs, 3) {
 		t.Fatal("blocks not kept")
 	}
 
-	recordHighlight(key(3), html(3))
+	cs.record(key(3), html(3))
 	second := cs.save(false)
 	if second.File != first.File {
 		t.Fatal("a build that reused pages wrote a new file")

@@ -41,8 +41,9 @@ type lineRange struct{ from, to int }
 //	<button class="lc-copy" type="button" aria-label="Copy code">Copy</button></div>
 //	<pre class="chroma"><code>...</code></pre></div>
 //
-// (on one line), the markup site.js relies on.
-func writeCodeBlock(w *bytes.Buffer, cb codeBlock) {
+// (on one line), the markup site.js relies on. cs is the build's store of
+// highlighted code (cache_highlight.go), nil when it has no cache.
+func writeCodeBlock(w *bytes.Buffer, cb codeBlock, cs *codeStore) {
 	lang := cb.lang
 	if lang == "" {
 		lang = "text"
@@ -59,7 +60,7 @@ func writeCodeBlock(w *bytes.Buffer, cb codeBlock) {
 		key := highlightKey(cb)
 		if v, ok := highlightCache.Load(key); ok {
 			w.WriteString(v.(string))
-		} else if html, ok := storedHighlight(key); ok { // a build cache's (cache_highlight.go)
+		} else if html, ok := cs.stored(key); ok {
 			w.WriteString(html)
 			cacheHighlight(key, html)
 		} else {
@@ -67,7 +68,7 @@ func writeCodeBlock(w *bytes.Buffer, cb codeBlock) {
 			highlightTo(w, lexer, cb.code, cb.highlight)
 			html := string(w.Bytes()[start:])
 			cacheHighlight(key, html)
-			recordHighlight(key, html)
+			cs.record(key, html)
 		}
 	}
 	w.WriteString("</code></pre></div>\n")

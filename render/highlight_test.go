@@ -175,13 +175,13 @@ func Greet(name string) string {
 func BenchmarkHighlightGo(b *testing.B) {
 	cb := codeBlock{lang: "go", title: "main.go", highlight: []lineRange{{2, 4}}, code: benchCode}
 	var buf bytes.Buffer
-	writeCodeBlock(&buf, cb)
+	writeCodeBlock(&buf, cb, nil)
 	b.SetBytes(int64(len(benchCode)))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		buf.Reset()
-		writeCodeBlock(&buf, cb)
+		writeCodeBlock(&buf, cb, nil)
 	}
 }
 

@@ -70,11 +70,19 @@ func (r *renderer) markdown(src string, insets []inset, lm *lineMap, sc *scope) 
 	pc.Set(insetsKey, insets)
 	doc := md.Parser().Parse(text.NewReader(source), parser.WithContext(pc))
 	var swaps [][2]ast.Node
+	var store *codeStore
+	if r.s.cache != nil {
+		store = r.s.cache.code
+	}
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
 		}
 		switch x := n.(type) {
+		case *ast.FencedCodeBlock:
+			if store != nil {
+				x.SetAttribute(codeStoreAttr, store)
+			}
 		case *ast.Link:
 			dest := string(x.Destination)
 			x.Destination = []byte(r.link(dest, nodeLine(x, source, lm, dest), sc))
@@ -205,6 +213,11 @@ func slugify(s string) string {
 // writes them: ```lang title {1,3}.
 type codeRenderer struct{}
 
+// codeStoreAttr is the attribute of a fenced code block that holds the
+// build's store of highlighted code (renderer.markdown sets it when the
+// build has a cache).
+var codeStoreAttr = []byte("lectern-code-store")
+
 func (codeRenderer) RegisterFuncs(reg gmrenderer.NodeRendererFuncRegisterer) {
 	reg.Register(ast.KindFencedCodeBlock, renderFence)
 }
@@ -230,7 +243,11 @@ func renderFence(w util.BufWriter, source []byte, n ast.Node, entering bool) (as
 	if strings.EqualFold(cb.lang, "mermaid") {
 		writeMermaid(buf, cb.code)
 	} else {
-		writeCodeBlock(buf, cb)
+		var cs *codeStore
+		if v, ok := fc.Attribute(codeStoreAttr); ok {
+			cs, _ = v.(*codeStore)
+		}
+		writeCodeBlock(buf, cb, cs)
 	}
 	_, _ = w.Write(buf.Bytes())
 	codeBufs.Put(buf)
