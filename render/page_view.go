@@ -349,19 +349,19 @@ func (t *theme) sidebarLinks(nodes []*Nav) {
 	}
 }
 
-// sidebarInputs hashes what the sidebar of section root, for output
-// files in the folder dir (export form), depends on besides the
-// configuration and the set of files, which the cache's key covers: the
-// label, icon and hidden state of each page under it. Equal inputs give
-// an equal sidebar (buildCache.contextHash), without rendering it.
-func (t *theme) sidebarInputs(root *Nav, dir string) string {
+// sidebarInputs hashes what the sidebar of section root depends on
+// besides the configuration and the set of files, which the cache's key
+// covers, and the folder of the output file (export form), which
+// site.prewarmSidebars adds: the label, icon and hidden state of each
+// page under it. Equal inputs give an equal sidebar
+// (buildCache.contextHash), without rendering it.
+func (t *theme) sidebarInputs(root *Nav) string {
 	h := sha256.New()
 	buf := make([]byte, 0, 512)
 	field := func(v string) {
 		buf = binary.AppendUvarint(buf, uint64(len(v)))
 		buf = append(buf, v...)
 	}
-	field(dir)
 	var walk func(nodes []*Nav)
 	walk = func(nodes []*Nav) {
 		for _, n := range nodes {

@@ -94,6 +94,7 @@ func (s *site) prewarmSidebars() {
 	s.sections = make([]*Nav, len(s.order))
 	t.sidebarSums = map[sidebarKey]string{}
 	warned := map[*Nav]bool{}
+	sectionSums := map[*Nav]string{} // sidebarInputs of each section
 	for i, p := range s.order {
 		root := s.sectionOf(p)
 		s.sections[i] = root
@@ -103,7 +104,14 @@ func (s *site) prewarmSidebars() {
 		}
 		if key := t.sidebarKeyOf(root, p.path+".html"); !s.cacheOff() {
 			if _, ok := t.sidebarSums[key]; !ok {
-				t.sidebarSums[key] = t.sidebarInputs(root, key.dir)
+				sum, ok := sectionSums[root]
+				if !ok {
+					sum = t.sidebarInputs(root)
+					sectionSums[root] = sum
+				}
+				// The section's hash has a fixed length: the folder
+				// (export form) follows it unambiguously.
+				t.sidebarSums[key] = sum + key.dir
 			}
 		}
 	}

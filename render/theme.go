@@ -50,7 +50,8 @@ type theme struct {
 	// index is each page's position in s.order, for previous and next.
 	index    map[*page]int
 	sidebars *sidebarCache // shared by the per-page copies of a parallel build (build.go)
-	// sidebarSums are the hashes of the sidebars' inputs (sidebarInputs),
+	// sidebarSums are the hashes of the sidebars' inputs (sidebarInputs of
+	// the section, then the folder in the export form),
 	// set by site.prewarmSidebars with a cache; read-only after.
 	sidebarSums map[sidebarKey]string
 }
