@@ -3,11 +3,11 @@ package render
 import (
 	"bytes"
 	_ "embed"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode"
 
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/lexers"
@@ -277,40 +277,19 @@ func lexerFor(lang string) chroma.Lexer {
 // program runs: importing chroma's styles parses all of its XML styles at
 // start-up, some 6 ms of every lectern command.
 var highlightStyles = sync.OnceValues(func() ([]byte, map[string]bool) {
-	classes := map[string]bool{}
-	for line := range bytes.Lines(highlightStylesCSS) {
-		if cls := styledClass(line); cls != "" {
-			classes[cls] = true
-		}
-	}
-	return highlightStylesCSS, classes
+	return highlightStylesCSS, styledClasses(highlightStylesCSS)
 })
 
-// styledClass returns the token class a line of highlight_styles.css
-// styles: X of a selector ".chroma .X {", alone or after an html prefix
-// ("html[data-theme=dark] .chroma .X {"), else "": the regular expression
-// `^(?:html\S* )?\.chroma \.(\w+) \{` written out, which costs a
-// millisecond less at every start.
-func styledClass(line []byte) string {
-	if bytes.HasPrefix(line, []byte("html")) {
-		i := bytes.IndexFunc(line, unicode.IsSpace)
-		if i < 0 || line[i] != ' ' {
-			return ""
-		}
-		line = line[i+1:]
+// styledClasses returns the token classes that css styles: X of each line
+// whose selector is ".chroma .X {", alone or after an html prefix
+// ("html[data-theme=dark] .chroma .X {"). It runs once, in highlightStyles.
+func styledClasses(css []byte) map[string]bool {
+	re := regexp.MustCompile(`(?m)^(?:html\S* )?\.chroma \.(\w+) \{`)
+	classes := map[string]bool{}
+	for _, m := range re.FindAllSubmatch(css, -1) {
+		classes[string(m[1])] = true
 	}
-	rest, ok := bytes.CutPrefix(line, []byte(".chroma ."))
-	if !ok {
-		return ""
-	}
-	n := 0
-	for n < len(rest) && (rest[n] == '_' || '0' <= rest[n] && rest[n] <= '9' || 'a' <= rest[n]|0x20 && rest[n]|0x20 <= 'z') {
-		n++
-	}
-	if n == 0 || !bytes.HasPrefix(rest[n:], []byte(" {")) {
-		return ""
-	}
-	return string(rest[:n])
+	return classes
 }
 
 //go:embed highlight_styles.css

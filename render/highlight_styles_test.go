@@ -114,23 +114,50 @@ func chromaRules(style string) map[string]string {
 	return rules
 }
 
-// TestStyledClass checks styledClass against the regular expression it
-// writes out, on every line of highlight_styles.css and a few others.
+// TestStyledClass checks which token classes styledClasses finds, line
+// by line and in the whole of highlight_styles.css.
 func TestStyledClass(t *testing.T) {
 	t.Parallel()
-	re := regexp.MustCompile(`^(?:html\S* )?\.chroma \.(\w+) \{`)
-	lines := []string{".chroma .k { color: red }", "html .chroma .s2 {", "html[data-theme=\"dark\"] .chroma .c1 { x }",
-		"html\t.chroma .k {", ".chroma .k{", ".chroma . {", ".chroma .a-b {", "xhtml .chroma .k {", "html .chroma .kd_2 {"}
-	for line := range bytes.Lines(highlightStylesCSS) {
-		lines = append(lines, strings.TrimSuffix(string(line), "\n"))
+	cases := []struct{ line, want string }{
+		{".chroma .k { color: red }", "k"},
+		{"html .chroma .s2 {", "s2"},
+		{"html[data-theme=\"dark\"] .chroma .c1 { x }", "c1"},
+		{"html:not([data-theme=\"light\"]) .chroma .nf { x }", "nf"},
+		{"html .chroma .kd_2 {", "kd_2"},
+		{"html\t.chroma .k {", ""},
+		{".chroma .k{", ""},
+		{".chroma . {", ""},
+		{".chroma .a-b {", ""},
+		{"xhtml .chroma .k {", ""},
+		{".lc-code .chroma .hl { display: block; }", ""},
+		{".chroma { color: red }", ""},
 	}
-	for _, line := range lines {
-		want := ""
-		if m := re.FindStringSubmatch(line); m != nil {
-			want = m[1]
+	var all []byte
+	for _, c := range cases {
+		got := styledClasses([]byte(c.line))
+		if c.want == "" && len(got) != 0 || c.want != "" && (len(got) != 1 || !got[c.want]) {
+			t.Errorf("styledClasses(%q) = %v, want %q", c.line, got, c.want)
 		}
-		if got := styledClass([]byte(line)); got != want {
-			t.Errorf("styledClass(%q) = %q, want %q", line, got, want)
+		all = append(all, c.line+"\n"...)
+	}
+	// Line by line and all at once find the same classes.
+	want := map[string]bool{"k": true, "s2": true, "c1": true, "nf": true, "kd_2": true}
+	if got := styledClasses(all); !maps.Equal(got, want) {
+		t.Errorf("styledClasses of all the lines = %v, want k, s2, c1, nf, kd_2", got)
+	}
+	union := map[string]bool{}
+	for line := range bytes.Lines(highlightStylesCSS) {
+		for cls := range styledClasses(line) {
+			union[cls] = true
+		}
+	}
+	_, classes := highlightStyles()
+	if !maps.Equal(classes, union) {
+		t.Errorf("highlightStyles' classes %v, line by line %v", classes, union)
+	}
+	for _, cls := range []string{"k", "s2", "c1", "err", "hl"} {
+		if !classes[cls] {
+			t.Errorf("highlight_styles.css: class %q not found", cls)
 		}
 	}
 }
