@@ -40,15 +40,30 @@ func socialIcon(key string) template.HTML {
 	return template.HTML(iconSVG(k, 0, ""))
 }
 
+// socialView is what a footer.socials link shows besides its URL.
+type socialView struct {
+	label, icon string
+	iconHTML    template.HTML
+}
+
+// socialViews returns the labels and icons of links (the configuration's
+// footer.socials), which do not depend on the page: newTheme computes them
+// once per build.
+func socialViews(links []Link) []socialView {
+	views := make([]socialView, len(links))
+	for i, l := range links {
+		views[i] = socialView{label: socialLabel(l.Label), icon: strings.ToLower(l.Label), iconHTML: socialIcon(l.Label)}
+	}
+	return views
+}
+
 // socials returns the footer's social links for the output file outName:
 // an icon each, with the network's name as the accessible label.
 func (t *theme) socials(outName string) []linkView {
 	out := t.links(outName, t.s.cfg.FooterLinks)
 	for i := range out {
-		key := out[i].Label
-		out[i].Label = socialLabel(key)
-		out[i].IconHTML = socialIcon(key)
-		out[i].Icon = strings.ToLower(key)
+		v := t.socialViews[i]
+		out[i].Label, out[i].Icon, out[i].IconHTML = v.label, v.icon, v.iconHTML
 	}
 	return out
 }

@@ -54,6 +54,9 @@ type theme struct {
 	// the section, then the folder in the export form),
 	// set by site.prewarmSidebars with a cache; read-only after.
 	sidebarSums map[sidebarKey]string
+	// socialViews are the labels and icons of the footer's social links
+	// (socials.go), in the order of cfg.FooterLinks.
+	socialViews []socialView
 }
 
 func newTheme(s *site) *theme {
@@ -87,6 +90,7 @@ func newTheme(s *site) *theme {
 	}
 	t.logoHref = cfg.Logo.Href
 	t.favicon = t.configFile(cfg.Favicon, "favicon")
+	t.socialViews = socialViews(cfg.FooterLinks)
 	if nb, ok := cfg.Raw["navbar"].(map[string]any); ok && cfg.Source == "docs.json" {
 		_, t.navbarPrimary = linkItem(nb["primary"])
 	} else if cfg.Source == "mint.json" {
