@@ -177,12 +177,10 @@ func Build(ctx context.Context, src fs.FS, out Output, opts Options) (*Result, e
 	}
 	s := &site{
 		src: src, opts: opts, out: out, w: &warner{},
-		pages: map[string]*page{}, entries: map[string]NavEntry{},
 		files: map[string]bool{}, mods: map[string]*module{},
 		mermaid: &mermaidUse{},
 	}
 	if opts.CacheDir != "" {
-		s.srcSums = map[string]string{}
 		s.stamps = map[string]fileStamp{}
 		s.manifest = readManifest(opts.CacheDir, out) // read while the source loads
 	}
@@ -301,6 +299,9 @@ func (s *site) load() error {
 	if source == "" {
 		source = "navigation"
 	}
+	// The pages of the navigation: the OpenAPI ones now, the others in
+	// loadPages.
+	s.pages, s.entries = make(map[string]*page, len(navPages)), make(map[string]NavEntry, len(navPages))
 	var missing []string
 	var jobs []loadJob
 	for _, e := range navPages {

@@ -353,20 +353,13 @@ func (s *site) loadPages(jobs []loadJob) error {
 		}()
 	}
 	wg.Wait()
-	if s.srcSums != nil && len(s.srcSums) == 0 {
-		s.srcSums = make(map[string]string, len(jobs))
-	}
-	if len(s.pages) == 0 && len(s.entries) == 0 {
-		s.pages, s.entries = make(map[string]*page, len(jobs)), make(map[string]NavEntry, len(jobs))
-	}
-	if s.lazy == nil && ms != nil {
-		s.lazy = make(map[*page]*lazyBody, len(jobs))
-	}
 	if ms != nil {
+		s.srcSums = make(map[string]string, len(jobs))
+		s.lazy = make(map[*page]*lazyBody, len(jobs))
+		// The pages are the first sources recorded (buildCache.fileSum
+		// runs once the site is loaded): room for every file.
 		ms.mu.Lock()
-		if len(ms.sources) == 0 {
-			ms.sources = make(map[string]*cachedSource, len(s.files))
-		}
+		ms.sources = make(map[string]*cachedSource, len(s.files))
 		ms.mu.Unlock()
 	}
 	for i, r := range res {
@@ -385,9 +378,6 @@ func (s *site) loadPages(jobs []loadJob) error {
 			s.srcSums[e.Page] = r.sum
 		}
 		if r.lazy {
-			if s.lazy == nil {
-				s.lazy = map[*page]*lazyBody{}
-			}
 			s.lazy[r.p] = &lazyBody{}
 		}
 		s.pages[e.Page] = r.p
