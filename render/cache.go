@@ -511,7 +511,7 @@ func toolKey() string {
 // this build's.
 func openCache(s *site, ms *manifestState) (*buildCache, error) {
 	c := &buildCache{dir: s.opts.CacheDir, sums: map[string]string{}}
-	key, files, err := cacheKey(s, ms.tool)
+	key, err := cacheKey(s, ms.tool)
 	m, rerr := ms.get()
 	if err != nil {
 		return nil, err
@@ -521,7 +521,7 @@ func openCache(s *site, ms *manifestState) (*buildCache, error) {
 	}
 	c.next = &cacheManifest{Tool: ms.tool, Key: key, Start: ms.start,
 		Pages: make(map[string]*cachedPage, len(s.order)), Sources: ms.sources, Assets: map[string]*cachedAsset{}}
-	c.next.fileOrder = files
+	c.next.fileOrder = s.fileList
 	c.next.pageOrder = make([]string, len(s.order))
 	for i, p := range s.order {
 		c.next.pageOrder[i] = p.path
@@ -763,10 +763,8 @@ func UpdateReady(cacheDir, dir string) bool {
 	return ok && id == h.Dir
 }
 
-// cacheKey hashes what every page depends on. It also returns the files
-// of the source, in the order of fs.WalkDir (a function of the set of
-// files, like sorted order, which costs a sort more).
-func cacheKey(s *site, tool string) (string, []string, error) {
+// cacheKey hashes what every page depends on.
+func cacheKey(s *site, tool string) (string, error) {
 	h := sha256.New()
 	line := func(parts ...string) {
 		for _, p := range parts {
@@ -782,13 +780,12 @@ func cacheKey(s *site, tool string) (string, []string, error) {
 		if s.files[name] {
 			data, err := fs.ReadFile(s.src, name)
 			if err != nil {
-				return "", nil, fmt.Errorf("render: read %s: %w", name, err)
+				return "", fmt.Errorf("render: read %s: %w", name, err)
 			}
 			line("config", name, sum(data))
 		}
 	}
-	files := s.fileList
-	for _, f := range files {
+	for _, f := range s.fileList {
 		if isPageFile(f) {
 			line("page", f)
 			continue
@@ -804,7 +801,7 @@ func cacheKey(s *site, tool string) (string, []string, error) {
 		}
 		line("file", f, strconv.FormatInt(st.Size, 10), strconv.FormatInt(st.ModTime, 10))
 	}
-	return hex.EncodeToString(h.Sum(nil)), files, nil
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // fileSum returns the hash of a source file, "" when it cannot be read.
