@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -45,6 +46,11 @@ replaced atomically, and the files the source no longer produces are
 removed. A rebuild that is interrupted leaves whole files, some old and some
 new, and the next build builds a new folder again. (On other systems a
 cached rebuild renders only what changed but still writes a new folder.)
+
+The output and cache folders may lie inside the source (lectern build --out
+site . at the root of a docs repository): the build does not read them as
+files of the site. An output folder that is or contains the source, or a
+cache folder that overlaps the output, is refused.
 
 In the export form, pages link to each other relatively, so the folder works
 from file:// and at any path; 404.html, which a server sends for missing
@@ -124,8 +130,9 @@ func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
 	if err != nil {
 		return err
 	}
-	if abs, _ := filepath.Abs(source); abs == out {
-		return errors.New("--out must not be the source folder")
+	exclude, err := f.checkFolders(source, out)
+	if err != nil {
+		return err
 	}
 	var bar *progressbar.ProgressBar
 	progress := func(done, total int) {}
@@ -141,7 +148,7 @@ func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
 	}
 	start := time.Now()
 	opts := render.Options{BasePath: f.basePath, Export: f.export, SiteURL: f.siteURL, Progress: progress,
-		CacheDir: f.cacheDir, AllowRemote: f.remote}
+		CacheDir: f.cacheDir, AllowRemote: f.remote, Exclude: exclude}
 	build := func(dst render.Output) (*render.Result, error) {
 		res, err := render.Build(ctx, root.FS(), dst, opts)
 		if bar != nil {
@@ -226,4 +233,71 @@ func (f *buildFlags) buildAndSwap(out string, build func(render.Output) (*render
 		os.RemoveAll(old)
 	}
 	return res, nil
+}
+
+// checkFolders refuses an output or cache folder whose replacement or
+// updates would touch the source (or each other): the output is replaced
+// whole by a successful build, so it must neither be nor contain the
+// source or the cache. It returns, as slash paths from the source's root,
+// the output and cache folders that lie inside the source, which the
+// build must not read as files of the site.
+func (f *buildFlags) checkFolders(source, out string) ([]string, error) {
+	src := resolvePath(source)
+	dst := resolvePath(out)
+	switch {
+	case dst == src:
+		return nil, errors.New("--out must not be the source folder")
+	case within(src, dst):
+		return nil, fmt.Errorf("--out %s contains the source folder %s: a build replaces the output folder, source and all; choose an output folder outside the source, or inside it", f.out, source)
+	}
+	inside := []string{dst}
+	if f.cacheDir != "" {
+		cache := resolvePath(f.cacheDir)
+		switch {
+		case cache == src:
+			return nil, errors.New("--cache-dir must not be the source folder")
+		case cache == dst || within(cache, dst) || within(dst, cache):
+			return nil, fmt.Errorf("--cache-dir %s and --out %s overlap: the output folder is replaced or updated by each build; keep the cache outside it", f.cacheDir, f.out)
+		}
+		inside = append(inside, cache)
+	}
+	var exclude []string
+	for _, p := range inside {
+		if within(p, src) {
+			rel, err := filepath.Rel(src, p)
+			if err == nil {
+				exclude = append(exclude, filepath.ToSlash(rel))
+			}
+		}
+	}
+	return exclude, nil
+}
+
+// resolvePath returns p as an absolute path with the symbolic links of
+// its longest existing part resolved, so that two spellings of one
+// folder compare equal.
+func resolvePath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	rest := ""
+	for dir := abs; ; {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
+}
+
+// within reports whether path p lies strictly inside folder dir (both
+// clean and absolute).
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }

@@ -123,3 +123,81 @@ func TestBuildCacheKeepsSite(t *testing.T) {
 		t.Fatalf("the build after a failed one did not reuse the pages: %q", summary)
 	}
 }
+
+// TestBuildFoldersAroundSource builds with the output and the cache inside
+// the source folder (as in "lectern build --out site ." at a repository's
+// root): they are not read back as files of the site, so the second build
+// is the same as the first. An output folder that contains the source, or
+// a cache that overlaps the output, is refused before anything is written,
+// and the source is left whole.
+func TestBuildFoldersAroundSource(t *testing.T) {
+	t.Parallel()
+	src := filepath.Join(t.TempDir(), "docs")
+	os.MkdirAll(filepath.Join(src, "guides"), 0o755)
+	os.WriteFile(filepath.Join(src, "docs.json"), []byte(`{"name": "Acme", "navigation": {"pages": ["index", "guides/start"]}}`), 0o644)
+	os.WriteFile(filepath.Join(src, "index.mdx"), []byte("---\ntitle: Home\n---\nHello.\n"), 0o644)
+	os.WriteFile(filepath.Join(src, "guides", "start.mdx"), []byte("---\ntitle: Start\n---\nStart here.\n"), 0o644)
+	run := func(args ...string) (string, error) {
+		var o, e bytes.Buffer
+		err := cli.Run(context.Background(), append([]string{"build"}, args...), noEnv, strings.NewReader(""), &o, &e)
+		return o.String() + e.String(), err
+	}
+	files := func(dir string) []string {
+		var names []string
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				rel, _ := filepath.Rel(dir, p)
+				names = append(names, rel)
+			}
+			return nil
+		})
+		return names
+	}
+	for _, cache := range []string{"", filepath.Join(src, ".cache"), filepath.Join(src, "build-cache")} {
+		out := filepath.Join(src, "site")
+		os.RemoveAll(out)
+		args := []string{"--out", out, src}
+		if cache != "" {
+			args = append([]string{"--cache-dir", cache}, args...)
+		}
+		if logs, err := run(args...); err != nil {
+			t.Fatalf("cache %q: %v\n%s", cache, err, logs)
+		}
+		first := files(out)
+		// A change, so that the cached build renders again.
+		os.WriteFile(filepath.Join(src, "index.mdx"), []byte("---\ntitle: Home\n---\nHello again.\n"), 0o644)
+		if logs, err := run(args...); err != nil {
+			t.Fatalf("cache %q, second build: %v\n%s", cache, err, logs)
+		}
+		second := files(out)
+		if strings.Join(first, "\n") != strings.Join(second, "\n") {
+			t.Fatalf("cache %q: the second build differs from the first:\n%q\n%q", cache, first, second)
+		}
+		for _, name := range second {
+			if strings.HasPrefix(name, "site"+string(filepath.Separator)) || strings.HasPrefix(name, "build-cache") {
+				t.Fatalf("cache %q: %s copied into the output", cache, name)
+			}
+		}
+	}
+
+	// Refused, with the source untouched.
+	parent := filepath.Dir(src)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--out", parent, src}, "contains the source"},
+		{[]string{"--out", src, src}, "must not be the source"},
+		{[]string{"--out", filepath.Join(parent, "site"), "--cache-dir", filepath.Join(parent, "site", "cache"), src}, "overlap"},
+		{[]string{"--out", filepath.Join(parent, "site", "out"), "--cache-dir", filepath.Join(parent, "site"), src}, "overlap"},
+		{[]string{"--out", filepath.Join(parent, "site"), "--cache-dir", src, src}, "must not be the source"},
+	} {
+		logs, err := run(c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("%q: got %v, want an error with %q\n%s", c.args, err, c.want, logs)
+		}
+		if _, err := os.Stat(filepath.Join(src, "guides", "start.mdx")); err != nil {
+			t.Fatalf("%q: the source was touched: %v", c.args, err)
+		}
+	}
+}

@@ -50,6 +50,22 @@ type Options struct {
 	// the pages; when empty the widget stays inactive until Transform
 	// configures it.
 	Features *SiteFeatures
+	// Exclude lists folders of the source, as slash-separated paths from
+	// its root ("site", "build/.cache"), that the build neither reads nor
+	// copies: lectern build's output and cache folders when they lie
+	// inside the source, which would otherwise be copied into the next
+	// output as files of the site.
+	Exclude []string
+}
+
+// excluded reports whether the source folder p is one of Options.Exclude.
+func (o *Options) excluded(p string) bool {
+	for _, x := range o.Exclude {
+		if path.Clean(x) == p {
+			return true
+		}
+	}
+	return false
 }
 
 // features returns the build's features: Options.Features or the default.
@@ -548,6 +564,9 @@ func (s *site) scan() ([]string, error) {
 				if f.path == "." {
 					sub.path = d.Name()
 				}
+				if s.opts.excluded(sub.path) {
+					continue
+				}
 				f.subs = append(f.subs, sub)
 				go read(sub)
 			}
@@ -582,6 +601,9 @@ func (s *site) scan() ([]string, error) {
 				continue
 			}
 			if d.IsDir() {
+				if s.opts.excluded(p) {
+					continue
+				}
 				if err := visit(f.subs[sub]); err != nil {
 					return err
 				}
