@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
