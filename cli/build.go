@@ -26,6 +26,7 @@ type buildFlags struct {
 	siteURL  string
 	cacheDir string
 	remote   bool
+	watch    bool
 }
 
 func buildCmd(e *env) *cobra.Command {
@@ -68,6 +69,7 @@ when the folder will be served under a sub-path.`,
 	fl.StringVar(&f.siteURL, "site-url", "", "absolute URL of the site, for the sitemap and canonical links (e.g. https://docs.acme.com)")
 	fl.StringVar(&f.cacheDir, "cache-dir", "", "keep a content-hash cache here, so a rebuild renders only what changed")
 	fl.BoolVar(&f.remote, "allow-remote", false, "fetch OpenAPI documents that docs.json names by URL")
+	fl.BoolVar(&f.watch, "watch", false, "after the build, watch the source and rebuild when a file changes, until interrupted (with a temporary cache when --cache-dir is not given)")
 	return cmd
 }
 
@@ -134,6 +136,17 @@ func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
 	if err != nil {
 		return err
 	}
+	cacheDir := f.cacheDir
+	if f.watch && cacheDir == "" {
+		// Rebuilds on change need the cache; without one of the user's,
+		// a temporary one for this session.
+		tmp, err := os.MkdirTemp("", "lectern-watch-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		cacheDir = tmp
+	}
 	var bar *progressbar.ProgressBar
 	progress := func(done, total int) {}
 	if onTerminal(e.stderr) {
@@ -146,13 +159,13 @@ func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
 			bar.Set(done)
 		}
 	}
-	start := time.Now()
 	opts := render.Options{BasePath: f.basePath, Export: f.export, SiteURL: f.siteURL, Progress: progress,
-		CacheDir: f.cacheDir, AllowRemote: f.remote, Exclude: exclude}
+		CacheDir: cacheDir, AllowRemote: f.remote, Exclude: exclude}
 	build := func(dst render.Output) (*render.Result, error) {
 		res, err := render.Build(ctx, root.FS(), dst, opts)
 		if bar != nil {
 			bar.Finish()
+			bar = nil
 		}
 		if res != nil {
 			for _, w := range res.Warnings {
@@ -167,36 +180,66 @@ func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
 		}
 		return res, nil
 	}
-	var res *render.Result
-	if render.UpdateReady(f.cacheDir, out) {
-		// The cache describes the output as the previous build left it:
-		// update it in place (render.DirOutput.Update), which costs what
-		// changed rather than the whole site.
-		res, err = build(&render.DirOutput{Dir: out, Update: true})
-	} else {
-		res, err = f.buildAndSwap(out, build)
-	}
-	if err != nil {
-		return err
-	}
 	form := "live"
 	if f.export {
 		form = "export"
 	}
-	reused := ""
-	if res.Reused > 0 {
-		reused = fmt.Sprintf(", %d unchanged", res.Reused)
+	// once builds the site and prints its summary, starting with verb.
+	once := func(verb string, start time.Time, after string) error {
+		var res *render.Result
+		var err error
+		if render.UpdateReady(cacheDir, out) {
+			// The cache describes the output as the previous build left
+			// it: update it in place (render.DirOutput.Update), which
+			// costs what changed rather than the whole site.
+			res, err = build(&render.DirOutput{Dir: out, Update: true})
+		} else {
+			res, err = f.buildAndSwap(out, cacheDir, build)
+		}
+		if err != nil {
+			return err
+		}
+		reused := ""
+		if res.Reused > 0 {
+			reused = fmt.Sprintf(", %d unchanged", res.Reused)
+		}
+		fmt.Fprintf(e.stdout, "%s %d pages (%d files%s, %s form) into %s in %s with %d warnings%s.\n",
+			verb, res.Pages, res.Files, reused, form, f.out, time.Since(start).Round(time.Millisecond), len(res.Warnings), after)
+		return nil
 	}
-	fmt.Fprintf(e.stdout, "Built %d pages (%d files%s, %s form) into %s in %s with %d warnings.\n",
-		res.Pages, res.Files, reused, form, f.out, time.Since(start).Round(time.Millisecond), len(res.Warnings))
-	return nil
+	err = once("Built", time.Now(), "")
+	if !f.watch {
+		return err
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if !isBuildFailure(err) {
+			return err
+		}
+		// A source that does not build yet: say so and wait for a fix.
+		fmt.Fprintln(e.stderr, "lectern:", err)
+	}
+	return watchSource(ctx, e, source, exclude, func(changed string, start time.Time) {
+		if err := once("Rebuilt", start, ", after a change to "+changed); err != nil && ctx.Err() == nil {
+			fmt.Fprintln(e.stderr, "lectern:", err)
+		}
+	})
+}
+
+// isBuildFailure reports whether err is a build that failed on its
+// content (a broken docs.json), which a watched source can still fix.
+func isBuildFailure(err error) bool {
+	var ee *exitError
+	return errors.As(err, &ee) && ee.code == 1
 }
 
 // buildAndSwap builds into a new folder beside out, with the previous
 // output as DirOutput.Prev when there is a cache (unchanged pages are
 // linked from it), and replaces out with it when the build succeeds; the
 // old folder is removed only after.
-func (f *buildFlags) buildAndSwap(out string, build func(render.Output) (*render.Result, error)) (*render.Result, error) {
+func (f *buildFlags) buildAndSwap(out, cacheDir string, build func(render.Output) (*render.Result, error)) (*render.Result, error) {
 	parent := filepath.Dir(out)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, err
@@ -207,7 +250,7 @@ func (f *buildFlags) buildAndSwap(out string, build func(render.Output) (*render
 	}
 	defer os.RemoveAll(tmp)
 	dst := &render.DirOutput{Dir: tmp}
-	if f.cacheDir != "" {
+	if cacheDir != "" {
 		if _, err := os.Stat(out); err == nil {
 			dst.Prev = out
 		}

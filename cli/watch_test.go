@@ -1,0 +1,184 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"lectern.dev/lectern/cli"
+)
+
+// lineFeed is an io.Writer that hands each complete line to a channel.
+type lineFeed struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	lines chan string
+}
+
+func newLineFeed() *lineFeed { return &lineFeed{lines: make(chan string, 1000)} }
+
+func (l *lineFeed) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf.Write(p)
+	for {
+		line, err := l.buf.ReadString('\n')
+		if err != nil {
+			l.buf.WriteString(line) // incomplete: kept for the next write
+			return len(p), nil
+		}
+		l.lines <- strings.TrimSuffix(line, "\n")
+	}
+}
+
+// next returns the next line that contains want, failing the test when
+// none comes within the timeout.
+func (l *lineFeed) next(t *testing.T, want string) string {
+	t.Helper()
+	timeout := time.After(20 * time.Second)
+	for {
+		select {
+		case line := <-l.lines:
+			if strings.Contains(line, want) {
+				return line
+			}
+		case <-timeout:
+			t.Fatalf("no line with %q", want)
+		}
+	}
+}
+
+// quiet fails the test when a line with want comes within d.
+func (l *lineFeed) quiet(t *testing.T, want string, d time.Duration) {
+	t.Helper()
+	timeout := time.After(d)
+	for {
+		select {
+		case line := <-l.lines:
+			if strings.Contains(line, want) {
+				t.Fatalf("unexpected: %s", line)
+			}
+		case <-timeout:
+			return
+		}
+	}
+}
+
+// TestBuildWatch runs lectern build --watch on a source whose output lies
+// inside it, and changes the source under it: an edited page, a new
+// folder with a page the navigation then names, a broken docs.json (a
+// failed rebuild that keeps the output and keeps watching) and its fix.
+// Changes to dot-files, and the build's own writes, rebuild nothing. The
+// command ends, without error, when its context does.
+func TestBuildWatch(t *testing.T) {
+	t.Parallel()
+	src := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		p := filepath.Join(src, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(name string) string {
+		data, _ := os.ReadFile(filepath.Join(src, "site", filepath.FromSlash(name)))
+		return string(data)
+	}
+	write("docs.json", `{"name": "Acme", "navigation": {"pages": ["index"]}}`)
+	write("index.mdx", "---\ntitle: Home\n---\nFirst words.\n")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stdout, stderr := newLineFeed(), newLineFeed()
+	done := make(chan error, 1)
+	go func() {
+		done <- cli.Run(ctx, []string{"build", "--watch", "--out", filepath.Join(src, "site"), src}, noEnv, strings.NewReader(""), stdout, stderr)
+	}()
+	stdout.next(t, "Built 1 pages")
+	stdout.next(t, "Watching")
+	if !strings.Contains(read("index.html"), "First words.") {
+		t.Fatal("first build: index.html without its text")
+	}
+
+	write("index.mdx", "---\ntitle: Home\n---\nSecond words.\n")
+	if line := stdout.next(t, "Rebuilt"); !strings.Contains(line, "after a change to index.mdx") {
+		t.Fatalf("rebuild line: %s", line)
+	}
+	if !strings.Contains(read("index.html"), "Second words.") {
+		t.Fatal("index.html not rebuilt")
+	}
+	// The rebuild wrote into site/, inside the source: no rebuild for that.
+	stdout.quiet(t, "Rebuilt", 300*time.Millisecond)
+
+	// A new folder, then the navigation that names its page.
+	write("guides/start.mdx", "---\ntitle: Start\n---\nStart here.\n")
+	stdout.next(t, "Rebuilt")
+	write("docs.json", `{"name": "Acme", "navigation": {"pages": ["index", "guides/start"]}}`)
+	for !strings.Contains(read("guides/start.html"), "Start here.") {
+		stdout.next(t, "Rebuilt")
+	}
+
+	// A broken docs.json: the rebuild fails, says why, keeps the site.
+	write("docs.json", `{"name": "Acme", "navigation": [`)
+	if line := stderr.next(t, "build failed"); !strings.Contains(line, "docs.json") {
+		t.Fatalf("failed rebuild: %s", line)
+	}
+	if !strings.Contains(read("guides/start.html"), "Start here.") {
+		t.Fatal("a failed rebuild changed the output")
+	}
+	write("docs.json", `{"name": "Acme Docs", "navigation": {"pages": ["index", "guides/start"]}}`)
+	stdout.next(t, "Rebuilt 2 pages")
+	if !strings.Contains(read("index.html"), "Acme Docs") {
+		t.Fatal("fixed docs.json not rebuilt")
+	}
+
+	// Editor files that start with a dot are not part of the site.
+	write(".index.mdx.swp", "swap")
+	write("guides/.start.mdx~", "backup")
+	stdout.quiet(t, "Rebuilt", 300*time.Millisecond)
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("watch ended with %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("watch did not end with its context")
+	}
+}
+
+// TestBuildWatchStartsBroken starts watching a source whose first build
+// fails: the command keeps watching, and builds once the source is fixed.
+func TestBuildWatchStartsBroken(t *testing.T) {
+	t.Parallel()
+	src, out := t.TempDir(), filepath.Join(t.TempDir(), "site")
+	os.WriteFile(filepath.Join(src, "docs.json"), []byte(`{"name": `), 0o644)
+	os.WriteFile(filepath.Join(src, "index.mdx"), []byte("# Hello\n"), 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stdout, stderr := newLineFeed(), newLineFeed()
+	done := make(chan error, 1)
+	go func() {
+		done <- cli.Run(ctx, []string{"build", "--watch", "--out", out, src}, noEnv, strings.NewReader(""), stdout, stderr)
+	}()
+	stderr.next(t, "build failed")
+	stdout.next(t, "Watching")
+	os.WriteFile(filepath.Join(src, "docs.json"), []byte(`{"name": "Acme", "navigation": {"pages": ["index"]}}`), 0o644)
+	stdout.next(t, "Rebuilt 1 pages")
+	if _, err := os.Stat(filepath.Join(out, "index.html")); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
