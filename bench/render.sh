@@ -14,7 +14,12 @@
 # rebuilds, each after changing the text of another page, their largest
 # peak RSS, and the ratio of the full build's time to it. Wall times are
 # taken to the millisecond (around /usr/bin/time, whose own start is
-# counted).
+# counted). Then the same for lectern build --watch (bench/renderwatch):
+# the time from writing a page to the watching process's "Rebuilt" line,
+# which saves the process start-up (about 15 ms, most of it Go package
+# initialisation) that every cold rebuild pays, and the ratio of the full
+# build's time to it; its RSS is the watching process's peak, which
+# includes its first, full build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZES=${SIZES:-"1000 10000"}
@@ -28,6 +33,7 @@ trap 'rm -rf "$work"' EXIT
 # whose start-up is part of every rebuild.
 CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$work/lectern" ./cmd/lectern
 go build -o "$work/gencorpus" ./bench/gencorpus
+go build -o "$work/renderwatch" ./bench/renderwatch
 # `lectern build` when it takes --cache-dir, else the small driver around
 # render.Build (same options).
 if "$work/lectern" build --help 2>&1 | grep -q -- '--cache-dir'; then
@@ -84,6 +90,22 @@ for n in $SIZES; do
 	rw=$(median "${walls[@]}") rr=$(maxof "${rsss[@]}")
 	echo "  $n pages: rebuilds ${walls[*]} s" >&2
 
+	# The same with lectern build --watch, into a new output folder.
+	ww=- wr=-
+	if [ "$how" = "lectern build" ]; then
+		wpages=()
+		for r in $(seq "$REBUILDS"); do
+			i=$((n / 3 + (r - 1) * 7))
+			wpages+=("$(printf 't%02d/p%05d.mdx' $((i / 250 + 1)) $((i + 1)))")
+		done
+		read -r -a wout < <("$work/renderwatch" -lectern "$work/lectern" -out "$work/watch$n" "$c/lectern" "${wpages[@]}")
+		wr=${wout[-1]}
+		unset 'wout[-1]'
+		ww=$(median "${wout[@]}")
+		echo "  $n pages: watched rebuilds ${wout[*]} s" >&2
+		rm -rf "$work/watch$n"
+	fi
+
 	hw=- hr=- hrate=- hratio=-
 	if [ -n "$HUGO" ]; then
 		measure "$HUGO" --quiet -s "$c/hugo" -d "$work/hugo$n"
@@ -91,12 +113,13 @@ for n in $SIZES; do
 		hrate=$(rate "$n" "$hw")
 		hratio=$(ratio "$(rate "$n" "$lw")" "$hrate")
 	fi
-	rows+=("$(printf '%6d %7s %8s %8s | %7s %8s %8s | %6sx | %7s %8s %6sx' \
-		"$n" "$lw" "$(rate "$n" "$lw")" "$lr" "$hw" "$hrate" "$hr" "$hratio" "$rw" "$rr" "$(ratio "$lw" "$rw")")")
+	rows+=("$(printf '%6d %7s %8s %8s | %7s %8s %8s | %6sx | %7s %8s %6sx | %7s %8s %6sx' \
+		"$n" "$lw" "$(rate "$n" "$lw")" "$lr" "$hw" "$hrate" "$hr" "$hratio" "$rw" "$rr" "$(ratio "$lw" "$rw")" \
+		"$ww" "$wr" "$(ratio "$lw" "$ww")")")
 	echo "  $n pages: $built html files" >&2
 	rm -rf "$work/site$n" "$work/hugo$n" "$c"
 done
 echo
-printf '%6s %7s %8s %8s | %7s %8s %8s | %7s | %7s %8s %7s\n' \
-	pages "wall s" "pages/s" "RSS MB" "hugo s" "pages/s" "RSS MB" "vs hugo" "rebuild" "RSS MB" "full/re"
+printf '%6s %7s %8s %8s | %7s %8s %8s | %7s | %7s %8s %7s | %7s %8s %7s\n' \
+	pages "wall s" "pages/s" "RSS MB" "hugo s" "pages/s" "RSS MB" "vs hugo" "rebuild" "RSS MB" "full/re" "watched" "RSS MB" "full/wa"
 for r in "${rows[@]}"; do echo "$r"; done
