@@ -48,6 +48,11 @@ removed. A rebuild that is interrupted leaves whole files, some old and some
 new, and the next build builds a new folder again. (On other systems a
 cached rebuild renders only what changed but still writes a new folder.)
 
+With --watch, the command goes on after the build: it watches the source
+and rebuilds, in the same process and with the cache, each time a file
+changes, until interrupted. A rebuild that fails says why and leaves the
+output as it was.
+
 The output and cache folders may lie inside the source (lectern build --out
 site . at the root of a docs repository): the build does not read them as
 files of the site. An output folder that is or contains the source, or a

@@ -35,9 +35,14 @@ func watchSource(ctx context.Context, e *env, source string, exclude []string, r
 		return fmt.Errorf("watch %s: %w", source, err)
 	}
 	defer w.Close()
+	// The folders as the system names them in events: with the links of
+	// the source's own path resolved (the build follows them too).
 	root, err := filepath.Abs(source)
 	if err != nil {
 		return err
+	}
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
 	}
 	skip := map[string]bool{}
 	for _, x := range exclude {

@@ -158,17 +158,23 @@ func TestBuildWatch(t *testing.T) {
 
 // TestBuildWatchStartsBroken starts watching a source whose first build
 // fails: the command keeps watching, and builds once the source is fixed.
+// The source is named through a symbolic link, which the build follows,
+// and so must the watch.
 func TestBuildWatchStartsBroken(t *testing.T) {
 	t.Parallel()
 	src, out := t.TempDir(), filepath.Join(t.TempDir(), "site")
 	os.WriteFile(filepath.Join(src, "docs.json"), []byte(`{"name": `), 0o644)
 	os.WriteFile(filepath.Join(src, "index.mdx"), []byte("# Hello\n"), 0o644)
+	link := filepath.Join(t.TempDir(), "docs")
+	if err := os.Symlink(src, link); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stdout, stderr := newLineFeed(), newLineFeed()
 	done := make(chan error, 1)
 	go func() {
-		done <- cli.Run(ctx, []string{"build", "--watch", "--out", out, src}, noEnv, strings.NewReader(""), stdout, stderr)
+		done <- cli.Run(ctx, []string{"build", "--watch", "--out", out, link}, noEnv, strings.NewReader(""), stdout, stderr)
 	}()
 	stderr.next(t, "build failed")
 	stdout.next(t, "Watching")
