@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -27,6 +28,7 @@ type buildFlags struct {
 	cacheDir string
 	remote   bool
 	watch    bool
+	serve    string
 }
 
 func buildCmd(e *env) *cobra.Command {
@@ -51,7 +53,8 @@ cached rebuild renders only what changed but still writes a new folder.)
 With --watch, the command goes on after the build: it watches the source
 and rebuilds, in the same process and with the cache, each time a file
 changes, until interrupted. A rebuild that fails says why and leaves the
-output as it was.
+output as it was. With --serve ADDR, the command serves the output on ADDR
+for a preview, paths mapped to files as on a live site, until interrupted.
 
 The output and cache folders may lie inside the source (lectern build --out
 site . at the root of a docs repository): the build does not read them as
@@ -74,6 +77,7 @@ when the folder will be served under a sub-path.`,
 	fl.StringVar(&f.siteURL, "site-url", "", "absolute URL of the site, for the sitemap and canonical links (e.g. https://docs.acme.com)")
 	fl.StringVar(&f.cacheDir, "cache-dir", "", "keep a content-hash cache here, so a rebuild renders only what changed")
 	fl.BoolVar(&f.remote, "allow-remote", false, "fetch OpenAPI documents that docs.json names by URL")
+	fl.StringVar(&f.serve, "serve", "", "after the build, serve the output on this address (like 127.0.0.1:3000) for a preview, until interrupted; with --watch, a reload shows the last rebuild")
 	fl.BoolVar(&f.watch, "watch", false, "after the build, watch the source and rebuild when a file changes, until interrupted (with a temporary cache when --cache-dir is not given)")
 	return cmd
 }
@@ -212,8 +216,16 @@ func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
 			verb, res.Pages, res.Files, reused, form, f.out, time.Since(start).Round(time.Millisecond), len(res.Warnings), after)
 		return nil
 	}
+	var ln net.Listener
+	if f.serve != "" {
+		// Listening first: a port in use is found before the build.
+		if ln, err = net.Listen("tcp", f.serve); err != nil {
+			return fmt.Errorf("--serve: %w", err)
+		}
+		defer ln.Close()
+	}
 	err = once("Built", time.Now(), "")
-	if !f.watch {
+	if !f.watch && (ln == nil || err != nil) {
 		return err
 	}
 	if err != nil {
@@ -226,11 +238,31 @@ func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
 		// A source that does not build yet: say so and wait for a fix.
 		fmt.Fprintln(e.stderr, "lectern:", err)
 	}
-	return watchSource(ctx, e, source, exclude, func(changed string, start time.Time) {
-		if err := once("Rebuilt", start, ", after a change to "+changed); err != nil && ctx.Err() == nil {
-			fmt.Fprintln(e.stderr, "lectern:", err)
-		}
-	})
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	served := make(chan error, 1)
+	if ln != nil {
+		base := basePathOf(f.basePath)
+		fmt.Fprintf(e.stdout, "Serving the site at %s (interrupt to stop).\n", previewAddress(ln, base))
+		go func() {
+			served <- servePreview(ctx, ln, out, base)
+			cancel()
+		}()
+	} else {
+		served <- nil
+	}
+	var watchErr error
+	if f.watch {
+		watchErr = watchSource(ctx, e, source, exclude, func(changed string, start time.Time) {
+			if err := once("Rebuilt", start, ", after a change to "+changed); err != nil && ctx.Err() == nil {
+				fmt.Fprintln(e.stderr, "lectern:", err)
+			}
+		})
+	} else {
+		<-ctx.Done()
+	}
+	cancel()
+	return errors.Join(watchErr, <-served)
 }
 
 // isBuildFailure reports whether err is a build that failed on its

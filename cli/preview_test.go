@@ -1,0 +1,146 @@
+package cli_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"lectern.dev/lectern/cli"
+)
+
+// TestBuildServe builds with --watch --serve under a base path and reads
+// the site as a browser would: clean paths, assets, the site's 404 page
+// for missing paths (also outside the base path, and for paths that try
+// to leave the folder), and the last rebuild after a change. The command
+// ends, without error, with its context.
+func TestBuildServe(t *testing.T) {
+	t.Parallel()
+	src, out := t.TempDir(), filepath.Join(t.TempDir(), "site")
+	os.MkdirAll(filepath.Join(src, "guides"), 0o755)
+	os.WriteFile(filepath.Join(src, "docs.json"), []byte(`{"name": "Acme", "navigation": {"pages": ["index", "guides/start"]}}`), 0o644)
+	os.WriteFile(filepath.Join(src, "index.mdx"), []byte("---\ntitle: Home\n---\nWelcome home.\n"), 0o644)
+	os.WriteFile(filepath.Join(src, "guides", "start.mdx"), []byte("---\ntitle: Start\n---\nStart here.\n"), 0o644)
+	// A link in the output that points out of it is not followed.
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	os.WriteFile(secret, []byte("not for the web"), 0o644)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stdout, stderr := newLineFeed(), newLineFeed()
+	done := make(chan error, 1)
+	go func() {
+		done <- cli.Run(ctx, []string{"build", "--watch", "--serve", "127.0.0.1:0", "--base-path", "docs", "--out", out, src},
+			noEnv, strings.NewReader(""), stdout, stderr)
+	}()
+	line := stdout.next(t, "Serving the site at ")
+	site := strings.Fields(strings.TrimPrefix(line, "Serving the site at "))[0]
+	if !strings.HasPrefix(site, "http://127.0.0.1:") || !strings.HasSuffix(site, "/docs/") {
+		t.Fatalf("address: %s", line)
+	}
+	origin := strings.TrimSuffix(site, "/docs/")
+	stdout.next(t, "Watching")
+	os.Symlink(secret, filepath.Join(out, "secret.txt"))
+
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	get := func(method, url string) (int, http.Header, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, url, nil)
+		resp, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header, string(body)
+	}
+	for _, c := range []struct {
+		method, path string
+		status       int
+		want         string
+	}{
+		{"GET", "/docs/", 200, "Welcome home."},
+		{"GET", "/docs/guides/start", 200, "Start here."},
+		{"GET", "/docs/guides/start/", 200, "Start here."},
+		{"GET", "/docs/guides/start.html", 200, "Start here."},
+		{"HEAD", "/docs/guides/start", 200, ""},
+		{"GET", "/docs/_lectern/style.css", 200, "{"},
+		{"GET", "/docs/guides/missing", 404, "<html"},
+		{"GET", "/docsx/guides/start", 404, "<html"},
+		{"GET", "/guides/start", 404, "<html"},
+		{"GET", "/docs/../../../../etc/passwd", 404, "<html"},
+		{"GET", "/docs/%2e%2e/%2e%2e/etc/passwd", 404, "<html"},
+		{"GET", "/docs/secret.txt", 404, "<html"},
+		{"POST", "/docs/", 405, ""},
+	} {
+		status, hdr, body := get(c.method, origin+c.path)
+		if status != c.status || !strings.Contains(body, c.want) || strings.Contains(body, "not for the web") {
+			t.Fatalf("%s %s: %d %q, want %d with %q", c.method, c.path, status, body[:min(len(body), 200)], c.status, c.want)
+		}
+		if status == 200 && hdr.Get("Cache-Control") != "no-store" {
+			t.Fatalf("%s: Cache-Control %q", c.path, hdr.Get("Cache-Control"))
+		}
+	}
+	if status, hdr, _ := get("GET", origin+"/"); status != http.StatusFound || hdr.Get("Location") != "/docs/" {
+		t.Fatalf("/: %d to %q", status, hdr.Get("Location"))
+	}
+	if _, hdr, _ := get("GET", origin+"/docs/guides/start"); !strings.HasPrefix(hdr.Get("Content-Type"), "text/html") {
+		t.Fatalf("page type %q", hdr.Get("Content-Type"))
+	}
+
+	// A change is served once rebuilt.
+	os.WriteFile(filepath.Join(src, "guides", "start.mdx"), []byte("---\ntitle: Start\n---\nStart over here.\n"), 0o644)
+	stdout.next(t, "Rebuilt")
+	if _, _, body := get("GET", origin+"/docs/guides/start"); !strings.Contains(body, "Start over here.") {
+		t.Fatal("the rebuilt page is not served")
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the command did not end with its context")
+	}
+	if _, err := http.Get(site); err == nil {
+		t.Fatal("still serving after the end")
+	}
+}
+
+// TestBuildServeRefusesBusyAddress: an address in use fails the command
+// before it builds anything.
+func TestBuildServeRefusesBusyAddress(t *testing.T) {
+	t.Parallel()
+	src, out := t.TempDir(), filepath.Join(t.TempDir(), "site")
+	os.WriteFile(filepath.Join(src, "docs.json"), []byte(`{"name": "Acme", "navigation": {"pages": ["index"]}}`), 0o644)
+	os.WriteFile(filepath.Join(src, "index.mdx"), []byte("# Hello\n"), 0o644)
+	// Serve once, on a free port, then try the same port again while
+	// the first is still listening.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stdout, stderr := newLineFeed(), newLineFeed()
+	done := make(chan error, 1)
+	go func() {
+		done <- cli.Run(ctx, []string{"build", "--serve", "127.0.0.1:0", "--out", out, src}, noEnv, strings.NewReader(""), stdout, stderr)
+	}()
+	line := stdout.next(t, "Serving the site at ")
+	addr := strings.TrimSuffix(strings.TrimPrefix(strings.Fields(strings.TrimPrefix(line, "Serving the site at "))[0], "http://"), "/")
+	out2 := filepath.Join(t.TempDir(), "site")
+	err := cli.Run(context.Background(), []string{"build", "--serve", addr, "--out", out2, src}, noEnv, strings.NewReader(""), io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "--serve") {
+		t.Fatalf("busy address: %v", err)
+	}
+	if _, err := os.Stat(out2); err == nil {
+		t.Fatal("built although it could not serve")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
