@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -55,6 +56,11 @@ and rebuilds, in the same process and with the cache, each time a file
 changes, until interrupted. A rebuild that fails says why and leaves the
 output as it was. With --serve ADDR, the command serves the output on ADDR
 for a preview, paths mapped to files as on a live site, until interrupted.
+
+A build replaces its output folder whole, so --out must be a new or empty
+folder, or one that lectern build made (it writes .lectern-output into
+it); a folder of other files is refused and left as it was. A symbolic
+link names the folder it points at.
 
 The output and cache folders may lie inside the source (lectern build --out
 site . at the root of a docs repository): the build does not read them as
@@ -145,6 +151,9 @@ func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
 	if err != nil {
 		return err
 	}
+	if out, err = checkOutput(f.out, out); err != nil {
+		return err
+	}
 	cacheDir := f.cacheDir
 	if f.watch && cacheDir == "" {
 		// Rebuilds on change need the cache; without one of the user's,
@@ -197,7 +206,7 @@ func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
 	once := func(verb string, start time.Time, after string) error {
 		var res *render.Result
 		var err error
-		if render.UpdateReady(cacheDir, out) {
+		if render.UpdateReady(cacheDir, out) && hasOutputMarker(out) {
 			// The cache describes the output as the previous build left
 			// it: update it in place (render.DirOutput.Update), which
 			// costs what changed rather than the whole site.
@@ -296,6 +305,18 @@ func (f *buildFlags) buildAndSwap(out, cacheDir string, build func(render.Output
 	if err != nil {
 		return nil, err
 	}
+	if err := os.WriteFile(filepath.Join(tmp, outputMarker), []byte(outputMarkerText), 0o644); err != nil {
+		return nil, err
+	}
+	// MkdirTemp makes the folder private; a site is for a web server to
+	// read.
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return nil, err
+	}
+	// Checked again at the last moment: the folder is replaced whole.
+	if _, err := checkOutput(out, out); err != nil {
+		return nil, err
+	}
 	old := ""
 	if _, err := os.Stat(out); err == nil {
 		old = tmp + ".old"
@@ -313,6 +334,63 @@ func (f *buildFlags) buildAndSwap(out, cacheDir string, build func(render.Output
 		os.RemoveAll(old)
 	}
 	return res, nil
+}
+
+// outputMarker is the file lectern build writes into each output folder
+// it makes. A build replaces its output folder whole, so it replaces only
+// a folder that does not exist yet, is empty, or has this file: never one
+// that holds anything else (a home folder, a project, a web root with
+// other content).
+const (
+	outputMarker     = ".lectern-output"
+	outputMarkerText = "This folder is the output of lectern build, which replaces it whole at the next build.\n"
+)
+
+// hasOutputMarker reports whether the folder dir has outputMarker.
+func hasOutputMarker(dir string) bool {
+	fi, err := os.Lstat(filepath.Join(dir, outputMarker))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// checkOutput refuses an output folder that lectern build may not replace
+// (see outputMarker), or a file, naming it as given (flag). It returns the
+// folder to build into: out, or the folder a symbolic link out points at.
+func checkOutput(flag, out string) (string, error) {
+	fi, err := os.Lstat(out)
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("--out %s: %w", flag, err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		// The link's folder is the output; the link stays.
+		real, err := filepath.EvalSymlinks(out)
+		if err != nil {
+			return "", fmt.Errorf("--out %s is a symbolic link to a missing folder: %w", flag, err)
+		}
+		if fi, err = os.Stat(real); err != nil {
+			return "", fmt.Errorf("--out %s: %w", flag, err)
+		}
+		out = real
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("--out %s is a file, not a folder", flag)
+	}
+	if hasOutputMarker(out) {
+		return out, nil
+	}
+	d, err := os.Open(out)
+	if err != nil {
+		return "", fmt.Errorf("--out %s: %w", flag, err)
+	}
+	names, _ := d.Readdirnames(3)
+	d.Close()
+	if len(names) == 0 {
+		return out, nil
+	}
+	return "", fmt.Errorf("--out %s is a folder that lectern build did not make (it has files like %s, and no %s): a build replaces its output folder whole, which would delete them; give a new or empty folder, or remove this one first",
+		flag, strings.Join(names, ", "), outputMarker)
 }
 
 // checkFolders refuses an output or cache folder whose replacement or

@@ -201,3 +201,87 @@ func TestBuildFoldersAroundSource(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildOutputOwnership: a build replaces its output folder whole, so
+// it refuses one it did not make (a folder with other files, a file), and
+// leaves it as it was; it builds into a new or empty folder, marks it,
+// makes it readable by others (a web server), replaces it at the next
+// build, and builds through a symbolic link into the folder it names.
+func TestBuildOutputOwnership(t *testing.T) {
+	t.Parallel()
+	src := t.TempDir()
+	os.WriteFile(filepath.Join(src, "docs.json"), []byte(`{"name": "Acme", "navigation": {"pages": ["index"]}}`), 0o644)
+	os.WriteFile(filepath.Join(src, "index.mdx"), []byte("# Hello\n"), 0o644)
+	run := func(args ...string) error {
+		var o, e bytes.Buffer
+		return cli.Run(context.Background(), append([]string{"build"}, args...), noEnv, strings.NewReader(""), &o, &e)
+	}
+	dir := t.TempDir()
+
+	// Someone's folder: refused, kept.
+	home := filepath.Join(dir, "home")
+	os.MkdirAll(filepath.Join(home, "projects"), 0o755)
+	os.WriteFile(filepath.Join(home, "thesis.txt"), []byte("precious"), 0o644)
+	for _, cache := range []string{"", filepath.Join(dir, "cache-home")} {
+		args := []string{"--out", home, src}
+		if cache != "" {
+			args = append([]string{"--cache-dir", cache}, args...)
+		}
+		if err := run(args...); err == nil || !strings.Contains(err.Error(), "did not make") || !strings.Contains(err.Error(), "thesis.txt") {
+			t.Fatalf("a folder of other files: %v", err)
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(home, "thesis.txt")); err != nil || string(data) != "precious" {
+		t.Fatalf("the folder was touched: %v", err)
+	}
+	// A file: refused, kept.
+	notes := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notes, []byte("notes"), 0o644)
+	if err := run("--out", notes, src); err == nil || !strings.Contains(err.Error(), "is a file") {
+		t.Fatalf("a file: %v", err)
+	}
+	if data, _ := os.ReadFile(notes); string(data) != "notes" {
+		t.Fatal("the file was touched")
+	}
+
+	// An empty folder: built, marked, readable; built again.
+	site := filepath.Join(dir, "site")
+	os.Mkdir(site, 0o755)
+	for i := 0; i < 2; i++ {
+		if err := run("--cache-dir", filepath.Join(dir, "cache"), "--out", site, src); err != nil {
+			t.Fatalf("build %d: %v", i, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(site, ".lectern-output")); err != nil {
+		t.Fatal("output not marked")
+	}
+	if fi, err := os.Stat(site); err != nil || fi.Mode().Perm() != 0o755 {
+		t.Fatalf("output folder mode: %v %v", fi.Mode(), err)
+	}
+	// Emptied by hand and made again: a new folder, built whole.
+	os.RemoveAll(site)
+	os.Mkdir(site, 0o755)
+	if err := run("--cache-dir", filepath.Join(dir, "cache"), "--out", site, src); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(site, "index.html")); err != nil {
+		t.Fatal(err)
+	}
+
+	// Through a link: the folder it names is the output, the link stays.
+	www := filepath.Join(dir, "www")
+	os.Mkdir(www, 0o755)
+	link := filepath.Join(dir, "public")
+	os.Symlink(www, link)
+	for i := 0; i < 2; i++ {
+		if err := run("--out", link, src); err != nil {
+			t.Fatalf("through a link, build %d: %v", i, err)
+		}
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the link was replaced")
+	}
+	if _, err := os.Stat(filepath.Join(www, "index.html")); err != nil {
+		t.Fatal("not built into the linked folder")
+	}
+}
