@@ -8,10 +8,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,6 +28,7 @@ import (
 //	tmp/                           downloads and extractions in progress
 //	state.json                     the version served last
 //	lock                           locked while a process uses the folder
+//	.lectern-selfhost-cache        marks the folder as a cache (cacheMarker)
 //
 // An entry appears (by rename) only once its bundle is fully downloaded,
 // verified and extracted, so a crash never leaves a half-written entry.
@@ -70,6 +73,9 @@ func OpenCache(dir string, f *Fetcher, lim bundle.Limits) (*Cache, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := claimCacheDir(abs); err != nil {
+		return nil, err
+	}
 	for _, d := range []string{abs, filepath.Join(abs, "bundles")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("cache folder: %w", err)
@@ -96,6 +102,55 @@ func OpenCache(dir string, f *Fetcher, lim bundle.Limits) (*Cache, error) {
 		return nil, fmt.Errorf("cache folder: %w", err)
 	}
 	return c, nil
+}
+
+// cacheMarker is the file OpenCache writes into a cache folder. A runtime
+// clears its cache folder's tmp and sites folders at start, so it takes
+// only a folder that is new, is empty, has this file, or holds nothing but
+// a cache's own entries (a cache made before the marker): never a folder
+// of other files, such as a home folder or a project.
+const cacheMarker = ".lectern-selfhost-cache"
+
+// cacheEntries are the names a cache folder holds (see Cache).
+var cacheEntries = map[string]bool{"bundles": true, "tmp": true, "sites": true, "state.json": true, "lock": true, cacheMarker: true}
+
+// claimCacheDir makes dir a cache folder, creating it if needed, or
+// refuses it (EINVALID) when it holds other files.
+func claimCacheDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cache folder: %w", err)
+	}
+	marked, names, other := false, map[string]bool{}, []string{}
+	for _, e := range entries {
+		names[e.Name()] = true
+		switch {
+		case e.Name() == cacheMarker:
+			marked = e.Type().IsRegular()
+		case !cacheEntries[e.Name()]:
+			other = append(other, e.Name())
+		}
+	}
+	if marked {
+		return nil
+	}
+	if len(entries) > 0 && (len(other) > 0 || !names["bundles"] || !names["lock"]) {
+		if len(other) == 0 {
+			for n := range names {
+				other = append(other, n)
+			}
+		}
+		slices.Sort(other)
+		return lectern.Errorf(lectern.EINVALID, "cache folder %s already holds other files (%s): lectern selfhost clears parts of its cache folder, so it needs one of its own; give a new or empty --cache-dir",
+			dir, strings.Join(other[:min(len(other), 3)], ", "))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("cache folder: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, cacheMarker), []byte("This folder is the cache of lectern selfhost.\n"), 0o644); err != nil {
+		return fmt.Errorf("cache folder: %w", err)
+	}
+	return nil
 }
 
 // Close releases the cache folder. It is idempotent.

@@ -246,7 +246,7 @@ func TestFetchBadBundles(t *testing.T) {
 				!strings.HasPrefix(err.Error(), "the bundle is refused: ") {
 				t.Fatalf("error %q (code %s), want ErrInvalid mentioning %q", err, lectern.ErrorCode(err), tc.want)
 			}
-			if got := tree(t, parent); !slices.Equal(got, []string{"cache/", "cache/bundles/", "cache/lock", "cache/tmp/"}) {
+			if got := tree(t, parent); !slices.Equal(got, []string{"cache/", "cache/.lectern-selfhost-cache", "cache/bundles/", "cache/lock", "cache/tmp/"}) {
 				t.Fatalf("left behind: %v", got)
 			}
 		})
@@ -282,4 +282,49 @@ func TestCacheLock(t *testing.T) {
 		t.Fatalf("open after Close: %v", err)
 	}
 	c2.Close()
+}
+
+// TestCacheFolderOfItsOwn: a runtime clears parts of its cache folder, so
+// OpenCache refuses a folder of other files, even one with tmp and sites
+// folders of its own, and leaves it as it was; it takes a new or empty
+// folder and marks it, and a cache made before the marker.
+func TestCacheFolderOfItsOwn(t *testing.T) {
+	t.Parallel()
+	work := t.TempDir()
+	os.MkdirAll(filepath.Join(work, "sites", "blog"), 0o755)
+	os.MkdirAll(filepath.Join(work, "tmp"), 0o755)
+	os.WriteFile(filepath.Join(work, "sites", "blog", "post.md"), []byte("post"), 0o644)
+	os.WriteFile(filepath.Join(work, "tmp", "notes.txt"), []byte("notes"), 0o644)
+	for _, dir := range []string{work, filepath.Join(work, "sites")} {
+		if _, err := OpenCache(dir, testFetcher(), bundle.Limits{}); err == nil || lectern.ErrorCode(err) != lectern.EINVALID || !strings.Contains(err.Error(), "already holds other files") {
+			t.Fatalf("%s: %v", dir, err)
+		}
+	}
+	for _, f := range []string{"sites/blog/post.md", "tmp/notes.txt"} {
+		if _, err := os.Stat(filepath.Join(work, f)); err != nil {
+			t.Fatalf("%s removed: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(work, "bundles")); err == nil {
+		t.Fatal("a refused folder was written to")
+	}
+
+	// New, empty, marked, and a cache from before the marker.
+	empty := t.TempDir()
+	legacy := t.TempDir()
+	os.MkdirAll(filepath.Join(legacy, "bundles"), 0o755)
+	os.MkdirAll(filepath.Join(legacy, "tmp", "x"), 0o755)
+	os.WriteFile(filepath.Join(legacy, "lock"), nil, 0o644)
+	for _, dir := range []string{filepath.Join(t.TempDir(), "new"), empty, legacy} {
+		for i := 0; i < 2; i++ {
+			c, err := OpenCache(dir, testFetcher(), bundle.Limits{})
+			if err != nil {
+				t.Fatalf("%s, open %d: %v", dir, i, err)
+			}
+			c.Close()
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".lectern-selfhost-cache")); err != nil {
+			t.Fatalf("%s not marked", dir)
+		}
+	}
 }
