@@ -117,6 +117,16 @@ func watchSource(ctx context.Context, e *env, source string, exclude []string, r
 				if !ok {
 					return nil
 				}
+				if errors.Is(err, fsnotify.ErrEventOverflow) {
+					// Changes were lost: watch the folders made
+					// meanwhile, and rebuild, which finds every change
+					// (it checks every file).
+					if err := add(root); err != nil {
+						fmt.Fprintln(e.stderr, "lectern:", err)
+					}
+					changed, start = "many files", time.Now()
+					break
+				}
 				fmt.Fprintln(e.stderr, "lectern: watching:", err)
 			case ev, ok := <-w.Events:
 				if !ok {
