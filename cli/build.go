@@ -234,6 +234,11 @@ func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
 		defer ln.Close()
 	}
 	err = once("Built", time.Now(), "")
+	if err != nil && ctx.Err() != nil && !f.watch {
+		// Interrupted: a new folder is not swapped in, and an update in
+		// place is redone whole by the next build.
+		return &exitError{code: 130, err: errors.New("build interrupted")}
+	}
 	if !f.watch && (ln == nil || err != nil) {
 		return err
 	}
@@ -262,10 +267,8 @@ func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
 	}
 	var watchErr error
 	if f.watch {
-		watchErr = watchSource(ctx, e, source, exclude, func(changed string, start time.Time) {
-			if err := once("Rebuilt", start, ", after a change to "+changed); err != nil && ctx.Err() == nil {
-				fmt.Fprintln(e.stderr, "lectern:", err)
-			}
+		watchErr = watchSource(ctx, e, source, exclude, func(changes string, start time.Time) error {
+			return once("Rebuilt", start, ", after "+changes)
 		})
 	} else {
 		<-ctx.Done()

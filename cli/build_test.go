@@ -285,3 +285,20 @@ func TestBuildOutputOwnership(t *testing.T) {
 		t.Fatal("not built into the linked folder")
 	}
 }
+
+// TestBuildInterrupted: a build whose context ends (Ctrl-C) exits 130,
+// saying so, and makes no output.
+func TestBuildInterrupted(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "site")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var o, e bytes.Buffer
+	err := cli.Run(ctx, []string{"build", "--out", out, "../../shared/corpus/mintlify-starter"}, noEnv, strings.NewReader(""), &o, &e)
+	if cli.ExitCode(err) != 130 || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("got %v (exit %d)", err, cli.ExitCode(err))
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("an interrupted build made its output")
+	}
+}

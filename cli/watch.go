@@ -25,11 +25,12 @@ const (
 
 // watchSource watches every folder of the source (but dot-folders, which
 // the build skips, and the excluded output and cache folders) and calls
-// rebuild after each change, with the first changed file (a slash path
-// from the source's root) and the time the change was seen. Changes made
-// while a rebuild runs lead to one more rebuild after it. It returns nil
-// when ctx ends.
-func watchSource(ctx context.Context, e *env, source string, exclude []string, rebuild func(changed string, start time.Time)) error {
+// rebuild after each change, with a description of what changed
+// (describeChanges) and the time the change was seen. Changes made while
+// a rebuild runs lead to one more rebuild after it. An error of rebuild is
+// printed, unless more changes came meanwhile. It returns nil when ctx
+// ends.
+func watchSource(ctx context.Context, e *env, source string, exclude []string, rebuild func(changes string, start time.Time) error) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return fmt.Errorf("watch %s: %w", source, err)
@@ -75,11 +76,25 @@ func watchSource(ctx context.Context, e *env, source string, exclude []string, r
 	if err := add(root); err != nil {
 		return err
 	}
+	// forget stops watching the folder p and those under it, when p was
+	// moved or removed: inotify keeps a moved folder's watch under its
+	// old name (and then drops it), so the new name must be watched
+	// afresh, which its Create event does.
+	forget := func(p string) {
+		for _, wp := range w.WatchList() {
+			if wp == p || strings.HasPrefix(wp, p+string(filepath.Separator)) {
+				w.Remove(wp) // already gone: nothing to do
+			}
+		}
+	}
 	// relevant returns the changed file as a slash path from the root,
 	// or "" for a change the build does not read.
 	relevant := func(ev fsnotify.Event) string {
 		if ev.Op == fsnotify.Chmod {
 			return ""
+		}
+		if ev.Op.Has(fsnotify.Rename) || ev.Op.Has(fsnotify.Remove) {
+			forget(ev.Name)
 		}
 		rel, err := filepath.Rel(root, ev.Name)
 		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
@@ -97,7 +112,9 @@ func watchSource(ctx context.Context, e *env, source string, exclude []string, r
 		}
 		if ev.Op.Has(fsnotify.Create) {
 			if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
-				// A new folder: watch it and what it already holds.
+				// A new folder, or one moved here: watch it and what it
+				// already holds.
+				forget(ev.Name)
 				if err := add(ev.Name); err != nil {
 					fmt.Fprintln(e.stderr, "lectern:", err)
 				}
@@ -106,10 +123,10 @@ func watchSource(ctx context.Context, e *env, source string, exclude []string, r
 		return filepath.ToSlash(rel)
 	}
 	fmt.Fprintf(e.stdout, "Watching %s for changes (interrupt to stop).\n", source)
+	var changes []string // relevant changes not yet built
+	var start time.Time
 	for {
-		var changed string
-		var start time.Time
-		for changed == "" {
+		for len(changes) == 0 {
 			select {
 			case <-ctx.Done():
 				return nil
@@ -124,7 +141,7 @@ func watchSource(ctx context.Context, e *env, source string, exclude []string, r
 					if err := add(root); err != nil {
 						fmt.Fprintln(e.stderr, "lectern:", err)
 					}
-					changed, start = "many files", time.Now()
+					changes, start = []string{"many files"}, time.Now()
 					break
 				}
 				fmt.Fprintln(e.stderr, "lectern: watching:", err)
@@ -132,8 +149,9 @@ func watchSource(ctx context.Context, e *env, source string, exclude []string, r
 				if !ok {
 					return nil
 				}
-				changed = relevant(ev)
-				start = time.Now()
+				if c := relevant(ev); c != "" {
+					changes, start = append(changes, c), time.Now()
+				}
 			}
 		}
 		// Take in what follows closely.
@@ -149,7 +167,8 @@ func watchSource(ctx context.Context, e *env, source string, exclude []string, r
 				if !ok {
 					break collect
 				}
-				if relevant(ev) != "" {
+				if c := relevant(ev); c != "" {
+					changes = append(changes, c)
 					settle.Reset(watchSettle)
 				}
 			case <-settle.C:
@@ -159,6 +178,70 @@ func watchSource(ctx context.Context, e *env, source string, exclude []string, r
 			}
 		}
 		settle.Stop()
-		rebuild(changed, start)
+		err := rebuild(describeChanges(root, changes), start)
+		changes = nil
+		if err == nil {
+			continue
+		}
+		// A failure while the source is still changing (a checkout, a
+		// copy of many files) is of a state half-way: the next rebuild
+		// says how it ends.
+		more := time.NewTimer(watchSettle)
+	pending:
+		for {
+			select {
+			case ev, ok := <-w.Events:
+				if !ok {
+					break pending
+				}
+				if c := relevant(ev); c != "" {
+					changes, start = append(changes, c), time.Now()
+				}
+			case <-more.C:
+				break pending
+			}
+		}
+		more.Stop()
+		if len(changes) == 0 && ctx.Err() == nil {
+			fmt.Fprintln(e.stderr, "lectern:", err)
+		}
+	}
+}
+
+// describeChanges names the changes of one rebuild for its summary line:
+// the first changed page or configuration file that exists (rather than
+// an editor's temporary file), else the first existing file, else the
+// first change, and how many other files changed.
+func describeChanges(root string, changes []string) string {
+	seen := map[string]bool{}
+	var distinct []string
+	for _, c := range changes {
+		if !seen[c] {
+			seen[c] = true
+			distinct = append(distinct, c)
+		}
+	}
+	best, rank := distinct[0], 0
+	for _, c := range distinct {
+		fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(c)))
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		r := 1
+		switch strings.ToLower(filepath.Ext(c)) {
+		case ".mdx", ".md", ".json", ".yaml", ".yml":
+			r = 2
+		}
+		if r > rank {
+			best, rank = c, r
+		}
+	}
+	switch len(distinct) {
+	case 1:
+		return "a change to " + best
+	case 2:
+		return "changes to " + best + " and 1 other file"
+	default:
+		return fmt.Sprintf("changes to %s and %d other files", best, len(distinct)-1)
 	}
 }

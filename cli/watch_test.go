@@ -109,7 +109,7 @@ func TestBuildWatch(t *testing.T) {
 	}
 
 	write("index.mdx", "---\ntitle: Home\n---\nSecond words.\n")
-	if line := stdout.next(t, "Rebuilt"); !strings.Contains(line, "after a change to index.mdx") {
+	if line := stdout.next(t, "Rebuilt"); !strings.Contains(line, "after a change to index.mdx.") {
 		t.Fatalf("rebuild line: %s", line)
 	}
 	if !strings.Contains(read("index.html"), "Second words.") {
@@ -140,9 +140,44 @@ func TestBuildWatch(t *testing.T) {
 		t.Fatal("fixed docs.json not rebuilt")
 	}
 
+	// A folder renamed (the watch of the old name must not be kept), and
+	// a folder made under a new name and renamed, as a file manager
+	// does: pages in both are still watched.
+	if err := os.Rename(filepath.Join(src, "guides"), filepath.Join(src, "tutorials")); err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir(filepath.Join(src, "Untitled folder"), 0o755)
+	if err := os.Rename(filepath.Join(src, "Untitled folder"), filepath.Join(src, "reference")); err != nil {
+		t.Fatal(err)
+	}
+	write("reference/api.mdx", "---\ntitle: API\n---\nThe API.\n")
+	write("docs.json", `{"name": "Acme Docs", "navigation": {"pages": ["index", "tutorials/start", "reference/api"]}}`)
+	for !strings.Contains(read("reference/api.html"), "The API.") {
+		stdout.next(t, "Rebuilt")
+	}
+	time.Sleep(50 * time.Millisecond) // the move's last events
+	write("tutorials/start.mdx", "---\ntitle: Start\n---\nStart in the new place.\n")
+	if line := stdout.next(t, "Rebuilt"); !strings.Contains(line, "tutorials/start.mdx") {
+		t.Fatalf("rebuild line: %s", line)
+	}
+	if !strings.Contains(read("tutorials/start.html"), "Start in the new place.") {
+		t.Fatal("a page of a renamed folder was not rebuilt")
+	}
+	write("reference/api.mdx", "---\ntitle: API\n---\nThe whole API.\n")
+	stdout.next(t, "Rebuilt")
+	if !strings.Contains(read("reference/api.html"), "The whole API.") {
+		t.Fatal("a page of a folder made and renamed was not rebuilt")
+	}
+	// Saved through a temporary file: the line names the page.
+	write("index.mdx.tmp", "---\ntitle: Home\n---\nThird words.\n")
+	os.Rename(filepath.Join(src, "index.mdx.tmp"), filepath.Join(src, "index.mdx"))
+	if line := stdout.next(t, "Rebuilt"); !strings.Contains(line, "changes to index.mdx") && !strings.Contains(line, "change to index.mdx") {
+		t.Fatalf("rebuild line: %s", line)
+	}
+
 	// Editor files that start with a dot are not part of the site.
 	write(".index.mdx.swp", "swap")
-	write("guides/.start.mdx~", "backup")
+	write("tutorials/.start.mdx~", "backup")
 	stdout.quiet(t, "Rebuilt", 300*time.Millisecond)
 
 	cancel()
