@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"lectern.dev/lectern/cli"
 )
@@ -29,14 +28,7 @@ func TestBuildServe(t *testing.T) {
 	secret := filepath.Join(t.TempDir(), "secret.txt")
 	os.WriteFile(secret, []byte("not for the web"), 0o644)
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	stdout, stderr := newLineFeed(), newLineFeed()
-	done := make(chan error, 1)
-	go func() {
-		done <- cli.Run(ctx, []string{"build", "--watch", "--serve", "127.0.0.1:0", "--base-path", "docs", "--out", out, src},
-			noEnv, strings.NewReader(""), stdout, stderr)
-	}()
+	stdout, _, stop := startCLI(t, "build", "--watch", "--serve", "127.0.0.1:0", "--base-path", "docs", "--out", out, src)
 	line := stdout.next(t, "Serving the site at ")
 	site := strings.Fields(strings.TrimPrefix(line, "Serving the site at "))[0]
 	if !strings.HasPrefix(site, "http://127.0.0.1:") || !strings.HasSuffix(site, "/docs/") {
@@ -99,14 +91,8 @@ func TestBuildServe(t *testing.T) {
 		t.Fatal("the rebuilt page is not served")
 	}
 
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the command did not end with its context")
+	if err := stop(); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := http.Get(site); err == nil {
 		t.Fatal("still serving after the end")
@@ -122,13 +108,7 @@ func TestBuildServeRefusesBusyAddress(t *testing.T) {
 	os.WriteFile(filepath.Join(src, "index.mdx"), []byte("# Hello\n"), 0o644)
 	// Serve once, on a free port, then try the same port again while
 	// the first is still listening.
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	stdout, stderr := newLineFeed(), newLineFeed()
-	done := make(chan error, 1)
-	go func() {
-		done <- cli.Run(ctx, []string{"build", "--serve", "127.0.0.1:0", "--out", out, src}, noEnv, strings.NewReader(""), stdout, stderr)
-	}()
+	stdout, _, stop := startCLI(t, "build", "--serve", "127.0.0.1:0", "--out", out, src)
 	line := stdout.next(t, "Serving the site at ")
 	addr := strings.TrimSuffix(strings.TrimPrefix(strings.Fields(strings.TrimPrefix(line, "Serving the site at "))[0], "http://"), "/")
 	out2 := filepath.Join(t.TempDir(), "site")
@@ -139,8 +119,7 @@ func TestBuildServeRefusesBusyAddress(t *testing.T) {
 	if _, err := os.Stat(out2); err == nil {
 		t.Fatal("built although it could not serve")
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -69,6 +69,31 @@ func (l *lineFeed) quiet(t *testing.T, want string, d time.Duration) {
 	}
 }
 
+// startCLI runs lectern with args in the background. stop ends it (its
+// context) and returns its error; the test fails when it does not end.
+func startCLI(t *testing.T, args ...string) (stdout, stderr *lineFeed, stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout, stderr = newLineFeed(), newLineFeed()
+	done := make(chan error, 1)
+	go func() { done <- cli.Run(ctx, args, noEnv, strings.NewReader(""), stdout, stderr) }()
+	var err error
+	var once sync.Once
+	stop = func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case err = <-done:
+			case <-time.After(20 * time.Second):
+				t.Error("lectern did not end with its context")
+			}
+		})
+		return err
+	}
+	t.Cleanup(func() { stop() })
+	return stdout, stderr, stop
+}
+
 // TestBuildWatch runs lectern build --watch on a source whose output lies
 // inside it, and changes the source under it: an edited page, a new
 // folder with a page the navigation then names, a broken docs.json (a
@@ -95,13 +120,7 @@ func TestBuildWatch(t *testing.T) {
 	write("docs.json", `{"name": "Acme", "navigation": {"pages": ["index"]}}`)
 	write("index.mdx", "---\ntitle: Home\n---\nFirst words.\n")
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	stdout, stderr := newLineFeed(), newLineFeed()
-	done := make(chan error, 1)
-	go func() {
-		done <- cli.Run(ctx, []string{"build", "--watch", "--out", filepath.Join(src, "site"), src}, noEnv, strings.NewReader(""), stdout, stderr)
-	}()
+	stdout, stderr, stop := startCLI(t, "build", "--watch", "--out", filepath.Join(src, "site"), src)
 	stdout.next(t, "Built 1 pages")
 	stdout.next(t, "Watching")
 	if !strings.Contains(read("index.html"), "First words.") {
@@ -180,14 +199,8 @@ func TestBuildWatch(t *testing.T) {
 	write("tutorials/.start.mdx~", "backup")
 	stdout.quiet(t, "Rebuilt", 300*time.Millisecond)
 
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("watch ended with %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("watch did not end with its context")
+	if err := stop(); err != nil {
+		t.Fatalf("watch ended with %v", err)
 	}
 }
 
@@ -204,13 +217,7 @@ func TestBuildWatchStartsBroken(t *testing.T) {
 	if err := os.Symlink(src, link); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	stdout, stderr := newLineFeed(), newLineFeed()
-	done := make(chan error, 1)
-	go func() {
-		done <- cli.Run(ctx, []string{"build", "--watch", "--out", out, link}, noEnv, strings.NewReader(""), stdout, stderr)
-	}()
+	stdout, stderr, stop := startCLI(t, "build", "--watch", "--out", out, link)
 	stderr.next(t, "build failed")
 	stdout.next(t, "Watching")
 	os.WriteFile(filepath.Join(src, "docs.json"), []byte(`{"name": "Acme", "navigation": {"pages": ["index"]}}`), 0o644)
@@ -218,8 +225,7 @@ func TestBuildWatchStartsBroken(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "index.html")); err != nil {
 		t.Fatal(err)
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 }
