@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,6 +57,9 @@ type Options struct {
 	// inside the source, which would otherwise be copied into the next
 	// output as files of the site.
 	Exclude []string
+	// Limits bound what the build may read, expand and write (limits.go);
+	// the zero value is DefaultLimits.
+	Limits Limits
 }
 
 // excluded reports whether the source folder p is one of Options.Exclude.
@@ -159,6 +163,8 @@ type site struct {
 	sections []*Nav
 	mermaid  *mermaidUse // whether a page has a mermaid diagram (mermaid.go)
 	api      *apiState   // OpenAPI documents and generated pages (openapi_page.go)
+	limit    *limitState // the first limit exceeded while rendering (limits.go)
+	outBytes int64       // bytes written, against Limits.MaxOutputBytes
 }
 
 // Build renders the docs tree src (its root holds docs.json or mint.json;
@@ -187,6 +193,7 @@ func Build(ctx context.Context, src fs.FS, out Output, opts Options) (*Result, e
 		return nil, err
 	}
 	opts.Features = &feats
+	opts.Limits = opts.Limits.WithDefaults()
 	opts.SiteURL = strings.TrimRight(strings.TrimSpace(opts.SiteURL), "/")
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -194,13 +201,13 @@ func Build(ctx context.Context, src fs.FS, out Output, opts Options) (*Result, e
 	s := &site{
 		src: src, opts: opts, out: out, w: &warner{},
 		files: map[string]bool{}, mods: map[string]*module{},
-		mermaid: &mermaidUse{},
+		mermaid: &mermaidUse{}, limit: &limitState{},
 	}
 	if opts.CacheDir != "" {
 		s.stamps = map[string]fileStamp{}
 		s.manifest = readManifest(opts.CacheDir, out) // read while the source loads
 	}
-	if err := s.load(); err != nil {
+	if err := cmp.Or(s.load(), s.limit.get()); err != nil {
 		if s.manifest != nil {
 			s.manifest.get()
 		}
@@ -231,6 +238,13 @@ func Build(ctx context.Context, src fs.FS, out Output, opts Options) (*Result, e
 	}
 	err = s.renderPages(ctx, reuse, render, func(i int, r pageResult) error {
 		name := s.order[i].path + ".html"
+		if err := s.limit.get(); err != nil {
+			return err
+		}
+		if over(len(r.data), s.opts.Limits.MaxPageBytes) {
+			return limitErr(LimitPageSize, s.order[i].file, byteSize64(int64(s.opts.Limits.MaxPageBytes)),
+				"the page renders to %s of HTML", byteSize64(int64(len(r.data))))
+		}
 		if r.reused {
 			s.written++
 			s.reused++
@@ -251,10 +265,16 @@ func Build(ctx context.Context, src fs.FS, out Output, opts Options) (*Result, e
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := s.limit.get(); err != nil {
+		return nil, err
+	}
 	if s.cache != nil {
 		s.cache.encodeSourcesAhead()
 	}
 	if err := s.writeSiteFiles(); err != nil {
+		return nil, err
+	}
+	if err := s.limit.get(); err != nil {
 		return nil, err
 	}
 	if s.cache != nil {
@@ -282,9 +302,12 @@ func cleanBasePath(b string) (string, error) {
 func (s *site) load() error {
 	pageFiles, err := s.scan()
 	if err != nil {
+		if AsLimitError(err) != nil {
+			return err
+		}
 		return fmt.Errorf("render: read source: %w", err)
 	}
-	cfg, err := loadConfig(s.src, s.w)
+	cfg, err := loadConfig(s.src, s.w, s.opts.Limits.MaxFileBytes)
 	if err != nil {
 		return err
 	}
@@ -308,6 +331,9 @@ func (s *site) load() error {
 	}
 	if cfg.Name == "" {
 		cfg.Name = "Documentation"
+	}
+	if err := s.checkPages(cmp.Or(cfg.Source, "the folder tree"), len(navPages)); err != nil {
+		return err
 	}
 	s.cfg = cfg
 	s.redirects = newRedirectTable(cfg.Redirects)
@@ -355,6 +381,9 @@ func (s *site) load() error {
 
 // write sends one file to the output.
 func (s *site) write(name string, data []byte) error {
+	if err := s.countOutput(name, int64(len(data))); err != nil {
+		return err
+	}
 	if err := s.out.WriteFile(name, data); err != nil {
 		return fmt.Errorf("render: write %s: %w", name, err)
 	}
@@ -365,6 +394,13 @@ func (s *site) write(name string, data []byte) error {
 // writeParts sends one file, as parts of the previous search index and
 // new bytes, to the output (buildCache.searchParts).
 func (s *site) writeParts(name string, parts []filePart) error {
+	var n int64
+	for _, p := range parts {
+		n += int64(len(p.data)) + p.n
+	}
+	if err := s.countOutput(name, n); err != nil {
+		return err
+	}
 	if err := s.cache.out.writeParts(name, parts, s.cache.prevIndexFile); err != nil {
 		return fmt.Errorf("render: write %s: %w", name, err)
 	}
@@ -503,12 +539,12 @@ func (s *site) writeSiteFiles() error {
 				continue
 			}
 		}
-		data, err := fs.ReadFile(s.src, f)
+		data, err := s.readFile(f)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
-			return fmt.Errorf("render: read %s: %w", f, err)
+			return readError(f, err)
 		}
 		if err := s.write(f, data); err != nil {
 			return err
@@ -530,7 +566,7 @@ func (s *site) scan() ([]string, error) {
 	type folder struct {
 		path    string
 		entries []fs.DirEntry
-		infos   []fs.FileInfo // with a cache: of the regular files
+		infos   []fs.FileInfo // of the regular files
 		subs    []*folder     // in the order of entries
 		err     error
 		done    chan struct{}
@@ -541,7 +577,7 @@ func (s *site) scan() ([]string, error) {
 		defer close(f.done)
 		sem <- struct{}{}
 		f.entries, f.err = fs.ReadDir(s.src, f.path)
-		if f.err == nil && s.stamps != nil {
+		if f.err == nil {
 			f.infos = make([]fs.FileInfo, len(f.entries))
 			for i, d := range f.entries {
 				if d.Type().IsRegular() && !strings.HasPrefix(d.Name(), ".") {
@@ -580,6 +616,7 @@ func (s *site) scan() ([]string, error) {
 	// In the order of fs.WalkDir: each folder's entries sorted by name,
 	// a sub-folder's content at its place.
 	var pageFiles []string
+	var size int64
 	var visit func(f *folder) error
 	visit = func(f *folder) error {
 		<-f.done
@@ -615,8 +652,14 @@ func (s *site) scan() ([]string, error) {
 			}
 			s.files[p] = true
 			s.fileList = append(s.fileList, p)
-			if f.infos != nil && f.infos[i] != nil {
-				s.stamps[p] = stampOf(f.infos[i])
+			if fi := f.infos[i]; fi != nil {
+				size += fi.Size()
+				if s.stamps != nil {
+					s.stamps[p] = stampOf(fi)
+				}
+			}
+			if over(len(s.fileList), s.opts.Limits.MaxFiles) || over(size, s.opts.Limits.MaxSourceBytes) {
+				return s.checkSource(size)
 			}
 			if isPageFile(p) {
 				pageFiles = append(pageFiles, p)

@@ -778,9 +778,9 @@ func cacheKey(s *site, tool string) (string, error) {
 		fmt.Sprintf("%+v", s.opts.features()))
 	for _, name := range []string{"docs.json", "mint.json"} {
 		if s.files[name] {
-			data, err := fs.ReadFile(s.src, name)
+			data, err := s.readFile(name)
 			if err != nil {
-				return "", fmt.Errorf("render: read %s: %w", name, err)
+				return "", readError(name, err)
 			}
 			line("config", name, sum(data))
 		}
@@ -817,7 +817,7 @@ func (c *buildCache) fileSum(s *site, name string) string {
 	if old := s.manifest.trusted(name, st); old != nil {
 		v = old.Sum
 		s.manifest.put(name, &cachedSource{Stamp: st, Sum: v})
-	} else if data, err := fs.ReadFile(s.src, name); err == nil {
+	} else if data, err := s.readFile(name); err == nil {
 		v = sum(data)
 		s.manifest.put(name, &cachedSource{Stamp: st, Sum: v})
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"regexp"
 	"sort"
@@ -70,14 +69,14 @@ type Redirect struct {
 // loadConfig reads docs.json, or else mint.json, from the root of src. It
 // returns (nil, nil) when neither exists, and an EINVALID error naming the
 // file when it is not a JSON object.
-func loadConfig(src fs.FS, w *warner) (*Config, error) {
+func loadConfig(src fs.FS, w *warner, maxBytes int64) (*Config, error) {
 	for _, name := range []string{"docs.json", "mint.json"} {
-		data, err := fs.ReadFile(src, name)
+		data, err := readLimited(src, name, maxBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("render: read %s: %w", name, err)
+			return nil, readError(name, err)
 		}
 		raw, err := decodeJSONObject(name, data)
 		if err != nil {

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"io/fs"
 	"path"
 	"regexp"
 	"strings"
@@ -267,8 +266,11 @@ func (s *site) loadModule(file string) *module {
 	if m, ok := s.mods[file]; ok {
 		return m
 	}
-	data, err := fs.ReadFile(s.src, file)
+	data, err := s.readFile(file)
 	if err != nil {
+		if AsLimitError(err) != nil {
+			s.limit.set(err)
+		}
 		return nil
 	}
 	src := normalizeNewlines(textSource(file, string(data), s.w))

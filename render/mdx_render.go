@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"html"
 	"strings"
 )
@@ -19,6 +20,10 @@ type renderer struct {
 	// active holds the snippets and components being rendered, so that
 	// one that includes itself is stopped at once.
 	active map[*binding]bool
+	// expansions counts the snippets and components rendered for the
+	// page, against Limits.MaxExpansions; over is set once it is passed.
+	expansions int
+	over       bool
 }
 
 func (r *renderer) warn(sc *scope, line int, format string, args ...any) {
@@ -216,6 +221,16 @@ func (r *renderer) element(n *node, sc *scope) string {
 // custom renders a snippet or an exported component with the element's
 // attributes as props.
 func (r *renderer) custom(n *node, sc *scope, b *binding) string {
+	if r.over {
+		return ""
+	}
+	if r.expansions++; over(r.expansions, r.s.opts.Limits.MaxExpansions) {
+		r.over = true
+		max := r.s.opts.Limits.MaxExpansions
+		r.s.limit.set(limitErr(LimitExpansions, r.pg.file, fmt.Sprint(max),
+			"the page uses snippets and components more than %d times, counting those inside others (<%s> in %s, line %d)", max, n.name, sc.file(r), n.line))
+		return ""
+	}
 	if b.kind != bUnresolved {
 		if r.active[b] {
 			r.warn(sc, n.line, "<%s> includes itself; not rendered again", n.name)

@@ -2,11 +2,11 @@ package render
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"path"
 	"sort"
@@ -125,13 +125,17 @@ func (s *site) loadSpec(key string) *apiSpec {
 		sp.err = fmt.Errorf("OpenAPI document %q not found", key)
 		return sp
 	default:
-		data, err = fs.ReadFile(s.src, key)
+		data, err = s.readFile(key)
 	}
 	if err != nil {
 		sp.err = fmt.Errorf("OpenAPI document %s cannot be read: %v", key, err)
 		return sp
 	}
-	doc, err := openapi.ParseFiles(key, data, s.readRefFile)
+	doc, err := openapi.ParseFilesMax(key, data, s.readRefFile, s.opts.Limits.MaxYAMLValues)
+	var ve *openapi.ValuesError
+	if errors.As(err, &ve) {
+		s.limit.set(limitErr(LimitYAMLValues, cmp.Or(ve.File, key), fmt.Sprint(ve.Max), "%s", ve.Error()))
+	}
 	if err != nil {
 		sp.err = fmt.Errorf("invalid OpenAPI document %s: %v", key, err)
 		return sp
@@ -152,7 +156,11 @@ func (s *site) readRefFile(name string) ([]byte, error) {
 	case !s.files[name]:
 		return nil, errors.New("not found")
 	}
-	return fs.ReadFile(s.src, name)
+	data, err := s.readFile(name)
+	if AsLimitError(err) != nil {
+		s.limit.set(err)
+	}
+	return data, err
 }
 
 // fetchRemote downloads a document (Options.AllowRemote).
@@ -187,7 +195,10 @@ func (s *site) scanSpecs() []string {
 		if ext != ".json" && ext != ".yaml" && ext != ".yml" || f == "docs.json" || f == "mint.json" {
 			continue
 		}
-		data, err := fs.ReadFile(s.src, f)
+		data, err := s.readFile(f)
+		if AsLimitError(err) != nil {
+			s.limit.set(err)
+		}
 		if err != nil || len(data) > 32<<20 || !bytes.Contains(data, []byte("openapi")) {
 			continue
 		}
@@ -539,7 +550,7 @@ func (s *site) frontMatterLine(p *page, key string) int {
 	if s.api != nil && s.api.generated[p.path] != nil {
 		return 0
 	}
-	data, err := fs.ReadFile(s.src, p.file)
+	data, err := s.readFile(p.file)
 	if err != nil {
 		return 1
 	}

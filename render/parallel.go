@@ -3,7 +3,6 @@ package render
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"runtime"
 	"strings"
 	"sync"
@@ -328,9 +327,9 @@ func (s *site) loadPages(jobs []loadJob) error {
 						continue
 					}
 				}
-				data, err := fs.ReadFile(s.src, j.file)
+				data, err := s.readFile(j.file)
 				if err != nil {
-					res[i].err = fmt.Errorf("render: read %s: %w", j.file, err)
+					res[i].err = readError(j.file, err)
 					failed.Store(true)
 					return
 				}
@@ -421,9 +420,9 @@ func (s *site) ensureBody(p *page) error {
 		return nil
 	}
 	l.once.Do(func() {
-		data, err := fs.ReadFile(s.src, p.file)
+		data, err := s.readFile(p.file)
 		if err != nil {
-			l.err = fmt.Errorf("render: read %s: %w", p.file, err)
+			l.err = readError(p.file, err)
 			return
 		}
 		q := loadPage(p.path, p.file, string(data), &warner{})

@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"path"
@@ -56,11 +57,22 @@ type refFile struct {
 // Parse does, for the document itself. A nil read reads no file: $refs to
 // other files are then reported as missing when rendered.
 func ParseFiles(name string, data []byte, read ReadFunc) (*Doc, error) {
-	d, err := Parse(name, data)
+	return ParseFilesMax(name, data, read, DefaultMaxValues)
+}
+
+// ParseFilesMax is ParseFiles with a bound on the values that each
+// document expands to (see ValuesError); maxValues <= 0 means no bound.
+// A file named by a $ref that exceeds it fails the whole parse too.
+func ParseFilesMax(name string, data []byte, read ReadFunc, maxValues int) (*Doc, error) {
+	d, err := parse(name, data, maxValues)
 	if err != nil || read == nil {
 		return d, err
 	}
+	d.maxValues = maxValues
 	d.loadRefs(read)
+	if d.tooLarge != nil {
+		return nil, d.tooLarge
+	}
 	return d, nil
 }
 
@@ -101,8 +113,13 @@ func (d *Doc) loadRefs(read ReadFunc) {
 						f.err = fmt.Errorf("more than %d files are named by $refs; not read", maxRefFiles)
 					} else if data, err := read(target); err != nil {
 						f.err = err
-					} else if v, err := decode(data); err != nil {
+					} else if v, err := decode(data, d.maxValues); err != nil {
 						f.err = err
+						var ve *ValuesError
+						if errors.As(err, &ve) && d.tooLarge == nil {
+							ve.File = target
+							d.tooLarge = ve
+						}
 					} else {
 						f.root = v
 						roots[target] = v

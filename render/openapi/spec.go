@@ -22,6 +22,9 @@ type Doc struct {
 	// ParseFiles.
 	Problems []Problem
 
+	maxValues int          // ParseFilesMax's bound, for the files of $refs
+	tooLarge  *ValuesError // a file of a $ref over that bound
+
 	root  *obj
 	files map[string]*refFile // by path or URL, for $refs to other files (refs.go)
 	bad   map[string]bool     // $refs reported in Problems
@@ -69,7 +72,11 @@ func IsMethod(s string) bool {
 // when data is not a readable OpenAPI 3 document; problems inside it
 // (missing $refs, odd schemas) are left for Render to report.
 func Parse(name string, data []byte) (*Doc, error) {
-	v, err := decode(data)
+	return parse(name, data, DefaultMaxValues)
+}
+
+func parse(name string, data []byte, maxValues int) (*Doc, error) {
+	v, err := decode(data, maxValues)
 	if err != nil {
 		return nil, err
 	}

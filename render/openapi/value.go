@@ -61,7 +61,7 @@ func (o *obj) has(k string) bool {
 
 // decode reads data as JSON when it looks like JSON, else as YAML. Values
 // are *obj, []any, string, json.Number, bool or nil.
-func decode(data []byte) (any, error) {
+func decode(data []byte, maxValues int) (any, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	t := bytes.TrimSpace(data)
 	if len(t) > 0 && (t[0] == '{' || t[0] == '[') {
@@ -98,8 +98,29 @@ func decode(data []byte) (any, error) {
 	if len(n.Content) == 0 {
 		return nil, errors.New("the document is empty")
 	}
-	return fromYAML(n.Content[0], 0)
+	return (&yamlReader{left: maxValues, max: maxValues}).value(n.Content[0], 0)
 }
+
+// DefaultMaxValues is the bound on the values a document expands to
+// that Parse and ParseFiles apply.
+const DefaultMaxValues = 2_000_000
+
+// ValuesError says that a YAML document expands to more values than
+// allowed: each use of an alias repeats the whole value it names, so a
+// few lines of nested aliases ("billion laughs") stand for billions of
+// values, which would exhaust memory.
+type ValuesError struct {
+	File string // the file named by a $ref; "" for the document itself
+	Max  int
+}
+
+func (e *ValuesError) Error() string {
+	return fmt.Sprintf("the YAML document expands to more than %d values (each use of an alias counts the whole value it repeats)", e.Max)
+}
+
+// yamlReader converts YAML nodes to values, counting them against a
+// budget (left; none when max <= 0).
+type yamlReader struct{ left, max int }
 
 const maxDepth = 512
 
@@ -154,21 +175,26 @@ func decodeJSON(dec *json.Decoder, depth int, lineAt func(int64) int) (any, erro
 	return tok, nil
 }
 
-func fromYAML(n *yaml.Node, depth int) (any, error) {
+func (y *yamlReader) value(n *yaml.Node, depth int) (any, error) {
 	if depth > maxDepth {
 		return nil, errors.New("nested too deeply")
+	}
+	if y.max > 0 {
+		if y.left--; y.left < 0 {
+			return nil, &ValuesError{Max: y.max}
+		}
 	}
 	switch n.Kind {
 	case yaml.AliasNode:
 		if n.Alias == nil {
 			return nil, nil
 		}
-		return fromYAML(n.Alias, depth+1)
+		return y.value(n.Alias, depth+1)
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return nil, nil
 		}
-		return fromYAML(n.Content[0], depth+1)
+		return y.value(n.Content[0], depth+1)
 	case yaml.MappingNode:
 		o := &obj{m: map[string]any{}}
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -179,7 +205,7 @@ func fromYAML(n *yaml.Node, depth int) (any, error) {
 			if k == "$ref" {
 				o.refLine = n.Content[i].Line
 			}
-			v, err := fromYAML(n.Content[i+1], depth+1)
+			v, err := y.value(n.Content[i+1], depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -192,7 +218,7 @@ func fromYAML(n *yaml.Node, depth int) (any, error) {
 	case yaml.SequenceNode:
 		l := []any{}
 		for _, c := range n.Content {
-			v, err := fromYAML(c, depth+1)
+			v, err := y.value(c, depth+1)
 			if err != nil {
 				return nil, err
 			}

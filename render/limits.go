@@ -1,0 +1,270 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"sync"
+
+	"lectern.dev/lectern"
+)
+
+// Limits bound what one build may read, expand and write, so that a
+// source (an organization's repository, on a shared server) cannot make
+// the build exhaust memory, disk or time. A zero field takes its default;
+// a negative one means no limit. Exceeding a limit ends the build with a
+// *LimitError naming the limit and the file.
+type Limits struct {
+	// MaxFileBytes bounds any one file of the source (default 100 MiB).
+	// Larger files are refused before they are read.
+	MaxFileBytes int64
+	// MaxSourceBytes bounds the files of the source together (default
+	// 2 GiB), and MaxFiles their number (default 100,000).
+	MaxSourceBytes int64
+	MaxFiles       int
+	// MaxPages bounds the pages of the navigation (default 25,000).
+	MaxPages int
+	// MaxOutputBytes bounds everything the build writes (default 4 GiB),
+	// and MaxPageBytes one rendered page (default 16 MiB).
+	MaxOutputBytes int64
+	MaxPageBytes   int
+	// MaxExpansions bounds the snippets and exported components rendered
+	// for one page, counting every use at every depth (default 10,000):
+	// snippets that each use the next one ten times grow exponentially.
+	MaxExpansions int
+	// MaxYAMLValues bounds the values a YAML or JSON document (an OpenAPI
+	// file) expands to, each use of an alias counting its whole value
+	// (default 2,000,000).
+	MaxYAMLValues int
+}
+
+// Limit names, as LimitError.Limit gives them. The server's settings are
+// these names with the prefix --build- (docs/operations.md).
+const (
+	LimitFileSize   = "max-file-size"
+	LimitSourceSize = "max-source-size"
+	LimitFiles      = "max-files"
+	LimitPages      = "max-pages"
+	LimitOutputSize = "max-output-size"
+	LimitPageSize   = "max-page-size"
+	LimitExpansions = "max-expansions"
+	LimitYAMLValues = "max-yaml-values"
+)
+
+// DefaultLimits returns the limits a zero Limits stands for.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxFileBytes:   100 << 20,
+		MaxSourceBytes: 2 << 30,
+		MaxFiles:       100_000,
+		MaxPages:       25_000,
+		MaxOutputBytes: 4 << 30,
+		MaxPageBytes:   16 << 20,
+		MaxExpansions:  10_000,
+		MaxYAMLValues:  2_000_000,
+	}
+}
+
+// WithDefaults returns l with each zero field set to its default.
+func (l Limits) WithDefaults() Limits {
+	d := DefaultLimits()
+	pick64 := func(v, def int64) int64 {
+		if v == 0 {
+			return def
+		}
+		return v
+	}
+	pick := func(v, def int) int {
+		if v == 0 {
+			return def
+		}
+		return v
+	}
+	return Limits{
+		MaxFileBytes:   pick64(l.MaxFileBytes, d.MaxFileBytes),
+		MaxSourceBytes: pick64(l.MaxSourceBytes, d.MaxSourceBytes),
+		MaxFiles:       pick(l.MaxFiles, d.MaxFiles),
+		MaxPages:       pick(l.MaxPages, d.MaxPages),
+		MaxOutputBytes: pick64(l.MaxOutputBytes, d.MaxOutputBytes),
+		MaxPageBytes:   pick(l.MaxPageBytes, d.MaxPageBytes),
+		MaxExpansions:  pick(l.MaxExpansions, d.MaxExpansions),
+		MaxYAMLValues:  pick(l.MaxYAMLValues, d.MaxYAMLValues),
+	}
+}
+
+// over reports whether n exceeds the limit max: never when max is not
+// positive (no limit; zeros are replaced by defaults in Build).
+func over[T int | int64](n, max T) bool { return max > 0 && n > max }
+
+// LimitError says that a build exceeded one of its Limits. It is the Err
+// of the *lectern.Error (code EINVALID) that Build returns, so that a
+// server fails the update at once, without retrying it.
+type LimitError struct {
+	Limit  string // one of the Limit* names
+	File   string // the file that exceeded it; "" when none is to blame
+	Detail string // what was found, e.g. "the file is 2.0 GiB"
+	Max    string // the limit, e.g. "100 MiB"
+}
+
+func (e *LimitError) Error() string {
+	msg := e.Detail + ", over the build limit " + e.Limit + " (" + e.Max + ")"
+	if e.File != "" {
+		msg = e.File + ": " + msg
+	}
+	return msg
+}
+
+// limitErr returns the EINVALID error Build returns for a LimitError.
+func limitErr(limit, file, max, format string, args ...any) error {
+	le := &LimitError{Limit: limit, File: file, Max: max, Detail: fmt.Sprintf(format, args...)}
+	return &lectern.Error{Code: lectern.EINVALID, Message: le.Error(), Err: le}
+}
+
+// AsLimitError returns the LimitError in err's chain, or nil.
+func AsLimitError(err error) *LimitError {
+	var le *LimitError
+	if errors.As(err, &le) {
+		return le
+	}
+	return nil
+}
+
+// limitState holds the first limit a build's page renderers exceeded;
+// shared by the copies of a site (pageSite), safe for concurrent use.
+type limitState struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (l *limitState) set(err error) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	if l.err == nil {
+		l.err = err
+	}
+	l.mu.Unlock()
+}
+
+func (l *limitState) get() error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+// readFile reads a file of the source, refusing one larger than
+// Limits.MaxFileBytes before reading it.
+func (s *site) readFile(name string) ([]byte, error) {
+	return readLimited(s.src, name, s.opts.Limits.MaxFileBytes)
+}
+
+// readLimited reads name from fsys, refusing a file larger than max
+// (none when max < 0) with a limit error, and reading no more than max
+// bytes of a file that grows while it is read.
+func readLimited(fsys fs.FS, name string, max int64) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		return nil, fmt.Errorf("%s is a folder", name)
+	}
+	if over(fi.Size(), max) {
+		return nil, fileTooLarge(name, fi.Size(), max)
+	}
+	size := fi.Size()
+	if max > 0 {
+		size = min(size, max)
+	}
+	r := io.Reader(f)
+	if max > 0 {
+		r = io.LimitReader(f, max+1)
+	}
+	buf := make([]byte, 0, size+1)
+	for {
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+	}
+	if over(int64(len(buf)), max) {
+		return nil, fileTooLarge(name, int64(len(buf)), max)
+	}
+	return buf, nil
+}
+
+func fileTooLarge(name string, size, max int64) error {
+	return limitErr(LimitFileSize, name, byteSize64(max), "the file is %s", byteSize64(size))
+}
+
+// byteSize64 formats a size in bytes for people: "512 B", "1.5 MiB".
+func byteSize64(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// countOutput adds a file of n bytes to the build's output, failing when
+// the output grows past Limits.MaxOutputBytes.
+func (s *site) countOutput(name string, n int64) error {
+	s.outBytes += n
+	if over(s.outBytes, s.opts.Limits.MaxOutputBytes) {
+		return limitErr(LimitOutputSize, "", byteSize64(s.opts.Limits.MaxOutputBytes),
+			"the site's output grew past %s while writing %s", byteSize64(s.opts.Limits.MaxOutputBytes), name)
+	}
+	return nil
+}
+
+// readError wraps an error reading file of the source; limit errors are
+// returned as they are, since they already name the file.
+func readError(file string, err error) error {
+	if AsLimitError(err) != nil {
+		return err
+	}
+	return fmt.Errorf("render: read %s: %w", file, err)
+}
+
+// checkSource applies the limits on the files of the source as a whole,
+// once they are listed.
+func (s *site) checkSource(size int64) error {
+	l := s.opts.Limits
+	if over(len(s.fileList), l.MaxFiles) {
+		return limitErr(LimitFiles, "", fmt.Sprint(l.MaxFiles), "the docs folder has more than %d files", l.MaxFiles)
+	}
+	if over(size, l.MaxSourceBytes) {
+		return limitErr(LimitSourceSize, "", byteSize64(l.MaxSourceBytes), "the docs folder's files add up to more than %s", byteSize64(l.MaxSourceBytes))
+	}
+	return nil
+}
+
+// checkPages applies Limits.MaxPages to the navigation, read from source.
+func (s *site) checkPages(source string, n int) error {
+	if max := s.opts.Limits.MaxPages; over(n, max) {
+		return limitErr(LimitPages, source, fmt.Sprint(max), "the navigation has %d pages", n)
+	}
+	return nil
+}
