@@ -124,8 +124,8 @@ func TestLimitFileSize(t *testing.T) {
 	for _, name := range []string{"index.mdx", "images/big.png", "openapi.json", "docs.json", "snippets/big.mdx"} {
 		t.Run(name, func(t *testing.T) {
 			fsys := fstest.MapFS{
-				"docs.json": {Data: []byte(`{"name": "Big", "navigation": {"pages": ["index"]}}`)},
-				"index.mdx": {Data: []byte("---\ntitle: Home\n---\nimport Big from '/snippets/big.mdx';\n\n<Big />\n")},
+				"docs.json":        {Data: []byte(`{"name": "Big", "navigation": {"pages": ["index"]}}`)},
+				"index.mdx":        {Data: []byte("---\ntitle: Home\n---\nimport Big from '/snippets/big.mdx';\n\n<Big />\n")},
 				"snippets/big.mdx": {Data: []byte("small")},
 			}
 			if name == "docs.json" {
