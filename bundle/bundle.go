@@ -37,6 +37,17 @@ const ManifestName = "lectern-manifest.json"
 // reader and from the caller's callback do not match it.
 var ErrInvalid = errors.New("bundle: invalid archive")
 
+// ErrSource is matched (errors.Is) by Write's errors about the source
+// itself: a path or a kind of file that cannot go into an archive, as
+// opposed to a failure to read or write.
+var ErrSource = errors.New("bundle: the source cannot be archived")
+
+// sourceError is an error of Write about the source; it matches ErrSource.
+type sourceError struct{ msg string }
+
+func (e *sourceError) Error() string        { return e.msg }
+func (e *sourceError) Is(target error) bool { return target == ErrSource }
+
 // File is one file of the archive as listed in the manifest. [Read] refuses
 // (with [ErrInvalid]) a listed File whose Path is not a clean relative path,
 // whose Size is negative or whose SHA256 is not 64 lower-case hex digits.

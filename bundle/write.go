@@ -179,13 +179,13 @@ func scan(ctx context.Context, src fs.FS) ([]entry, error) {
 			return nil
 		}
 		if msg := pathProblem(p); msg != "" {
-			return fmt.Errorf("bundle: source path %q: %s", p, msg)
+			return &sourceError{fmt.Sprintf("bundle: source path %q: %s", p, msg)}
 		}
 		if err != nil {
 			return fmt.Errorf("bundle: reading source %q: %w", p, err)
 		}
 		if p == ManifestName {
-			return fmt.Errorf("bundle: source %q clashes with the bundle manifest", p)
+			return &sourceError{fmt.Sprintf("bundle: source %q clashes with the bundle manifest", p)}
 		}
 		switch t := d.Type(); {
 		case t.IsDir():
@@ -196,7 +196,7 @@ func scan(ctx context.Context, src fs.FS) ([]entry, error) {
 		case t.IsRegular():
 			ents = append(ents, entry{path: p})
 		default:
-			return fmt.Errorf("bundle: source %q is not a regular file or directory (mode %v)", p, t)
+			return &sourceError{fmt.Sprintf("bundle: source %q is not a regular file or directory (mode %v)", p, t)}
 		}
 		return nil
 	})

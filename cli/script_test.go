@@ -25,7 +25,14 @@ import (
 
 // TestMain makes this test binary the lectern command of the scripts in
 // testdata/script: run as "lectern", it does what cmd/lectern's main does.
+//
+// Run with the arguments "internal-build", it is the child process in
+// which the servers that the tests start in-process render (os.Executable
+// is this binary).
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "internal-build" {
+		os.Exit(cli.Report(os.Stderr, cli.Run(context.Background(), os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)))
+	}
 	testscript.Main(m, map[string]func(){
 		"lectern": func() {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -28,6 +28,7 @@ import (
 
 type serveFlags struct {
 	storageFlags
+	builds          buildLimitFlags
 	addr            string
 	publicURL       string
 	role            string
@@ -70,6 +71,7 @@ by --config; the command line wins over the environment, which wins over the fil
 	}
 	fs := cmd.Flags()
 	f.storageFlags.register(fs)
+	f.builds.register(fs)
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on")
 	fs.StringVar(&f.publicURL, "public-url", "", "URL clients use to reach this server, for download links (default http://ADDR)")
 	fs.StringVar(&f.role, "role", "all", "what this process does: api, worker or all")
@@ -180,9 +182,15 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	var janitor *jobs.Janitor
 	if worker {
 		fetcher := &gitsource.Fetcher{Timeout: f.gitTimeout}
+		limits, builder, err := f.builds.limits()
+		if err != nil {
+			return err
+		}
 		handlers := map[string]jobs.Handler{
-			store.KindUpdate: &jobs.UpdateHandler{Log: log, Store: st, Bucket: bucket, Fetcher: fetcher, PageDelay: f.updatePageDelay},
-			store.KindExport: &jobs.ExportHandler{Log: log, Store: st, Bucket: bucket, PageDelay: f.renderPageDelay},
+			store.KindUpdate: &jobs.UpdateHandler{Log: log, Store: st, Bucket: bucket, Fetcher: fetcher, PageDelay: f.updatePageDelay,
+				Builder: builder, Limits: limits},
+			store.KindExport: &jobs.ExportHandler{Log: log, Store: st, Bucket: bucket, PageDelay: f.renderPageDelay,
+				Builder: builder, Limits: limits},
 		}
 		runner = jobs.NewRunner(log, st, handlers, jobs.Config{Workers: f.workers, LeaseFor: f.jobLease, DrainTimeout: f.shutdownTimeout},
 			jobs.NewMetrics(reg, st))

@@ -82,7 +82,12 @@ func (f *fixture) tenant(t *testing.T, plan, repo string, live bool, names ...st
 	return tn
 }
 
+// TestMain runs the tests; run with the arguments "internal-build", this
+// binary is the child process in which the in-process server renders.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "internal-build" {
+		os.Exit(cli.Report(os.Stderr, cli.Run(context.Background(), os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)))
+	}
 	code := m.Run()
 	if stopServer != nil {
 		stopServer()

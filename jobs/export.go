@@ -13,6 +13,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
+	"lectern.dev/lectern/buildproc"
 	"lectern.dev/lectern/bundle"
 	"lectern.dev/lectern/render"
 	"lectern.dev/lectern/store"
@@ -31,6 +32,11 @@ type ExportHandler struct {
 	TempDir string
 	// ProgressEvery is the most often live progress is written; default 250ms.
 	ProgressEvery time.Duration
+	// Builder renders the site; nil renders in this process
+	// (buildproc.Local) without a time limit.
+	Builder buildproc.Builder
+	// Limits bound what a render may read, expand and write.
+	Limits render.Limits
 	// PageDelay slows rendering per page; tests use it to observe a running
 	// export. Zero in production.
 	PageDelay time.Duration
@@ -74,25 +80,19 @@ func (h *ExportHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	if _, err := extractArchive(ctx, h.Bucket, blobstore.SourceKey(p.ID, dep.ID), srcDir); err != nil {
 		return fmt.Errorf("read the source of deployment %s: %w", dep.ID, err)
 	}
-	root, err := os.OpenRoot(srcDir)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-
 	pr := &progress{h: h, ctx: ctx, lease: lease}
 	// Every optional feature is rendered, marked: the self-hosted runtime
 	// keeps those its configuration turns on (render.SiteFeatures.Transform)
 	// and writes their endpoints.
 	all := render.AllSiteFeatures()
-	res, err := render.Build(ctx, root.FS(), &render.DirOutput{Dir: outDir}, render.Options{
-		Export: true, BasePath: e.BasePath, SiteURL: "https://" + e.Domain + e.BasePath, Progress: pr.report, Features: &all})
+	opts := render.Options{Export: true, BasePath: e.BasePath, SiteURL: "https://" + e.Domain + e.BasePath, Features: &all, Limits: h.Limits}
+	res, err := builder(h.Builder).Build(ctx, buildproc.Request{Src: srcDir, Out: outDir, Options: opts, PageDelay: h.PageDelay}, pr.report)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if lectern.ErrorCode(err) == lectern.EINVALID {
-			return h.fail(ctx, lease, "build_failed", "Rendering the site failed: "+lectern.ErrorMessage(err))
+			return h.fail(ctx, lease, "build_failed", "Rendering the site failed: "+lectern.ErrorMessage(err)+limitHint(err))
 		}
 		return err
 	}
@@ -140,9 +140,6 @@ type progress struct {
 }
 
 func (p *progress) report(done, total int) {
-	if done > 0 {
-		pause(p.ctx, p.h.PageDelay)
-	}
 	every := p.h.ProgressEvery
 	if every <= 0 {
 		every = 250 * time.Millisecond

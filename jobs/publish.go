@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"gocloud.dev/blob"
@@ -125,9 +126,20 @@ func writeBlob(ctx context.Context, b *blob.Bucket, key string, r io.Reader) (er
 }
 
 // writeArchive streams a reproducible archive of dir (via bundle.Write) to
-// key, returning its result; the blob appears only when complete.
+// key, returning its result; the blob appears only when complete. The
+// archive holds dir's folders and regular files: symbolic links and other
+// special files, which the render does not read either, are left out. A
+// file that cannot be archived (a name with a backslash) is an EINVALID
+// error naming it; only a failure of the object store is reported as one.
 func writeArchive(ctx context.Context, b *blob.Bucket, key, dir string, m bundle.Manifest) (_ bundle.Result, err error) {
-	defer func() { err = storeError(err, "writing the bundle") }()
+	var bw *blobWriter
+	defer func() {
+		if err != nil && (bw == nil || bw.err == nil) && ctx.Err() == nil && lectern.ErrorCode(err) == lectern.EINTERNAL && errors.Is(err, bundle.ErrSource) {
+			err = lectern.Errorf(lectern.EINVALID, "%s; rename or remove it in the repository.", strings.TrimPrefix(err.Error(), "bundle: "))
+			return
+		}
+		err = storeError(err, "writing the bundle")
+	}()
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return bundle.Result{}, err
@@ -142,13 +154,45 @@ func writeArchive(ctx context.Context, b *blob.Bucket, key, dir string, m bundle
 	if err != nil {
 		return bundle.Result{}, err
 	}
-	res, err := bundle.Write(ctx, w, root.FS(), m)
+	bw = &blobWriter{w: w}
+	res, err := bundle.Write(ctx, bw, regularFiles{root.FS()}, m)
 	if err != nil {
 		cancel()
 		w.Close()
 		return bundle.Result{}, err
 	}
 	return res, w.Close()
+}
+
+// blobWriter remembers the first error of the blob it writes, which tells
+// a failure of the object store from one of the source.
+type blobWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (b *blobWriter) Write(p []byte) (int, error) {
+	n, err := b.w.Write(p)
+	if err != nil && b.err == nil {
+		b.err = err
+	}
+	return n, err
+}
+
+// regularFiles is a folder in which only folders and regular files are
+// listed: the source snapshot leaves symbolic links out, as the render
+// does (it warns about each).
+type regularFiles struct{ fs.FS }
+
+func (r regularFiles) ReadDir(name string) ([]fs.DirEntry, error) {
+	ents, err := fs.ReadDir(r.FS, name)
+	kept := ents[:0]
+	for _, e := range ents {
+		if e.IsDir() || e.Type().IsRegular() {
+			kept = append(kept, e)
+		}
+	}
+	return kept, err
 }
 
 // extractArchive verifies the archive at key and writes its files under

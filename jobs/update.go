@@ -2,8 +2,8 @@ package jobs
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path"
@@ -16,6 +16,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
+	"lectern.dev/lectern/buildproc"
 	"lectern.dev/lectern/bundle"
 	"lectern.dev/lectern/gitsource"
 	"lectern.dev/lectern/render"
@@ -34,9 +35,22 @@ type UpdateHandler struct {
 	Bucket  *blob.Bucket
 	Fetcher *gitsource.Fetcher
 	TempDir string // where working folders go; "" for the system default
+	// Builder renders the docs; nil renders in this process
+	// (buildproc.Local) without a time limit.
+	Builder buildproc.Builder
+	// Limits bound what a render may read, expand and write.
+	Limits render.Limits
 	// PageDelay slows rendering per page; tests use it to stop a worker in
 	// the middle of an update. Zero in production.
 	PageDelay time.Duration
+}
+
+// builder returns the Builder that renders: b, or else a Local one.
+func builder(b buildproc.Builder) buildproc.Builder {
+	if b == nil {
+		return buildproc.Local{}
+	}
+	return b
 }
 
 var _ Handler = (*UpdateHandler)(nil)
@@ -105,26 +119,14 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	if err != nil {
 		return h.finishFailed(ctx, lease, &commit, log, err.Error())
 	}
-	root, err := os.OpenRoot(docsDir)
-	if err != nil {
-		return h.finishFailed(ctx, lease, &commit, log, fmt.Sprintf("The docs root %q is not a folder of the repository.", p.DocsRoot))
-	}
-	defer root.Close()
 	outDir := filepath.Join(work, "site")
 	start := time.Now()
 	log.add("Rendering docs from %s", p.DocsRoot)
 	// Live sites have search and the playground. The AI assistant and web
 	// analytics are left out: lectern serve has no endpoint for them yet.
 	live := render.DefaultSiteFeatures()
-	opts := render.Options{Features: &live}
-	if h.PageDelay > 0 {
-		opts.Progress = func(done, _ int) {
-			if done > 0 {
-				pause(ctx, h.PageDelay)
-			}
-		}
-	}
-	res, err := render.Build(ctx, root.FS(), &render.DirOutput{Dir: outDir}, opts)
+	opts := render.Options{Features: &live, Limits: h.Limits}
+	res, err := builder(h.Builder).Build(ctx, buildproc.Request{Src: docsDir, Out: outDir, Options: opts, PageDelay: h.PageDelay}, nil)
 	if res != nil {
 		for _, w := range res.Warnings {
 			log.add("warning: %s", w.String())
@@ -136,7 +138,7 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 		}
 		if lectern.ErrorCode(err) == lectern.EINVALID {
 			log.add("error: %s", lectern.ErrorMessage(err))
-			return h.finishFailed(ctx, lease, &commit, log, "The build failed: "+lectern.ErrorMessage(err))
+			return h.finishFailed(ctx, lease, &commit, log, "The build failed: "+strings.TrimSuffix(lectern.ErrorMessage(err), ".")+"."+limitHint(err))
 		}
 		return err
 	}
@@ -149,6 +151,9 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	}
 	snap := bundle.Manifest{Version: commit.SHA, JobID: u.ID, Domain: p.ID, CreatedAt: time.Now().UTC(), PageCount: res.Pages}
 	if _, err := writeArchive(ctx, h.Bucket, blobstore.SourceKey(p.ID, dep.ID), docsDir, snap); err != nil {
+		if lectern.ErrorCode(err) == lectern.EINVALID {
+			return h.finishFailed(ctx, lease, &commit, log, "Keeping a snapshot of the docs failed: "+lectern.ErrorMessage(err))
+		}
 		return fmt.Errorf("store source snapshot: %w", err)
 	}
 	log.add("Published deployment %s (%d files)", dep.ID, n)
@@ -175,17 +180,55 @@ func (h *UpdateHandler) Fail(ctx context.Context, job *store.Job, lease store.Le
 }
 
 // docsRoot returns the folder of the docs inside the fetched repository.
+// The repository is untrusted: a symbolic link on the way to the docs
+// root is followed only when it stays inside the repository, and the
+// folder returned is then the real one, so the render (which reads
+// through os.Root) never sees a path that leads out.
 func docsRoot(repo, docsRoot string) (string, error) {
 	clean := path.Clean("/" + strings.TrimSpace(docsRoot))
-	dir := filepath.Join(repo, filepath.FromSlash(clean))
-	if rel, err := filepath.Rel(repo, dir); err != nil || strings.HasPrefix(rel, "..") {
-		return "", errors.New("The docs root leaves the repository.")
+	if clean == "/" {
+		return repo, nil
 	}
-	fi, err := os.Stat(dir)
-	if err != nil || !fi.IsDir() {
-		return "", fmt.Errorf("The docs root %q does not exist in the repository.", docsRoot)
+	real, err := filepath.EvalSymlinks(repo)
+	if err != nil {
+		return "", err
+	}
+	dir := real
+	for _, part := range strings.Split(clean[1:], "/") {
+		dir = filepath.Join(dir, part)
+		fi, err := os.Lstat(dir)
+		if err != nil {
+			return "", fmt.Errorf("The docs root %q does not exist in the repository: check the project's docs root and the branch.", docsRoot)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(dir)
+			to, err := filepath.EvalSymlinks(dir)
+			if err != nil || !within(real, to) {
+				return "", fmt.Errorf("The docs root %q is a symbolic link in the repository (%s -> %s) that leads outside it; Lectern reads only the repository's own files. Make the docs root a folder of the repository.", docsRoot, filepath.ToSlash(mustRel(real, dir)), target)
+			}
+			dir = to
+			if fi, err = os.Stat(dir); err != nil {
+				return "", err
+			}
+		}
+		if !fi.IsDir() {
+			return "", fmt.Errorf("The docs root %q is not a folder of the repository.", docsRoot)
+		}
 	}
 	return dir, nil
+}
+
+// within reports whether path p is dir or inside it (both clean, real).
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+func mustRel(base, p string) string {
+	if rel, err := filepath.Rel(base, p); err == nil {
+		return rel
+	}
+	return p
 }
 
 func short(sha string) string {
@@ -198,4 +241,13 @@ func short(sha string) string {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
+}
+
+// limitHint tells, after a build that exceeded a limit, which setting of
+// the server raises it.
+func limitHint(err error) string {
+	if le := render.AsLimitError(err); le != nil {
+		return " Keep the docs within the limit, or ask the server's operator to raise --build-" + le.Limit + "."
+	}
+	return ""
 }

@@ -108,7 +108,7 @@ type LimitError struct {
 }
 
 func (e *LimitError) Error() string {
-	msg := e.Detail + ", over the build limit " + e.Limit + " (" + e.Max + ")"
+	msg := e.Detail + ", over the build limit " + e.Limit + " (" + e.Max + ")."
 	if e.File != "" {
 		msg = e.File + ": " + msg
 	}
@@ -224,6 +224,9 @@ func byteSize64(n int64) string {
 	for m := n / unit; m >= unit; m /= unit {
 		div *= unit
 		exp++
+	}
+	if n%div == 0 {
+		return fmt.Sprintf("%d %ciB", n/div, "KMGTPE"[exp])
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

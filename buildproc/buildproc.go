@@ -1,0 +1,148 @@
+// Package buildproc renders a docs folder that an organization controls,
+// within limits, for the server's update and export jobs. The render
+// itself (render.Build) bounds what it reads, expands and writes
+// (render.Limits); this package adds what only a supervisor can bound:
+// wall time and memory, and stopping a render at once.
+//
+// Local renders in the calling process, under a deadline. Child renders
+// in a child process of the lectern binary (`lectern internal-build`),
+// which caps its own memory before it reads anything, dies with its
+// parent, and is killed when the job is cancelled or runs out of time: a
+// repository that exhausts its render takes down that child only, never
+// the server and the other organizations' sites and jobs.
+//
+// Both return the same errors: a *lectern.Error with code EINVALID whose
+// Err is a *render.LimitError when a limit was exceeded (the job fails at
+// once, its summary naming the limit and, where one is to blame, the
+// file), ctx.Err() when ctx ended, and other errors for failures that a
+// retry may cure.
+package buildproc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"lectern.dev/lectern"
+	"lectern.dev/lectern/render"
+)
+
+// Limit names of the supervisor's limits, as render.LimitError.Limit
+// gives them (settings --build-timeout and --build-memory).
+const (
+	LimitTimeout = "timeout"
+	LimitMemory  = "memory"
+)
+
+// Request is one render: the source folder, the output folder (which
+// must not exist or be empty) and the render's options. Only the
+// options that can cross a process boundary are used: BasePath, Export,
+// SiteURL, Features and Limits.
+type Request struct {
+	Src     string         `json:"src"`
+	Out     string         `json:"out"`
+	Options render.Options `json:"-"`
+	// PageDelay slows the render down per page (tests only).
+	PageDelay time.Duration `json:"pageDelay,omitempty"`
+}
+
+// Result is what a render reports.
+type Result struct {
+	Pages    int              `json:"pages"`
+	Files    int              `json:"files"`
+	Warnings []render.Warning `json:"warnings,omitempty"`
+}
+
+// Builder renders a Request. progress, when not nil, is called as
+// render.Options.Progress is, from one goroutine.
+type Builder interface {
+	Build(ctx context.Context, req Request, progress func(done, total int)) (*Result, error)
+}
+
+// Local renders in this process with a deadline; for tests, libraries
+// and single-tenant use. Its memory is the process's.
+type Local struct {
+	// Timeout bounds a render's wall time; 0 means none.
+	Timeout time.Duration
+}
+
+var _ Builder = Local{}
+
+// Build renders req in this process.
+func (l Local) Build(ctx context.Context, req Request, progress func(done, total int)) (*Result, error) {
+	bctx := ctx
+	if l.Timeout > 0 {
+		var cancel context.CancelFunc
+		bctx, cancel = context.WithTimeout(ctx, l.Timeout)
+		defer cancel()
+	}
+	res, err := build(bctx, req, progress)
+	if err != nil && ctx.Err() == nil && errors.Is(bctx.Err(), context.DeadlineExceeded) {
+		return nil, timeoutError(l.Timeout)
+	}
+	return res, err
+}
+
+// build runs render.Build on req's folders.
+func build(ctx context.Context, req Request, progress func(done, total int)) (*Result, error) {
+	root, err := os.OpenRoot(req.Src)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	opts := req.Options
+	opts.CacheDir, opts.AllowRemote = "", false
+	opts.Progress = func(done, total int) {
+		if done > 0 && req.PageDelay > 0 {
+			pause(ctx, req.PageDelay)
+		}
+		if progress != nil {
+			progress(done, total)
+		}
+	}
+	res, err := render.Build(ctx, root.FS(), &render.DirOutput{Dir: req.Out}, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	return &Result{Pages: res.Pages, Files: res.Files, Warnings: res.Warnings}, nil
+}
+
+func pause(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// timeoutError is the limit error of a render that ran out of time.
+func timeoutError(d time.Duration) error {
+	return limitError(LimitTimeout, d.String(), "the build took longer than %s", d)
+}
+
+// memoryError is the limit error of a render that ran out of memory.
+func memoryError(bytes int64) error {
+	return limitError(LimitMemory, sizeString(bytes), "the build needed more than %s of memory", sizeString(bytes))
+}
+
+func limitError(limit, max, format string, args ...any) error {
+	le := &render.LimitError{Limit: limit, Max: max, Detail: fmt.Sprintf(format, args...)}
+	return &lectern.Error{Code: lectern.EINVALID, Message: le.Error(), Err: le}
+}
+
+// sizeString formats a byte count as people write it: "2 GiB", "512 MiB".
+func sizeString(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20:
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d B", n)
+}
