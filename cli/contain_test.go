@@ -174,7 +174,7 @@ func TestContainUntrustedRepositories(t *testing.T) {
 	bin := lecternBinary(t)
 	data := t.TempDir()
 	addr := freeAddr(t)
-	srv := startProc(t, bin, addr, data, "--build-max-file-size", "1MiB", "--build-max-pages", "300")
+	srv := startProc(t, bin, addr, data, "--build-max-file-size", "1MiB", "--build-max-pages", "1000")
 	base := "http://" + addr
 
 	goodRepo, _ := newRepo(t, smallSite("Install the **acme** CLI."))
@@ -241,9 +241,9 @@ func TestContainUntrustedRepositories(t *testing.T) {
 	t.Run("budgets", func(t *testing.T) {
 		many := map[string]string{}
 		var nav []string
-		for i := range 400 {
-			many[fmt.Sprintf("p%03d.mdx", i)] = "---\ntitle: P\n---\nx\n"
-			nav = append(nav, fmt.Sprintf("%q", fmt.Sprintf("p%03d", i)))
+		for i := range 1200 {
+			many[fmt.Sprintf("p%04d.mdx", i)] = "---\ntitle: P\n---\nx\n"
+			nav = append(nav, fmt.Sprintf("%q", fmt.Sprintf("p%04d", i)))
 		}
 		many["docs.json"] = `{"name": "Many", "navigation": {"pages": [` + strings.Join(nav, ",") + `]}}`
 		big := smallSite("Big file.")
@@ -256,13 +256,29 @@ func TestContainUntrustedRepositories(t *testing.T) {
 			{"yaml", yamlBombSite(), []string{"openapi.yaml", "max-yaml-values", "--build-max-yaml-values"}},
 			{"snippets", snippetBombSite(), []string{"index.mdx", "max-expansions", "--build-max-expansions"}},
 			{"file", big, []string{"downloads/big.bin", "max-file-size", "1 MiB"}},
-			{"pages", many, []string{"docs.json", "400 pages", "max-pages"}},
+			{"pages", many, []string{"docs.json", "1200 pages", "max-pages (1000)"}},
 		} {
 			repo, _ := newRepo(t, c.files)
 			bad := newTenant(t, bin, data, "Bomb "+c.name, repo, c.name+".bomb.test")
 			start := time.Now()
 			failsWith(t, base, bad, good, c.want...)
 			t.Logf("%s: failed in %s", c.name, time.Since(start).Round(time.Millisecond))
+		}
+	})
+
+	t.Run("real docs fit the default limits", func(t *testing.T) {
+		corpus, _ := filepath.Abs("../../shared/corpus/pipecat-docs")
+		if _, err := os.Stat(corpus); err != nil {
+			t.Skipf("the pipecat corpus is not beside the repository: %v", err)
+		}
+		tn := newTenant(t, bin, data, "Pipecat", corpusRepo(t, corpus), "pipecat.test")
+		st := waitUpdate(t, base, tn.key, trigger(t, base, tn.key, tn.project))
+		if st["status"] != "success" {
+			t.Fatalf("pipecat: %v", st)
+		}
+		_, job, _ := call(t, "POST", base+"/v1/static-export/jobs", tn.key, map[string]any{"domain": tn.domain})
+		if final := pollExport(t, base, tn.key, job["jobId"].(string), false); final["status"] != "completed" {
+			t.Fatalf("pipecat export: %v", final)
 		}
 	})
 
