@@ -56,3 +56,29 @@ func TestServerHosts(t *testing.T) {
 		}
 	}
 }
+
+func FuzzServerHosts(f *testing.F) {
+	for _, s := range [][2]string{{"*.acme.test", "docs.acme.test"}, {"https://lectern.acme.test:8443/x", "LECTERN.acme.test."}, {"[::1]:80", "[::1]"}, {"*.localhost", "docs.localhost:8080"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, name, host string) {
+		s, err := lectern.NewServerHosts(name)
+		if err != nil {
+			if lectern.ErrorCode(err) != lectern.EINVALID {
+				t.Fatalf("NewServerHosts(%q): %v, want EINVALID", name, err)
+			}
+			return
+		}
+		d, err := s.CheckDomain(host)
+		if err != nil {
+			return
+		}
+		// A domain a project may hold is never answered by the server itself,
+		// however a client spells it in Host.
+		for _, h := range []string{d, strings.ToUpper(d), d + ".", d + ":8080"} {
+			if s.Contains(h) {
+				t.Fatalf("%q is accepted as a domain (%q) and is a server host as %q (names %q)", host, d, h, name)
+			}
+		}
+	})
+}
