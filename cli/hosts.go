@@ -52,9 +52,8 @@ func (h *hostFlags) serverHosts(addr string) (*lectern.ServerHosts, error) {
 }
 
 // warnServerHostDomains logs a warning for each project domain that is one
-// of the server's own hosts or no DNS name (stored before such domains
-// were refused): the server answers on those itself and never serves the
-// project's site there.
+// of the server's own hosts (stored before such domains were refused): the
+// server answers on those itself and never serves the project's site there.
 func warnServerHostDomains(ctx context.Context, log *slog.Logger, st store.Store, hosts *lectern.ServerHosts) {
 	projects, err := st.ListProjects(ctx, "")
 	if err != nil {
@@ -63,9 +62,9 @@ func warnServerHostDomains(ctx context.Context, log *slog.Logger, st store.Store
 	}
 	for _, p := range projects {
 		for _, d := range p.Domains {
-			if _, err := hosts.CheckDomain(d); err != nil {
-				log.Warn("a project domain is not served: the server answers on it itself; give the project another domain",
-					"project", p.ID, "domain", d, "reason", lectern.ErrorMessage(err))
+			if hosts.Contains(d) {
+				log.Warn("a project domain is one of the server's own hosts (an IP address, a loopback name, the public URL's or listen address's host, or a reserved host): "+
+					"the server answers on it itself and never serves the project's site there; give the project another domain", "project", p.ID, "domain", d)
 			}
 		}
 	}
