@@ -49,4 +49,5 @@ bench:
 fuzz:
 	$(GO) test -run=^$$ -fuzz=FuzzCheckAPIKey -fuzztime=30s .
 	$(GO) test -run=^$$ -fuzz=FuzzNormalizeDomain -fuzztime=30s .
+	$(GO) test -run=^$$ -fuzz=FuzzServerHosts -fuzztime=30s .
 	$(GO) test -run=^$$ -fuzz=FuzzExtract -fuzztime=30s ./selfhost

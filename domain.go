@@ -1,13 +1,40 @@
 package lectern
 
-import "strings"
+import (
+	"net"
+	"strings"
+)
 
-// NormalizeDomain returns s as a lower-case hostname, or an EINVALID error
-// saying what is wrong. A domain is a hostname only: no scheme, path, port,
+// NormalizeDomain returns s as a lower-case DNS name, or an EINVALID error
+// saying what is wrong. A domain is a DNS name only: no scheme, path, port,
 // user info or trailing dot; labels of 1 to 63 letters, digits and inner
 // hyphens; at most 253 characters. Upper case is accepted and lowered.
+// IP addresses (and names that browsers read as IPv4 addresses: those
+// whose last label is a number) and localhost are refused: they name a
+// machine, not a site. Subdomains of localhost (docs.localhost) are DNS
+// names, accepted here; ServerHosts.CheckDomain also refuses the names of
+// the server itself.
 func NormalizeDomain(s string) (string, error) {
+	d, err := normalizeHostname(s)
+	if err != nil {
+		return "", err
+	}
+	if d == "localhost" {
+		return "", Errorf(EINVALID, "domain localhost is the loopback host, not a DNS name of a site; for local testing use a subdomain such as docs.localhost")
+	}
+	if endsInNumber(d) {
+		return "", Errorf(EINVALID, "domain %q is an IP address (or ends in a number, which browsers read as one); a domain must be a DNS name such as docs.example.com", d)
+	}
+	return d, nil
+}
+
+// normalizeHostname is NormalizeDomain's syntax check: it returns s as a
+// lower-case hostname (IPv4-like names and localhost included).
+func normalizeHostname(s string) (string, error) {
 	d := strings.ToLower(strings.TrimSpace(s))
+	if ip := net.ParseIP(strings.TrimSuffix(strings.TrimPrefix(d, "["), "]")); ip != nil {
+		return "", Errorf(EINVALID, "domain %q is an IP address; a domain must be a DNS name such as docs.example.com", d)
+	}
 	switch {
 	case d == "":
 		return "", Errorf(EINVALID, "domain is required")
@@ -42,6 +69,26 @@ func NormalizeDomain(s string) (string, error) {
 		}
 	}
 	return d, nil
+}
+
+// endsInNumber reports whether the last label of hostname h is a number
+// (decimal, or hexadecimal with 0x), which makes URL parsers read h as an
+// IPv4 address: 127.1, 0x7f.0.0.1, 2130706433.
+func endsInNumber(h string) bool {
+	last := h[strings.LastIndexByte(h, '.')+1:]
+	if last == "" {
+		return false
+	}
+	digits := "0123456789"
+	if strings.HasPrefix(last, "0x") {
+		last, digits = last[2:], "0123456789abcdef"
+	}
+	for i := 0; i < len(last); i++ {
+		if strings.IndexByte(digits, last[i]) < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // NormalizeBasePath returns p as "" or "/a/b" (no trailing slash), or an

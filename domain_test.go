@@ -1,6 +1,7 @@
 package lectern_test
 
 import (
+	"net"
 	"strings"
 	"testing"
 
@@ -9,7 +10,8 @@ import (
 
 func TestNormalizeDomain(t *testing.T) {
 	t.Parallel()
-	ok := map[string]string{"docs.acme.test": "docs.acme.test", "Docs.ACME.test": "docs.acme.test", "localhost": "localhost", "a-b.c1.io": "a-b.c1.io"}
+	ok := map[string]string{"docs.acme.test": "docs.acme.test", "Docs.ACME.test": "docs.acme.test", "docs.localhost": "docs.localhost", "a-b.c1.io": "a-b.c1.io",
+		"1password.com": "1password.com", "x.0xfg": "x.0xfg", "localhost.acme.test": "localhost.acme.test"}
 	for in, want := range ok {
 		got, err := lectern.NormalizeDomain(in)
 		if err != nil || got != want {
@@ -20,6 +22,9 @@ func TestNormalizeDomain(t *testing.T) {
 		"": "required", "https://docs.acme.test": "scheme", "docs.acme.test/x": "path", "docs.acme.test:8080": "port",
 		"docs.acme.test.": "dot", "docs..acme": "empty label", "-docs.acme": "hyphen", "docs_acme.test": "invalid character",
 		"dócs.acme": "invalid character", "user@docs.acme": "user info", strings.Repeat("a", 64) + ".test": "63",
+		"localhost": "loopback", "LocalHost": "loopback", "127.0.0.1": "IP address", "[::1]": "IP address", "::1": "IP address",
+		"10.1.2.3": "IP address", "127.1": "IP address", "0x7f.0.0.1": "IP address", "2130706433": "IP address", "docs.acme.0x1f": "IP address",
+		"fe80::1%eth0": "", "::ffff:127.0.0.1": "IP address",
 	}
 	for in, frag := range bad {
 		_, err := lectern.NormalizeDomain(in)
@@ -44,7 +49,7 @@ func TestNormalizeBasePath(t *testing.T) {
 }
 
 func FuzzNormalizeDomain(f *testing.F) {
-	for _, s := range []string{"docs.acme.test", "HTTPS://x", "a..b", "x:1"} {
+	for _, s := range []string{"docs.acme.test", "HTTPS://x", "a..b", "x:1", "localhost", "docs.localhost", "127.0.0.1", "[::1]", "0x7f.1", "1.2.3.4.5", "a.b.c.09"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -57,6 +62,18 @@ func FuzzNormalizeDomain(f *testing.F) {
 		}
 		if again, err := lectern.NormalizeDomain(d); err != nil || again != d {
 			t.Fatalf("not idempotent: %q -> %q -> %q, %v", s, d, again, err)
+		}
+		// A domain is a DNS name: never an address or the loopback host,
+		// which every server answers on itself.
+		if d == "localhost" || net.ParseIP(d) != nil {
+			t.Fatalf("accepted %q as %q, which is not a DNS name", s, d)
+		}
+		if last := d[strings.LastIndexByte(d, '.')+1:]; strings.Trim(last, "0123456789") == "" {
+			t.Fatalf("accepted %q as %q, whose last label is a number", s, d)
+		}
+		var none *lectern.ServerHosts
+		if none.Contains(d) {
+			t.Fatalf("%q is a valid domain and a server host", d)
 		}
 	})
 }

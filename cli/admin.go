@@ -143,9 +143,19 @@ func projectCmd(with withStore) *cobra.Command {
 	cmd := &cobra.Command{Use: "project", Short: "Manage projects"}
 	var org, name, repo, branch, docsRoot, depType string
 	var domains []string
+	var hf hostFlags
 	create := &cobra.Command{Use: "create", Short: "Create a project", Args: cobra.NoArgs,
 		RunE: with(func(ctx context.Context, st store.Store, out *printer) error {
-			p, err := newProject(org, name, repo, branch, docsRoot, depType, domains)
+			hosts, err := hf.serverHosts("")
+			if err != nil {
+				return err
+			}
+			if hf.publicURL != "" {
+				if err := checkPublicURL(hf.publicURL); err != nil {
+					return err
+				}
+			}
+			p, err := newProject(org, name, repo, branch, docsRoot, depType, domains, hosts)
 			if err != nil {
 				return err
 			}
@@ -163,6 +173,7 @@ func projectCmd(with withStore) *cobra.Command {
 	fl.StringVar(&docsRoot, "docs-root", "/", "folder of the docs inside the repository")
 	fl.StringArrayVar(&domains, "domain", nil, "a domain of the site (repeatable; at least one)")
 	fl.StringVar(&depType, "deployment-type", "cloud", "cloud, client-hosted or air-gapped")
+	hf.register(fl, "the server's --public-url: its host is the server's own, which no project may use (give serve's --public-url and --reserved-hosts here, or in the same LECTERN_ variables or config file)")
 
 	var listOrg string
 	list := &cobra.Command{Use: "list", Short: "List projects", Args: cobra.NoArgs,
@@ -189,8 +200,9 @@ func projectCmd(with withStore) *cobra.Command {
 	return cmd
 }
 
-// newProject validates the project create flags.
-func newProject(org, name, repo, branch, docsRoot, depType string, domains []string) (*lectern.Project, error) {
+// newProject validates the project create flags. A domain must be a DNS
+// name that is not one of the server's own hosts.
+func newProject(org, name, repo, branch, docsRoot, depType string, domains []string, hosts *lectern.ServerHosts) (*lectern.Project, error) {
 	switch {
 	case org == "":
 		return nil, fmt.Errorf("--org is required")
@@ -210,7 +222,7 @@ func newProject(org, name, repo, branch, docsRoot, depType string, domains []str
 	seen := map[string]bool{}
 	var norm []string
 	for _, d := range domains {
-		n, err := lectern.NormalizeDomain(d)
+		n, err := hosts.CheckDomain(d)
 		if err != nil {
 			return nil, fmt.Errorf("--domain %q: %s", d, lectern.ErrorMessage(err))
 		}

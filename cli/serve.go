@@ -16,7 +16,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
 	"lectern.dev/lectern/gitsource"
 	"lectern.dev/lectern/httpapi"
@@ -28,9 +30,10 @@ import (
 
 type serveFlags struct {
 	storageFlags
+	hostFlags
 	builds          buildLimitFlags
 	addr            string
-	publicURL       string
+	metricsAddr     string
 	role            string
 	logFormat       string
 	logLevel        string
@@ -40,6 +43,11 @@ type serveFlags struct {
 	jobLease        time.Duration
 	rateLimit       float64
 	rateBurst       int
+	orgRateLimit    float64
+	orgRateBurst    int
+	clientRateLimit float64
+	clientRateBurst int
+	trustedProxies  string
 	exportsPerHour  int
 	retention       time.Duration
 	shutdownTimeout time.Duration
@@ -66,6 +74,7 @@ by --config; the command line wins over the environment, which wins over the fil
 			if err := resolveFlags(cmd.Flags(), e.getenv); err != nil {
 				return err
 			}
+			f.scaleRateLimits(cmd.Flags())
 			return f.run(cmd.Context(), e)
 		},
 	}
@@ -73,7 +82,8 @@ by --config; the command line wins over the environment, which wins over the fil
 	f.storageFlags.register(fs)
 	f.builds.register(fs)
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on")
-	fs.StringVar(&f.publicURL, "public-url", "", "URL clients use to reach this server, for download links (default http://ADDR)")
+	f.hostFlags.register(fs, "URL clients use to reach this server, for download links (default http://ADDR); its host is the server's own")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve /metrics on this address only, not on --addr (default: /metrics on --addr)")
 	fs.StringVar(&f.role, "role", "all", "what this process does: api, worker or all")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
@@ -83,6 +93,11 @@ by --config; the command line wins over the environment, which wins over the fil
 	fs.DurationVar(&f.jobLease, "job-lease", 15*time.Second, "how long a job stays claimed without a heartbeat before another worker takes it over")
 	fs.Float64Var(&f.rateLimit, "rate-limit", 20, "API requests per second per key, on average (0 disables)")
 	fs.IntVar(&f.rateBurst, "rate-burst", 60, "API requests per key allowed in a burst")
+	fs.Float64Var(&f.orgRateLimit, "org-rate-limit", 0, "API requests per second per organization, all its keys together (default 2 × --rate-limit; 0 disables)")
+	fs.IntVar(&f.orgRateBurst, "org-rate-burst", 0, "API requests per organization allowed in a burst (default 2 × --rate-burst)")
+	fs.Float64Var(&f.clientRateLimit, "client-rate-limit", 0, "API requests per second per client address, counted before the key is checked (default 5 × --rate-limit; 0 disables)")
+	fs.IntVar(&f.clientRateBurst, "client-rate-burst", 0, "API requests per client address allowed in a burst (default 5 × --rate-burst)")
+	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated addresses or networks (10.0.0.0/8) of reverse proxies whose X-Forwarded-For names the client for --client-rate-limit (default none)")
 	fs.IntVar(&f.exportsPerHour, "exports-per-hour", 10, "export starts per organization per hour (0 disables)")
 	fs.DurationVar(&f.retention, "retention", 30*24*time.Hour, "how long export jobs and their files are kept")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long a graceful stop waits for requests and jobs")
@@ -135,8 +150,19 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	if f.publicURL == "" {
 		f.publicURL = "http://" + f.addr
 	}
-	if !strings.HasPrefix(f.publicURL, "http://") && !strings.HasPrefix(f.publicURL, "https://") {
-		return fmt.Errorf("--public-url %q must start with http:// or https://", f.publicURL)
+	if err := checkPublicURL(f.publicURL); err != nil {
+		return err
+	}
+	hosts, err := f.serverHosts(f.addr)
+	if err != nil {
+		return err
+	}
+	if f.demo && hosts.Contains(demoDomain) {
+		return fmt.Errorf("--demo serves its site on %s, which --public-url or --reserved-hosts makes one of the server's own hosts; leave it out of them for the demo", demoDomain)
+	}
+	proxies, err := httpapi.ParseTrustedProxies(f.trustedProxies)
+	if err != nil {
+		return fmt.Errorf("--trusted-proxies: %s", lectern.ErrorMessage(err))
 	}
 	if f.bundleURLTTL < time.Second {
 		return fmt.Errorf("--bundle-url-ttl %s is shorter than a second", f.bundleURLTTL)
@@ -215,12 +241,29 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 		keyTTL = -1
 	}
 	rl := httpapi.RateLimit{Rate: f.rateLimit, Burst: f.rateBurst}
+	orgRL := httpapi.RateLimit{Rate: f.orgRateLimit, Burst: f.orgRateBurst}
 	handler := httpapi.NewHandler(log, readcache.New(st, keyTTL, 0), notifier, links, local, sites.New(log, st, bucket), reg, reg, httpapi.Config{
 		BundleURLTTL: f.bundleURLTTL, RateLimit: rl, Limiter: f.rateLimiter(st, rl, log),
-		ExportsPerHour: f.exportsPerHour, LogRequests: f.logRequests})
+		OrgRateLimit: orgRL, OrgLimiter: f.orgRateLimiter(st, orgRL, log),
+		ClientRateLimit: httpapi.RateLimit{Rate: f.clientRateLimit, Burst: f.clientRateBurst}, TrustedProxies: proxies,
+		ExportsPerHour: f.exportsPerHour, LogRequests: f.logRequests, ServerHosts: hosts, NoMetrics: f.metricsAddr != ""})
+	if api {
+		warnServerHostDomains(ctx, log, st, hosts)
+	}
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", f.addr, err)
+	}
+	if f.metricsAddr != "" {
+		mln, err := net.Listen("tcp", f.metricsAddr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("--metrics-addr: listen on %s: %w", f.metricsAddr, err)
+		}
+		msrv := metricsServer(reg, log)
+		go msrv.Serve(mln)
+		defer msrv.Close()
+		log.Info("metrics listening", "addr", mln.Addr().String())
 	}
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
@@ -253,4 +296,33 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// scaleRateLimits sets the per-organization and per-client-address limits
+// that were not given to multiples of the per-key limit: an organization
+// may use two keys' worth, an address (several clients behind one NAT)
+// five.
+func (f *serveFlags) scaleRateLimits(fs *pflag.FlagSet) {
+	scale := func(name string, v *float64, n float64) {
+		if !fs.Changed(name) {
+			*v = n * f.rateLimit
+		}
+	}
+	scaleInt := func(name string, v *int, n int) {
+		if !fs.Changed(name) {
+			*v = n * f.rateBurst
+		}
+	}
+	scale("org-rate-limit", &f.orgRateLimit, 2)
+	scaleInt("org-rate-burst", &f.orgRateBurst, 2)
+	scale("client-rate-limit", &f.clientRateLimit, 5)
+	scaleInt("client-rate-burst", &f.clientRateBurst, 5)
+}
+
+// metricsServer serves /metrics alone, for --metrics-addr.
+func metricsServer(reg *prometheus.Registry, log *slog.Logger) *http.Server {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", httpapi.MetricsHandler(reg))
+	return &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 }

@@ -90,6 +90,15 @@ func (s *storageFlags) rateLimiter(st store.Store, cfg httpapi.RateLimit, log *s
 	return httpapi.NewSharedLimiter(st, cfg, log)
 }
 
+// orgRateLimiter returns the API's per-organization rate limiter, shared
+// through the database as the per-key one is; nil when the limit is off.
+func (s *storageFlags) orgRateLimiter(st store.Store, cfg httpapi.RateLimit, log *slog.Logger) httpapi.Limiter {
+	if cfg.Rate <= 0 {
+		return nil
+	}
+	return httpapi.NewSharedLimiterIn(st, "org", cfg, log)
+}
+
 // blobURLOrDefault returns the blob store URL.
 func (s *storageFlags) blobURLOrDefault() (string, error) {
 	if s.blobURL != "" {

@@ -154,16 +154,28 @@ func (a *api) instrument(route string, next http.Handler) http.Handler {
 				}
 			}
 			d := time.Since(start)
-			requests.WithLabelValues(r.Method, statusCode(sw.status)).Inc()
-			latency.WithLabelValues(r.Method).Observe(d.Seconds())
+			method := methodLabel(r.Method)
+			requests.WithLabelValues(method, statusCode(sw.status)).Inc()
+			latency.WithLabelValues(method).Observe(d.Seconds())
 			if a.cfg.LogRequests || sw.status >= 500 {
 				a.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("request_id", requestID(r)),
-					slog.String("method", r.Method), slog.String("route", route), slog.Int("status", sw.status),
+					slog.String("method", method), slog.String("route", route), slog.Int("status", sw.status),
 					slog.Int64("bytes", sw.size), slog.Duration("duration", d))
 			}
 		}()
 		next.ServeHTTP(sw, r)
 	})
+}
+
+// methodLabel returns the method's name for metrics and logs: one of a
+// fixed set, "other" for any method the API does not know, so made-up
+// methods cannot grow the metrics.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:
+		return m
+	}
+	return "other"
 }
 
 // statusCodes holds the decimal text of every HTTP status, so metrics do

@@ -92,22 +92,36 @@ func (l *limiter) take(key string, now time.Time) (ok bool, remaining int, reset
 	return false, 0, int(math.Ceil((1 - b.tokens) / l.cfg.Rate))
 }
 
-// rateLimit applies the per-key limit and sets the RateLimit-* headers.
+// rateLimit applies the per-key and per-organization limits of an
+// authenticated request and sets the RateLimit-* headers, which describe
+// whichever of the two budgets has fewer requests left.
 func (a *api) rateLimit(next http.Handler) http.Handler {
-	if a.cfg.RateLimit.Rate <= 0 {
+	perKey, perOrg := a.cfg.RateLimit.Rate > 0, a.cfg.OrgRateLimit.Rate > 0
+	if !perKey && !perOrg {
 		return next
 	}
-	limit := []string{strconv.Itoa(a.cfg.RateLimit.Burst)}
+	keyLimit := []string{strconv.Itoa(a.cfg.RateLimit.Burst)}
+	orgLimit := []string{strconv.Itoa(a.cfg.OrgRateLimit.Burst)}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ok, remaining, reset := a.limiter.Allow(r.Context(), principalOf(r.Context()).KeyID, time.Now())
+		p, now := principalOf(r.Context()), time.Now()
+		ok, remaining, reset, limit := true, math.MaxInt, 0, keyLimit
+		msg := "Too many requests for this API key; retry after the number of seconds in Retry-After."
+		if perKey {
+			ok, remaining, reset = a.limiter.Allow(r.Context(), p.KeyID, now)
+		}
+		if perOrg && ok {
+			if oOK, oRemaining, oReset := a.orgLimiter.Allow(r.Context(), p.OrgID, now); !oOK || oRemaining < remaining {
+				ok, remaining, reset, limit = oOK, oRemaining, oReset, orgLimit
+				msg = "Too many requests for this organization (all its API keys together); retry after the number of seconds in Retry-After."
+			}
+		}
 		h := w.Header()
 		// Canonical names, shared value slices: no allocation per request.
 		h["Ratelimit-Limit"] = limit
 		h["Ratelimit-Remaining"] = smallNumber(remaining)
 		h["Ratelimit-Reset"] = smallNumber(max(reset, 1))
 		if !ok {
-			writeError(w, r, a.log, &lectern.Error{Code: lectern.ERATELIMITED, RetryAfterSeconds: max(reset, 1),
-				Message: "Too many requests for this API key; retry after the number of seconds in Retry-After."})
+			writeError(w, r, a.log, &lectern.Error{Code: lectern.ERATELIMITED, RetryAfterSeconds: max(reset, 1), Message: msg})
 			return
 		}
 		next.ServeHTTP(w, r)

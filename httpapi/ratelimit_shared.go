@@ -41,22 +41,30 @@ const stashFor = time.Second
 // While src fails (the database is unreachable), each process falls back to
 // a bucket of its own in memory and logs a warning at most once a minute.
 func NewSharedLimiter(src TokenSource, cfg RateLimit, log *slog.Logger) Limiter {
+	return NewSharedLimiterIn(src, "api-key", cfg, log)
+}
+
+// NewSharedLimiterIn is NewSharedLimiter for budgets named by something
+// other than an API key: scope names their buckets in src ("org" for
+// organizations), so that they never share one with another limiter's.
+func NewSharedLimiterIn(src TokenSource, scope string, cfg RateLimit, log *slog.Logger) Limiter {
 	cfg = cfg.withDefaults()
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	batch := int(math.Ceil(cfg.Rate / 10))
 	batch = max(1, min(batch, cfg.Burst/4))
-	return &sharedLimiter{src: src, cfg: cfg, batch: batch, log: log, local: &limiter{cfg: cfg}, keys: map[string]*stash{}}
+	return &sharedLimiter{src: src, prefix: scope + ":", cfg: cfg, batch: batch, log: log, local: &limiter{cfg: cfg}, keys: map[string]*stash{}}
 }
 
 // sharedLimiter spends, per key, tokens taken in batches from src.
 type sharedLimiter struct {
-	src   TokenSource
-	cfg   RateLimit
-	batch int
-	log   *slog.Logger
-	local *limiter // while src fails
+	src    TokenSource
+	prefix string // of the buckets' names in src
+	cfg    RateLimit
+	batch  int
+	log    *slog.Logger
+	local  *limiter // while src fails
 
 	mu    sync.Mutex
 	keys  map[string]*stash
@@ -111,7 +119,7 @@ func (l *sharedLimiter) Allow(ctx context.Context, key string, now time.Time) (b
 		if now.Before(s.until) {
 			return false, 0, secondsUntil(now, s.until)
 		}
-		n, left, err := l.src.TakeRateTokens(ctx, "api-key:"+key, l.batch, l.cfg.Rate, l.cfg.Burst, now)
+		n, left, err := l.src.TakeRateTokens(ctx, l.prefix+key, l.batch, l.cfg.Rate, l.cfg.Burst, now)
 		if err != nil {
 			l.warn(err, now)
 			return l.local.take(key, now)

@@ -1,15 +1,19 @@
 // Package httpapi is Lectern's HTTP API: the four endpoints of the service
 // spec under /v1 (plus the update-status extension), health, readiness,
-// metrics and the OpenAPI document, with API-key authentication, per-key
-// rate limits, Idempotency-Key replay, and RFC 9457 problem responses.
+// metrics and the OpenAPI document, with API-key authentication, rate
+// limits (per client address before authentication, per key and per
+// organization after it), Idempotency-Key replay, and RFC 9457 problem
+// responses.
 // Requests whose Host is a project's domain are handed to the live-site
-// server instead.
+// server instead, unless the Host is one of the server's own hosts
+// (Config.ServerHosts): there the API always answers.
 package httpapi
 
 import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -35,10 +39,30 @@ type Config struct {
 	// memory (NewMemoryLimiter). Several API processes share one budget
 	// through NewSharedLimiter.
 	Limiter Limiter
+	// OrgRateLimit applies per organization, to all its keys together, on
+	// top of RateLimit; a zero Rate disables it.
+	OrgRateLimit RateLimit
+	// OrgLimiter enforces OrgRateLimit; nil keeps the buckets in memory.
+	OrgLimiter Limiter
+	// ClientRateLimit applies per client address, before authentication,
+	// to the routes that need a key; a zero Rate disables it. Its buckets
+	// are in this process's memory.
+	ClientRateLimit RateLimit
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client for ClientRateLimit; none by default.
+	TrustedProxies []netip.Prefix
 	// ExportsPerHour bounds export starts per organization per hour; 0 disables.
 	ExportsPerHour int
 	// LogRequests logs every request, not only failed ones.
 	LogRequests bool
+	// ServerHosts are the server's own host names: requests for them are
+	// always the API's (and, later, the server's own pages'), never a
+	// live site's, whatever domains projects hold. nil means the names
+	// every server has (IP addresses, localhost).
+	ServerHosts *lectern.ServerHosts
+	// NoMetrics leaves /metrics out of the handler, for a server that
+	// serves MetricsHandler on a listener of its own.
+	NoMetrics bool
 }
 
 // Notifier is told when a job was queued, so a worker can start at once.
@@ -68,9 +92,11 @@ type api struct {
 	metrics  *httpMetrics
 	gatherer prometheus.Gatherer
 	limiter  Limiter
-	touch    keyToucher
-	draining atomic.Bool
-	mux      *http.ServeMux
+	// orgLimiter and clientLimiter enforce OrgRateLimit and ClientRateLimit.
+	orgLimiter, clientLimiter Limiter
+	touch                     keyToucher
+	draining                  atomic.Bool
+	mux                       *http.ServeMux
 }
 
 // NewHandler returns the API handler. jobs, download and sites may be nil
@@ -88,8 +114,14 @@ func NewHandler(log *slog.Logger, st store.Store, jobs Notifier, links blobstore
 	if cfg.Limiter == nil {
 		cfg.Limiter = NewMemoryLimiter(cfg.RateLimit)
 	}
+	cfg.OrgRateLimit = cfg.OrgRateLimit.withDefaults()
+	if cfg.OrgLimiter == nil {
+		cfg.OrgLimiter = NewMemoryLimiter(cfg.OrgRateLimit)
+	}
+	cfg.ClientRateLimit = cfg.ClientRateLimit.withDefaults()
 	a := &api{log: log, store: st, jobs: jobs, links: links, download: download, sites: sites, cfg: cfg,
-		metrics: newHTTPMetrics(reg), gatherer: gatherer, limiter: cfg.Limiter, mux: http.NewServeMux()}
+		metrics: newHTTPMetrics(reg), gatherer: gatherer, limiter: cfg.Limiter, orgLimiter: cfg.OrgLimiter,
+		clientLimiter: NewMemoryLimiter(cfg.ClientRateLimit), mux: http.NewServeMux()}
 	a.routes()
 	return &Handler{api: a, root: withRequestID(http.HandlerFunc(a.dispatch))}
 }
@@ -104,18 +136,33 @@ func (h *Handler) Drain() { h.api.draining.Store(true) }
 // OpenAPIDocument returns the OpenAPI 3.1 description of the API.
 func OpenAPIDocument() []byte { return openAPIDocument }
 
+// MetricsHandler serves gatherer's metrics in the Prometheus format, for a
+// listener of their own (see Config.NoMetrics).
+func MetricsHandler(gatherer prometheus.Gatherer) http.Handler {
+	return promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{})
+}
+
+// dispatch sends a request to a live site when its Host is a project's
+// domain, and to the API's routes otherwise. The server's own hosts never
+// reach the sites, so a project holding one of them (from an older
+// database) cannot take over the API, health or metrics: pages that must
+// only be served on the server's host check isServerHost.
 func (a *api) dispatch(w http.ResponseWriter, r *http.Request) {
-	if a.sites != nil && !strings.HasPrefix(r.URL.Path, blobstore.LinkPath) && a.sites.Serves(r.Context(), r.Host) {
+	if a.sites != nil && !a.isServerHost(r.Host) && !strings.HasPrefix(r.URL.Path, blobstore.LinkPath) && a.sites.Serves(r.Context(), r.Host) {
 		a.sites.ServeHTTP(w, r)
 		return
 	}
 	a.mux.ServeHTTP(w, r)
 }
 
+// isServerHost reports whether host (a Host header) is one of the server's
+// own hosts.
+func (a *api) isServerHost(host string) bool { return a.cfg.ServerHosts.Contains(host) }
+
 // routes registers every route. Each route lists its methods; any other
 // method is a 405 problem.
 func (a *api) routes() {
-	authed := func(h http.Handler) http.Handler { return a.authenticate(a.rateLimit(h)) }
+	authed := func(h http.Handler) http.Handler { return a.limitClient(a.authenticate(a.rateLimit(h))) }
 	a.handle("/v1/project/update/{projectId}", map[string]http.Handler{"POST": authed(http.HandlerFunc(a.triggerUpdate))})
 	a.handle("/v1/project/update-status/{statusId}", map[string]http.Handler{"GET": authed(http.HandlerFunc(a.getUpdateStatus))})
 	a.handle("/v1/static-export/jobs", map[string]http.Handler{"POST": authed(http.HandlerFunc(a.startExport))})
@@ -124,7 +171,9 @@ func (a *api) routes() {
 	a.handle("/v1/openapi.json", map[string]http.Handler{"GET": http.HandlerFunc(a.openAPI)})
 	a.handle("/healthz", map[string]http.Handler{"GET": http.HandlerFunc(a.healthz)})
 	a.handle("/readyz", map[string]http.Handler{"GET": http.HandlerFunc(a.readyz)})
-	a.handle("/metrics", map[string]http.Handler{"GET": promhttp.HandlerFor(a.gatherer, promhttp.HandlerOpts{})})
+	if !a.cfg.NoMetrics {
+		a.handle("/metrics", map[string]http.Handler{"GET": MetricsHandler(a.gatherer)})
+	}
 	if a.download != nil {
 		a.mux.Handle(blobstore.LinkPath, a.instrument(blobstore.LinkPath, a.download))
 	}
