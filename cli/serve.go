@@ -164,7 +164,7 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	}
 	// Download links: the object store's own presigned URLs for S3, else
 	// links that this server signs and serves itself.
-	local := &blobstore.LocalLinks{Bucket: bucket, PublicURL: f.publicURL, Key: signKey}
+	local := &blobstore.LocalLinks{Bucket: bucket, PublicURL: f.publicURL, Key: signKey, MaxTTL: f.bundleURLTTL}
 	var links blobstore.Linker = local
 	if strings.HasPrefix(blobURL, "s3://") {
 		if f.bundleURLTTL > blobstore.MaxBucketLinkTTL {
