@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -140,7 +139,7 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 		return fmt.Errorf("--bundle-url-ttl %s is shorter than a second", f.bundleURLTTL)
 	}
 
-	st, err := f.openStore(ctx)
+	st, err := f.openStore(ctx, log)
 	if err != nil {
 		return err
 	}
@@ -154,13 +153,9 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 		return err
 	}
 	defer bucket.Close()
-	signKey, err := st.GetOrCreateSecret(ctx, "link-signing-key", func() ([]byte, error) {
-		b := make([]byte, 32)
-		_, err := rand.Read(b)
-		return b, err
-	})
+	secretKey, signKey, err := f.startSecrets(ctx, e, st, log)
 	if err != nil {
-		return fmt.Errorf("link signing key: %w", err)
+		return err
 	}
 	// Download links: the object store's own presigned URLs for S3, else
 	// links that this server signs and serves itself.
@@ -181,7 +176,7 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	if worker {
 		fetcher := &gitsource.Fetcher{Timeout: f.gitTimeout}
 		handlers := map[string]jobs.Handler{
-			store.KindUpdate: &jobs.UpdateHandler{Log: log, Store: st, Bucket: bucket, Fetcher: fetcher, PageDelay: f.updatePageDelay},
+			store.KindUpdate: &jobs.UpdateHandler{Log: log, Store: st, Bucket: bucket, Fetcher: fetcher, PageDelay: f.updatePageDelay, SecretKey: secretKey},
 			store.KindExport: &jobs.ExportHandler{Log: log, Store: st, Bucket: bucket, PageDelay: f.renderPageDelay},
 		}
 		runner = jobs.NewRunner(log, st, handlers, jobs.Config{Workers: f.workers, LeaseFor: f.jobLease, DrainTimeout: f.shutdownTimeout},

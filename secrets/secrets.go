@@ -171,3 +171,23 @@ func (k *Key) Derive(purpose string) []byte {
 	}
 	return b
 }
+
+// repoContext is the context a project's repository credentials are
+// sealed for.
+func repoContext(projectID string) string { return "project-repo:" + projectID }
+
+// SealRepoCredentials seals the user name and password git gives to the
+// repository of project projectID.
+func (k *Key) SealRepoCredentials(projectID, username, password string) string {
+	return k.Seal([]byte(username+":"+password), repoContext(projectID))
+}
+
+// OpenRepoCredentials opens what SealRepoCredentials sealed.
+func (k *Key) OpenRepoCredentials(projectID, sealed string) (username, password string, err error) {
+	b, err := k.Open(sealed, repoContext(projectID))
+	if err != nil {
+		return "", "", err
+	}
+	username, password, _ = strings.Cut(string(b), ":")
+	return username, password, nil
+}
