@@ -121,3 +121,17 @@ func (s *storageFlags) sqlitePath() string {
 	}
 	return ""
 }
+
+// tightenFolder makes a folder its owner's alone (0700), which closes
+// everything under it to others, with a log line when it was looser.
+func tightenFolder(dir string, log *slog.Logger) {
+	fi, err := os.Stat(dir)
+	if err != nil || fi.Mode().Perm()&0o077 == 0 {
+		return
+	}
+	if err := os.Chmod(dir, fi.Mode().Perm()&privateDir); err != nil {
+		log.Warn("cannot tighten the permissions of a folder", "path", dir, "err", err)
+		return
+	}
+	log.Warn("tightened the permissions of a folder that others could read: it is now 0700", "path", dir, "was", fi.Mode().Perm().String())
+}

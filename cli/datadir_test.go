@@ -103,3 +103,27 @@ func TestDataFolderTightened(t *testing.T) {
 		t.Errorf("second start tightened again: %q", errs)
 	}
 }
+
+// selfhost's cache folder is its owner's alone: a new one is created 0700,
+// and a looser one is tightened with a log line.
+func TestSelfhostCachePrivate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "lectern.yaml")
+	os.WriteFile(cfg, []byte(`deployment: {type: client-hosted}
+staticExport: {enabled: true, bundleUrl: "http://`+freeAddr(t)+`/_lectern/download/exports/exp_1/1/b.tar.gz?expires=1000000000&nonce=n&signature=s"}
+`), 0o644)
+	fresh, loose := filepath.Join(dir, "cache-new"), filepath.Join(dir, "cache-loose")
+	os.Mkdir(loose, 0o755)
+	for _, cache := range []string{fresh, loose} {
+		// The link has expired: the runtime stops after opening its cache.
+		_, stderr, err := runSelfhost(t, nil, "--config", cfg, "--cache-dir", cache, "--addr", freeAddr(t))
+		if err == nil {
+			t.Fatal("selfhost started without its bundle")
+		}
+		wantMode(t, cache, 0o700)
+		if tightened := strings.Contains(stderr, "tightened"); tightened != (cache == loose) {
+			t.Errorf("cache %s: log %q; want a line saying it was tightened only for the loose one", cache, stderr)
+		}
+	}
+}
