@@ -277,3 +277,49 @@ func TestServeNeedsSecretKeyOnPostgres(t *testing.T) {
 		t.Errorf("admin storing credentials without a key: %v", err)
 	}
 }
+
+// On PostgreSQL, with the key given to serve and admin, credentials are
+// stored encrypted (the table holds no clear token), the update uses them,
+// and the link-signing key is in no table.
+func TestRepoCredentialsOnPostgres(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.URL(t)
+	keyFile := filepath.Join(t.TempDir(), "secret.key")
+	os.WriteFile(keyFile, []byte(testSecretKey), 0o600)
+	repo, sha := newRepo(t, smallSite("From **PostgreSQL**."))
+	repoURL := authGitServer(t, repo, "docs-bot")
+	srv := startServe(t, t.TempDir(), "--database-url", dsn, "--secret-key-file", keyFile)
+	admin := func(stdin string, args ...string) string {
+		out, errs, err := run(stdin, append([]string{"admin", "--database-url", dsn, "--secret-key-file", keyFile}, args...)...)
+		if err != nil {
+			t.Fatalf("admin %v: %v\n%s", args, err, errs)
+		}
+		noToken(t, "admin output", out, errs)
+		return lastLine(out)
+	}
+	org := admin("", "org", "create", "--name", "Acme", "--plan", "enterprise")
+	prj := admin(repoToken, "project", "create", "--org", org, "--name", "Docs", "--domain", "pg-creds.acme.test",
+		"--repo", strings.Replace(repoURL, "http://", "http://docs-bot@", 1), "--repo-token-file", "-")
+	key := admin("", "key", "create", "--org", org, "--name", "ci")
+	st := waitUpdate(t, srv.url, key, trigger(t, srv.url, key, prj))
+	if st["status"] != "success" || st["commit"].(map[string]any)["sha"] != sha {
+		t.Fatalf("update on PostgreSQL with credentials: %v", st)
+	}
+	b, _ := json.Marshal(st)
+	noToken(t, "update status", string(b))
+	noToken(t, "the server's log", srv.logs.String())
+
+	db := openDB(t, dsn)
+	var url, creds string
+	if err := db.QueryRow(t.Context(), `SELECT repo_url, repo_credentials FROM projects WHERE id = $1`, prj).Scan(&url, &creds); err != nil {
+		t.Fatal(err)
+	}
+	if url != repoURL || !strings.HasPrefix(creds, "v1.") {
+		t.Errorf("stored repo_url %q, repo_credentials %q: want the URL without credentials and a sealed value", url, creds)
+	}
+	noToken(t, "the projects table", url, creds)
+	var n int
+	if err := db.QueryRow(t.Context(), `SELECT count(*) FROM secrets`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("secrets table holds %d rows (%v), want none: the link-signing key is derived", n, err)
+	}
+}
