@@ -269,6 +269,31 @@ func TestServeNeedsSecretKeyOnPostgres(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "head -c 32 /dev/urandom | base64") || !strings.Contains(err.Error(), "--secret-key-file") {
 		t.Errorf("serve on PostgreSQL without a key: %v, want an error saying how to create one", err)
 	}
+	// The key itself in LECTERN_SECRET_KEY; a bad one is named, not shown.
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == "LECTERN_SECRET_KEY" {
+				return v
+			}
+			return ""
+		}
+	}
+	orgE := lastLine(lectern(t, "admin", "--database-url", dsn, "org", "create", "--name", "Env"))
+	var out bytes.Buffer
+	err = cli.Run(context.Background(), []string{"admin", "--database-url", dsn, "project", "create", "--org", orgE, "--name", "P",
+		"--domain", "pg-env.acme.test", "--repo", "https://docs-bot:" + repoToken + "@git.acme.test/x.git"}, env(testSecretKey),
+		strings.NewReader(""), &out, io.Discard)
+	if err != nil || !strings.Contains(out.String(), "credentials stored encrypted") {
+		t.Errorf("admin with LECTERN_SECRET_KEY: %v\n%s", err, out.String())
+	}
+	noToken(t, "admin output", out.String())
+	const badKey = "not-a-key-but-a-secret-anyway"
+	err = cli.Run(context.Background(), []string{"admin", "--database-url", dsn, "org", "list"}, env(badKey),
+		strings.NewReader(""), io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "LECTERN_SECRET_KEY") || strings.Contains(err.Error(), badKey) {
+		t.Errorf("admin with a bad LECTERN_SECRET_KEY: %v", err)
+	}
+
 	// admin works without one, except to store credentials.
 	org := lastLine(lectern(t, "admin", "--database-url", dsn, "org", "create", "--name", "Acme"))
 	_, _, err = run("", "admin", "--database-url", dsn, "project", "create", "--org", org, "--name", "P", "--domain", "pg-key.acme.test",
