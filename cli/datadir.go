@@ -17,40 +17,51 @@ const (
 	privateFile fs.FileMode = 0o600
 )
 
-// privateRoots returns the local folders whose whole content is Lectern's
-// data (the data folder when anything lives in it, a file:// blob folder)
-// and the database files that lie elsewhere (sqlite://PATH, whose folder
-// may hold other files).
-func (s *storageFlags) privateRoots() (dirs, files []string) {
-	blobs := s.blobURL
-	if s.databaseURL == "" || blobs == "" || s.embeddedKey() {
-		dirs = append(dirs, s.dataDir)
+// dataFiles are the files Lectern keeps directly in the data folder.
+var dataFiles = []string{"lectern.db", "lectern.db-wal", "lectern.db-shm", "secret.key", demoKeyFile}
+
+// privatePaths returns what must be private: the folders whose whole
+// tree is Lectern's (a blob folder), and single folders and files (the
+// data folder itself and Lectern's files in it, an sqlite://PATH
+// database's files, whose folder may hold other files). Other files a
+// data folder may hold are left alone: the data folder is made 0700,
+// which closes them to others anyway.
+func (s *storageFlags) privatePaths() (trees, single []string) {
+	if s.databaseURL == "" || s.blobURL == "" || s.embeddedKey() {
+		single = append(single, s.dataDir)
+		for _, f := range dataFiles {
+			single = append(single, filepath.Join(s.dataDir, f))
+		}
+		if s.blobURL == "" {
+			trees = append(trees, filepath.Join(s.dataDir, "blobs"))
+		}
 	}
-	if strings.HasPrefix(blobs, "file://") {
-		if u, err := url.Parse(blobs); err == nil && u.Path != "" {
-			dirs = append(dirs, filepath.FromSlash(u.Path))
+	if strings.HasPrefix(s.blobURL, "file://") {
+		if u, err := url.Parse(s.blobURL); err == nil && u.Path != "" {
+			trees = append(trees, filepath.FromSlash(u.Path))
 		}
 	}
 	if path, ok := strings.CutPrefix(s.databaseURL, "sqlite://"); ok && path != "" {
-		for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
-			files = append(files, path+suffix)
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			single = append(single, path+suffix)
 		}
 	}
-	return dirs, files
+	return trees, single
 }
 
 // secureData creates the data folder (0700) when it is used, creates the
 // SQLite file (0600) before SQLite does so that its -wal and -shm files
-// take the same mode, and tightens what is looser: folders to 0700 and
-// files to 0600, all through the data folder and a file:// blob folder.
-// One log line says what was tightened.
+// take the same mode, and takes group and other permissions away from
+// what still has some: the data folder, Lectern's files in it, and every
+// folder and file of a local blob folder. One log line says what was
+// tightened.
 func (s *storageFlags) secureData(log *slog.Logger) error {
 	if OwnProcess {
 		privateUmask()
 	}
-	dirs, files := s.privateRoots()
-	for _, d := range dirs {
-		if err := os.MkdirAll(d, privateDir); err != nil {
+	trees, single := s.privatePaths()
+	if len(single) > 0 && single[0] == s.dataDir {
+		if err := os.MkdirAll(s.dataDir, privateDir); err != nil {
 			return err
 		}
 	}
@@ -66,14 +77,10 @@ func (s *storageFlags) secureData(log *slog.Logger) error {
 	}
 	var nDirs, nFiles int
 	tighten := func(path string, mode fs.FileMode) {
-		want := mode.Perm() & (privateDir &^ 0o100)
-		if mode.IsDir() {
-			want = mode.Perm() & privateDir
-		}
-		if mode.Perm() == want {
+		if mode&fs.ModeSymlink != 0 || mode.Perm()&0o077 == 0 {
 			return
 		}
-		if err := os.Chmod(path, want); err != nil {
+		if err := os.Chmod(path, mode.Perm()&^0o077); err != nil {
 			log.Warn("cannot tighten the permissions of a data file", "path", path, "err", err)
 			return
 		}
@@ -83,13 +90,17 @@ func (s *storageFlags) secureData(log *slog.Logger) error {
 			nFiles++
 		}
 	}
-	for _, root := range dirs {
+	for _, p := range single {
+		if info, err := os.Lstat(p); err == nil {
+			tighten(p, info.Mode())
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			log.Warn("cannot inspect a data file", "path", p, "err", err)
+		}
+	}
+	for _, root := range trees {
 		filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil // vanished, or unreadable: nothing to tighten
-			}
-			if d.Type()&fs.ModeSymlink != 0 {
-				return nil
 			}
 			if info, err := d.Info(); err == nil {
 				tighten(path, info.Mode())
@@ -97,16 +108,13 @@ func (s *storageFlags) secureData(log *slog.Logger) error {
 			return nil
 		})
 	}
-	for _, f := range files {
-		if info, err := os.Lstat(f); err == nil && info.Mode().IsRegular() {
-			tighten(f, info.Mode())
-		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			log.Warn("cannot inspect a data file", "path", f, "err", err)
-		}
-	}
 	if nDirs+nFiles > 0 {
-		log.Warn("tightened the permissions of data that others could read: folders are now 0700 and files 0600",
-			"folders", nDirs, "files", nFiles, "under", strings.Join(append(dirs, files...), ", "))
+		where := trees
+		if len(single) > 0 {
+			where = append([]string{single[0]}, trees...)
+		}
+		log.Warn("tightened the permissions of data that others could read: group and others lost their access",
+			"folders", nDirs, "files", nFiles, "under", strings.Join(where, ", "))
 	}
 	return nil
 }

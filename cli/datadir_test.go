@@ -84,6 +84,9 @@ func TestDataFolderTightened(t *testing.T) {
 	os.MkdirAll(site, 0o755)
 	os.WriteFile(filepath.Join(site, "index.html"), []byte("<p>docs</p>"), 0o644)
 	os.WriteFile(filepath.Join(site, "index.html.attrs"), []byte("{}"), 0o666)
+	// Not Lectern's: left alone (the 0700 data folder closes it to others).
+	notes := filepath.Join(data, "notes.txt")
+	os.WriteFile(notes, []byte("mine"), 0o644)
 	for path, mode := range map[string]fs.FileMode{data: 0o755, filepath.Join(data, "lectern.db"): 0o644,
 		filepath.Join(data, "secret.key"): 0o644, filepath.Join(data, "blobs"): 0o777} {
 		if err := os.Chmod(path, mode); err != nil {
@@ -97,7 +100,11 @@ func TestDataFolderTightened(t *testing.T) {
 	if strings.Count(errs, "tightened") != 1 || !strings.Contains(errs, "folders=6") || !strings.Contains(errs, "files=4") || !strings.Contains(errs, data) {
 		t.Errorf("start log %q: want one line saying 6 folders and 4 files under %s were tightened", errs, data)
 	}
-	wantPrivateTree(t, data)
+	wantMode(t, data, 0o700)
+	wantMode(t, filepath.Join(data, "lectern.db"), 0o600)
+	wantMode(t, filepath.Join(data, "secret.key"), 0o600)
+	wantPrivateTree(t, filepath.Join(data, "blobs"))
+	wantMode(t, notes, 0o644)
 
 	if _, errs, _ := run("", "admin", "--data-dir", data, "org", "list"); strings.Contains(errs, "tightened") {
 		t.Errorf("second start tightened again: %q", errs)
