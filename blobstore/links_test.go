@@ -581,6 +581,11 @@ func TestLinksReachBundlesOnly(t *testing.T) {
 			t.Errorf("link to %s: detail %q does not say links reach bundles only", key, p.Detail)
 		}
 	}
+	// The object store's presigned links are for bundles only too.
+	bl := &BucketLinks{Bucket: l.Bucket}
+	if s, _, err := bl.SignedURL(t.Context(), "sites/prj_1/dep_1/source.tar.gz", time.Minute); err == nil || s != "" || !strings.Contains(err.Error(), "export bundles only") {
+		t.Errorf("BucketLinks.SignedURL(source snapshot) = %q, %v; want a refusal", s, err)
+	}
 	// Control: the same hand-made link to the bundle is served.
 	if w := get(l, "GET", handSigned(l, bundleKey, t0.Add(time.Minute)).RequestURI()); w.Code != 200 {
 		t.Errorf("hand-signed bundle link = %d, want 200", w.Code)
