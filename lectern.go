@@ -3,7 +3,10 @@
 // Error that every layer returns. It does no I/O.
 package lectern
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Plan is an organization's subscription tier.
 type Plan string
@@ -68,6 +71,20 @@ type Project struct {
 	// empty until the first successful update.
 	LiveDeploymentID string    `json:"liveDeploymentId,omitempty"`
 	CreatedAt        time.Time `json:"createdAt"`
+	// RepoCredentials are the credentials git uses for RepoURL, sealed
+	// with the secret key (package secrets); empty when there are none.
+	// They are never printed: JSON shows only whether there are some.
+	RepoCredentials string `json:"-"`
+}
+
+// MarshalJSON adds "repoCredentials": whether the project has repository
+// credentials (never the credentials).
+func (p Project) MarshalJSON() ([]byte, error) {
+	type plain Project
+	return json.Marshal(struct {
+		plain
+		HasRepoCredentials bool `json:"repoCredentials"`
+	}{plain(p), p.RepoCredentials != ""})
 }
 
 // APIKey is the stored form of an admin API key: never the key itself.

@@ -34,6 +34,8 @@ mkdir "$work/repo"
   printf -- '---\ntitle: Home\n---\nHello.\n' > index.mdx &&
   git add -A && git -c user.name=b -c user.email=b@b commit -qm init )
 L="$work/lectern"
+# The secret key every process shares (required on PostgreSQL and S3).
+export LECTERN_SECRET_KEY="$(head -c 32 /dev/urandom | base64)"
 
 run() { # name url [header]
   local out

@@ -37,6 +37,8 @@ ms() { date +%s%3N; }
 
 go build -o "$work/lectern" ./cmd/lectern
 L="$work/lectern"
+# The secret key every process shares (required on PostgreSQL and S3).
+export LECTERN_SECRET_KEY="$(head -c 32 /dev/urandom | base64)"
 
 # A small site: three pages.
 mkdir "$work/repo"

@@ -30,7 +30,7 @@ import (
 )
 
 // Open opens the bucket at urlstr. For file:// URLs the folder is created
-// when missing. An s3:// bucket is checked at once by writing and deleting
+// when missing, and it and the folders under it are created 0700. An s3:// bucket is checked at once by writing and deleting
 // a small probe object, so that a wrong endpoint, bucket or credentials
 // fail here rather than in the first job. The error names the URL without
 // any credentials and says what to check; it never repeats a secret.
@@ -49,11 +49,13 @@ func Open(ctx context.Context, urlstr string) (*blob.Bucket, error) {
 	}
 	if u.Scheme == "file" {
 		dir := u.Path
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("blob folder %s: %w", dir, err)
 		}
 		q := u.Query()
 		q.Set("create_dir", "true")
+		// Blobs are private to the server: folders are created 0700.
+		q.Set("dir_file_mode", "0700")
 		// Write temporary files beside their blobs, not in the system temp
 		// folder, which may be another filesystem (rename would fail).
 		q.Set("no_tmp_dir", "true")

@@ -26,8 +26,12 @@ type BucketLinks struct {
 
 // SignedURL returns a presigned GET link to key valid for ttl (rounded up
 // to a second, at most MaxBucketLinkTTL) and the moment the object store
-// stops accepting it. Errors come from the bucket's signer.
+// stops accepting it. Like LocalLinks, it signs export bundles' keys only.
+// Other errors come from the bucket's signer.
 func (l *BucketLinks) SignedURL(ctx context.Context, key string, ttl time.Duration) (string, time.Time, error) {
+	if !IsBundleKey(key) {
+		return "", time.Time{}, fmt.Errorf("download links reach export bundles only, not %q", key)
+	}
 	ttl = (ttl + time.Second - 1).Truncate(time.Second)
 	if ttl <= 0 || ttl > MaxBucketLinkTTL {
 		return "", time.Time{}, fmt.Errorf("link lifetime %s is outside 1s..%s", ttl, MaxBucketLinkTTL)

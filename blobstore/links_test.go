@@ -409,8 +409,9 @@ func TestUncleanKeysNotRead(t *testing.T) {
 	}
 	for _, key := range []string{"exports/../secret.txt", "exports/exp_1/../../secret.txt", "../secret.txt", "..", "exports/..",
 		"exports/a..b/x", "exports//exp_1/x", "exports/./x", "exports/exp_1/", "/secret.txt", "exports/exp_1/x/.."} {
-		// Properly signed (SignedURL signs anything) and correctly escaped.
-		u, _ := sign(t, l, key, time.Hour)
+		// Properly signed (by hand: SignedURL signs bundle keys only) and
+		// correctly escaped.
+		u := handSigned(l, key, t0.Add(time.Hour))
 		for _, target := range []string{u.RequestURI(), strings.ReplaceAll(u.RequestURI(), "..", "%2e%2e"), strings.ReplaceAll(u.RequestURI(), "..", "%2E%2E")} {
 			for _, h := range []*LocalLinks{l, cl} {
 				w := get(h, "GET", target)
@@ -469,11 +470,8 @@ func newFuzzLinks(f *testing.F) *LocalLinks {
 func FuzzLinkQuery(f *testing.F) {
 	l := newFuzzLinks(f)
 	for _, k := range fuzzKeys {
-		s, exp, err := l.SignedURL(f.Context(), k, time.Hour)
-		if err != nil {
-			f.Fatal(err)
-		}
-		u, _ := url.Parse(s)
+		exp := t0.Add(time.Hour).Truncate(time.Second)
+		u := handSigned(l, k, exp)
 		f.Add(u.Path, u.RawQuery)
 		f.Add(u.EscapedPath(), u.RawQuery)
 		f.Add(u.Path, u.RawQuery+"&signature=x")
@@ -493,6 +491,10 @@ func FuzzLinkQuery(f *testing.F) {
 	f.Add(LinkPath, "expires=1&nonce=&signature=")
 	f.Add(LinkPath+"a\nb", "expires=9999999999999999999999&nonce=%00&signature=%zz")
 	f.Add("/x", ";;;&&==%")
+	// Validly signed links to a site file and with a far expiry.
+	for _, u := range []*url.URL{handSigned(l, fuzzKeys[2], t0.Add(time.Hour)), handSigned(l, bundleKey, t0.AddDate(10, 0, 0))} {
+		f.Add(u.Path, u.RawQuery)
+	}
 
 	f.Fuzz(func(t *testing.T, p, rawQuery string) {
 		r := httptest.NewRequest("GET", "/", nil)
@@ -513,11 +515,12 @@ func FuzzLinkQuery(f *testing.F) {
 		validSig := isLink && expErr == nil && sig != "" &&
 			hmac.Equal([]byte(sig), []byte(hmacSign(linkKey, key, exp, q.Get("nonce"))))
 		cleanKey := key != "" && !strings.Contains(key, "..") && "/"+key == path.Clean("/"+key)
-		fresh := t0.Before(time.Unix(exp, 0))
+		fresh := t0.Before(time.Unix(exp, 0)) && exp <= t0.Add(DefaultMaxLinkTTL+LinkClockSkew).Unix()
+		bundle := strings.HasPrefix(key, "exports/")
 
 		switch w.Code {
 		case 200, 206:
-			if !validSig || !cleanKey || !fresh {
+			if !validSig || !cleanKey || !fresh || !bundle {
 				t.Fatalf("served %d for %q ? %q without a valid, fresh signature (valid %v clean %v fresh %v)", w.Code, p, rawQuery, validSig, cleanKey, fresh)
 			}
 			if w.Body.String() != bundleBody {
@@ -529,14 +532,14 @@ func FuzzLinkQuery(f *testing.F) {
 			}
 		case 500:
 			// Only a read of a validly signed key may fail.
-			if !validSig || !cleanKey {
+			if !validSig || !cleanKey || !bundle {
 				t.Fatalf("500 for an unsigned request %q ? %q", p, rawQuery)
 			}
 		default:
 			t.Fatalf("unexpected status %d for %q ? %q: %s", w.Code, p, rawQuery, w.Body.String())
 		}
 		// Two-sided: a valid, fresh link to an existing blob is served.
-		if validSig && cleanKey && fresh && isExisting(key) && w.Code != 200 {
+		if validSig && cleanKey && fresh && bundle && isExisting(key) && w.Code != 200 {
 			t.Fatalf("valid link %q ? %q refused: %d %s", p, rawQuery, w.Code, w.Body.String())
 		}
 	})
@@ -549,4 +552,72 @@ func isExisting(key string) bool {
 		}
 	}
 	return false
+}
+
+// handSigned returns a link to key expiring at exp, signed with l's key
+// without SignedURL's checks (as someone holding the key could).
+func handSigned(l *LocalLinks, key string, exp time.Time) *url.URL {
+	q := url.Values{"expires": {strconv.FormatInt(exp.Unix(), 10)}, "nonce": {"n"}, "signature": {hmacSign(l.Key, key, exp.Unix(), "n")}}
+	return &url.URL{Path: LinkPath + key, RawPath: LinkPath + escapeKey(key), RawQuery: q.Encode()}
+}
+
+// A link validly signed for any blob but an export bundle is refused, and
+// SignedURL does not sign one.
+func TestLinksReachBundlesOnly(t *testing.T) {
+	t.Parallel()
+	l, _ := newLinks(t)
+	for _, key := range []string{"sites/prj_1/dep_1/source.tar.gz", "sites/prj_1/dep_1/site/index.html", "source.tar.gz", "exports", "exports/exp_1", "exportsx/exp_1/a.tar.gz"} {
+		if key != "exports" && key != "exports/exp_1" {
+			if err := l.Bucket.WriteAll(t.Context(), key, []byte("fake-gzip private "+key), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if s, _, err := l.SignedURL(t.Context(), key, time.Minute); err == nil || s != "" {
+			t.Errorf("SignedURL(%q) = %q, %v; want an error", key, s, err)
+		}
+		u := handSigned(l, key, t0.Add(time.Minute))
+		p := wantProblem(t, get(l, "GET", u.RequestURI()), 403, "link to "+key)
+		if !strings.Contains(p.Detail, "export bundles only") {
+			t.Errorf("link to %s: detail %q does not say links reach bundles only", key, p.Detail)
+		}
+	}
+	// The object store's presigned links are for bundles only too.
+	bl := &BucketLinks{Bucket: l.Bucket}
+	if s, _, err := bl.SignedURL(t.Context(), "sites/prj_1/dep_1/source.tar.gz", time.Minute); err == nil || s != "" || !strings.Contains(err.Error(), "export bundles only") {
+		t.Errorf("BucketLinks.SignedURL(source snapshot) = %q, %v; want a refusal", s, err)
+	}
+	// Control: the same hand-made link to the bundle is served.
+	if w := get(l, "GET", handSigned(l, bundleKey, t0.Add(time.Minute)).RequestURI()); w.Code != 200 {
+		t.Errorf("hand-signed bundle link = %d, want 200", w.Code)
+	}
+}
+
+// A link whose expiry lies beyond the server's link lifetime is refused,
+// even with a valid signature; SignedURL does not sign one.
+func TestLinkExpiryCapped(t *testing.T) {
+	t.Parallel()
+	l, _ := newLinks(t)
+	l.MaxTTL = 10 * time.Minute
+	for what, exp := range map[string]time.Time{
+		"ten years ahead":    t0.AddDate(10, 0, 0),
+		"a day ahead":        t0.Add(24 * time.Hour),
+		"just past the skew": t0.Add(10*time.Minute + LinkClockSkew + 2*time.Second),
+	} {
+		p := wantProblem(t, get(l, "GET", handSigned(l, bundleKey, exp).RequestURI()), 403, what)
+		if !strings.Contains(p.Detail, "further ahead") || !strings.Contains(p.Detail, "10m0s") {
+			t.Errorf("%s: detail %q does not name the lifetime", what, p.Detail)
+		}
+	}
+	if w := get(l, "GET", handSigned(l, bundleKey, t0.Add(10*time.Minute+LinkClockSkew/2)).RequestURI()); w.Code != 200 {
+		t.Errorf("link within the lifetime and skew = %d, want 200", w.Code)
+	}
+	if u, _ := sign(t, l, bundleKey, 10*time.Minute); get(l, "GET", u.RequestURI()).Code != 200 {
+		t.Errorf("a link signed for the whole lifetime is refused")
+	}
+	if s, _, err := l.SignedURL(t.Context(), bundleKey, 11*time.Minute); err == nil || s != "" {
+		t.Errorf("SignedURL beyond MaxTTL = %q, %v; want an error", s, err)
+	}
+	// The default cap is an hour.
+	l.MaxTTL = 0
+	wantProblem(t, get(l, "GET", handSigned(l, bundleKey, t0.Add(2*time.Hour)).RequestURI()), 403, "two hours with the default cap")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/secrets"
 	"lectern.dev/lectern/store"
 )
 
@@ -30,21 +31,33 @@ The created id or key is the last line of standard output; --json prints JSON.`,
 	sf.register(pf)
 	pf.BoolVar(&asJSON, "json", false, "print JSON")
 
-	// with opens the store for a subcommand.
+	// with opens the store for a subcommand, and loads the secret key
+	// when there is one.
+	var key *secrets.Key
 	with := func(fn func(ctx context.Context, st store.Store, out *printer) error) func(*cobra.Command, []string) error {
 		return func(c *cobra.Command, _ []string) error {
 			if err := resolveFlags(c.Flags(), e.getenv); err != nil {
 				return err
 			}
-			st, err := sf.openStore(c.Context())
+			log := stderrLogger(e)
+			st, err := sf.openStore(c.Context(), log)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
+			if key, err = adminSecretKey(c.Context(), sf, e, st, log); err != nil {
+				return err
+			}
 			return fn(c.Context(), st, &printer{w: e.stdout, json: asJSON})
 		}
 	}
-	cmd.AddCommand(orgCmd(with), projectCmd(with), keyCmd(with))
+	keyOf := func() (*secrets.Key, error) {
+		if key == nil {
+			return nil, errNoSecretKey
+		}
+		return key, nil
+	}
+	cmd.AddCommand(orgCmd(with), projectCmd(with, e, keyOf), keyCmd(with))
 	return cmd
 }
 
@@ -139,9 +152,9 @@ func orgCmd(with withStore) *cobra.Command {
 	return cmd
 }
 
-func projectCmd(with withStore) *cobra.Command {
+func projectCmd(with withStore, e *env, keyOf func() (*secrets.Key, error)) *cobra.Command {
 	cmd := &cobra.Command{Use: "project", Short: "Manage projects"}
-	var org, name, repo, branch, docsRoot, depType string
+	var org, name, repo, branch, docsRoot, depType, tokenFile string
 	var domains []string
 	var hf hostFlags
 	create := &cobra.Command{Use: "create", Short: "Create a project", Args: cobra.NoArgs,
@@ -159,16 +172,24 @@ func projectCmd(with withStore) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := setRepoCredentials(p, tokenFile, e.stdin, keyOf); err != nil {
+				return err
+			}
 			if err := st.CreateProject(ctx, p); err != nil {
 				return err
 			}
-			return out.result(p, fmt.Sprintf("Created project %q serving %s from branch %s of %s.",
-				p.Name, strings.Join(p.Domains, ", "), p.Branch, p.RepoURL), p.ID)
+			creds := ""
+			if p.RepoCredentials != "" {
+				creds = " (credentials stored encrypted)"
+			}
+			return out.result(p, fmt.Sprintf("Created project %q serving %s from branch %s of %s%s.",
+				p.Name, strings.Join(p.Domains, ", "), p.Branch, displayRepo(p.RepoURL), creds), p.ID)
 		})}
 	fl := create.Flags()
 	fl.StringVar(&org, "org", "", "organization id (required)")
 	fl.StringVar(&name, "name", "", "project name (required)")
-	fl.StringVar(&repo, "repo", "", "git repository: a local path, file://, http:// or https:// URL (required)")
+	fl.StringVar(&repo, "repo", "", "git repository: a local path, file://, http:// or https:// URL (required); credentials go in --repo-token-file")
+	fl.StringVar(&tokenFile, "repo-token-file", "", "file holding the token (password) for an http(s) repository, - for standard input; the user name is the URL's (https://USER@host/...), x-access-token without one; stored encrypted, never shown")
 	fl.StringVar(&branch, "branch", "main", "deployment branch")
 	fl.StringVar(&docsRoot, "docs-root", "/", "folder of the docs inside the repository")
 	fl.StringArrayVar(&domains, "domain", nil, "a domain of the site (repeatable; at least one)")
@@ -184,6 +205,7 @@ func projectCmd(with withStore) *cobra.Command {
 			}
 			rows := make([][]string, len(ps))
 			for i, p := range ps {
+				hideRepoCredentials(p)
 				live := p.LiveDeploymentID
 				if live == "" {
 					live = "-"

@@ -55,9 +55,37 @@ type server struct {
 	stop func()
 }
 
+// testSecretKey is the secret key of the processes tests run on
+// PostgreSQL or S3, which need one: every process of a test has the same.
+const testSecretKey = "dGVzdC1zZWNyZXQta2V5LW9mLWxlY3Rlcm4tdGVzdHM="
+
+// withSecretKey adds --secret-key-file with testSecretKey to the flags of
+// a process on PostgreSQL or S3 that has none.
+func withSecretKey(t testing.TB, args []string) []string {
+	t.Helper()
+	shared := false
+	for i, a := range args {
+		if a == "--secret-key-file" {
+			return args
+		}
+		if i > 0 && (args[i-1] == "--database-url" && strings.HasPrefix(a, "postgres") || args[i-1] == "--blob-url" && strings.HasPrefix(a, "s3://")) {
+			shared = true
+		}
+	}
+	if !shared {
+		return args
+	}
+	path := filepath.Join(t.TempDir(), "secret.key")
+	if err := os.WriteFile(path, []byte(testSecretKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return append(args, "--secret-key-file", path)
+}
+
 // startServe runs "lectern serve" on a free port and waits for /healthz.
 func startServe(t testing.TB, dataDir string, extra ...string) *server {
 	t.Helper()
+	extra = withSecretKey(t, extra)
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	logs := &syncBuffer{}

@@ -38,7 +38,7 @@ on PostgreSQL the migrations run under an advisory lock, each exactly once.`,
 			if err := resolveFlags(c.Flags(), e.getenv); err != nil {
 				return err
 			}
-			st, err := sf.openStore(c.Context())
+			st, err := sf.openStore(c.Context(), stderrLogger(e))
 			if err != nil {
 				return err
 			}

@@ -18,6 +18,13 @@ var (
 	Date    = "unknown"
 )
 
+// OwnProcess is set by the lectern binary (cmd/lectern): Run owns the
+// process, so serve, admin and migrate set its file creation mask to 077,
+// and every file they create (the database, its -wal and -shm files,
+// blobs, temporary files) is the owner's alone. Tests that run commands
+// in-process leave it unset: the mask would apply to the whole test.
+var OwnProcess bool
+
 // env is the injected environment.
 type env struct {
 	getenv func(string) string

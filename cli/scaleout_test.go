@@ -82,7 +82,7 @@ func startNodes(t *testing.T, bin, dsn, blobURL string, specs ...[]string) []*no
 		addr := freeAddr(t)
 		args := append([]string{"serve", "--addr", addr, "--data-dir", t.TempDir(), "--database-url", dsn, "--blob-url", blobURL,
 			"--shutdown-timeout", "1s", "--rate-limit", "1000", "--exports-per-hour", "0"}, spec[1:]...)
-		cmd := exec.Command(bin, args...)
+		cmd := exec.Command(bin, withSecretKey(t, args)...)
 		logs := &syncBuffer{}
 		cmd.Stdout, cmd.Stderr = logs, logs
 		if err := cmd.Start(); err != nil {

@@ -106,6 +106,7 @@ func (f *selfhostFlags) serve(ctx context.Context, e *env, cfg *selfhost.Config)
 		return err
 	}
 	defer cache.Close()
+	tightenFolder(f.cacheDir, log)
 	handler := selfhost.NewHandler(log)
 	rt, err := selfhost.NewRuntime(log, cache, handler, f.config, e.getenv)
 	if err != nil {

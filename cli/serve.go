@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -168,7 +167,7 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 		return fmt.Errorf("--bundle-url-ttl %s is shorter than a second", f.bundleURLTTL)
 	}
 
-	st, err := f.openStore(ctx)
+	st, err := f.openStore(ctx, log)
 	if err != nil {
 		return err
 	}
@@ -182,17 +181,13 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 		return err
 	}
 	defer bucket.Close()
-	signKey, err := st.GetOrCreateSecret(ctx, "link-signing-key", func() ([]byte, error) {
-		b := make([]byte, 32)
-		_, err := rand.Read(b)
-		return b, err
-	})
+	secretKey, signKey, err := f.startSecrets(ctx, e, st, log)
 	if err != nil {
-		return fmt.Errorf("link signing key: %w", err)
+		return err
 	}
 	// Download links: the object store's own presigned URLs for S3, else
 	// links that this server signs and serves itself.
-	local := &blobstore.LocalLinks{Bucket: bucket, PublicURL: f.publicURL, Key: signKey}
+	local := &blobstore.LocalLinks{Bucket: bucket, PublicURL: f.publicURL, Key: signKey, MaxTTL: f.bundleURLTTL}
 	var links blobstore.Linker = local
 	if strings.HasPrefix(blobURL, "s3://") {
 		if f.bundleURLTTL > blobstore.MaxBucketLinkTTL {
@@ -214,7 +209,7 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 		}
 		handlers := map[string]jobs.Handler{
 			store.KindUpdate: &jobs.UpdateHandler{Log: log, Store: st, Bucket: bucket, Fetcher: fetcher, PageDelay: f.updatePageDelay,
-				Builder: builder, Limits: limits},
+				SecretKey: secretKey, Builder: builder, Limits: limits},
 			store.KindExport: &jobs.ExportHandler{Log: log, Store: st, Bucket: bucket, PageDelay: f.renderPageDelay,
 				Builder: builder, Limits: limits},
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -20,16 +19,18 @@ import (
 // storageFlags are the settings that locate Lectern's data; serve and
 // admin share them.
 type storageFlags struct {
-	dataDir     string
-	databaseURL string
-	blobURL     string
-	config      string
+	dataDir       string
+	databaseURL   string
+	blobURL       string
+	secretKeyFile string
+	config        string
 }
 
 func (s *storageFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.dataDir, "data-dir", "./lectern-data", "folder for the embedded database and blob store (env LECTERN_DATA_DIR)")
 	fs.StringVar(&s.databaseURL, "database-url", "", "database URL: postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=... for several processes, or sqlite://PATH (default: sqlite in --data-dir) (env LECTERN_DATABASE_URL)")
 	fs.StringVar(&s.blobURL, "blob-url", "", "blob store URL: file:///PATH, or s3://BUCKET?region=R[&endpoint=URL&use_path_style=true] with credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (default: blobs in --data-dir) (env LECTERN_BLOB_URL)")
+	fs.StringVar(&s.secretKeyFile, "secret-key-file", "", "file holding the secret key that encrypts repository credentials (base64 of 32 bytes; or the key itself in env LECTERN_SECRET_KEY); required with PostgreSQL or S3, generated in --data-dir otherwise (env LECTERN_SECRET_KEY_FILE)")
 	fs.StringVar(&s.config, "config", "", "YAML config file whose keys are flag names (env LECTERN_CONFIG)")
 }
 
@@ -48,9 +49,13 @@ func (s *storageFlags) isPostgres() bool {
 }
 
 // openStore opens the configured database, creating the data folder for
-// the embedded default, and applies pending migrations. Errors name the
-// setting and never show the URL's password.
-func (s *storageFlags) openStore(ctx context.Context) (store.Store, error) {
+// the embedded default, and applies pending migrations. Local data is
+// made private first (see secureData). Errors name the setting and never
+// show the URL's password.
+func (s *storageFlags) openStore(ctx context.Context, log *slog.Logger) (store.Store, error) {
+	if err := s.secureData(log); err != nil {
+		return nil, fmt.Errorf("data folder: %w", err)
+	}
 	u := s.databaseURL
 	switch {
 	case s.isPostgres():
@@ -60,19 +65,11 @@ func (s *storageFlags) openStore(ctx context.Context) (store.Store, error) {
 		}
 		return st, nil
 	case u == "":
-		if err := os.MkdirAll(s.dataDir, 0o755); err != nil {
-			return nil, fmt.Errorf("data folder: %w", err)
-		}
 		return sqlite.Open(ctx, filepath.Join(s.dataDir, "lectern.db"))
 	case strings.HasPrefix(u, "sqlite://"):
 		path := strings.TrimPrefix(u, "sqlite://")
 		if path == "" {
 			return nil, fmt.Errorf("--database-url %q has no path", u)
-		}
-		if dir := filepath.Dir(path); dir != "" {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return nil, fmt.Errorf("database folder: %w", err)
-			}
 		}
 		return sqlite.Open(ctx, path)
 	}

@@ -20,6 +20,7 @@ import (
 	"lectern.dev/lectern/bundle"
 	"lectern.dev/lectern/gitsource"
 	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/secrets"
 	"lectern.dev/lectern/store"
 )
 
@@ -43,6 +44,8 @@ type UpdateHandler struct {
 	// PageDelay slows rendering per page; tests use it to stop a worker in
 	// the middle of an update. Zero in production.
 	PageDelay time.Duration
+	// SecretKey opens projects' repository credentials.
+	SecretKey *secrets.Key
 }
 
 // builder returns the Builder that renders: b, or else a Local one.
@@ -106,7 +109,11 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	fetcher := *h.Fetcher
 	fetcher.Logf = log.add
 	srcDir := filepath.Join(work, "repo")
-	commit, err := fetcher.Fetch(ctx, p.RepoURL, p.Branch, srcDir)
+	repoURL, err := fetchURL(p, h.SecretKey)
+	if err != nil {
+		return h.finishFailed(ctx, lease, nil, log, err.Error())
+	}
+	commit, err := fetcher.Fetch(ctx, repoURL, p.Branch, srcDir)
 	if err != nil {
 		if retryable(err) && ctx.Err() == nil && job.Attempt < job.MaxAttempts {
 			return err

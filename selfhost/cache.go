@@ -76,10 +76,10 @@ func OpenCache(dir string, f *Fetcher, lim bundle.Limits) (*Cache, error) {
 	if err := claimCacheDir(abs); err != nil {
 		return nil, err
 	}
-	for _, d := range []string{abs, filepath.Join(abs, "bundles")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, fmt.Errorf("cache folder: %w", err)
-		}
+	// claimCacheDir created the folder (0700: the owner's alone) or
+	// found it.
+	if err := os.MkdirAll(filepath.Join(abs, "bundles"), 0o755); err != nil {
+		return nil, fmt.Errorf("cache folder: %w", err)
 	}
 	lock, err := os.OpenFile(filepath.Join(abs, "lock"), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -144,7 +144,7 @@ func claimCacheDir(dir string) error {
 		return lectern.Errorf(lectern.EINVALID, "cache folder %s already holds other files (%s): lectern selfhost clears parts of its cache folder, so it needs one of its own; give a new or empty --cache-dir",
 			dir, strings.Join(other[:min(len(other), 3)], ", "))
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("cache folder: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, cacheMarker), []byte("This folder is the cache of lectern selfhost.\n"), 0o644); err != nil {

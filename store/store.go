@@ -66,6 +66,9 @@ type Projects interface {
 	ResolveDomain(ctx context.Context, domain string) (projectID, liveDeploymentID string, err error)
 	// ListProjects returns the projects of an organization ("" for all).
 	ListProjects(ctx context.Context, orgID string) ([]*lectern.Project, error)
+	// SetProjectRepo replaces a project's repository URL and its sealed
+	// credentials ("" for none). ENOTFOUND when the project is missing.
+	SetProjectRepo(ctx context.Context, id, repoURL, credentials string) error
 	// GetDeployment returns ENOTFOUND when there is no such deployment.
 	GetDeployment(ctx context.Context, id string) (*lectern.Deployment, error)
 	// ListDeployments returns a project's deployments, newest first.
@@ -252,6 +255,9 @@ type Secrets interface {
 	// create() first when there is none. Concurrent callers all get the same
 	// value.
 	GetOrCreateSecret(ctx context.Context, name string, create func() ([]byte, error)) ([]byte, error)
+	// DeleteSecret removes the secret stored under name; it is not an
+	// error when there is none.
+	DeleteSecret(ctx context.Context, name string) error
 }
 
 // RateLimits keeps token buckets in the database, so that every process

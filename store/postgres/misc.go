@@ -99,3 +99,9 @@ func (s *Store) GetOrCreateSecret(ctx context.Context, name string, create func(
 	err = s.pool.QueryRow(ctx, `SELECT value FROM secrets WHERE name = $1`, name).Scan(&v)
 	return v, wrap(err)
 }
+
+// DeleteSecret removes a named secret.
+func (s *Store) DeleteSecret(ctx context.Context, name string) error {
+	_, err := s.pool.Exec(ctx, `DELETE FROM secrets WHERE name = $1`, name)
+	return wrap(err)
+}

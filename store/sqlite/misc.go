@@ -94,3 +94,20 @@ func (s *Store) GetOrCreateSecret(ctx context.Context, name string, create func(
 	})
 	return v, err
 }
+
+// DeleteSecret removes a named secret; its bytes are overwritten on disk
+// (secure_delete) and the write-ahead log is emptied when it can be.
+func (s *Store) DeleteSecret(ctx context.Context, name string) error {
+	if _, err := s.w.ExecContext(ctx, `DELETE FROM secrets WHERE name = ?`, name); err != nil {
+		return wrap(err)
+	}
+	s.truncateWAL(ctx)
+	return nil
+}
+
+// truncateWAL copies the write-ahead log into the database and empties it,
+// so that pages it held (old versions of overwritten rows) are gone. It is
+// best effort: with a reader in the middle of a transaction the log stays.
+func (s *Store) truncateWAL(ctx context.Context) {
+	s.w.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+}

@@ -25,9 +25,9 @@ func (s *Store) CreateProject(ctx context.Context, p *lectern.Project) error {
 		if n == 0 {
 			return store.NotFound("organization", p.OrgID)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO projects (id, org_id, name, repo_url, branch, docs_root, deployment_type, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			p.ID, p.OrgID, p.Name, p.RepoURL, p.Branch, p.DocsRoot, string(p.DeploymentType), ts(p.CreatedAt))
+		_, err := tx.ExecContext(ctx, `INSERT INTO projects (id, org_id, name, repo_url, branch, docs_root, deployment_type, created_at, repo_credentials)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			p.ID, p.OrgID, p.Name, p.RepoURL, p.Branch, p.DocsRoot, string(p.DeploymentType), ts(p.CreatedAt), p.RepoCredentials)
 		if isUnique(err) {
 			return lectern.Errorf(lectern.ECONFLICT, "project %q already exists", p.ID)
 		}
@@ -47,13 +47,13 @@ func (s *Store) CreateProject(ctx context.Context, p *lectern.Project) error {
 	})
 }
 
-const projectCols = `id, org_id, name, repo_url, branch, docs_root, deployment_type, coalesce(live_deployment_id, ''), created_at`
+const projectCols = `id, org_id, name, repo_url, branch, docs_root, deployment_type, coalesce(live_deployment_id, ''), created_at, repo_credentials`
 
 func (s *Store) scanProject(ctx context.Context, row *sql.Row) (*lectern.Project, error) {
 	var p lectern.Project
 	var dt string
 	var created int64
-	if err := row.Scan(&p.ID, &p.OrgID, &p.Name, &p.RepoURL, &p.Branch, &p.DocsRoot, &dt, &p.LiveDeploymentID, &created); err != nil {
+	if err := row.Scan(&p.ID, &p.OrgID, &p.Name, &p.RepoURL, &p.Branch, &p.DocsRoot, &dt, &p.LiveDeploymentID, &created, &p.RepoCredentials); err != nil {
 		return nil, err
 	}
 	p.DeploymentType, p.CreatedAt = lectern.DeploymentType(dt), fromTS(created)
@@ -199,4 +199,22 @@ func (s *Store) DeleteDeployment(ctx context.Context, id string) error {
 		}
 		return nil
 	})
+}
+
+// SetProjectRepo replaces a project's repository URL and credentials. The
+// replaced values are overwritten on disk (secure_delete), and the
+// write-ahead log is checkpointed and emptied when no reader holds it, so
+// that credentials moved out of a URL leave no clear copy in the files.
+func (s *Store) SetProjectRepo(ctx context.Context, id, repoURL, credentials string) error {
+	res, err := s.w.ExecContext(ctx, `UPDATE projects SET repo_url = ?, repo_credentials = ? WHERE id = ?`, repoURL, credentials, id)
+	if err != nil {
+		return wrap(err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return wrap(err)
+	} else if n == 0 {
+		return store.NotFound("project", id)
+	}
+	s.truncateWAL(ctx)
+	return nil
 }

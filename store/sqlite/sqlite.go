@@ -46,7 +46,7 @@ type Store struct {
 func Open(ctx context.Context, path string) (*Store, error) {
 	dsn := func(extra string) string {
 		q := url.Values{}
-		for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "foreign_keys(1)", "synchronous(NORMAL)"} {
+		for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "foreign_keys(1)", "synchronous(NORMAL)", "secure_delete(1)"} {
 			q.Add("_pragma", p)
 		}
 		if extra != "" {

@@ -15,6 +15,8 @@ var projectCases = []testCase{
 	{"DomainConflictStoresNothing", testProjectDomainConflict},
 	{"MissingOrg", testProjectMissingOrg},
 	{"List", testProjectList},
+	{"RepoCredentials", testProjectRepoCredentials},
+	{"SetRepo", testProjectSetRepo},
 }
 
 func testProjectCreateGet(t *testing.T, s store.Store) {
@@ -171,4 +173,54 @@ func testProjectList(t *testing.T, s store.Store) {
 	if got, want := ids(""), []string{pa1.ID, pa2.ID, pb.ID}; !sameSet(got, want) {
 		t.Errorf("ListProjects(all) = %v, want %v", got, want)
 	}
+}
+
+func testProjectRepoCredentials(t *testing.T, s store.Store) {
+	org := newOrg(t, s)
+	sealed := "v1.0a1b2c3d.c2VhbGVkLWNyZWRlbnRpYWxz-_"
+	p := &lectern.Project{OrgID: org.ID, Name: "Private", RepoURL: "https://git.example.com/acme/private.git", Branch: "main",
+		DocsRoot: "/", Domains: []string{domain()}, DeploymentType: lectern.DeploymentCloud, RepoCredentials: sealed}
+	must(t, s.CreateProject(t.Context(), p), "CreateProject")
+	plain := newProject(t, s, org.ID)
+	if got := getProject(t, s, p.ID); got.RepoCredentials != sealed || got.RepoURL != p.RepoURL {
+		t.Errorf("GetProject RepoCredentials = %q, RepoURL %q; want %q, %q", got.RepoCredentials, got.RepoURL, sealed, p.RepoURL)
+	}
+	if got := getProject(t, s, plain.ID); got.RepoCredentials != "" {
+		t.Errorf("project created without credentials has RepoCredentials %q", got.RepoCredentials)
+	}
+	got, err := s.GetProjectByDomain(t.Context(), p.Domains[0])
+	must(t, err, "GetProjectByDomain")
+	if got.RepoCredentials != sealed {
+		t.Errorf("GetProjectByDomain RepoCredentials = %q, want %q", got.RepoCredentials, sealed)
+	}
+	all, err := s.ListProjects(t.Context(), org.ID)
+	must(t, err, "ListProjects")
+	for _, q := range all {
+		if want := map[string]string{p.ID: sealed, plain.ID: ""}[q.ID]; q.RepoCredentials != want {
+			t.Errorf("ListProjects: %s has RepoCredentials %q, want %q", q.ID, q.RepoCredentials, want)
+		}
+	}
+}
+
+func testProjectSetRepo(t *testing.T, s store.Store) {
+	org := newOrg(t, s)
+	p := newProject(t, s, org.ID)
+	other := newProject(t, s, org.ID)
+	must(t, s.SetProjectRepo(t.Context(), p.ID, "https://git.example.com/acme/moved.git", "v1.0a1b2c3d.bmV3"), "SetProjectRepo")
+	got := getProject(t, s, p.ID)
+	if got.RepoURL != "https://git.example.com/acme/moved.git" || got.RepoCredentials != "v1.0a1b2c3d.bmV3" {
+		t.Errorf("after SetProjectRepo: RepoURL %q, RepoCredentials %q", got.RepoURL, got.RepoCredentials)
+	}
+	if got.Name != p.Name || got.Branch != p.Branch || got.DocsRoot != p.DocsRoot || !sameSet(got.Domains, p.Domains) {
+		t.Errorf("SetProjectRepo changed other fields: %+v, was %+v", got, p)
+	}
+	if o := getProject(t, s, other.ID); o.RepoURL != other.RepoURL || o.RepoCredentials != "" {
+		t.Errorf("SetProjectRepo changed another project: %+v", o)
+	}
+	must(t, s.SetProjectRepo(t.Context(), p.ID, "https://git.example.com/acme/public.git", ""), "SetProjectRepo(no credentials)")
+	if got := getProject(t, s, p.ID); got.RepoURL != "https://git.example.com/acme/public.git" || got.RepoCredentials != "" {
+		t.Errorf("after clearing credentials: RepoURL %q, RepoCredentials %q", got.RepoURL, got.RepoCredentials)
+	}
+	err := s.SetProjectRepo(t.Context(), missingID(lectern.PrefixProject), "https://x.example/x.git", "")
+	wantCode(t, err, lectern.ENOTFOUND, "SetProjectRepo(missing)")
 }

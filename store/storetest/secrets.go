@@ -16,6 +16,7 @@ var secretCases = []testCase{
 	{"CreatedOnce", testSecretOnce},
 	{"Concurrent", testSecretConcurrent},
 	{"CreateError", testSecretCreateError},
+	{"Delete", testSecretDelete},
 }
 
 var lifecycleCases = []testCase{
@@ -120,5 +121,24 @@ func testCloseTwice(t *testing.T, s store.Store) {
 	}
 	if err := s.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
+	}
+}
+
+func testSecretDelete(t *testing.T, s store.Store) {
+	must(t, s.DeleteSecret(t.Context(), "never-stored"), "DeleteSecret(missing)")
+	_, err := s.GetOrCreateSecret(t.Context(), "old", func() ([]byte, error) { return []byte("first"), nil })
+	must(t, err, "GetOrCreateSecret")
+	_, err = s.GetOrCreateSecret(t.Context(), "kept", func() ([]byte, error) { return []byte("kept"), nil })
+	must(t, err, "GetOrCreateSecret")
+	must(t, s.DeleteSecret(t.Context(), "old"), "DeleteSecret")
+	got, err := s.GetOrCreateSecret(t.Context(), "old", func() ([]byte, error) { return []byte("second"), nil })
+	must(t, err, "GetOrCreateSecret")
+	if string(got) != "second" {
+		t.Errorf("GetOrCreateSecret after DeleteSecret = %q, want a new secret %q", got, "second")
+	}
+	got, err = s.GetOrCreateSecret(t.Context(), "kept", func() ([]byte, error) { return []byte("other"), nil })
+	must(t, err, "GetOrCreateSecret")
+	if string(got) != "kept" {
+		t.Errorf("DeleteSecret(old) removed another secret: got %q", got)
 	}
 }

@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"unicode"
+
+	"lectern.dev/lectern"
+	"lectern.dev/lectern/secrets"
+	"lectern.dev/lectern/store"
+)
+
+// defaultRepoUser is the user name given with a token when the repository
+// URL names none (GitHub's convention; most hosts accept any name).
+const defaultRepoUser = "x-access-token"
+
+// maxTokenSize bounds what --repo-token-file reads.
+const maxTokenSize = 16 << 10
+
+// adminSecretKey loads the secret key for an admin command: nil when none
+// is configured on PostgreSQL or S3 (only creating a project with
+// credentials needs one there). With a key, credentials left in
+// repository URLs by earlier releases are moved into encrypted storage.
+func adminSecretKey(ctx context.Context, sf *storageFlags, e *env, st store.Store, log *slog.Logger) (*secrets.Key, error) {
+	key, err := sf.loadSecretKey(e.getenv, log)
+	if errors.Is(err, errNoSecretKey) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return key, moveRepoCredentials(ctx, st, key, log)
+}
+
+// setRepoCredentials takes the credentials of a new project's repository
+// from --repo-token-file, or from the URL's user name and password, and
+// stores them sealed in p.RepoCredentials, leaving p.RepoURL without them.
+func setRepoCredentials(p *lectern.Project, tokenFile string, stdin io.Reader, keyOf func() (*secrets.Key, error)) error {
+	clean, user, pass, inURL := splitUserinfo(p.RepoURL)
+	if tokenFile == "" && !inURL {
+		if _, rest, ok := strings.Cut(p.RepoURL, "://"); ok {
+			if host, _, _ := strings.Cut(rest, "/"); strings.Contains(host, "@") {
+				// Not an http(s) URL: refuse rather than keep them in clear.
+				return fmt.Errorf("--repo %s: credentials are supported for http:// and https:// repositories only", displayRepo(p.RepoURL))
+			}
+		}
+		return nil
+	}
+	if tokenFile != "" {
+		scheme, _, _ := strings.Cut(strings.ToLower(p.RepoURL), "://")
+		if scheme != "http" && scheme != "https" {
+			return fmt.Errorf("--repo-token-file needs an http:// or https:// repository URL, not %s", displayRepo(p.RepoURL))
+		}
+		if pass != "" {
+			return fmt.Errorf("--repo %s already holds a password, and --repo-token-file gives another: give it once, in --repo-token-file", displayRepo(p.RepoURL))
+		}
+		token, err := readToken(tokenFile, stdin)
+		if err != nil {
+			return err
+		}
+		if user == "" {
+			user = defaultRepoUser
+		}
+		pass = token
+	}
+	if strings.ContainsFunc(user+pass, unicode.IsControl) || strings.Contains(user, ":") {
+		return fmt.Errorf("--repo %s: the repository credentials hold control characters or a user name with \":\"", displayRepo(p.RepoURL))
+	}
+	key, err := keyOf()
+	if err != nil {
+		return fmt.Errorf("storing repository credentials needs the secret key: %w", err)
+	}
+	if p.ID == "" {
+		p.ID = lectern.NewID(lectern.PrefixProject)
+	}
+	p.RepoURL = clean
+	p.RepoCredentials = key.SealRepoCredentials(p.ID, user, pass)
+	return nil
+}
+
+// readToken reads a token from a file, or standard input for "-",
+// without the white space around it.
+func readToken(name string, stdin io.Reader) (string, error) {
+	var r io.Reader = stdin
+	what := "standard input"
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return "", fmt.Errorf("--repo-token-file: %w", err)
+		}
+		defer f.Close()
+		r, what = f, name
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxTokenSize+1))
+	if err != nil {
+		return "", fmt.Errorf("--repo-token-file: read %s: %w", what, err)
+	}
+	if len(b) > maxTokenSize {
+		return "", fmt.Errorf("--repo-token-file: %s holds more than %d bytes: it is not a token", what, maxTokenSize)
+	}
+	token := strings.TrimSpace(string(b))
+	if token == "" {
+		return "", fmt.Errorf("--repo-token-file: %s is empty: put the repository token in it", what)
+	}
+	if strings.ContainsFunc(token, unicode.IsControl) {
+		return "", fmt.Errorf("--repo-token-file: %s holds more than one line: put only the token in it", what)
+	}
+	return token, nil
+}
+
+// hideRepoCredentials prepares a project for output: a repository URL
+// that still holds credentials (left by an earlier release, not yet moved
+// for want of a key) is shown without them, and counted as credentials.
+func hideRepoCredentials(p *lectern.Project) {
+	if clean, _, _, ok := splitUserinfo(p.RepoURL); ok {
+		p.RepoURL = clean
+		if p.RepoCredentials == "" {
+			p.RepoCredentials = "in-url" // output only: JSON shows repoCredentials: true
+		}
+	} else if clean := displayRepo(p.RepoURL); clean != p.RepoURL {
+		p.RepoURL = clean
+	}
+}
