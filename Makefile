@@ -50,3 +50,4 @@ fuzz:
 	$(GO) test -run=^$$ -fuzz=FuzzCheckAPIKey -fuzztime=30s .
 	$(GO) test -run=^$$ -fuzz=FuzzNormalizeDomain -fuzztime=30s .
 	$(GO) test -run=^$$ -fuzz=FuzzExtract -fuzztime=30s ./selfhost
+	$(GO) test -run=^$$ -fuzz=FuzzActiveContent -fuzztime=30s ./render

@@ -23,6 +23,13 @@ func (r *renderer) htmlElement(n *node, sc *scope) string {
 	for _, a := range n.attrs {
 		k := htmlAttrName(a.name)
 		if k == "" {
+			if isEventHandler(a.name) {
+				r.warn(sc, n.line, "<%s %s>: event handler attributes are not allowed in page content; removed", name, a.name)
+			}
+			continue
+		}
+		if droppedAttrs[k] {
+			r.warn(sc, n.line, "<%s %s>: not allowed in page content (it runs the HTML it holds); removed", name, k)
 			continue
 		}
 		v := r.attrValue(a, n, sc)
@@ -46,8 +53,10 @@ func (r *renderer) htmlElement(n *node, sc *scope) string {
 			continue
 		}
 		switch k {
-		case "href":
-			s = r.link(s, n.line, sc)
+		case "href", "xlink:href":
+			if s = r.linkAttr(s, "<"+name+" "+k+">", n.line, sc); s == "" {
+				continue
+			}
 		case "src", "poster", "data":
 			u, external := r.asset(s, n.line, sc, mediaWhat(name))
 			if external {
@@ -56,14 +65,31 @@ func (r *renderer) htmlElement(n *node, sc *scope) string {
 				}
 				return externalMedia(name, s, r.props(n, sc))
 			}
+			if u == "" {
+				continue
+			}
 			s = u
-		case "srcset":
-			if strings.Contains(s, "//") {
+		case "srcset", "imagesrcset":
+			if !srcsetAllowed(s) {
+				r.warn(sc, n.line, "<%s %s> removed: its URLs must be relative or data:image/ URLs", name, k)
 				continue
 			}
 		case "style":
 			if unsafeCSS(s) {
 				continue
+			}
+		case "attributename":
+			// SVG animations (<set>, <animate>) that change a link could
+			// give it any URL.
+			if l := strings.ToLower(strings.TrimSpace(s)); strings.Contains(l, "href") {
+				r.warn(sc, n.line, "<%s attributeName=%q>: animating a link is not allowed; removed", name, s)
+				continue
+			}
+		default:
+			if urlAttrs[k] {
+				if _, ok := r.checkURL(s, "<"+name+" "+k+">", false, n.line, sc); !ok {
+					continue
+				}
 			}
 		}
 		b.WriteString(" " + k + `="` + html.EscapeString(s) + `"`)
@@ -139,13 +165,20 @@ func htmlAttrName(k string) string {
 		return h
 	}
 	lower := strings.ToLower(k)
-	if strings.HasPrefix(lower, "on") && len(lower) > 2 && lower != "open" {
+	if isEventHandler(k) {
 		return ""
 	}
 	if strings.HasPrefix(lower, "aria-") || strings.HasPrefix(lower, "data-") {
 		return k
 	}
 	return lower
+}
+
+// isEventHandler reports whether attribute k is an event handler (onclick,
+// onError, ...): "on" and a letter, except open.
+func isEventHandler(k string) bool {
+	lower := strings.ToLower(strings.TrimSpace(k))
+	return strings.HasPrefix(lower, "on") && len(lower) > 2 && lower != "open"
 }
 
 var unitless = map[string]bool{

@@ -460,12 +460,7 @@ func (w *sidebarWriter) list(items []*sideItem, opens []int) {
 // safeHref keeps URLs whose scheme is harmless in a link and replaces the
 // others (javascript:, data:, ...) by "#".
 func safeHref(u string) string {
-	if !isExternal(u) || strings.HasPrefix(u, "//") {
-		return u
-	}
-	scheme := strings.ToLower(u[:strings.IndexByte(u, ':')])
-	switch scheme {
-	case "http", "https", "mailto", "tel":
+	if urlAllowed(u, false) {
 		return u
 	}
 	return "#"
