@@ -510,7 +510,7 @@ func (s *site) writeSiteFiles() error {
 			}
 			return fmt.Errorf("render: read %s: %w", f, err)
 		}
-		if err := s.write(f, data); err != nil {
+		if err := s.write(f, s.exportCopy(f, data)); err != nil {
 			return err
 		}
 		if s.cache != nil {

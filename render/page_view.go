@@ -37,6 +37,7 @@ type pageView struct {
 	RootURL     string // the site root, to which search-index URLs are relative
 	HomeURL     string
 	PrimaryHex  string
+	CSP         string        // the policy of an export page's <meta http-equiv> (serving.go)
 	ExtraHead   template.HTML // more <head> content (page-type specific assets)
 	ExtraScript template.HTML // more scripts at the end of <body>
 
@@ -115,6 +116,9 @@ func (t *theme) view(outName string, p *page) *pageView {
 		PrimaryHex: t.primary,
 	}
 	v.Features = s.opts.features()
+	if s.opts.Export {
+		v.CSP = v.Features.MetaContentSecurityPolicy()
+	}
 	if v.Features.Search {
 		v.SearchJSURL = s.assetURL(outName, searchJSFile)
 	}

@@ -177,6 +177,15 @@ func (t *theme) page(p *page, outName, body string, toc []tocItem) []byte {
 	v.Title = p.title
 	v.Description = p.fm.Description
 	v.Body = template.HTML(body)
+	if t.s.opts.Export && v.Features.Playground {
+		// The "Try it" forms of the page may call the API servers it
+		// offers, also when the export is served by a static host.
+		if o := PlaygroundServerOrigins([]byte(body)); len(o) > 0 {
+			f := v.Features
+			f.PlaygroundOrigins = append(append([]string(nil), f.PlaygroundOrigins...), o...)
+			v.CSP = f.MetaContentSecurityPolicy()
+		}
+	}
 	v.TOC = toc
 	v.Mode = p.fm.Mode
 	v.NoIndex = p.fm.NoIndex
