@@ -56,6 +56,9 @@ type Options struct {
 	// inside the source, which would otherwise be copied into the next
 	// output as files of the site.
 	Exclude []string
+	// CustomScripts makes every page load the source's .js files, as
+	// Mintlify does (custom_scripts.go); off, the site runs none of them.
+	CustomScripts bool
 }
 
 // excluded reports whether the source folder p is one of Options.Exclude.
@@ -476,6 +479,9 @@ func (s *site) writeSiteFiles() error {
 	}
 	generated["index.html"] = true
 	if err := s.writeOpenAPIFiles(generated); err != nil {
+		return err
+	}
+	if err := s.writeCustomScripts(); err != nil { // custom_scripts.go
 		return err
 	}
 	var others []string

@@ -40,6 +40,9 @@ type pageView struct {
 	CSP         string        // the policy of an export page's <meta http-equiv> (serving.go)
 	ExtraHead   template.HTML // more <head> content (page-type specific assets)
 	ExtraScript template.HTML // more scripts at the end of <body>
+	// CustomScripts are the URLs of the repository's scripts, with
+	// Options.CustomScripts (custom_scripts.go).
+	CustomScripts []string
 
 	// Features are the optional features of the build (Options.Features),
 	// whose markup the layout writes between markers (features.go).
@@ -114,6 +117,9 @@ func (t *theme) view(outName string, p *page) *pageView {
 		SearchURL:  s.assetURL(outName, searchIndexJSFile),
 		HomeURL:    s.urlFor(outName, target{kind: tPage}),
 		PrimaryHex: t.primary,
+	}
+	for _, f := range t.customJS {
+		v.CustomScripts = append(v.CustomScripts, s.assetURL(outName, CustomScriptDir+f))
 	}
 	v.Features = s.opts.features()
 	if s.opts.Export {

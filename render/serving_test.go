@@ -82,3 +82,41 @@ func TestExportCarriesPolicy(t *testing.T) {
 		t.Errorf("Transform changed the policy of a raw HTML file: %s", raw)
 	}
 }
+
+func TestCustomScripts(t *testing.T) {
+	src := fstest.MapFS{
+		"docs.json":               {Data: []byte(`{"name": "P", "navigation": {"pages": ["index", "guides/x"]}}`)},
+		"index.mdx":               {Data: []byte("# Hi\n")},
+		"guides/x.mdx":            {Data: []byte("# X\n")},
+		"widget.js":               {Data: []byte("window.widget = 1\n")},
+		"scripts/b.js":            {Data: []byte("window.b = 1\n")},
+		"node_modules/dep/dep.js": {Data: []byte("dep\n")},
+	}
+	for _, on := range []bool{false, true} {
+		for _, export := range []bool{false, true} {
+			out := newMemOutput()
+			if _, err := Build(context.Background(), src, out, Options{CustomScripts: on, Export: export}); err != nil {
+				t.Fatal(err)
+			}
+			page := out.get(t, "guides/x.html")
+			want := []string{`<script src="/_lectern/custom/scripts/b.js" defer></script>`, `<script src="/_lectern/custom/widget.js" defer></script>`}
+			if export {
+				want = []string{`<script src="../_lectern/custom/scripts/b.js" defer></script>`, `<script src="../_lectern/custom/widget.js" defer></script>`}
+			}
+			for _, w := range want {
+				if strings.Contains(page, w) != on {
+					t.Errorf("custom scripts %v, export %v: page has %s: %v", on, export, w, !on)
+				}
+			}
+			if on && strings.Index(page, want[0]) > strings.Index(page, want[1]) {
+				t.Errorf("custom scripts not in the order of their paths")
+			}
+			if out.has("_lectern/custom/widget.js") != on || out.has("_lectern/custom/node_modules/dep/dep.js") || strings.Contains(page, "node_modules") {
+				t.Errorf("custom scripts %v: copies %v", on, sortedKeys(out.files))
+			}
+			if !out.has("widget.js") {
+				t.Errorf("the repository's widget.js is not copied as a file")
+			}
+		}
+	}
+}

@@ -28,6 +28,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -41,8 +42,6 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
-
-	"lectern.dev/lectern/sites"
 )
 
 // ChromiumPath is Debian's Chromium, which CI installs with apt.
@@ -362,7 +361,7 @@ func Serve(t testing.TB, site fs.FS, header http.Header) string {
 		for k, v := range header {
 			w.Header()[k] = v
 		}
-		for _, c := range sites.Candidates(r.URL.Path) {
+		for _, c := range Candidates(r.URL.Path) {
 			if serveFile(w, r, site, c, http.StatusOK) {
 				return
 			}
@@ -374,6 +373,23 @@ func Serve(t testing.TB, site fs.FS, header http.Header) string {
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { srv.Close() })
 	return "http://" + ln.Addr().String()
+}
+
+// Candidates is sites.Candidates, which this package cannot import (sites
+// imports render, whose tests use this package); sites' tests check that
+// the two agree.
+func Candidates(urlPath string) []string {
+	p := strings.Trim(path.Clean("/"+urlPath), "/")
+	if p == "" {
+		return []string{"index.html"}
+	}
+	if strings.HasSuffix(urlPath, "/") {
+		return []string{p + ".html", p + "/index.html"}
+	}
+	if path.Ext(p) != "" {
+		return []string{p, p + ".html"}
+	}
+	return []string{p + ".html", p + "/index.html", p}
 }
 
 // serveFile answers with the regular file name of site and status, and
