@@ -143,12 +143,14 @@ func projectCmd(with withStore) *cobra.Command {
 	cmd := &cobra.Command{Use: "project", Short: "Manage projects"}
 	var org, name, repo, branch, docsRoot, depType string
 	var domains []string
+	var customScripts bool
 	create := &cobra.Command{Use: "create", Short: "Create a project", Args: cobra.NoArgs,
 		RunE: with(func(ctx context.Context, st store.Store, out *printer) error {
 			p, err := newProject(org, name, repo, branch, docsRoot, depType, domains)
 			if err != nil {
 				return err
 			}
+			p.CustomScripts = customScripts
 			if err := st.CreateProject(ctx, p); err != nil {
 				return err
 			}
@@ -163,6 +165,7 @@ func projectCmd(with withStore) *cobra.Command {
 	fl.StringVar(&docsRoot, "docs-root", "/", "folder of the docs inside the repository")
 	fl.StringArrayVar(&domains, "domain", nil, "a domain of the site (repeatable; at least one)")
 	fl.StringVar(&depType, "deployment-type", "cloud", "cloud, client-hosted or air-gapped")
+	fl.BoolVar(&customScripts, "custom-scripts", false, "load the repository's .js files on every page, as Mintlify does (off: the site runs none of them)")
 
 	var listOrg string
 	list := &cobra.Command{Use: "list", Short: "List projects", Args: cobra.NoArgs,

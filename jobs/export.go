@@ -86,7 +86,7 @@ func (h *ExportHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	// and writes their endpoints.
 	all := render.AllSiteFeatures()
 	res, err := render.Build(ctx, root.FS(), &render.DirOutput{Dir: outDir}, render.Options{
-		Export: true, BasePath: e.BasePath, SiteURL: "https://" + e.Domain + e.BasePath, Progress: pr.report, Features: &all})
+		Export: true, BasePath: e.BasePath, SiteURL: "https://" + e.Domain + e.BasePath, Progress: pr.report, Features: &all, CustomScripts: p.CustomScripts})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

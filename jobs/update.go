@@ -116,7 +116,7 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	// Live sites have search and the playground. The AI assistant and web
 	// analytics are left out: lectern serve has no endpoint for them yet.
 	live := render.DefaultSiteFeatures()
-	opts := render.Options{Features: &live}
+	opts := render.Options{Features: &live, CustomScripts: p.CustomScripts}
 	if h.PageDelay > 0 {
 		opts.Progress = func(done, _ int) {
 			if done > 0 {
