@@ -289,6 +289,16 @@ func (b *Tab) Open(u string) bool {
 	return ok
 }
 
+// Visit is Open without the check: for a page whose problems the test
+// expects (it reads them with Take).
+func (b *Tab) Visit(u string) bool {
+	b.t.Helper()
+	ok := b.Run("open "+u, chromedp.Navigate(u), chromedp.WaitReady("body"),
+		chromedp.Poll[chromedp.Void](`document.readyState === "complete"`, chromedp.WithPollingTimeout(StepTimeout)))
+	time.Sleep(settle)
+	return ok
+}
+
 // Check fails the test with each problem seen since the last Check (or
 // Take), naming the step.
 func (b *Tab) Check(step string) {
