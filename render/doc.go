@@ -33,6 +33,18 @@
 // pages have no inline script or event handler, so that they work under
 // SiteFeatures.ContentSecurityPolicy (features.go).
 //
+// # Active content
+//
+// Pages run Lectern's scripts only. Every URL written into a page goes
+// through one allow-list (urlsafe.go: relative, fragment, http, https,
+// mailto, tel; data: only for images), event handlers and srcdoc are
+// dropped, each with a warning; ServeHeaders (serving.go) says how servers
+// send each file of a site (pages under the site's policy, other files
+// sandboxed, the repository's JavaScript as text/plain), and exports carry
+// the policy in a meta element. Options.CustomScripts loads the
+// repository's .js files on every page, as Mintlify does
+// (custom_scripts.go).
+//
 // # Errors and warnings
 //
 // Build fails, with a *lectern.Error of code lectern.EINVALID naming the file,
