@@ -73,7 +73,7 @@ func (r *renderer) flow(nodes []*node, sc *scope, o flowOpts) string {
 			lm.mark(lines, n.line)
 			put(n.text)
 		case nRaw:
-			add(n.block, func() string { return n.text })
+			add(n.block, func() string { return rawHTML(n.text) })
 		case nElem:
 			add(n.block, func() string { return r.element(n, sc) })
 		case nExpr:
@@ -121,7 +121,7 @@ func (r *renderer) jsxFlow(nodes []*node, sc *scope) string {
 		case nElem:
 			b.WriteString(r.element(n, sc))
 		case nRaw:
-			b.WriteString(n.text)
+			b.WriteString(rawHTML(n.text))
 		case nExpr:
 			v := sc.eval(n.text, n.line, sc.file(r), r.s.w)
 			switch v.kind {

@@ -114,3 +114,22 @@ func (r *renderer) checkURL(u, attr string, image bool, line int, sc *scope) (st
 		attr, firstLine(u, 60), map[bool]string{true: " (and data:image/ URLs for images)", false: ""}[image])
 	return "", false
 }
+
+// rawHTML returns the HTML of an nRaw node as a page may carry it. A
+// comment is kept only when it is one comment for browsers too: "--!>"
+// inside also ends a comment for them (what follows would be markup),
+// and an unterminated one would swallow the rest of the page. A stray
+// closing tag is kept as it is.
+func rawHTML(text string) string {
+	if !strings.HasPrefix(text, "<!--") {
+		return text
+	}
+	if len(text) < len("<!---->") || !strings.HasSuffix(text, "-->") {
+		return "" // "<!-->", "<!--->" or unterminated
+	}
+	inner := text[4 : len(text)-3]
+	if strings.HasPrefix(inner, ">") || strings.HasPrefix(inner, "->") || strings.Contains(inner, "--!>") {
+		inner = strings.NewReplacer("--!>", "-- !>").Replace(strings.TrimLeft(inner, "->"))
+	}
+	return "<!--" + inner + "-->"
+}

@@ -86,6 +86,8 @@ title: Vectors
 ![md image](javascript:window.__pwned=2)
 ![data image](data:image/png;base64,iVBORw0KGgo=)
 <https://example.com/autolink>
+
+<!-- a comment --!><img src="x" onerror="window.__pwned=1"> -->
 `
 
 // activeContent returns what in doc (an HTML document) could run script:
@@ -239,29 +241,59 @@ func FuzzActiveContent(f *testing.F) {
 		"data:text/html,<script>alert(1)</script>", "vbscript:x", "./javascript:alert(1)", "a/../javascript:alert(1)",
 		"javascript&colon;alert(1)", "data:image/svg+xml,<svg onload=alert(1)>", "https://example.com/",
 		"<img src=x onerror=alert(1)>", "<iframe srcdoc='<script>alert(1)</script>'/>", activeVectors,
+		"<!-- a --!><script>alert(1)</script> -->", "x <!-- a --!><img src=x onerror=alert(1)> -->", "<!--", "<!--><b>x</b>-->",
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		q := strings.NewReplacer(`"`, "&quot;").Replace(s)
-		page := s + "\n\n" +
-			`<a href="` + q + `">a</a> <img src="` + q + `" /> <iframe src="` + q + `" /> <form action="` + q + `"><button formAction="` + q + `">b</button></form>` + "\n\n" +
-			`<Card title="c" href="` + q + `" img="` + q + `">c</Card>` + "\n\n" +
-			"[l](" + s + ") ![i](" + s + ")\n\n" +
-			`<a href={` + "`" + strings.ReplaceAll(s, "`", "") + "`" + `}>e</a>` + "\n"
-		for _, export := range []bool{false, true} {
-			out := newMemOutput()
-			if _, err := Build(context.Background(), vectorSite(page), out, Options{Export: export}); err != nil {
-				t.Fatalf("Build: %v", err)
-			}
-			for name, data := range out.files {
-				if !strings.HasSuffix(name, ".html") {
-					continue
-				}
-				if bad := activeContent(string(data)); len(bad) > 0 {
-					t.Fatalf("export=%v: %s carries active content for input %q:\n%s", export, name, s, strings.Join(bad, "\n"))
-				}
-			}
+		for _, name := range []string{"index.mdx", "index.md"} {
+			fuzzActiveContent(t, name, s)
 		}
 	})
+}
+
+// fuzzActiveContent builds the page of FuzzActiveContent for s as file
+// name and checks every HTML file of the output.
+func fuzzActiveContent(t *testing.T, name, s string) {
+	q := strings.NewReplacer(`"`, "&quot;").Replace(s)
+	page := s + "\n\n" +
+		`<a href="` + q + `">a</a> <img src="` + q + `" /> <iframe src="` + q + `" /> <form action="` + q + `"><button formAction="` + q + `">b</button></form>` + "\n\n" +
+		`<Card title="c" href="` + q + `" img="` + q + `">c</Card>` + "\n\n" +
+		"[l](" + s + ") ![i](" + s + ")\n\n" +
+		`<a href={` + "`" + strings.ReplaceAll(s, "`", "") + "`" + `}>e</a>` + "\n"
+	for _, export := range []bool{false, true} {
+		out := newMemOutput()
+		src := vectorSite(page)
+		if name != "index.mdx" {
+			delete(src, "index.mdx")
+			src[name] = &fstest.MapFile{Data: []byte(page)}
+		}
+		if _, err := Build(context.Background(), src, out, Options{Export: export}); err != nil {
+			t.Fatalf("Build: %v", err)
+		}
+		for file, data := range out.files {
+			if !strings.HasSuffix(file, ".html") {
+				continue
+			}
+			if bad := activeContent(string(data)); len(bad) > 0 {
+				t.Fatalf("%s, export=%v: %s carries active content for input %q:\n%s", name, export, file, s, strings.Join(bad, "\n"))
+			}
+		}
+	}
+}
+
+func TestRawHTML(t *testing.T) {
+	for in, want := range map[string]string{
+		"<!-- note -->":                     "<!-- note -->",
+		"<!-- a --!><script>x</script> -->": "<!-- a -- !><script>x</script> -->",
+		"<!-->":                             "",
+		"<!--->":                            "",
+		"<!-- unterminated":                 "",
+		"<!--><b>x</b>-->":                  "<!--<b>x</b>-->",
+		"</div>":                            "</div>",
+	} {
+		if got := rawHTML(in); got != want {
+			t.Errorf("rawHTML(%q) = %q, want %q", in, got, want)
+		}
+	}
 }
