@@ -2,6 +2,7 @@ package render
 
 import (
 	"html"
+	"path"
 	"strings"
 	"unicode"
 )
@@ -58,6 +59,10 @@ func (r *renderer) htmlElement(n *node, sc *scope) string {
 				continue
 			}
 		case "src", "poster", "data":
+			if framesDocument(name) && activeFile(s) {
+				r.warn(sc, n.line, "<%s %s=%q>: a frame may not show an SVG or XML file, which can run script; removed", name, k, s)
+				continue
+			}
 			u, external := r.asset(s, n.line, sc, mediaWhat(name))
 			if external {
 				if k == "poster" {
@@ -105,6 +110,29 @@ func (r *renderer) htmlElement(n *node, sc *scope) string {
 	}
 	b.WriteString("</" + name + ">")
 	return b.String()
+}
+
+// framesDocument reports whether element tag shows its source as a
+// document of its own (which runs the scripts of an SVG or XML file).
+func framesDocument(tag string) bool {
+	switch tag {
+	case "iframe", "frame", "object", "embed":
+		return true
+	}
+	return false
+}
+
+// activeFile reports whether URL u names a file whose document can run
+// script (SVG, XML, XHTML, XSLT): a frame must not show one, which on a
+// host that does not sandbox the repository's files would run it on the
+// docs origin.
+func activeFile(u string) bool {
+	p, _ := splitSuffix(strings.TrimSpace(u))
+	switch strings.ToLower(path.Ext(p)) {
+	case ".svg", ".svgz", ".xml", ".xhtml", ".xht", ".xsl", ".xslt":
+		return true
+	}
+	return false
 }
 
 func mediaWhat(tag string) string {

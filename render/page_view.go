@@ -521,9 +521,13 @@ func (t *theme) links(outName string, list []Link) []linkView {
 // configLink resolves a link of the configuration, warning (once) when an
 // internal one is broken.
 func (t *theme) configLink(outName, href string) (u string, external bool) {
+	if !urlAllowed(href, false) {
+		t.s.cfg.warn(t.s.w, href, "link %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed", firstLine(href, 60))
+		return "#", false
+	}
 	tg := t.s.resolve("", href)
 	if tg.kind == tMissing {
 		t.s.cfg.warn(t.s.w, href, "broken link %q: %s", href, tg.reason)
 	}
-	return t.s.urlFor(outName, tg), tg.kind == tExternal
+	return safeHref(t.s.urlFor(outName, tg)), tg.kind == tExternal
 }

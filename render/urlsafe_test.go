@@ -88,6 +88,8 @@ title: Vectors
 <https://example.com/autolink>
 
 <!-- a comment --!><img src="x" onerror="window.__pwned=1"> -->
+
+<iframe src="evil.svg?x=1"></iframe>
 `
 
 // activeContent returns what in doc (an HTML document) could run script:
@@ -221,6 +223,7 @@ func TestActiveContentRemoved(t *testing.T) {
 			"index.mdx:17: <img onError>: event handler attributes are not allowed",
 			`index.mdx:27: link "javascript:window.__pwned=1" removed`,
 			`index.mdx:30: image "javascript:window.__pwned=2" removed`,
+			`index.mdx:36: <iframe src="evil.svg?x=1">: a frame may not show an SVG or XML file`,
 		} {
 			if !strings.Contains(all, want) {
 				t.Errorf("export=%v: no warning %q; warnings:\n%s", export, want, all)
@@ -294,6 +297,38 @@ func TestRawHTML(t *testing.T) {
 	} {
 		if got := rawHTML(in); got != want {
 			t.Errorf("rawHTML(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestConfigLinksChecked: links of docs.json go through the same check.
+func TestConfigLinksChecked(t *testing.T) {
+	src := fstest.MapFS{
+		"docs.json": {Data: []byte(`{"name": "C", "navigation": {"pages": ["index", {"group": "G", "pages": [], "href": "javascript:alert(2)"}]},
+  "logo": {"light": "logo.png", "href": "  javascript:alert(3)"},
+  "navbar": {"links": [{"label": "Evil", "href": "JaVaScRiPt:alert(1)"}, {"label": "Good", "href": "https://example.com/"}]}}`)},
+		"index.mdx": {Data: []byte("# Hi\n")},
+		"logo.png":  {Data: []byte("png")},
+	}
+	for _, export := range []bool{false, true} {
+		out := newMemOutput()
+		res, err := Build(context.Background(), src, out, Options{Export: export})
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := out.get(t, "index.html")
+		if bad := activeContent(page); len(bad) > 0 {
+			t.Errorf("export=%v: %v", export, bad)
+		}
+		if !strings.Contains(page, `href="https://example.com/"`) {
+			t.Errorf("export=%v: the good navbar link is gone", export)
+		}
+		var warned bool
+		for _, w := range res.Warnings {
+			warned = warned || w.File == "docs.json" && w.Line == 3 && strings.Contains(w.Message, `link "JaVaScRiPt:alert(1)" removed`)
+		}
+		if !warned {
+			t.Errorf("export=%v: no warning at docs.json:3 for the navbar link: %v", export, res.Warnings)
 		}
 	}
 }
