@@ -93,6 +93,8 @@ func testServeRoutes(t *testing.T, budget int64) {
 		{"/_lectern/site.js", 200, "text/javascript; charset=utf-8", "console.log"},
 		{"/images/logo.png", 200, "image/png", "PNG"},
 		{"/sitemap.xml", 200, "application/xml", "<urlset>"},
+		// The repository's scripts are text: browsers do not run them.
+		{"/scripts/widget.js", 200, "text/plain; charset=utf-8", "window.widget"},
 		{"/downloads/report%20v1.2.pdf", 200, "application/pdf", "%PDF"},
 		{"/guides/missing", 404, "text/html; charset=utf-8", "<h1>Page not found</h1>"},
 		{"/guides/x.html/", 404, "text/html; charset=utf-8", "<h1>Page not found</h1>"},
