@@ -332,3 +332,26 @@ func TestConfigLinksChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestRedirectDestinationsChecked: a redirect to a javascript: URL leads
+// nowhere, neither from its static page nor from the wildcard script.
+func TestRedirectDestinationsChecked(t *testing.T) {
+	src := fstest.MapFS{
+		"docs.json": {Data: []byte(`{"name": "R", "navigation": {"pages": ["index"]}, "redirects": [
+  {"source": "/evil", "destination": "javascript:alert(1)"},
+  {"source": "/evil2", "destination": " JAVASCRIPT:alert(2)"},
+  {"source": "/old/:slug*", "destination": "/evil"}]}`)},
+		"index.mdx": {Data: []byte("# Hi\n")},
+	}
+	for _, export := range []bool{false, true} {
+		out := newMemOutput()
+		if _, err := Build(context.Background(), src, out, Options{Export: export}); err != nil {
+			t.Fatal(err)
+		}
+		for name, data := range out.files {
+			if strings.Contains(strings.ToLower(string(data)), "javascript:alert") {
+				t.Errorf("export=%v: %s carries the javascript: destination", export, name)
+			}
+		}
+	}
+}
