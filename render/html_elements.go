@@ -84,10 +84,10 @@ func (r *renderer) htmlElement(n *node, sc *scope) string {
 				continue
 			}
 		case "attributename":
-			// SVG animations (<set>, <animate>) that change a link could
-			// give it any URL.
-			if l := strings.ToLower(strings.TrimSpace(s)); strings.Contains(l, "href") {
-				r.warn(sc, n.line, "<%s attributeName=%q>: animating a link is not allowed; removed", name, s)
+			// SVG animations (<set>, <animate>) that change a link or an
+			// event handler could give it any URL or script.
+			if l := strings.ToLower(strings.TrimSpace(s)); strings.Contains(l, "href") || isEventHandler(l) {
+				r.warn(sc, n.line, "<%s attributeName=%q>: animating a link or an event handler is not allowed; removed", name, s)
 				continue
 			}
 		default:

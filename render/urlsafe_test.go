@@ -90,6 +90,8 @@ title: Vectors
 <!-- a comment --!><img src="x" onerror="window.__pwned=1"> -->
 
 <iframe src="evil.svg?x=1"></iframe>
+
+<svg><set attributeName="onmouseover" to="window.__pwned=1" /></svg>
 `
 
 // activeContent returns what in doc (an HTML document) could run script:
@@ -132,7 +134,7 @@ func activeContent(doc string) []string {
 				bad = append(bad, "<"+tok.Data+" "+k+">")
 			case k == "srcdoc":
 				bad = append(bad, "<"+tok.Data+" srcdoc>")
-			case k == "attributename" && strings.Contains(strings.ToLower(a.Val), "href"):
+			case k == "attributename" && (strings.Contains(strings.ToLower(a.Val), "href") || strings.HasPrefix(strings.ToLower(strings.TrimSpace(a.Val)), "on")):
 				bad = append(bad, "<"+tok.Data+" attributeName="+a.Val+">")
 			case tok.Data == "script" && k == "src":
 				if !strings.Contains(a.Val, "_lectern/") {
