@@ -516,7 +516,11 @@ func (s *site) writeSiteFiles() error {
 			}
 			return fmt.Errorf("render: read %s: %w", f, err)
 		}
-		if err := s.write(f, s.exportCopy(f, data)); err != nil {
+		data, keep := s.exportCopy(f, data) // activefile.go
+		if !keep {
+			continue
+		}
+		if err := s.write(f, data); err != nil {
 			return err
 		}
 		if s.cache != nil {

@@ -104,13 +104,3 @@ func metaPolicy(csp string) string {
 // also when the bundle is opened from file:// or served by a static host
 // that sends no header.
 const rawHTMLCSP = "default-src 'none'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; base-uri 'none'; form-action 'none'"
-
-// exportCopy returns a file of the repository as the build copies it:
-// in an export, an HTML file starts with the <meta http-equiv> of
-// rawHTMLCSP.
-func (s *site) exportCopy(name string, data []byte) []byte {
-	if !s.opts.Export || !IsPage(name) {
-		return data
-	}
-	return append([]byte(cspMetaTag(rawHTMLCSP)+"\n"), data...)
-}
