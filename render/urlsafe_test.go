@@ -130,7 +130,7 @@ func activeContent(doc string) []string {
 				k = a.Namespace + ":" + k
 			}
 			switch {
-			case strings.HasPrefix(k, "on"):
+			case strings.HasPrefix(k, "on") && len(k) > 2: // "on" alone handles no event
 				bad = append(bad, "<"+tok.Data+" "+k+">")
 			case k == "srcdoc":
 				bad = append(bad, "<"+tok.Data+" srcdoc>")
