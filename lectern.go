@@ -67,6 +67,9 @@ type Project struct {
 	DocsRoot       string         `json:"docsRoot"`
 	Domains        []string       `json:"domains"`
 	DeploymentType DeploymentType `json:"deploymentType"`
+	// CustomScripts makes every page of the site load the repository's .js
+	// files, as Mintlify does; off, the site runs none of them.
+	CustomScripts bool `json:"customScripts"`
 	// LiveDeploymentID is the deployment served for the project's domains;
 	// empty until the first successful update.
 	LiveDeploymentID string    `json:"liveDeploymentId,omitempty"`

@@ -39,7 +39,7 @@ const (
 // Request is one render: the source folder, the output folder (which
 // must not exist or be empty) and the render's options. Only the
 // options that can cross a process boundary are used: BasePath, Export,
-// SiteURL, Features and Limits.
+// SiteURL, Features, Limits and CustomScripts.
 type Request struct {
 	Src     string         `json:"src"`
 	Out     string         `json:"out"`

@@ -48,10 +48,13 @@ type wireRequest struct {
 	SiteURL  string               `json:"siteUrl,omitempty"`
 	Features *render.SiteFeatures `json:"features,omitempty"`
 	Limits   render.Limits        `json:"limits"`
+	// CustomScripts: render.Options.CustomScripts.
+	CustomScripts bool `json:"customScripts,omitempty"`
 }
 
 func (w *wireRequest) options() render.Options {
-	return render.Options{BasePath: w.BasePath, Export: w.Export, SiteURL: w.SiteURL, Features: w.Features, Limits: w.Limits}
+	return render.Options{BasePath: w.BasePath, Export: w.Export, SiteURL: w.SiteURL, Features: w.Features, Limits: w.Limits,
+		CustomScripts: w.CustomScripts}
 }
 
 // message is one line of the child's output.
@@ -90,7 +93,7 @@ func (c *Child) Build(ctx context.Context, req Request, progress func(done, tota
 	isolate(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	in, err := json.Marshal(wireRequest{Request: req, BasePath: req.Options.BasePath, Export: req.Options.Export,
-		SiteURL: req.Options.SiteURL, Features: req.Options.Features, Limits: req.Options.Limits})
+		SiteURL: req.Options.SiteURL, Features: req.Options.Features, Limits: req.Options.Limits, CustomScripts: req.Options.CustomScripts})
 	if err != nil {
 		return nil, err
 	}

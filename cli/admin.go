@@ -157,6 +157,7 @@ func projectCmd(with withStore, e *env, keyOf func() (*secrets.Key, error)) *cob
 	var org, name, repo, branch, docsRoot, depType, tokenFile string
 	var domains []string
 	var hf hostFlags
+	var customScripts bool
 	create := &cobra.Command{Use: "create", Short: "Create a project", Args: cobra.NoArgs,
 		RunE: with(func(ctx context.Context, st store.Store, out *printer) error {
 			hosts, err := hf.serverHosts("")
@@ -175,6 +176,7 @@ func projectCmd(with withStore, e *env, keyOf func() (*secrets.Key, error)) *cob
 			if err := setRepoCredentials(p, tokenFile, e.stdin, keyOf); err != nil {
 				return err
 			}
+			p.CustomScripts = customScripts
 			if err := st.CreateProject(ctx, p); err != nil {
 				return err
 			}
@@ -195,6 +197,7 @@ func projectCmd(with withStore, e *env, keyOf func() (*secrets.Key, error)) *cob
 	fl.StringArrayVar(&domains, "domain", nil, "a domain of the site (repeatable; at least one)")
 	fl.StringVar(&depType, "deployment-type", "cloud", "cloud, client-hosted or air-gapped")
 	hf.register(fl, "the server's --public-url: its host is the server's own, which no project may use (give serve's --public-url and --reserved-hosts here, or in the same LECTERN_ variables or config file)")
+	fl.BoolVar(&customScripts, "custom-scripts", false, "load the repository's .js files on every page, as Mintlify does (off: the site runs none of them)")
 
 	var listOrg string
 	list := &cobra.Command{Use: "list", Short: "List projects", Args: cobra.NoArgs,

@@ -28,6 +28,7 @@ type buildFlags struct {
 	siteURL  string
 	cacheDir string
 	remote   bool
+	scripts  bool // --custom-scripts
 	watch    bool
 	serve    string
 }
@@ -83,6 +84,7 @@ when the folder will be served under a sub-path.`,
 	fl.StringVar(&f.siteURL, "site-url", "", "absolute URL of the site, for the sitemap and canonical links (e.g. https://docs.acme.com)")
 	fl.StringVar(&f.cacheDir, "cache-dir", "", "keep a content-hash cache here, so a rebuild renders only what changed")
 	fl.BoolVar(&f.remote, "allow-remote", false, "fetch OpenAPI documents that docs.json names by URL")
+	fl.BoolVar(&f.scripts, "custom-scripts", false, "load the source's .js files on every page, as Mintlify does (off: the site runs none of them)")
 	fl.StringVar(&f.serve, "serve", "", "after the build, serve the output on this address (like 127.0.0.1:3000) for a preview, until interrupted; with --watch, a reload shows the last rebuild")
 	fl.BoolVar(&f.watch, "watch", false, "after the build, watch the source and rebuild when a file changes, until interrupted (with a temporary cache when --cache-dir is not given)")
 	return cmd
@@ -178,7 +180,7 @@ func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
 		}
 	}
 	opts := render.Options{BasePath: f.basePath, Export: f.export, SiteURL: f.siteURL, Progress: progress,
-		CacheDir: cacheDir, AllowRemote: f.remote, Exclude: exclude}
+		CacheDir: cacheDir, AllowRemote: f.remote, Exclude: exclude, CustomScripts: f.scripts}
 	build := func(dst render.Output) (*render.Result, error) {
 		res, err := render.Build(ctx, root.FS(), dst, opts)
 		if bar != nil {

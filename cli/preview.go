@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,13 +13,16 @@ import (
 	"time"
 
 	"lectern.dev/lectern/blobstore"
+	"lectern.dev/lectern/render"
 	"lectern.dev/lectern/sites"
 )
 
 // previewHandler serves a built site from its output folder, for
 // lectern build --serve: paths map to files as on a live site
 // (sites.Candidates), under the base path when there is one, and a
-// missing path gets the site's 404.html. Nothing is cached, by the server
+// missing path gets the site's 404.html. Files have the headers of a live
+// site (render.ServeHeaders): pages its Content-Security-Policy, other
+// files a sandbox, the repository's JavaScript text/plain. Nothing is cached, by the server
 // or the browser, so a reload shows the last rebuild. The folder is
 // opened for each request, as a build may replace it, and read through
 // os.Root, so no path or link leads outside it.
@@ -78,18 +82,31 @@ func (h previewHandler) serveFile(w http.ResponseWriter, r *http.Request, root *
 	if err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
+	var content io.ReadSeeker = f
+	pageCSP := ""
+	if render.IsPage(name) {
+		// The policy of a page names the API servers of its "Try it"
+		// forms, as on a live site.
+		data, err := io.ReadAll(f)
+		if err != nil {
+			return false
+		}
+		content, pageCSP = bytes.NewReader(data), sites.PageCSP(data)
+	}
+	ctype, csp := render.ServeHeaders(name, blobstore.ContentType(name), pageCSP)
 	hd := w.Header()
-	hd.Set("Content-Type", blobstore.ContentType(name))
+	hd.Set("Content-Type", ctype)
+	hd.Set("Content-Security-Policy", csp)
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Cache-Control", "no-store")
 	if status != http.StatusOK {
 		w.WriteHeader(status)
 		if r.Method != http.MethodHead {
-			io.Copy(w, f)
+			io.Copy(w, content)
 		}
 		return true
 	}
-	http.ServeContent(w, r, "", fi.ModTime(), f)
+	http.ServeContent(w, r, "", fi.ModTime(), content)
 	return true
 }
 

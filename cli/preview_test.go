@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"lectern.dev/lectern/cli"
+	"lectern.dev/lectern/render"
 )
 
 // TestBuildServe builds with --watch --serve under a base path and reads
@@ -24,6 +25,7 @@ func TestBuildServe(t *testing.T) {
 	os.WriteFile(filepath.Join(src, "docs.json"), []byte(`{"name": "Acme", "navigation": {"pages": ["index", "guides/start"]}}`), 0o644)
 	os.WriteFile(filepath.Join(src, "index.mdx"), []byte("---\ntitle: Home\n---\nWelcome home.\n"), 0o644)
 	os.WriteFile(filepath.Join(src, "guides", "start.mdx"), []byte("---\ntitle: Start\n---\nStart here.\n"), 0o644)
+	os.WriteFile(filepath.Join(src, "widget.js"), []byte("window.__pwned = 1\n"), 0o644)
 	// A link in the output that points out of it is not followed.
 	secret := filepath.Join(t.TempDir(), "secret.txt")
 	os.WriteFile(secret, []byte("not for the web"), 0o644)
@@ -80,8 +82,17 @@ func TestBuildServe(t *testing.T) {
 	if status, hdr, _ := get("GET", origin+"/"); status != http.StatusFound || hdr.Get("Location") != "/docs/" {
 		t.Fatalf("/: %d to %q", status, hdr.Get("Location"))
 	}
-	if _, hdr, _ := get("GET", origin+"/docs/guides/start"); !strings.HasPrefix(hdr.Get("Content-Type"), "text/html") {
-		t.Fatalf("page type %q", hdr.Get("Content-Type"))
+	if _, hdr, _ := get("GET", origin+"/docs/guides/start"); !strings.HasPrefix(hdr.Get("Content-Type"), "text/html") ||
+		!strings.Contains(hdr.Get("Content-Security-Policy"), "script-src 'self';") {
+		t.Fatalf("page type %q, policy %q", hdr.Get("Content-Type"), hdr.Get("Content-Security-Policy"))
+	}
+	// The repository's JavaScript is not served as script; other files
+	// are sandboxed.
+	if _, hdr, _ := get("GET", origin+"/docs/widget.js"); hdr.Get("Content-Type") != "text/plain; charset=utf-8" || hdr.Get("Content-Security-Policy") != render.FileCSP {
+		t.Fatalf("widget.js: type %q, policy %q", hdr.Get("Content-Type"), hdr.Get("Content-Security-Policy"))
+	}
+	if _, hdr, _ := get("GET", origin+"/docs/_lectern/site.js"); hdr.Get("Content-Type") != "text/javascript; charset=utf-8" {
+		t.Fatalf("site.js: type %q", hdr.Get("Content-Type"))
 	}
 
 	// A change is served once rebuilt.

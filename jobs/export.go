@@ -85,7 +85,8 @@ func (h *ExportHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	// keeps those its configuration turns on (render.SiteFeatures.Transform)
 	// and writes their endpoints.
 	all := render.AllSiteFeatures()
-	opts := render.Options{Export: true, BasePath: e.BasePath, SiteURL: "https://" + e.Domain + e.BasePath, Features: &all, Limits: h.Limits}
+	opts := render.Options{Export: true, BasePath: e.BasePath, SiteURL: "https://" + e.Domain + e.BasePath, Features: &all, Limits: h.Limits,
+		CustomScripts: p.CustomScripts}
 	res, err := builder(h.Builder).Build(ctx, buildproc.Request{Src: srcDir, Out: outDir, Options: opts, PageDelay: h.PageDelay}, pr.report)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -132,7 +132,7 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	// Live sites have search and the playground. The AI assistant and web
 	// analytics are left out: lectern serve has no endpoint for them yet.
 	live := render.DefaultSiteFeatures()
-	opts := render.Options{Features: &live, Limits: h.Limits}
+	opts := render.Options{Features: &live, Limits: h.Limits, CustomScripts: p.CustomScripts}
 	res, err := builder(h.Builder).Build(ctx, buildproc.Request{Src: docsDir, Out: outDir, Options: opts, PageDelay: h.PageDelay}, nil)
 	if res != nil {
 		for _, w := range res.Warnings {

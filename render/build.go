@@ -60,6 +60,9 @@ type Options struct {
 	// Limits bound what the build may read, expand and write (limits.go);
 	// the zero value is DefaultLimits.
 	Limits Limits
+	// CustomScripts makes every page load the source's .js files, as
+	// Mintlify does (custom_scripts.go); off, the site runs none of them.
+	CustomScripts bool
 }
 
 // excluded reports whether the source folder p is one of Options.Exclude.
@@ -514,6 +517,9 @@ func (s *site) writeSiteFiles() error {
 	if err := s.writeOpenAPIFiles(generated); err != nil {
 		return err
 	}
+	if err := s.writeCustomScripts(); err != nil { // custom_scripts.go
+		return err
+	}
 	var others []string
 	for f := range s.files {
 		if !isPageFile(f) {
@@ -545,6 +551,10 @@ func (s *site) writeSiteFiles() error {
 				continue
 			}
 			return readError(f, err)
+		}
+		data, keep := s.exportCopy(f, data) // activefile.go
+		if !keep {
+			continue
 		}
 		if err := s.write(f, data); err != nil {
 			return err

@@ -775,7 +775,7 @@ func cacheKey(s *site, tool string) (string, error) {
 	}
 	line(tool)
 	line("opts", s.opts.BasePath, strconv.FormatBool(s.opts.Export), s.opts.SiteURL, strconv.FormatBool(s.opts.AllowRemote),
-		fmt.Sprintf("%+v", s.opts.features()))
+		fmt.Sprintf("%+v", s.opts.features()), strconv.FormatBool(s.opts.CustomScripts))
 	for _, name := range []string{"docs.json", "mint.json"} {
 		if s.files[name] {
 			data, err := s.readFile(name)

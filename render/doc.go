@@ -19,7 +19,8 @@
 // the theme assets under _lectern/ (style.css, site.js, the scripts of the
 // features such as search.js, search-index.json)
 // and every non-page file of the source (images, logos, favicon, specs),
-// except .mdx, .md, docs.json, mint.json and dot-files. Pages never load
+// except .mdx, .md, docs.json, mint.json and dot-files (an export also
+// leaves out SVG and XML files that could run script: activefile.go). Pages never load
 // anything from another host (only the assistant and the analytics, when
 // configured, send to their endpoints): images, iframes and videos that
 // point at one are turned into plain links.
@@ -32,6 +33,18 @@
 // SiteFeatures.Transform can remove or configure them after the build, and
 // pages have no inline script or event handler, so that they work under
 // SiteFeatures.ContentSecurityPolicy (features.go).
+//
+// # Active content
+//
+// Pages run Lectern's scripts only. Every URL written into a page goes
+// through one allow-list (urlsafe.go: relative, fragment, http, https,
+// mailto, tel; data: only for images), event handlers and srcdoc are
+// dropped, each with a warning; ServeHeaders (serving.go) says how servers
+// send each file of a site (pages under the site's policy, other files
+// sandboxed, the repository's JavaScript as text/plain), and exports carry
+// the policy in a meta element. Options.CustomScripts loads the
+// repository's .js files on every page, as Mintlify does
+// (custom_scripts.go).
 //
 // # Errors and warnings
 //

@@ -222,6 +222,11 @@ func (f SiteFeatures) Transform(name string, data []byte) (out []byte, keep bool
 }
 
 func (f SiteFeatures) transformHTML(data []byte) []byte {
+	if bytes.Contains(data, []byte(cspMetaStart)) {
+		// An export page's policy (serving.go) becomes this site's.
+		meta := []byte(cspMetaTag(f.MetaContentSecurityPolicy()))
+		data = cspMetaRE.ReplaceAllLiteral(data, meta)
+	}
 	if !bytes.Contains(data, []byte("lectern:")) {
 		return data
 	}
@@ -316,6 +321,18 @@ func lineIndent(done []byte) (int, bool) {
 		}
 	}
 	return n, true
+}
+
+// cspMetaStart starts the <meta http-equiv> of an export page's policy,
+// as the layout writes it; cspMetaRE matches the whole element.
+const cspMetaStart = `<meta http-equiv="Content-Security-Policy" content="default-src &#39;self&#39;;`
+
+var cspMetaRE = regexp.MustCompile(regexp.QuoteMeta(cspMetaStart) + `[^"]*">`)
+
+// cspMetaTag is the <meta http-equiv> carrying policy csp, as the layout
+// writes it.
+func cspMetaTag(csp string) string {
+	return `<meta http-equiv="Content-Security-Policy" content="` + html.EscapeString(csp) + `">`
 }
 
 var metaRE = regexp.MustCompile(`<meta name="(lectern-[a-z]+-url)" content="[^"]*">`)

@@ -2,6 +2,7 @@ package render
 
 import (
 	"html"
+	"path"
 	"strings"
 	"unicode"
 )
@@ -23,6 +24,13 @@ func (r *renderer) htmlElement(n *node, sc *scope) string {
 	for _, a := range n.attrs {
 		k := htmlAttrName(a.name)
 		if k == "" {
+			if isEventHandler(a.name) {
+				r.warn(sc, n.line, "<%s %s>: event handler attributes are not allowed in page content; removed", name, a.name)
+			}
+			continue
+		}
+		if droppedAttrs[k] {
+			r.warn(sc, n.line, "<%s %s>: not allowed in page content (it runs the HTML it holds); removed", name, k)
 			continue
 		}
 		v := r.attrValue(a, n, sc)
@@ -46,9 +54,15 @@ func (r *renderer) htmlElement(n *node, sc *scope) string {
 			continue
 		}
 		switch k {
-		case "href":
-			s = r.link(s, n.line, sc)
+		case "href", "xlink:href":
+			if s = r.linkAttr(s, "<"+name+" "+k+">", n.line, sc); s == "" {
+				continue
+			}
 		case "src", "poster", "data":
+			if framesDocument(name) && activeFile(s) {
+				r.warn(sc, n.line, "<%s %s=%q>: a frame may not show an SVG or XML file, which can run script; removed", name, k, s)
+				continue
+			}
 			u, external := r.asset(s, n.line, sc, mediaWhat(name))
 			if external {
 				if k == "poster" {
@@ -56,14 +70,31 @@ func (r *renderer) htmlElement(n *node, sc *scope) string {
 				}
 				return externalMedia(name, s, r.props(n, sc))
 			}
+			if u == "" {
+				continue
+			}
 			s = u
-		case "srcset":
-			if strings.Contains(s, "//") {
+		case "srcset", "imagesrcset":
+			if !srcsetAllowed(s) {
+				r.warn(sc, n.line, "<%s %s> removed: its URLs must be relative or data:image/ URLs", name, k)
 				continue
 			}
 		case "style":
 			if unsafeCSS(s) {
 				continue
+			}
+		case "attributename":
+			// SVG animations (<set>, <animate>) that change a link or an
+			// event handler could give it any URL or script.
+			if l := strings.ToLower(strings.TrimSpace(s)); strings.Contains(l, "href") || isEventHandler(l) {
+				r.warn(sc, n.line, "<%s attributeName=%q>: animating a link or an event handler is not allowed; removed", name, s)
+				continue
+			}
+		default:
+			if urlAttrs[k] {
+				if _, ok := r.checkURL(s, "<"+name+" "+k+">", false, n.line, sc); !ok {
+					continue
+				}
 			}
 		}
 		b.WriteString(" " + k + `="` + html.EscapeString(s) + `"`)
@@ -79,6 +110,29 @@ func (r *renderer) htmlElement(n *node, sc *scope) string {
 	}
 	b.WriteString("</" + name + ">")
 	return b.String()
+}
+
+// framesDocument reports whether element tag shows its source as a
+// document of its own (which runs the scripts of an SVG or XML file).
+func framesDocument(tag string) bool {
+	switch tag {
+	case "iframe", "frame", "object", "embed":
+		return true
+	}
+	return false
+}
+
+// activeFile reports whether URL u names a file whose document can run
+// script (SVG, XML, XHTML, XSLT): a frame must not show one, which on a
+// host that does not sandbox the repository's files would run it on the
+// docs origin.
+func activeFile(u string) bool {
+	p, _ := splitSuffix(strings.TrimSpace(u))
+	switch strings.ToLower(path.Ext(p)) {
+	case ".svg", ".svgz", ".xml", ".xhtml", ".xht", ".xsl", ".xslt":
+		return true
+	}
+	return false
 }
 
 func mediaWhat(tag string) string {
@@ -139,13 +193,20 @@ func htmlAttrName(k string) string {
 		return h
 	}
 	lower := strings.ToLower(k)
-	if strings.HasPrefix(lower, "on") && len(lower) > 2 && lower != "open" {
+	if isEventHandler(k) {
 		return ""
 	}
 	if strings.HasPrefix(lower, "aria-") || strings.HasPrefix(lower, "data-") {
 		return k
 	}
 	return lower
+}
+
+// isEventHandler reports whether attribute k is an event handler (onclick,
+// onError, ...): "on" and a letter, except open.
+func isEventHandler(k string) bool {
+	lower := strings.ToLower(strings.TrimSpace(k))
+	return strings.HasPrefix(lower, "on") && len(lower) > 2 && lower != "open"
 }
 
 var unitless = map[string]bool{

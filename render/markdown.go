@@ -86,9 +86,14 @@ func (r *renderer) markdown(src string, insets []inset, lm *lineMap, sc *scope) 
 		case *ast.Link:
 			dest := string(x.Destination)
 			x.Destination = []byte(r.link(dest, nodeLine(x, source, lm, dest), sc))
+		case *ast.AutoLink:
+			if u := string(x.URL(source)); x.AutoLinkType == ast.AutoLinkURL && !urlAllowed(u, false) {
+				r.warn(sc, nodeLine(x, source, lm, u), "link %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed", firstLine(u, 60))
+				swaps = append(swaps, [2]ast.Node{x, ast.NewString(x.Label(source))})
+			}
 		case *ast.Image:
 			dest := string(x.Destination)
-			if isExternal(dest) {
+			if isExternal(dest) && urlAllowed(dest, false) { // data:image/ URLs are kept as images
 				swaps = append(swaps, [2]ast.Node{x, externalImageLink(x)})
 				return ast.WalkSkipChildren, nil
 			}

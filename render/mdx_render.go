@@ -78,7 +78,7 @@ func (r *renderer) flow(nodes []*node, sc *scope, o flowOpts) string {
 			lm.mark(lines, n.line)
 			put(n.text)
 		case nRaw:
-			add(n.block, func() string { return n.text })
+			add(n.block, func() string { return rawHTML(n.text) })
 		case nElem:
 			add(n.block, func() string { return r.element(n, sc) })
 		case nExpr:
@@ -126,7 +126,7 @@ func (r *renderer) jsxFlow(nodes []*node, sc *scope) string {
 		case nElem:
 			b.WriteString(r.element(n, sc))
 		case nRaw:
-			b.WriteString(n.text)
+			b.WriteString(rawHTML(n.text))
 		case nExpr:
 			v := sc.eval(n.text, n.line, sc.file(r), r.s.w)
 			switch v.kind {
@@ -296,17 +296,36 @@ func (r *renderer) attrValue(a attr, n *node, sc *scope) value {
 }
 
 // link rewrites an href for the page and warns when its target is missing.
+// A URL of a scheme that is not allowed (urlAllowed) gives "" and a
+// warning.
 func (r *renderer) link(href string, line int, sc *scope) string {
+	return r.linkAttr(href, "link", line, sc)
+}
+
+// linkAttr is link for attribute attr (named in the warning).
+func (r *renderer) linkAttr(href, attr string, line int, sc *scope) string {
+	if _, ok := r.checkURL(href, attr, false, line, sc); !ok {
+		return ""
+	}
 	t := r.s.resolve(r.pg.path, href)
 	if t.kind == tMissing {
 		r.warn(sc, line, "broken link %q: %s", href, t.reason)
 	}
-	return r.s.urlFor(r.out, t)
+	return r.outputURL(r.s.urlFor(r.out, t), false)
 }
 
 // asset rewrites the URL of an image or other media; external reports
-// whether it is on another host (and must not be loaded).
+// whether it is on another host (and must not be loaded). A URL of a
+// scheme that is not allowed gives "" and a warning; a data:image URL of
+// an image is kept as it is (it makes no request).
 func (r *renderer) asset(src string, line int, sc *scope, what string) (u string, external bool) {
+	image := what == "image"
+	if _, ok := r.checkURL(src, what, image, line, sc); !ok {
+		return "", false
+	}
+	if scheme, _, ok := urlScheme(src); ok && scheme == "data" {
+		return src, false // an image: checkURL allows no other data: URL
+	}
 	t := r.s.resolve(r.pg.path, src)
 	switch t.kind {
 	case tExternal:
@@ -314,7 +333,17 @@ func (r *renderer) asset(src string, line int, sc *scope, what string) (u string
 	case tMissing:
 		r.warn(sc, line, "%s %q not found", what, src)
 	}
-	return r.s.urlFor(r.out, t), false
+	return r.outputURL(r.s.urlFor(r.out, t), image), false
+}
+
+// outputURL makes a URL that the build wrote from a path safe to carry:
+// a relative path whose first segment reads as a scheme ("javascript:x"
+// from a link to a missing page of that name) gets a leading "./".
+func (r *renderer) outputURL(u string, image bool) string {
+	if urlAllowed(u, image) {
+		return u
+	}
+	return "./" + u
 }
 
 // dedent removes the indentation common to all non-blank lines of s

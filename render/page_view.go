@@ -37,8 +37,12 @@ type pageView struct {
 	RootURL     string // the site root, to which search-index URLs are relative
 	HomeURL     string
 	PrimaryHex  string
+	CSP         string        // the policy of an export page's <meta http-equiv> (serving.go)
 	ExtraHead   template.HTML // more <head> content (page-type specific assets)
 	ExtraScript template.HTML // more scripts at the end of <body>
+	// CustomScripts are the URLs of the repository's scripts, with
+	// Options.CustomScripts (custom_scripts.go).
+	CustomScripts []string
 
 	// Features are the optional features of the build (Options.Features),
 	// whose markup the layout writes between markers (features.go).
@@ -114,7 +118,13 @@ func (t *theme) view(outName string, p *page) *pageView {
 		HomeURL:    s.urlFor(outName, target{kind: tPage}),
 		PrimaryHex: t.primary,
 	}
+	for _, f := range t.customJS {
+		v.CustomScripts = append(v.CustomScripts, s.assetURL(outName, CustomScriptDir+f))
+	}
 	v.Features = s.opts.features()
+	if s.opts.Export {
+		v.CSP = v.Features.MetaContentSecurityPolicy()
+	}
 	if v.Features.Search {
 		v.SearchJSURL = s.assetURL(outName, searchJSFile)
 	}
@@ -460,12 +470,7 @@ func (w *sidebarWriter) list(items []*sideItem, opens []int) {
 // safeHref keeps URLs whose scheme is harmless in a link and replaces the
 // others (javascript:, data:, ...) by "#".
 func safeHref(u string) string {
-	if !isExternal(u) || strings.HasPrefix(u, "//") {
-		return u
-	}
-	scheme := strings.ToLower(u[:strings.IndexByte(u, ':')])
-	switch scheme {
-	case "http", "https", "mailto", "tel":
+	if urlAllowed(u, false) {
 		return u
 	}
 	return "#"
@@ -516,9 +521,13 @@ func (t *theme) links(outName string, list []Link) []linkView {
 // configLink resolves a link of the configuration, warning (once) when an
 // internal one is broken.
 func (t *theme) configLink(outName, href string) (u string, external bool) {
+	if !urlAllowed(href, false) {
+		t.s.cfg.warn(t.s.w, href, "link %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed", firstLine(href, 60))
+		return "#", false
+	}
 	tg := t.s.resolve("", href)
 	if tg.kind == tMissing {
 		t.s.cfg.warn(t.s.w, href, "broken link %q: %s", href, tg.reason)
 	}
-	return t.s.urlFor(outName, tg), tg.kind == tExternal
+	return safeHref(t.s.urlFor(outName, tg)), tg.kind == tExternal
 }

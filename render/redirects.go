@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"io/fs"
 	"strings"
 )
@@ -68,7 +69,12 @@ func (s *site) redirectPages() []siteFile {
 			if s.opts.SiteURL != "" && tg.kind == tPage {
 				canonical = s.canonicalURL(tg.path) + tg.suffix
 			}
-			out = append(out, siteFile{name: name, data: redirectHTML(u, canonical, r.Permanent)})
+			data := redirectHTML(u, canonical, r.Permanent)
+			if s.opts.Export {
+				data = bytes.Replace(data, []byte("<meta charset=\"utf-8\">\n"),
+					[]byte("<meta charset=\"utf-8\">\n"+cspMetaTag(s.opts.features().MetaContentSecurityPolicy())+"\n"), 1)
+			}
+			out = append(out, siteFile{name: name, data: data})
 		}
 	}
 	return out

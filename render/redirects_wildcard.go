@@ -185,8 +185,8 @@ func (s *site) redirectConfig(warn func(r Redirect, field string, err error)) *r
 				continue
 			}
 			tg := s.resolve("", r.Destination)
-			if tg.kind == tMissing {
-				continue
+			if tg.kind == tMissing || !urlAllowed(r.Destination, false) {
+				continue // a javascript: or data: destination: no redirect (redirectPages writes "#")
 			}
 			c.Exact[src] = s.rootRelativeURL(tg)
 			continue

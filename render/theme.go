@@ -47,6 +47,9 @@ type theme struct {
 	// chains holds, for each page, the navigation nodes from the root to
 	// its first appearance.
 	chains map[string][]*Nav
+	// customJS are the repository's scripts that pages load
+	// (custom_scripts.go).
+	customJS []string
 	// index is each page's position in s.order, for previous and next.
 	index    map[*page]int
 	sidebars *sidebarCache // shared by the per-page copies of a parallel build (build.go)
@@ -77,6 +80,7 @@ func newTheme(s *site) *theme {
 	}
 	t.light = color(cfg.Colors.Light, "light")
 	t.dark = color(cfg.Colors.Dark, "dark")
+	t.customJS = s.customScriptFiles()
 	t.logoLight = t.configFile(cfg.Logo.Light, "logo")
 	t.logoDark = t.logoLight
 	if cfg.Logo.Dark != cfg.Logo.Light {
@@ -177,6 +181,15 @@ func (t *theme) page(p *page, outName, body string, toc []tocItem) []byte {
 	v.Title = p.title
 	v.Description = p.fm.Description
 	v.Body = template.HTML(body)
+	if t.s.opts.Export && v.Features.Playground {
+		// The "Try it" forms of the page may call the API servers it
+		// offers, also when the export is served by a static host.
+		if o := PlaygroundServerOrigins([]byte(body)); len(o) > 0 {
+			f := v.Features
+			f.PlaygroundOrigins = append(append([]string(nil), f.PlaygroundOrigins...), o...)
+			v.CSP = f.MetaContentSecurityPolicy()
+		}
+	}
 	v.TOC = toc
 	v.Mode = p.fm.Mode
 	v.NoIndex = p.fm.NoIndex

@@ -50,6 +50,7 @@ func testSite(v string) fstest.MapFS {
 		"_lectern/app.3f2a9c1d.js":  {Data: []byte("// hashed asset " + v)},
 		"images/logo.png":           {Data: []byte("\x89PNG\r\n\x1a\n" + v)},
 		"sitemap.xml":               {Data: []byte("<urlset></urlset>")},
+		"scripts/widget.js":         {Data: []byte("window.widget = '" + v + "';")},
 		"downloads/report v1.2.pdf": {Data: []byte("%PDF-1.4 " + v)},
 	}
 }

@@ -138,6 +138,7 @@ func plain(r *http.Request) bool {
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, s *Site, f *siteFile) {
 	hdr := w.Header()
 	hdr["Content-Type"] = f.ctype
+	hdr["Content-Security-Policy"] = f.csp
 	if f.immutable {
 		hdr["Cache-Control"] = cacheImmutable
 	} else {

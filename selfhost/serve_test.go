@@ -93,6 +93,8 @@ func testServeRoutes(t *testing.T, budget int64) {
 		{"/_lectern/site.js", 200, "text/javascript; charset=utf-8", "console.log"},
 		{"/images/logo.png", 200, "image/png", "PNG"},
 		{"/sitemap.xml", 200, "application/xml", "<urlset>"},
+		// The repository's scripts are text: browsers do not run them.
+		{"/scripts/widget.js", 200, "text/plain; charset=utf-8", "window.widget"},
 		{"/downloads/report%20v1.2.pdf", 200, "application/pdf", "%PDF"},
 		{"/guides/missing", 404, "text/html; charset=utf-8", "<h1>Page not found</h1>"},
 		{"/guides/x.html/", 404, "text/html; charset=utf-8", "<h1>Page not found</h1>"},
@@ -106,7 +108,12 @@ func testServeRoutes(t *testing.T, budget int64) {
 		if resp.StatusCode != tc.status || resp.Header.Get("Content-Type") != tc.ctype || !strings.Contains(body, tc.body) {
 			t.Errorf("GET %s: %d %q %.80q, want %d %q %q", tc.path, resp.StatusCode, resp.Header.Get("Content-Type"), body, tc.status, tc.ctype, tc.body)
 		}
-		if resp.Header.Get("X-Content-Type-Options") != "nosniff" || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "default-src 'self'") {
+		// Pages have the site's policy; other files are sandboxed.
+		wantCSP := "default-src 'self'"
+		if !strings.HasPrefix(tc.ctype, "text/html") {
+			wantCSP = render.FileCSP
+		}
+		if resp.Header.Get("X-Content-Type-Options") != "nosniff" || !strings.Contains(resp.Header.Get("Content-Security-Policy"), wantCSP) {
 			t.Errorf("GET %s: security headers %v", tc.path, resp.Header)
 		}
 	}
@@ -214,9 +221,12 @@ func TestServeFeatures(t *testing.T) {
 		!strings.Contains(page, `content="https://stats.acme.internal/hit"`) || strings.Contains(page, "<!--lectern:") {
 		t.Fatalf("features on:\n%s", page)
 	}
-	resp, _ := get(t, "GET", on.URL+"/_lectern/search.js")
+	resp, _ := get(t, "GET", on.URL+"/guides/x")
 	if resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "connect-src 'self' https://stats.acme.internal") {
-		t.Fatalf("search.js %d, CSP %q", resp.StatusCode, resp.Header.Get("Content-Security-Policy"))
+		t.Fatalf("page %d, CSP %q", resp.StatusCode, resp.Header.Get("Content-Security-Policy"))
+	}
+	if resp, _ := get(t, "GET", on.URL+"/_lectern/search.js"); resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/javascript; charset=utf-8" {
+		t.Fatalf("search.js %d, %q", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 
 	_, page = get(t, "GET", off.URL+"/guides/x")

@@ -58,6 +58,7 @@ type siteFile struct {
 	data      []byte   // the content, when small enough to keep in memory
 	length    []string // Content-Length of data, when kept
 	etag      []string // quoted, without an encoding suffix
+	csp       []string // Content-Security-Policy (render.ServeHeaders)
 	ctype     []string
 	immutable bool
 	compress  bool                                  // worth compressing (text types over a minimum size)
@@ -215,8 +216,8 @@ func (s *Site) add(src, dst *os.Root, e *Entry, mf bundle.File) error {
 // newFile returns the index entry of a file of the tree with its size and
 // sha256, keeping content (when not nil) in memory if the budget allows.
 func (s *Site) newFile(name string, size int64, sum string, content []byte) *siteFile {
-	ctype := contentType(name, content)
-	sf := &siteFile{name: name, file: "files/" + name, size: size, etag: []string{`"` + sum[:32] + `"`}, ctype: []string{ctype},
+	ctype, csp := render.ServeHeaders(name, contentType(name, content), s.csp[0])
+	sf := &siteFile{name: name, file: "files/" + name, size: size, etag: []string{`"` + sum[:32] + `"`}, ctype: []string{ctype}, csp: []string{csp},
 		immutable: hashedAsset.MatchString(path.Base(name)), compress: size >= minCompressSize && compressible(ctype)}
 	if content != nil && s.keep(size) {
 		sf.data, sf.length = content, []string{strconv.Itoa(len(content))}

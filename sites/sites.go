@@ -3,13 +3,20 @@
 // project's live deployment from the blob store. A request resolves the
 // live deployment once and reads only from it, and deployments are
 // immutable, so a switch to a new deployment is atomic for every request.
+//
+// Every file is sent with the headers render.ServeHeaders gives: pages
+// with the site's Content-Security-Policy (PageCSP), other files of the
+// repository sandboxed, and its JavaScript as text/plain, so that nothing
+// of the repository runs script on the docs domain.
 package sites
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -24,6 +31,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
+	"lectern.dev/lectern/render"
 )
 
 // cacheFor is how long Serves remembers whether a host is a project's
@@ -249,14 +257,38 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, e hostEntry, 
 		return false
 	}
 	defer rd.Close()
+	var content io.ReadSeeker = rd
+	pageCSP := ""
+	if render.IsPage(name) {
+		// The page's policy names the API servers its "Try it" forms
+		// call, so pages are read whole (they are small).
+		data, err := io.ReadAll(io.LimitReader(rd, maxPage+1))
+		if err != nil {
+			s.log.Error("site file read failed", "key", key, "err", err)
+			unavailable(w)
+			return true
+		}
+		if len(data) > maxPage {
+			data = nil // too large to look into: its forms reach the site only
+			if _, err := rd.Seek(0, io.SeekStart); err != nil {
+				unavailable(w)
+				return true
+			}
+		} else {
+			content = bytes.NewReader(data)
+		}
+		pageCSP = PageCSP(data)
+	}
+	ctype, csp := render.ServeHeaders(name, blobstore.ContentType(name), pageCSP)
 	h := w.Header()
-	h.Set("Content-Type", blobstore.ContentType(name))
+	h.Set("Content-Type", ctype)
 	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", csp)
 	if status != http.StatusOK {
 		h.Set("Cache-Control", "no-store")
 		w.WriteHeader(status)
 		if r.Method != http.MethodHead {
-			if _, err := rd.WriteTo(w); err != nil {
+			if _, err := io.Copy(w, content); err != nil {
 				s.log.Debug("site write failed", "err", err)
 			}
 		}
@@ -269,6 +301,21 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, e hostEntry, 
 	} else {
 		h.Set("Cache-Control", "public, max-age=300")
 	}
-	http.ServeContent(w, r, "", rd.ModTime(), rd)
+	http.ServeContent(w, r, "", rd.ModTime(), content)
 	return true
+}
+
+// maxPage is the size up to which a page is read to find the API servers
+// of its "Try it" forms.
+const maxPage = 8 << 20
+
+// PageCSP is the Content-Security-Policy of a live site's page with
+// content page (nil when unknown): the default features' policy
+// (render.SiteFeatures.ContentSecurityPolicy), whose connect-src adds the
+// origins of the API servers the page's "Try it" forms offer. Live sites
+// and lectern build --serve send it with every page.
+func PageCSP(page []byte) string {
+	f := render.DefaultSiteFeatures()
+	f.PlaygroundOrigins = render.PlaygroundServerOrigins(page)
+	return f.ContentSecurityPolicy()
 }

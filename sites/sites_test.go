@@ -22,6 +22,8 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
+	"lectern.dev/lectern/internal/browsertest"
+	"lectern.dev/lectern/render"
 	"lectern.dev/lectern/store"
 	"lectern.dev/lectern/store/sqlite"
 )
@@ -784,4 +786,54 @@ func TestAtomicSwitch(t *testing.T) {
 		t.Errorf("versions served = %v, want many of both A and B", counts)
 	}
 	t.Logf("served %v", counts)
+}
+
+// TestActiveContentHeaders: pages are served under the site's policy;
+// every other file is sandboxed, and the repository's JavaScript is sent
+// as text/plain, which browsers refuse to run under nosniff.
+func TestActiveContentHeaders(t *testing.T) {
+	t.Parallel()
+	st, b := openStore(t), openBucket(t)
+	p := newProject(t, st, "docs.example.com")
+	page := `<select class="lc-pg-input" data-pg-server><option value="https://api.example.com/v1">x</option></select>`
+	publish(t, st, b, p.ID, map[string]string{
+		"index.html": "<p>home</p>", "api.html": page, "evil.js": "window.__pwned=1", "lib/x.mjs": "export {}",
+		"_lectern/site.js": "// site", "logo.svg": "<svg/>", "raw.html": "<script>1</script>", "404.html": "<p>missing</p>",
+	})
+	srv := New(discardLog(), st, b)
+	pageCSP := PageCSP(nil)
+	for _, tc := range []struct{ path, ctype, csp string }{
+		{"/", "text/html; charset=utf-8", pageCSP},
+		{"/raw.html", "text/html; charset=utf-8", pageCSP},
+		{"/api", "text/html; charset=utf-8", PageCSP([]byte(page))},
+		{"/nope", "text/html; charset=utf-8", pageCSP},
+		{"/evil.js", "text/plain; charset=utf-8", render.FileCSP},
+		{"/lib/x.mjs", "text/plain; charset=utf-8", render.FileCSP},
+		{"/_lectern/site.js", "text/javascript; charset=utf-8", render.FileCSP},
+		{"/logo.svg", "image/svg+xml", render.FileCSP},
+	} {
+		w := do(srv, "GET", "docs.example.com", tc.path)
+		if got := w.Header().Get("Content-Type"); got != tc.ctype {
+			t.Errorf("GET %s Content-Type = %q, want %q", tc.path, got, tc.ctype)
+		}
+		if got := w.Header().Get("Content-Security-Policy"); got != tc.csp {
+			t.Errorf("GET %s Content-Security-Policy = %q, want %q", tc.path, got, tc.csp)
+		}
+	}
+	if !strings.Contains(pageCSP, "script-src 'self';") {
+		t.Errorf("the page policy %q does not keep scripts to the site's own", pageCSP)
+	}
+	if api := PageCSP([]byte(page)); !strings.Contains(api, "connect-src 'self' https://api.example.com") {
+		t.Errorf("the policy of a page with a Try it form does not let it reach its server: %q", api)
+	}
+}
+
+// TestCandidatesAgree: the browser tests' server maps paths as live sites
+// do.
+func TestCandidatesAgree(t *testing.T) {
+	for _, p := range []string{"/", "", "/a", "/a/", "/a/b.html", "/a/b.png", "//a//b", "/a/../b", "/a.b/c", "/a/b/"} {
+		if got, want := browsertest.Candidates(p), Candidates(p); !slices.Equal(got, want) {
+			t.Errorf("browsertest.Candidates(%q) = %v, sites.Candidates = %v", p, got, want)
+		}
+	}
 }

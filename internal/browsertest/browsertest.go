@@ -28,6 +28,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -41,8 +42,6 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
-
-	"lectern.dev/lectern/sites"
 )
 
 // ChromiumPath is Debian's Chromium, which CI installs with apt.
@@ -290,6 +289,16 @@ func (b *Tab) Open(u string) bool {
 	return ok
 }
 
+// Visit is Open without the check: for a page whose problems the test
+// expects (it reads them with Take).
+func (b *Tab) Visit(u string) bool {
+	b.t.Helper()
+	ok := b.Run("open "+u, chromedp.Navigate(u), chromedp.WaitReady("body"),
+		chromedp.Poll[chromedp.Void](`document.readyState === "complete"`, chromedp.WithPollingTimeout(StepTimeout)))
+	time.Sleep(settle)
+	return ok
+}
+
 // Check fails the test with each problem seen since the last Check (or
 // Take), naming the step.
 func (b *Tab) Check(step string) {
@@ -362,7 +371,7 @@ func Serve(t testing.TB, site fs.FS, header http.Header) string {
 		for k, v := range header {
 			w.Header()[k] = v
 		}
-		for _, c := range sites.Candidates(r.URL.Path) {
+		for _, c := range Candidates(r.URL.Path) {
 			if serveFile(w, r, site, c, http.StatusOK) {
 				return
 			}
@@ -374,6 +383,23 @@ func Serve(t testing.TB, site fs.FS, header http.Header) string {
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { srv.Close() })
 	return "http://" + ln.Addr().String()
+}
+
+// Candidates is sites.Candidates, which this package cannot import (sites
+// imports render, whose tests use this package); sites' tests check that
+// the two agree.
+func Candidates(urlPath string) []string {
+	p := strings.Trim(path.Clean("/"+urlPath), "/")
+	if p == "" {
+		return []string{"index.html"}
+	}
+	if strings.HasSuffix(urlPath, "/") {
+		return []string{p + ".html", p + "/index.html"}
+	}
+	if path.Ext(p) != "" {
+		return []string{p, p + ".html"}
+	}
+	return []string{p + ".html", p + "/index.html", p}
 }
 
 // serveFile answers with the regular file name of site and status, and

@@ -25,9 +25,9 @@ func (s *Store) CreateProject(ctx context.Context, p *lectern.Project) error {
 		if n == 0 {
 			return store.NotFound("organization", p.OrgID)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO projects (id, org_id, name, repo_url, branch, docs_root, deployment_type, created_at, repo_credentials)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			p.ID, p.OrgID, p.Name, p.RepoURL, p.Branch, p.DocsRoot, string(p.DeploymentType), ts(p.CreatedAt), p.RepoCredentials)
+		_, err := tx.ExecContext(ctx, `INSERT INTO projects (id, org_id, name, repo_url, branch, docs_root, deployment_type, custom_scripts, created_at, repo_credentials)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			p.ID, p.OrgID, p.Name, p.RepoURL, p.Branch, p.DocsRoot, string(p.DeploymentType), p.CustomScripts, ts(p.CreatedAt), p.RepoCredentials)
 		if isUnique(err) {
 			return lectern.Errorf(lectern.ECONFLICT, "project %q already exists", p.ID)
 		}
@@ -47,13 +47,13 @@ func (s *Store) CreateProject(ctx context.Context, p *lectern.Project) error {
 	})
 }
 
-const projectCols = `id, org_id, name, repo_url, branch, docs_root, deployment_type, coalesce(live_deployment_id, ''), created_at, repo_credentials`
+const projectCols = `id, org_id, name, repo_url, branch, docs_root, deployment_type, custom_scripts, coalesce(live_deployment_id, ''), created_at, repo_credentials`
 
 func (s *Store) scanProject(ctx context.Context, row *sql.Row) (*lectern.Project, error) {
 	var p lectern.Project
 	var dt string
 	var created int64
-	if err := row.Scan(&p.ID, &p.OrgID, &p.Name, &p.RepoURL, &p.Branch, &p.DocsRoot, &dt, &p.LiveDeploymentID, &created, &p.RepoCredentials); err != nil {
+	if err := row.Scan(&p.ID, &p.OrgID, &p.Name, &p.RepoURL, &p.Branch, &p.DocsRoot, &dt, &p.CustomScripts, &p.LiveDeploymentID, &created, &p.RepoCredentials); err != nil {
 		return nil, err
 	}
 	p.DeploymentType, p.CreatedAt = lectern.DeploymentType(dt), fromTS(created)

@@ -17,6 +17,36 @@ var projectCases = []testCase{
 	{"List", testProjectList},
 	{"RepoCredentials", testProjectRepoCredentials},
 	{"SetRepo", testProjectSetRepo},
+	{"CustomScripts", testProjectCustomScripts},
+}
+
+// testProjectCustomScripts: the custom-scripts setting is stored with the
+// project, off unless asked for, and read back by every lookup.
+func testProjectCustomScripts(t *testing.T, s store.Store) {
+	org := newOrg(t, s)
+	on := &lectern.Project{OrgID: org.ID, Name: "On", RepoURL: "https://git.example.com/on.git", Branch: "main", DocsRoot: "/",
+		Domains: []string{domain()}, DeploymentType: lectern.DeploymentCloud, CustomScripts: true}
+	must(t, s.CreateProject(t.Context(), on), "CreateProject")
+	off := newProject(t, s, org.ID, domain())
+	for _, c := range []struct {
+		p    *lectern.Project
+		want bool
+	}{{on, true}, {off, false}} {
+		if got := getProject(t, s, c.p.ID); got.CustomScripts != c.want {
+			t.Errorf("GetProject(%s).CustomScripts = %v, want %v", c.p.Name, got.CustomScripts, c.want)
+		}
+		got, err := s.GetProjectByDomain(t.Context(), c.p.Domains[0])
+		if err != nil || got.CustomScripts != c.want {
+			t.Errorf("GetProjectByDomain(%s) = %+v, %v; want CustomScripts %v", c.p.Domains[0], got, err, c.want)
+		}
+	}
+	list, err := s.ListProjects(t.Context(), org.ID)
+	must(t, err, "ListProjects")
+	for _, p := range list {
+		if p.CustomScripts != (p.ID == on.ID) {
+			t.Errorf("ListProjects: %s has CustomScripts %v", p.Name, p.CustomScripts)
+		}
+	}
 }
 
 func testProjectCreateGet(t *testing.T, s store.Store) {

@@ -1,0 +1,50 @@
+package render
+
+import (
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+)
+
+// Custom scripts.
+//
+// Mintlify loads every .js file of a docs repository on every page. Lectern
+// does so only when a project asks for it (Options.CustomScripts, off by
+// default): the build then copies each .js file of the source (outside
+// node_modules/) to _lectern/custom/<path> and every page loads the copies,
+// in the order of their paths, after the theme's own scripts. The
+// repository's .js files at their own paths are served as text/plain
+// (ServeHeaders) either way, so a site runs no JavaScript of the
+// repository unless the project enabled it.
+
+// customScriptFiles returns the source's .js files that pages load, sorted
+// ("" when Options.CustomScripts is off).
+func (s *site) customScriptFiles() []string {
+	if !s.opts.CustomScripts {
+		return nil
+	}
+	var out []string
+	for f := range s.files {
+		if strings.HasSuffix(strings.ToLower(f), ".js") && !strings.HasPrefix(f, "_lectern/") &&
+			!strings.HasPrefix(f, "node_modules/") && !strings.Contains(f, "/node_modules/") {
+			out = append(out, f)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// writeCustomScripts writes the copies of the custom scripts.
+func (s *site) writeCustomScripts() error {
+	for _, f := range s.theme.customJS {
+		data, err := fs.ReadFile(s.src, f)
+		if err != nil {
+			return fmt.Errorf("render: read %s: %w", f, err)
+		}
+		if err := s.write(CustomScriptDir+f, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,135 @@
+package render
+
+import (
+	"html"
+	"strings"
+)
+
+// Active content.
+//
+// Page content must not run script on the docs origin. Scripts, styles and
+// head elements are removed (htmlElement); what remains are attributes,
+// and urlAllowed is the one check that every URL written into a page goes
+// through: the href and src of HTML elements written in MDX and of
+// components (Card, Tile, images, icons), Markdown links and images,
+// OpenAPI descriptions (rendered as Markdown) and links of the
+// configuration. Event handlers (on*) and srcdoc are dropped
+// (htmlAttrName, htmlElement), each with a warning naming file and line.
+
+// allowedSchemes are the URL schemes a page may carry; a URL without a
+// scheme (relative, or a fragment) is always allowed.
+var allowedSchemes = map[string]bool{"http": true, "https": true, "mailto": true, "tel": true}
+
+// urlAttrs are the attributes whose value browsers read as a URL (or a
+// list of URLs), besides href and src, which every element may use.
+var urlAttrs = map[string]bool{
+	"href": true, "src": true, "action": true, "formaction": true, "data": true, "poster": true,
+	"xlink:href": true, "srcset": true, "imagesrcset": true, "background": true, "cite": true,
+	"ping": true, "longdesc": true, "lowsrc": true, "dynsrc": true, "usemap": true, "manifest": true,
+	"codebase": true, "archive": true, "classid": true, "icon": true, "profile": true, "itemtype": true,
+}
+
+// droppedAttrs are attributes that are never written: srcdoc makes an
+// iframe of HTML given inline, which runs its scripts.
+var droppedAttrs = map[string]bool{"srcdoc": true}
+
+// urlAllowed reports whether u, as a browser reads it from an attribute,
+// is relative, a fragment or of an allowed scheme (http, https, mailto,
+// tel); image says that it is the source of an image, for which data:image
+// URLs are allowed too (they make no request and run no script in <img>).
+// It reads the URL as browsers do: character references decoded, leading
+// and trailing spaces and control characters removed, tabs and line
+// breaks inside ignored, the scheme case-insensitive. Both the value and
+// its decoded form must pass, so that a value decoded once more by
+// whoever reads the page does not turn into another scheme.
+func urlAllowed(u string, image bool) bool {
+	if !schemeAllowed(u, image) {
+		return false
+	}
+	if strings.IndexByte(u, '&') >= 0 {
+		return schemeAllowed(html.UnescapeString(u), image)
+	}
+	return true
+}
+
+// schemeAllowed is urlAllowed without decoding character references.
+func schemeAllowed(u string, image bool) bool {
+	scheme, rest, ok := urlScheme(u)
+	if !ok {
+		return true
+	}
+	if allowedSchemes[scheme] {
+		return true
+	}
+	return image && scheme == "data" && strings.HasPrefix(strings.ToLower(strings.TrimLeft(rest, " ")), "image/")
+}
+
+// urlScheme returns the lower-cased scheme of u as the WHATWG URL parser
+// finds it, and what follows its colon; ok is false for a URL without a
+// scheme (relative).
+func urlScheme(u string) (scheme, rest string, ok bool) {
+	// Leading and trailing C0 controls and spaces are stripped, and tabs
+	// and line breaks anywhere are removed.
+	u = strings.TrimFunc(u, func(r rune) bool { return r <= ' ' })
+	if strings.ContainsAny(u, "\t\n\r") {
+		u = strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(u)
+	}
+	for i := 0; i < len(u); i++ {
+		c := u[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		case i > 0 && c == ':':
+			return strings.ToLower(u[:i]), u[i+1:], true
+		default:
+			return "", "", false
+		}
+	}
+	return "", "", false
+}
+
+// srcsetAllowed reports whether every URL of a srcset value (candidates
+// separated by commas, each a URL and an optional descriptor) is allowed
+// for an image, and none is on another host.
+func srcsetAllowed(s string) bool {
+	if strings.Contains(s, "//") {
+		return false
+	}
+	for _, cand := range strings.Split(s, ",") {
+		f := strings.Fields(cand)
+		if len(f) > 0 && !urlAllowed(f[0], true) {
+			return false
+		}
+	}
+	return urlAllowed(s, true)
+}
+
+// checkURL returns u when urlAllowed, else "" after a warning that names
+// attribute attr and says what is allowed.
+func (r *renderer) checkURL(u, attr string, image bool, line int, sc *scope) (string, bool) {
+	if urlAllowed(u, image) {
+		return u, true
+	}
+	r.warn(sc, line, "%s %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed%s",
+		attr, firstLine(u, 60), map[bool]string{true: " (and data:image/ URLs for images)", false: ""}[image])
+	return "", false
+}
+
+// rawHTML returns the HTML of an nRaw node as a page may carry it. A
+// comment is kept only when it is one comment for browsers too: "--!>"
+// inside also ends a comment for them (what follows would be markup),
+// and an unterminated one would swallow the rest of the page. A stray
+// closing tag is kept as it is.
+func rawHTML(text string) string {
+	if !strings.HasPrefix(text, "<!--") {
+		return text
+	}
+	if len(text) < len("<!---->") || !strings.HasSuffix(text, "-->") {
+		return "" // "<!-->", "<!--->" or unterminated
+	}
+	inner := text[4 : len(text)-3]
+	if strings.HasPrefix(inner, ">") || strings.HasPrefix(inner, "->") || strings.Contains(inner, "--!>") {
+		inner = strings.NewReplacer("--!>", "-- !>").Replace(strings.TrimLeft(inner, "->"))
+	}
+	return "<!--" + inner + "-->"
+}
