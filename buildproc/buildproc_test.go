@@ -66,11 +66,13 @@ func pages(n int) map[string]string {
 
 func TestChildBuilds(t *testing.T) {
 	t.Parallel()
-	src, out := site(t, pages(5)), filepath.Join(t.TempDir(), "out")
+	files := pages(5)
+	files["widget.js"] = "console.log('custom')"
+	src, out := site(t, files), filepath.Join(t.TempDir(), "out")
 	var seen [][2]int
 	feats := render.DefaultSiteFeatures()
 	res, err := child(t, 0, time.Minute).Build(context.Background(), buildproc.Request{Src: src, Out: out,
-		Options: render.Options{Features: &feats, BasePath: "/docs"}}, func(d, n int) { seen = append(seen, [2]int{d, n}) })
+		Options: render.Options{Features: &feats, BasePath: "/docs", CustomScripts: true}}, func(d, n int) { seen = append(seen, [2]int{d, n}) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,6 +85,10 @@ func TestChildBuilds(t *testing.T) {
 	page, err := os.ReadFile(filepath.Join(out, "p03.html"))
 	if err != nil || !strings.Contains(string(page), "Text 3.") || !strings.Contains(string(page), `/docs/`) {
 		t.Fatalf("page: %v %.300s", err, page)
+	}
+	// Every option crosses to the child: the custom scripts are loaded.
+	if !strings.Contains(string(page), "_lectern/custom/widget.js") {
+		t.Errorf("the page does not load the custom script: %.2000s", page)
 	}
 }
 
