@@ -14,10 +14,12 @@ import (
 // pages would write megabytes of sidebar into each page). A section with
 // more than sidebarWindowMin entries therefore gets a windowed sidebar:
 // each page shows sidebarWindowSize entries around itself, in navigation
-// order, under the headings and groups that hold them, and a "… N more
-// pages" link, to the first page left out, where entries before or after
-// the window were left out. Every page stays reachable through those
-// links, the pager (previous and next) and search.
+// order, under the headings and groups that hold them (open where they
+// hold the page), and a "… N more pages" link to the first page left out
+// where entries before or after the window were left out (in the group
+// that holds them all, if the window shows it). Every page stays
+// reachable through those links, the pager (previous and next) and
+// search.
 //
 // A windowed sidebar costs each page O(sidebarWindowSize): the section is
 // flattened once into entries (sidebarWindow), and a page's sidebar is
@@ -172,25 +174,29 @@ func (w *sidebarWindow) render(s *site, outName, current string) string {
 
 	var b strings.Builder
 	b.Grow(len(shown) * 96)
-	w.more(&b, s, outName, 0, lo)
 	var stack []int // the groups written and not yet closed, outermost first
-	var chain []int
-	for _, e := range shown {
-		chain = chain[:0]
-		for g := e.group; g >= 0; g = w.groups[g].parent {
-			chain = append(chain, g)
-		}
-		// chain is innermost first; keep the common outer part of stack.
-		k := 0
-		for k < len(stack) && k < len(chain) && stack[k] == chain[len(chain)-1-k] {
-			k++
-		}
-		for len(stack) > k {
+	closeTo := func(depth int) {
+		for len(stack) > depth {
 			w.closeGroup(&b, stack[len(stack)-1])
 			stack = stack[:len(stack)-1]
 		}
-		for j := len(chain) - 1 - k; j >= 0; j-- {
-			g := chain[j]
+	}
+	if lo > 0 && len(shown) > 0 {
+		// The entries left out before the window, as the first item of
+		// the innermost group that holds them and the first shown.
+		first := w.chain(shown[0])
+		depth := commonDepth(w.chain(&w.entries[0]), w.chain(&w.entries[lo-1]), first)
+		for _, g := range first[:depth] {
+			w.openGroup(&b, g, open[g])
+			stack = append(stack, g)
+		}
+		w.more(&b, s, outName, 0, lo, depth == 0)
+	}
+	for _, e := range shown {
+		chain := w.chain(e)
+		k := commonDepth(stack, chain, chain)
+		closeTo(k)
+		for _, g := range chain[k:] {
 			w.openGroup(&b, g, open[g])
 			stack = append(stack, g)
 		}
@@ -202,12 +208,36 @@ func (w *sidebarWindow) render(s *site, outName, current string) string {
 			b.WriteString("</ul>\n")
 		}
 	}
-	for len(stack) > 0 {
-		w.closeGroup(&b, stack[len(stack)-1])
-		stack = stack[:len(stack)-1]
+	if hi < n {
+		// The entries left out after the window, as the last item of
+		// the innermost group that holds them and the last shown.
+		depth := commonDepth(w.chain(&w.entries[hi]), w.chain(&w.entries[n-1]), stack)
+		closeTo(depth)
+		w.more(&b, s, outName, hi, n, depth == 0)
 	}
-	w.more(&b, s, outName, hi, n)
+	closeTo(0)
 	return b.String()
+}
+
+// chain returns the groups holding entry e, outermost first.
+func (w *sidebarWindow) chain(e *sideEntry) []int {
+	var c []int
+	for g := e.group; g >= 0; g = w.groups[g].parent {
+		c = append(c, g)
+	}
+	for i, j := 0, len(c)-1; i < j; i, j = i+1, j-1 {
+		c[i], c[j] = c[j], c[i]
+	}
+	return c
+}
+
+// commonDepth returns the length of the common start of a, b and c.
+func commonDepth(a, b, c []int) int {
+	k := 0
+	for k < len(a) && k < len(b) && k < len(c) && a[k] == b[k] && a[k] == c[k] {
+		k++
+	}
+	return k
 }
 
 // openGroup writes the start of group g as renderSidebar does.
@@ -256,14 +286,11 @@ func writeSideLink(b *strings.Builder, s *site, outName string, e *sideEntry, cu
 	b.WriteString("</a></li>")
 }
 
-// more writes the link that stands for the entries [from, to) left out
-// of the window, if any: "… N more pages" (or "entries", when some are
-// links), to the first page among them (or, when there is none, to the
-// first entry).
-func (w *sidebarWindow) more(b *strings.Builder, s *site, outName string, from, to int) {
-	if from >= to {
-		return
-	}
+// more writes the item that stands for the entries [from, to) left out
+// of the window: a link "… N more pages" (or "entries", when some are
+// links) to the first page among them (or, when there is none, to the
+// first entry); in a list of its own when alone (at the top level).
+func (w *sidebarWindow) more(b *strings.Builder, s *site, outName string, from, to int, alone bool) {
 	first := sort.SearchInts(w.pages, from)
 	pages := sort.SearchInts(w.pages, to) - first
 	var u string
@@ -272,11 +299,24 @@ func (w *sidebarWindow) more(b *strings.Builder, s *site, outName string, from, 
 	} else {
 		u = s.urlFor(outName, w.entries[from].link)
 	}
-	what := " more pages"
+	what := " more page"
 	if pages != to-from {
-		what = " more entries"
+		what = " more entr"
+		if to-from == 1 {
+			what += "y"
+		} else {
+			what += "ies"
+		}
+	} else if to-from > 1 {
+		what += "s"
 	}
-	b.WriteString(`<ul class="lc-nav-list"><li><a class="lc-nav-more" href="` + esc(safeHref(u)) + `">… ` + groupDigits(to-from) + what + "</a></li></ul>\n")
+	if alone {
+		b.WriteString(`<ul class="lc-nav-list">`)
+	}
+	b.WriteString(`<li><a class="lc-nav-more" href="` + esc(safeHref(u)) + `">… ` + groupDigits(to-from) + what + "</a></li>")
+	if alone {
+		b.WriteString("</ul>\n")
+	}
 }
 
 // groupDigits writes n with a comma between groups of three digits.

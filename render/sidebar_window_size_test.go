@@ -22,7 +22,8 @@ func oneGroupSite(n int) fstest.MapFS {
 		nav.WriteString(`"` + name + `"`)
 		fsys[name+".mdx"] = &fstest.MapFile{Data: []byte(fmt.Sprintf("---\ntitle: Page %d\n---\nText %d.\n", i, i))}
 	}
-	fsys["docs.json"] = &fstest.MapFile{Data: []byte(`{"name": "Big", "navigation": {"groups": [{"group": "All", "pages": [` + nav.String() + `]}]}}`)}
+	fsys["favicon.svg"] = &fstest.MapFile{Data: []byte(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>`)}
+	fsys["docs.json"] = &fstest.MapFile{Data: []byte(`{"name": "Big", "favicon": "/favicon.svg", "navigation": {"groups": [{"group": "All", "pages": [` + nav.String() + `]}]}}`)}
 	return fsys
 }
 

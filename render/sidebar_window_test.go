@@ -159,6 +159,22 @@ func TestSidebarWindow(t *testing.T) {
 			t.Errorf("%s %s sidebar:\n%s\nwant:\n%s", form, c.file, got, c.want)
 		}
 	}
+	// The entries left out go where they are: in the group that holds
+	// them and the entries shown next to them, if there is one.
+	setWindow(t, 10, 1)
+	_, one := build(t, windowSite, Options{BasePath: "/docs"})
+	for file, want := range map[string]string{
+		"a/two.html": `<div class="lc-nav-section"><p class="lc-nav-heading">Start</p><ul class="lc-nav-list"><li><a class="lc-nav-more" href="/docs/">… 2 more pages</a></li><li><a href="/docs/a/two" class="lc-active" aria-current="page">A2</a></li></ul></div>
+<ul class="lc-nav-list"><li><a class="lc-nav-more" href="/docs/g/first">… 8 more entries</a></li></ul>
+`,
+		"e/one.html": `<ul class="lc-nav-list"><li><a class="lc-nav-more" href="/docs/">… 9 more entries</a></li></ul>
+<div class="lc-nav-section"><p class="lc-nav-heading">End</p><ul class="lc-nav-list"><li><a href="/docs/e/one" class="lc-active" aria-current="page">E1</a></li><li><a class="lc-nav-more" href="/docs/e/two">… 1 more page</a></li></ul></div>
+`,
+	} {
+		if got := sidebarOf(t, one.get(t, file)); got != want {
+			t.Errorf("window of 1, %s sidebar:\n%s\nwant:\n%s", file, got, want)
+		}
+	}
 	// A group whose page is not current stays closed.
 	if got := sidebarOf(t, live.get(t, "g/first.html")); !strings.Contains(got, deep("", `<li><a href="/docs/g/deep/d1">D1</a></li>`)) {
 		t.Errorf("g/first.html sidebar does not show Deep closed:\n%s", got)
@@ -232,5 +248,14 @@ func TestSidebarWindowCache(t *testing.T) {
 		sidebarWindowMin = 1000
 		step("no window", 0)
 		step("nothing changed again", 60)
+	}
+}
+
+func TestGroupDigits(t *testing.T) {
+	t.Parallel()
+	for n, want := range map[int]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 12345: "12,345", 1234567: "1,234,567"} {
+		if got := groupDigits(n); got != want {
+			t.Errorf("groupDigits(%d) = %q, want %q", n, got, want)
+		}
 	}
 }
