@@ -19,7 +19,10 @@
 // the theme assets under _lectern/ (style.css, site.js, the scripts of the
 // features such as search.js, search-index.json)
 // and every non-page file of the source (images, logos, favicon, specs),
-// except .mdx, .md, docs.json, mint.json and dot-files. Pages never load
+// except .mdx, .md, docs.json, mint.json and dot-files. Each page shows
+// the sidebar of its section: all of it up to 1,000 entries, a window
+// around the page beyond (sidebar_window.go), so that the output grows
+// linearly with the pages. Pages never load
 // anything from another host (only the assistant and the analytics, when
 // configured, send to their endpoints): images, iframes and videos that
 // point at one are turned into plain links.
