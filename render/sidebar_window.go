@@ -27,8 +27,8 @@ import (
 // Sections at or under the threshold keep the full, shared sidebar
 // (sidebarHTML), byte for byte.
 var (
-	// sidebarWindowMin is the number of entries (pages and links) above
-	// which a section's sidebar is windowed. The sidebars of real
+	// sidebarWindowMin is the number of entries (pages, hidden ones
+	// included, and links) above which a section's sidebar is windowed. The sidebars of real
 	// documentation sites have a few hundred entries (the largest of the
 	// test corpus, Pipecat's, 392).
 	sidebarWindowMin = 1000
@@ -89,7 +89,9 @@ func (t *theme) sidebarWindowOf(root *Nav) *sidebarWindow {
 	}
 	w := &sidebarWindow{size: max(sidebarWindowSize, 1), at: map[string]int{}, hidden: map[string]hiddenEntry{}}
 	t.flattenSidebar(w, root.Children, -1, 0)
-	if len(w.entries) <= sidebarWindowMin {
+	// Hidden pages count: each shows the sidebar with itself added, which
+	// the full sidebar renders for that page alone.
+	if len(w.entries)+len(w.hidden) <= sidebarWindowMin {
 		w = nil
 	}
 	c.windows[root] = w

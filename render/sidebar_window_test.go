@@ -259,3 +259,37 @@ func TestGroupDigits(t *testing.T) {
 		}
 	}
 }
+
+// TestSidebarWindowCountsHiddenPages checks that hidden pages count
+// towards the threshold: each would otherwise render the whole section
+// for itself.
+func TestSidebarWindowCountsHiddenPages(t *testing.T) {
+	setWindow(t, 4, 100)
+	archive := "-- docs.json --\n{\"navigation\": {\"groups\": [{\"group\": \"G\", \"pages\": [\"index\", \"h1\", \"h2\", \"h3\", \"h4\", \"h5\"]}]}}\n-- index.mdx --\n# Home\n"
+	for i := 1; i <= 5; i++ {
+		archive += "-- h" + string(rune('0'+i)) + ".mdx --\n---\ntitle: H" + string(rune('0'+i)) + "\nhidden: true\n---\nx\n"
+	}
+	s := &site{src: siteFS(t, archive), opts: Options{}, out: newMemOutput(), w: &warner{},
+		pages: map[string]*page{}, entries: map[string]NavEntry{}, files: map[string]bool{}, mods: map[string]*module{}}
+	if err := s.load(); err != nil {
+		t.Fatal(err)
+	}
+	var h3 string
+	for _, p := range s.order {
+		data, _ := s.renderPage(p, p.path+".html")
+		if p.path == "h3" {
+			h3 = sidebarOf(t, string(data))
+		}
+	}
+	if w := s.theme.sidebars.windows[s.cfg.Nav]; w == nil {
+		t.Errorf("a section of 1 page and 5 hidden ones is not windowed with a threshold of 4")
+	}
+	if len(s.theme.sidebars.m) != 0 {
+		t.Errorf("%d full sidebars rendered for a windowed section", len(s.theme.sidebars.m))
+	}
+	want := `<div class="lc-nav-section"><p class="lc-nav-heading">G</p><ul class="lc-nav-list"><li><a href="/">Home</a></li><li><a href="/h3" class="lc-active" aria-current="page">H3</a></li></ul></div>
+`
+	if h3 != want {
+		t.Errorf("h3.html sidebar:\n%s\nwant:\n%s", h3, want)
+	}
+}
