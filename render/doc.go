@@ -20,7 +20,10 @@
 // features such as search.js, search-index.json)
 // and every non-page file of the source (images, logos, favicon, specs),
 // except .mdx, .md, docs.json, mint.json and dot-files (an export also
-// leaves out SVG and XML files that could run script: activefile.go). Pages never load
+// leaves out SVG and XML files that could run script: activefile.go). Each
+// page shows the sidebar of its section: all of it up to 1,000 entries, a
+// window around the page beyond (sidebar_window.go), so that the output
+// grows linearly with the pages. Pages never load
 // anything from another host (only the assistant and the analytics, when
 // configured, send to their endpoints): images, iframes and videos that
 // point at one are turned into plain links.

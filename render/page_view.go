@@ -214,7 +214,9 @@ func (t *theme) view(outName string, p *page) *pageView {
 			}
 		}
 	}
-	if p != nil && p.fm.Hidden {
+	if w := t.sidebarWindowOf(root); w != nil {
+		v.Sidebar = template.HTML(w.render(s, outName, current)) // sidebar_window.go
+	} else if p != nil && p.fm.Hidden {
 		// A hidden page is shown in the sidebar where the navigation has
 		// it, on its own page only: that sidebar is not shared.
 		v.Sidebar = renderSidebar(t.sideItems(root.Children, outName, p.path)).forPage(current)
@@ -298,6 +300,9 @@ type sidebarKey struct {
 type sidebarCache struct {
 	mu sync.Mutex
 	m  map[sidebarKey]*sidebarHTML
+	// windows holds the flattened sections of windowed sidebars, nil
+	// for the others (sidebar_window.go).
+	windows map[*Nav]*sidebarWindow
 }
 
 // sidebar returns the sidebar of the navigation section root (the root
@@ -363,7 +368,8 @@ func (t *theme) sidebarLinks(nodes []*Nav) {
 // besides the configuration and the set of files, which the cache's key
 // covers, and the folder of the output file (export form), which
 // site.prewarmSidebars adds: the label, icon and hidden state of each
-// page under it. Equal inputs give an equal sidebar
+// page under it and, for a windowed sidebar (sidebar_window.go), the
+// window's threshold and size. Equal inputs give an equal sidebar
 // (buildCache.contextHash), without rendering it.
 func (t *theme) sidebarInputs(root *Nav) string {
 	h := sha256.New()
@@ -398,6 +404,12 @@ func (t *theme) sidebarInputs(root *Nav) string {
 		}
 	}
 	walk(root.Children)
+	if w := t.sidebarWindowOf(root); w != nil {
+		// What is shown of a windowed sidebar depends on its size too.
+		buf = append(buf, 'w')
+		buf = binary.AppendUvarint(buf, uint64(sidebarWindowMin))
+		buf = binary.AppendUvarint(buf, uint64(w.size))
+	}
 	h.Write(buf)
 	var sumBuf [sha256.Size]byte
 	return hex.EncodeToString(h.Sum(sumBuf[:0])[:16])
