@@ -176,8 +176,15 @@ func TestBuildWatch(t *testing.T) {
 	}
 	time.Sleep(50 * time.Millisecond) // the move's last events
 	write("tutorials/start.mdx", "---\ntitle: Start\n---\nStart in the new place.\n")
-	if line := stdout.next(t, "Rebuilt"); !strings.Contains(line, "tutorials/start.mdx") {
-		t.Fatalf("rebuild line: %s", line)
+	// A late event of the move may give one more rebuild first.
+	for i := 0; ; i++ {
+		line := stdout.next(t, "Rebuilt")
+		if strings.Contains(line, "tutorials/start.mdx") {
+			break
+		}
+		if i == 2 || !strings.Contains(line, "docs.json") && !strings.Contains(line, "reference") {
+			t.Fatalf("rebuild line: %s", line)
+		}
 	}
 	if !strings.Contains(read("tutorials/start.html"), "Start in the new place.") {
 		t.Fatal("a page of a renamed folder was not rebuilt")

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -146,16 +147,20 @@ func testOverwrite(t *testing.T, open Harness) {
 			t.Errorf("overwrite: %v", err)
 		}
 	}()
-	for i := 0; i < 20; i++ {
+	var failed string
+	for i := 0; i < 20 && failed == ""; i++ {
 		got, err := b.ReadAll(ctx, "k")
-		if err != nil {
-			t.Fatalf("ReadAll during overwrite: %v", err)
-		}
-		if !bytes.Equal(got, old) && !bytes.Equal(got, next) {
-			t.Fatalf("read %d bytes that are neither the old nor the new content", len(got))
+		switch {
+		case err != nil:
+			failed = fmt.Sprintf("ReadAll during overwrite: %v", err)
+		case !bytes.Equal(got, old) && !bytes.Equal(got, next):
+			failed = fmt.Sprintf("read %d bytes that are neither the old nor the new content", len(got))
 		}
 	}
-	wg.Wait()
+	wg.Wait() // before failing: the writer reports into t too
+	if failed != "" {
+		t.Fatal(failed)
+	}
 	if got, _ := b.ReadAll(ctx, "k"); !bytes.Equal(got, next) {
 		t.Error("the overwrite did not take")
 	}
