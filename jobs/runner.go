@@ -204,19 +204,6 @@ func queueBackoff(poll time.Duration, n int) time.Duration {
 	return max(d, poll)
 }
 
-// pause waits d, or until ctx ends (tests slow jobs down with it).
-func pause(ctx context.Context, d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
-}
-
 // runOne claims one job and runs it. It reports whether a job was claimed.
 func (r *Runner) runOne(ctx context.Context) (bool, error) {
 	job, lease, err := r.store.ClaimJob(ctx, store.ClaimParams{Kinds: r.kinds, Owner: r.cfg.Owner, Now: time.Now(), LeaseFor: r.cfg.LeaseFor})
