@@ -53,8 +53,8 @@ func (s *storageFlags) privatePaths() (trees, single []string) {
 // SQLite file (0600) before SQLite does so that its -wal and -shm files
 // take the same mode, and takes group and other permissions away from
 // what still has some: the data folder, Lectern's files in it, and every
-// folder and file of a local blob folder. One log line says what was
-// tightened.
+// folder and file of a local blob folder whose root others could still
+// enter. One log line says what was tightened.
 func (s *storageFlags) secureData(log *slog.Logger) error {
 	if OwnProcess {
 		privateUmask()
@@ -98,6 +98,12 @@ func (s *storageFlags) secureData(log *slog.Logger) error {
 		}
 	}
 	for _, root := range trees {
+		// A private root closes its tree to others: only a tree whose root
+		// is still loose (written by an earlier release) is walked, so
+		// that a start does not visit every blob of every deployment.
+		if info, err := os.Lstat(root); err != nil || info.Mode().Perm()&0o077 == 0 {
+			continue
+		}
 		filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil // vanished, or unreadable: nothing to tighten
