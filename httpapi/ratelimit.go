@@ -44,7 +44,15 @@ func NewMemoryLimiter(cfg RateLimit) Limiter {
 	return &limiter{cfg: cfg.withDefaults()}
 }
 
-// limiter holds one token bucket per API key, in memory.
+// maxBuckets bounds the buckets a limiter keeps in memory; overflowKey is
+// the bucket that keys beyond it share while none is idle.
+const (
+	maxBuckets  = 100_000
+	overflowKey = "\x00overflow"
+)
+
+// limiter holds one token bucket per key (API key, organization or client
+// address), in memory, at most maxBuckets of them.
 type limiter struct {
 	cfg     RateLimit
 	mu      sync.Mutex
@@ -70,7 +78,11 @@ func (l *limiter) take(key string, now time.Time) (ok bool, remaining int, reset
 	if l.buckets == nil {
 		l.buckets = map[string]*bucket{}
 	}
-	if now.Sub(l.sweep) > time.Minute { // forget idle, full buckets
+	b := l.buckets[key]
+	full := b == nil && len(l.buckets) >= maxBuckets
+	// Forget idle, full buckets once a minute, or when the bound is
+	// reached (at most once a second: a sweep visits every bucket).
+	if now.Sub(l.sweep) > time.Minute || full && now.Sub(l.sweep) > time.Second {
 		for k, b := range l.buckets {
 			if now.Sub(b.last).Seconds()*l.cfg.Rate >= float64(l.cfg.Burst) {
 				delete(l.buckets, k)
@@ -78,7 +90,12 @@ func (l *limiter) take(key string, now time.Time) (ok bool, remaining int, reset
 		}
 		l.sweep = now
 	}
-	b := l.buckets[key]
+	if full && len(l.buckets) >= maxBuckets {
+		// Keys are client addresses, which a flood can invent: past
+		// the bound, new ones share one bucket rather than grow it.
+		key = overflowKey
+		b = l.buckets[key]
+	}
 	if b == nil {
 		b = &bucket{tokens: float64(l.cfg.Burst), last: now}
 		l.buckets[key] = b
