@@ -128,21 +128,10 @@ func timeoutError(d time.Duration) error {
 
 // memoryError is the limit error of a render that ran out of memory.
 func memoryError(bytes int64) error {
-	return limitError(LimitMemory, sizeString(bytes), "the build needed more than %s of memory", sizeString(bytes))
+	return limitError(LimitMemory, render.FormatSize(bytes), "the build needed more than %s of memory", render.FormatSize(bytes))
 }
 
 func limitError(limit, max, format string, args ...any) error {
 	le := &render.LimitError{Limit: limit, Max: max, Detail: fmt.Sprintf(format, args...)}
 	return &lectern.Error{Code: lectern.EINVALID, Message: le.Error(), Err: le}
-}
-
-// sizeString formats a byte count as people write it: "2 GiB", "512 MiB".
-func sizeString(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20:
-		return fmt.Sprintf("%d MiB", n>>20)
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -79,15 +79,7 @@ func (f *buildLimitFlags) limits() (render.Limits, buildproc.Builder, error) {
 type byteSizeFlag int64
 
 func (b *byteSizeFlag) String() string {
-	for _, u := range []struct {
-		name string
-		size int64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if n := int64(*b); n >= u.size && n%u.size == 0 {
-			return fmt.Sprint(n/u.size) + u.name
-		}
-	}
-	return strings.ReplaceAll(humanize.IBytes(uint64(*b)), " ", "")
+	return strings.ReplaceAll(render.FormatSize(int64(*b)), " ", "")
 }
 
 func (b *byteSizeFlag) Set(s string) error {

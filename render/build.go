@@ -244,8 +244,8 @@ func Build(ctx context.Context, src fs.FS, out Output, opts Options) (*Result, e
 			return err
 		}
 		if over(len(r.data), s.opts.Limits.MaxPageBytes) {
-			return limitErr(LimitPageSize, s.order[i].file, byteSize64(int64(s.opts.Limits.MaxPageBytes)),
-				"the page renders to %s of HTML", byteSize64(int64(len(r.data))))
+			return limitErr(LimitPageSize, s.order[i].file, FormatSize(int64(s.opts.Limits.MaxPageBytes)),
+				"the page renders to %s of HTML", FormatSize(int64(len(r.data))))
 		}
 		if r.reused {
 			s.written++

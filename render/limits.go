@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -182,40 +183,27 @@ func readLimited(fsys fs.FS, name string, max int64) ([]byte, error) {
 	if over(fi.Size(), max) {
 		return nil, fileTooLarge(name, fi.Size(), max)
 	}
-	size := fi.Size()
-	if max > 0 {
-		size = min(size, max)
-	}
 	r := io.Reader(f)
 	if max > 0 {
-		r = io.LimitReader(f, max+1)
+		r = io.LimitReader(f, max+1) // a file that grows while it is read
 	}
-	buf := make([]byte, 0, size+1)
-	for {
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	if _, err := buf.ReadFrom(r); err != nil {
+		return nil, err
 	}
-	if over(int64(len(buf)), max) {
-		return nil, fileTooLarge(name, int64(len(buf)), max)
+	if over(int64(buf.Len()), max) {
+		return nil, fileTooLarge(name, int64(buf.Len()), max)
 	}
-	return buf, nil
+	return buf.Bytes(), nil
 }
 
 func fileTooLarge(name string, size, max int64) error {
-	return limitErr(LimitFileSize, name, byteSize64(max), "the file is %s", byteSize64(size))
+	return limitErr(LimitFileSize, name, FormatSize(max), "the file is %s", FormatSize(size))
 }
 
-// byteSize64 formats a size in bytes for people: "512 B", "1.5 MiB".
-func byteSize64(n int64) string {
+// FormatSize formats a size in bytes for people: "512 B", "1.5 MiB",
+// "2 GiB" (whole units without a decimal).
+func FormatSize(n int64) string {
 	const unit = 1024
 	if n < unit {
 		return fmt.Sprintf("%d B", n)
@@ -236,8 +224,8 @@ func byteSize64(n int64) string {
 func (s *site) countOutput(name string, n int64) error {
 	s.outBytes += n
 	if over(s.outBytes, s.opts.Limits.MaxOutputBytes) {
-		return limitErr(LimitOutputSize, "", byteSize64(s.opts.Limits.MaxOutputBytes),
-			"the site's output grew past %s while writing %s", byteSize64(s.opts.Limits.MaxOutputBytes), name)
+		return limitErr(LimitOutputSize, "", FormatSize(s.opts.Limits.MaxOutputBytes),
+			"the site's output grew past %s while writing %s", FormatSize(s.opts.Limits.MaxOutputBytes), name)
 	}
 	return nil
 }
@@ -259,7 +247,7 @@ func (s *site) checkSource(size int64) error {
 		return limitErr(LimitFiles, "", fmt.Sprint(l.MaxFiles), "the docs folder has more than %d files", l.MaxFiles)
 	}
 	if over(size, l.MaxSourceBytes) {
-		return limitErr(LimitSourceSize, "", byteSize64(l.MaxSourceBytes), "the docs folder's files add up to more than %s", byteSize64(l.MaxSourceBytes))
+		return limitErr(LimitSourceSize, "", FormatSize(l.MaxSourceBytes), "the docs folder's files add up to more than %s", FormatSize(l.MaxSourceBytes))
 	}
 	return nil
 }
