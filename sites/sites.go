@@ -55,6 +55,8 @@ type Server struct {
 	mu    sync.Mutex
 	hosts map[string]hostEntry
 
+	policies policyCache // pages' Content-Security-Policy, by blob key
+
 	// last holds, per host, the last successful lookup and when a lookup
 	// last failed. The good answer stands in while the store cannot
 	// answer, so a database outage does not take down the sites this
@@ -258,8 +260,11 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, e hostEntry, 
 	}
 	defer rd.Close()
 	var content io.ReadSeeker = rd
-	pageCSP := ""
+	pageCSP, known := "", false
 	if render.IsPage(name) {
+		pageCSP, known = s.policies.get(key)
+	}
+	if render.IsPage(name) && !known {
 		// The page's policy names the API servers its "Try it" forms
 		// call, so pages are read whole (they are small).
 		data, err := io.ReadAll(io.LimitReader(rd, maxPage+1))
@@ -278,6 +283,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, e hostEntry, 
 			content = bytes.NewReader(data)
 		}
 		pageCSP = PageCSP(data)
+		s.policies.put(key, pageCSP)
 	}
 	ctype, csp := render.ServeHeaders(name, blobstore.ContentType(name), pageCSP)
 	h := w.Header()
@@ -303,6 +309,33 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, e hostEntry, 
 	}
 	http.ServeContent(w, r, "", rd.ModTime(), content)
 	return true
+}
+
+// policyCache remembers the policy of each page served (deployments are
+// immutable, so a page's policy never changes), so that a page is read
+// whole and looked into once, and streamed afterwards; at most
+// maxPolicies pages, forgotten all at once when full.
+type policyCache struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+const maxPolicies = 20_000
+
+func (c *policyCache) get(key string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	csp, ok := c.m[key]
+	return csp, ok
+}
+
+func (c *policyCache) put(key, csp string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxPolicies {
+		c.m = map[string]string{}
+	}
+	c.m[key] = csp
 }
 
 // maxPage is the size up to which a page is read to find the API servers

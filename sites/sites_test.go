@@ -820,6 +820,13 @@ func TestActiveContentHeaders(t *testing.T) {
 			t.Errorf("GET %s Content-Security-Policy = %q, want %q", tc.path, got, tc.csp)
 		}
 	}
+	// A page served again streams, with the policy remembered for it.
+	for range 2 {
+		w := do(srv, "GET", "docs.example.com", "/api")
+		if got := w.Header().Get("Content-Security-Policy"); got != PageCSP([]byte(page)) || w.Body.String() != page {
+			t.Errorf("GET /api again: policy %q, body %q", got, w.Body.String())
+		}
+	}
 	if !strings.Contains(pageCSP, "script-src 'self';") {
 		t.Errorf("the page policy %q does not keep scripts to the site's own", pageCSP)
 	}
