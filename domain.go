@@ -2,6 +2,7 @@ package lectern
 
 import (
 	"net"
+	"path"
 	"strings"
 )
 
@@ -117,4 +118,24 @@ func NormalizeBasePath(p string) (string, error) {
 		}
 	}
 	return p, nil
+}
+
+// SiteFiles returns the file names of a site that may serve a URL path,
+// in order: "/" is index.html; "/guides/x" and "/guides/x/" are
+// guides/x.html, else guides/x/index.html; a path with an extension names a
+// file (or that name plus .html); an extensionless path may also name a
+// file as it is, last. Live sites, the self-hosted runtime, lectern build --serve and the
+// browser tests serve by this rule.
+func SiteFiles(urlPath string) []string {
+	p := strings.Trim(path.Clean("/"+urlPath), "/")
+	if p == "" {
+		return []string{"index.html"}
+	}
+	if strings.HasSuffix(urlPath, "/") {
+		return []string{p + ".html", p + "/index.html"}
+	}
+	if path.Ext(p) != "" {
+		return []string{p, p + ".html"}
+	}
+	return []string{p + ".html", p + "/index.html", p}
 }

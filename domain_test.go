@@ -2,6 +2,7 @@ package lectern_test
 
 import (
 	"net"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,4 +77,23 @@ func FuzzNormalizeDomain(f *testing.F) {
 			t.Fatalf("%q is a valid domain and a server host", d)
 		}
 	})
+}
+
+func TestSiteFiles(t *testing.T) {
+	for in, want := range map[string][]string{
+		"/":          {"index.html"},
+		"":           {"index.html"},
+		"/a":         {"a.html", "a/index.html", "a"},
+		"/a/":        {"a.html", "a/index.html"},
+		"/a/b.html":  {"a/b.html", "a/b.html.html"},
+		"/a/b.png":   {"a/b.png", "a/b.png.html"},
+		"//a//b":     {"a/b.html", "a/b/index.html", "a/b"},
+		"/a/../b":    {"b.html", "b/index.html", "b"},
+		"/../../etc": {"etc.html", "etc/index.html", "etc"},
+		"/a.b/c":     {"a.b/c.html", "a.b/c/index.html", "a.b/c"},
+	} {
+		if got := lectern.SiteFiles(in); !slices.Equal(got, want) {
+			t.Errorf("SiteFiles(%q) = %q, want %q", in, got, want)
+		}
+	}
 }

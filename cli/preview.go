@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
 	"lectern.dev/lectern/render"
 	"lectern.dev/lectern/sites"
@@ -19,7 +20,7 @@ import (
 
 // previewHandler serves a built site from its output folder, for
 // lectern build --serve: paths map to files as on a live site
-// (sites.Candidates), under the base path when there is one, and a
+// (lectern.SiteFiles), under the base path when there is one, and a
 // missing path gets the site's 404.html. Files have the headers of a live
 // site (render.ServeHeaders): pages its Content-Security-Policy, other
 // files a sandbox, the repository's JavaScript text/plain. Nothing is cached, by the server
@@ -57,7 +58,7 @@ func (h previewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		p = "/" + strings.TrimPrefix(rest, "/")
 	}
-	for _, name := range sites.Candidates(p) {
+	for _, name := range lectern.SiteFiles(p) {
 		if h.serveFile(w, r, root, name, http.StatusOK) {
 			return
 		}

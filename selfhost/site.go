@@ -18,9 +18,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"lectern.dev/lectern"
 	"lectern.dev/lectern/bundle"
 	"lectern.dev/lectern/render"
-	"lectern.dev/lectern/sites"
 )
 
 // Site is one served tree: a cached bundle with the configured features
@@ -253,11 +253,11 @@ func (s *Site) remove() {
 }
 
 // resolve maps a request path to a file of the site by the rule of live
-// sites (sites.Candidates), or returns nil when nothing matches. The few
+// sites (lectern.SiteFiles), or returns nil when nothing matches. The few
 // strings it builds per request are the candidate names, as the live
 // sites server builds them.
 func (s *Site) resolve(urlPath string) *siteFile {
-	for _, n := range sites.Candidates(urlPath) {
+	for _, n := range lectern.SiteFiles(urlPath) {
 		if f := s.index[n]; f != nil {
 			return f
 		}

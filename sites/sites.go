@@ -20,7 +20,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"path"
 	"strings"
 	"sync"
 	"syscall"
@@ -183,25 +182,6 @@ func (s *Server) Serves(ctx context.Context, host string) bool {
 	return e.found
 }
 
-// Candidates returns the file names of a site that may serve a URL path,
-// in order: "/" is index.html; "/guides/x" and "/guides/x/" are
-// guides/x.html, else guides/x/index.html; a path with an extension names a
-// file (or that name plus .html); an extensionless path may also name a
-// file as it is, last. The self-hosted runtime serves by the same rule.
-func Candidates(urlPath string) []string {
-	p := strings.Trim(path.Clean("/"+urlPath), "/")
-	if p == "" {
-		return []string{"index.html"}
-	}
-	if strings.HasSuffix(urlPath, "/") {
-		return []string{p + ".html", p + "/index.html"}
-	}
-	if path.Ext(p) != "" {
-		return []string{p, p + ".html"}
-	}
-	return []string{p + ".html", p + "/index.html", p}
-}
-
 // ServeHTTP serves a file of the host's live deployment, or its 404 page.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -225,7 +205,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("This documentation site has not been deployed yet.\n"))
 		return
 	}
-	for _, name := range Candidates(r.URL.Path) {
+	for _, name := range lectern.SiteFiles(r.URL.Path) {
 		if s.serveFile(w, r, e, name, http.StatusOK) {
 			return
 		}

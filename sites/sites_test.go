@@ -22,7 +22,6 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
-	"lectern.dev/lectern/internal/browsertest"
 	"lectern.dev/lectern/render"
 	"lectern.dev/lectern/store"
 	"lectern.dev/lectern/store/sqlite"
@@ -832,15 +831,5 @@ func TestActiveContentHeaders(t *testing.T) {
 	}
 	if api := PageCSP([]byte(page)); !strings.Contains(api, "connect-src 'self' https://api.example.com") {
 		t.Errorf("the policy of a page with a Try it form does not let it reach its server: %q", api)
-	}
-}
-
-// TestCandidatesAgree: the browser tests' server maps paths as live sites
-// do.
-func TestCandidatesAgree(t *testing.T) {
-	for _, p := range []string{"/", "", "/a", "/a/", "/a/b.html", "/a/b.png", "//a//b", "/a/../b", "/a.b/c", "/a/b/"} {
-		if got, want := browsertest.Candidates(p), Candidates(p); !slices.Equal(got, want) {
-			t.Errorf("browsertest.Candidates(%q) = %v, sites.Candidates = %v", p, got, want)
-		}
 	}
 }

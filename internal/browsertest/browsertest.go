@@ -28,7 +28,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -42,6 +41,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"lectern.dev/lectern"
 )
 
 // ChromiumPath is Debian's Chromium, which CI installs with apt.
@@ -356,7 +357,7 @@ func ScreenshotPath(t testing.TB) string {
 
 // Serve serves site on loopback until the test ends, the way Lectern's
 // sites server does: each URL path is the first regular file of
-// sites.Candidates ("/" is index.html, "/x" and "/x/" are x.html or else
+// lectern.SiteFiles ("/" is index.html, "/x" and "/x/" are x.html or else
 // x/index.html, a path with an extension is the file itself or that name
 // plus .html, an extensionless path may also name a file as it is), and
 // anything else is 404.html with status 404. Every response carries the
@@ -371,7 +372,7 @@ func Serve(t testing.TB, site fs.FS, header http.Header) string {
 		for k, v := range header {
 			w.Header()[k] = v
 		}
-		for _, c := range Candidates(r.URL.Path) {
+		for _, c := range lectern.SiteFiles(r.URL.Path) {
 			if serveFile(w, r, site, c, http.StatusOK) {
 				return
 			}
@@ -383,23 +384,6 @@ func Serve(t testing.TB, site fs.FS, header http.Header) string {
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { srv.Close() })
 	return "http://" + ln.Addr().String()
-}
-
-// Candidates is sites.Candidates, which this package cannot import (sites
-// imports render, whose tests use this package); sites' tests check that
-// the two agree.
-func Candidates(urlPath string) []string {
-	p := strings.Trim(path.Clean("/"+urlPath), "/")
-	if p == "" {
-		return []string{"index.html"}
-	}
-	if strings.HasSuffix(urlPath, "/") {
-		return []string{p + ".html", p + "/index.html"}
-	}
-	if path.Ext(p) != "" {
-		return []string{p, p + ".html"}
-	}
-	return []string{p + ".html", p + "/index.html", p}
 }
 
 // serveFile answers with the regular file name of site and status, and
