@@ -53,7 +53,17 @@ type Result struct {
 	Pages    int              `json:"pages"`
 	Files    int              `json:"files"`
 	Warnings []render.Warning `json:"warnings,omitempty"`
+	// MoreWarnings counts the warnings beyond MaxWarnings, left out.
+	MoreWarnings int `json:"moreWarnings,omitempty"`
 }
+
+// MaxWarnings bounds the warnings a Result carries: a repository can
+// make a render warn without end, and the result crosses a pipe and is
+// kept with the update.
+const MaxWarnings = 1000
+
+// WarningCount is the number of warnings the render found.
+func (r *Result) WarningCount() int { return len(r.Warnings) + r.MoreWarnings }
 
 // Builder renders a Request. progress, when not nil, is called as
 // render.Options.Progress is, from one goroutine.
@@ -109,7 +119,11 @@ func build(ctx context.Context, req Request, progress func(done, total int)) (*R
 		}
 		return nil, err
 	}
-	return &Result{Pages: res.Pages, Files: res.Files, Warnings: res.Warnings}, nil
+	out := &Result{Pages: res.Pages, Files: res.Files, Warnings: res.Warnings}
+	if n := len(out.Warnings); n > MaxWarnings {
+		out.Warnings, out.MoreWarnings = out.Warnings[:MaxWarnings], n-MaxWarnings
+	}
+	return out, nil
 }
 
 func pause(ctx context.Context, d time.Duration) {

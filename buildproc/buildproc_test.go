@@ -144,3 +144,22 @@ func yamlBomb() string {
 	b.WriteString("paths:\n  /b:\n    get:\n      x-b: *a9\n      responses: {'200': {description: ok}}\n")
 	return b.String()
 }
+
+// TestWarningsBounded: a render that warns without end reports at most
+// MaxWarnings of them, and how many more there were.
+func TestWarningsBounded(t *testing.T) {
+	t.Parallel()
+	files := pages(40) // the renderer keeps some 50 warnings a file
+	for name := range files {
+		if strings.HasSuffix(name, ".mdx") {
+			files[name] = "---\ntitle: W\n---\n" + strings.Repeat("<Unknown />\n\n", 60)
+		}
+	}
+	res, err := child(t, 0, time.Minute).Build(context.Background(), buildproc.Request{Src: site(t, files), Out: filepath.Join(t.TempDir(), "o")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) != buildproc.MaxWarnings || res.WarningCount() < buildproc.MaxWarnings+50 {
+		t.Fatalf("%d warnings kept, %d in all; want %d kept of at least %d", len(res.Warnings), res.WarningCount(), buildproc.MaxWarnings, buildproc.MaxWarnings+50)
+	}
+}

@@ -138,6 +138,9 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 		for _, w := range res.Warnings {
 			log.add("warning: %s", w.String())
 		}
+		if res.MoreWarnings > 0 {
+			log.add("… and %d more warnings", res.MoreWarnings)
+		}
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -149,7 +152,7 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 		}
 		return err
 	}
-	log.add("Rendered %d pages (%d files, %d warnings) in %s", res.Pages, res.Files, len(res.Warnings), time.Since(start).Round(time.Millisecond))
+	log.add("Rendered %d pages (%d files, %d warnings) in %s", res.Pages, res.Files, res.WarningCount(), time.Since(start).Round(time.Millisecond))
 
 	dep := &lectern.Deployment{ID: lectern.NewID(lectern.PrefixDeployment), ProjectID: p.ID, UpdateID: u.ID, Commit: commit, PageCount: res.Pages}
 	n, err := uploadDir(ctx, h.Bucket, outDir, func(name string) string { return blobstore.SiteKey(p.ID, dep.ID, name) })
@@ -165,7 +168,7 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	}
 	log.add("Published deployment %s (%d files)", dep.ID, n)
 	summary := fmt.Sprintf("Deployed %d pages from %s (%s).", res.Pages, short(commit.SHA), commit.Ref)
-	if k := len(res.Warnings); k > 0 {
+	if k := res.WarningCount(); k > 0 {
 		summary += fmt.Sprintf(" %d warnings; see logs.", k)
 	}
 	return h.Store.FinishUpdate(ctx, lease, store.UpdateResult{Status: lectern.UpdateSuccess, Summary: summary,
