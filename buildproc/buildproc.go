@@ -27,6 +27,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/output"
 )
 
 // Limit names of the supervisor's limits, as render.LimitError.Limit
@@ -112,7 +113,7 @@ func build(ctx context.Context, req Request, progress func(done, total int)) (*R
 			progress(done, total)
 		}
 	}
-	res, err := render.Build(ctx, root.FS(), &render.DirOutput{Dir: req.Out}, opts)
+	res, err := render.Build(ctx, root.FS(), &output.Dir{Dir: req.Out}, opts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

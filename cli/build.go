@@ -19,6 +19,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/output"
 )
 
 type buildFlags struct {
@@ -210,9 +211,9 @@ func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
 		var err error
 		if render.UpdateReady(cacheDir, out) && hasOutputMarker(out) {
 			// The cache describes the output as the previous build left
-			// it: update it in place (render.DirOutput.Update), which
+			// it: update it in place (output.Dir.Update), which
 			// costs what changed rather than the whole site.
-			res, err = build(&render.DirOutput{Dir: out, Update: true})
+			res, err = build(&output.Dir{Dir: out, Update: true})
 		} else {
 			res, err = f.buildAndSwap(out, cacheDir, build)
 		}
@@ -300,7 +301,7 @@ func (f *buildFlags) buildAndSwap(out, cacheDir string, build func(render.Output
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	dst := &render.DirOutput{Dir: tmp}
+	dst := &output.Dir{Dir: tmp}
 	if cacheDir != "" {
 		if _, err := os.Stat(out); err == nil {
 			dst.Prev = out

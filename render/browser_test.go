@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"lectern.dev/lectern/internal/browsertest"
+	"lectern.dev/lectern/render/output"
 )
 
 // Selectors agreed with the theme.
@@ -45,7 +46,7 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("live", func(t *testing.T) {
 		dir := t.TempDir()
-		if _, err := Build(ctx, os.DirFS(src), DirOutput{Dir: dir}, Options{}); err != nil {
+		if _, err := Build(ctx, os.DirFS(src), output.Dir{Dir: dir}, Options{}); err != nil {
 			t.Fatalf("Build: %v", err)
 		}
 		base := serveSite(t, dir)
@@ -54,7 +55,7 @@ func TestBrowser(t *testing.T) {
 	})
 	t.Run("export", func(t *testing.T) {
 		dir := t.TempDir()
-		if _, err := Build(ctx, os.DirFS(src), DirOutput{Dir: dir}, Options{Export: true}); err != nil {
+		if _, err := Build(ctx, os.DirFS(src), output.Dir{Dir: dir}, Options{Export: true}); err != nil {
 			t.Fatalf("Build: %v", err)
 		}
 		abs, err := filepath.Abs(dir)

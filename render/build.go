@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/render/output"
 )
 
 // Options control a build.
@@ -32,7 +33,7 @@ type Options struct {
 	Progress func(done, total int)
 	// CacheDir, when set, is a folder where the build keeps a manifest of
 	// its inputs and outputs (cache.go), so that the next build into the
-	// same DirOutput re-renders only the pages whose inputs changed: the
+	// same output.Dir re-renders only the pages whose inputs changed: the
 	// page's source, the snippets it imports, its section's sidebar and
 	// its neighbours' titles. A change of the configuration, the options,
 	// the set of files, any non-page file or the renderer rebuilds all.
@@ -118,20 +119,13 @@ type Result struct {
 	Config *Config
 }
 
-// Output receives the built site, one file at a time; name is a clean
-// slash-separated path relative to the site root. An error stops the build
-// and is returned by Build.
-type Output interface {
-	WriteFile(name string, data []byte) error
-}
-
 // site is the state of one build.
 type site struct {
 	src       fs.FS
 	opts      Options
 	cfg       *Config
 	w         *warner
-	out       Output
+	out       output.Output
 	written   int
 	pages     map[string]*page // navigation pages by path
 	order     []*page          // in navigation order
@@ -181,7 +175,7 @@ type site struct {
 // are Warnings in the Result. Build checks ctx between pages and returns
 // ctx.Err() when it is done; errors reading src or writing to out are
 // returned wrapped.
-func Build(ctx context.Context, src fs.FS, out Output, opts Options) (*Result, error) {
+func Build(ctx context.Context, src fs.FS, out output.Output, opts Options) (*Result, error) {
 	if src == nil || out == nil {
 		return nil, lectern.Errorf(lectern.EINVALID, "render: a source and an output are required")
 	}
@@ -393,17 +387,17 @@ func (s *site) write(name string, data []byte) error {
 	return nil
 }
 
-// writeParts sends one file, as parts of the previous search index and
+// WriteParts sends one file, as parts of the previous search index and
 // new bytes, to the output (buildCache.searchParts).
-func (s *site) writeParts(name string, parts []filePart) error {
+func (s *site) writeParts(name string, parts []output.Part) error {
 	var n int64
 	for _, p := range parts {
-		n += int64(len(p.data)) + p.n
+		n += int64(len(p.Data)) + p.N
 	}
 	if err := s.countOutput(name, n); err != nil {
 		return err
 	}
-	if err := s.cache.out.writeParts(name, parts, s.cache.prevIndexFile); err != nil {
+	if err := s.cache.out.WriteParts(name, parts, s.cache.prevIndexFile); err != nil {
 		return fmt.Errorf("render: write %s: %w", name, err)
 	}
 	s.written++
@@ -466,7 +460,7 @@ func (s *site) writeSiteFiles() error {
 	}
 	// With a cache, the search index is spliced from the previous one
 	// when it can be, rather than assembled (search.go).
-	var searchParts []filePart
+	var searchParts []output.Part
 	if s.cache != nil {
 		searchParts = s.cache.searchParts(s)
 		s.searchSpliced = searchParts != nil
@@ -499,8 +493,8 @@ func (s *site) writeSiteFiles() error {
 	for _, f := range s.themeFiles() { // theme.go: theme-init.js, search-index.js, redirect pages
 		var err error
 		if f.name == searchIndexJSFile && searchParts != nil {
-			parts := append([]filePart{{data: []byte(searchJSPrefix)}}, searchParts...)
-			err = s.writeParts(f.name, append(parts, filePart{data: []byte(searchJSSuffix)}))
+			parts := append([]output.Part{{Data: []byte(searchJSPrefix)}}, searchParts...)
+			err = s.writeParts(f.name, append(parts, output.Part{Data: []byte(searchJSSuffix)}))
 		} else {
 			err = s.write(f.name, f.data)
 		}
@@ -564,3 +558,6 @@ func (s *site) writeSiteFiles() error {
 	}
 	return nil
 }
+
+// Output receives the built site, one file at a time (output.Output).
+type Output = output.Output

@@ -9,10 +9,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"lectern.dev/lectern/render/output"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -39,7 +42,7 @@ import (
 //     the pages (titles, sidebar titles, icons, hidden pages: hashed
 //     without rendering the sidebar, theme.sidebarInputs) and the titles
 //     and paths of the previous and next pages;
-//   - the Output still holds the file the previous build wrote (DirOutput:
+//   - the Output still holds the file the previous build wrote (output.Dir:
 //     same size and modification time, in Dir or, linked from there, in
 //     Prev).
 //
@@ -80,7 +83,7 @@ import (
 // that did not change are copied from its file by the system
 // (copy_file_range), between the new entries (splicedSearchIndex), rather
 // than assembled in memory. A copied non-page file whose source stamp is
-// unchanged is kept (DirOutput: in Dir, or linked from Prev) rather than
+// unchanged is kept (output.Dir: in Dir, or linked from Prev) rather than
 // read and written again. The highlighted HTML of code blocks is kept by
 // content, so that a page rendered again does not lex its unchanged code
 // (cache_highlight.go).
@@ -88,7 +91,7 @@ import (
 // # Updating the output in place
 //
 // lectern build with a cache updates its output folder in place
-// (DirOutput.Update) rather than building a new folder and swapping it in:
+// (output.Dir.Update) rather than building a new folder and swapping it in:
 // replacing a folder of 10,000 pages costs more than rendering the page
 // that changed. What a folder swap guaranteed is kept as follows:
 //
@@ -102,7 +105,7 @@ import (
 //     page is rendered and every file written again (lectern build then
 //     builds a new folder and swaps it in, UpdateReady). The sources'
 //     records, which do not depend on the output, are still used.
-//   - Each file is replaced atomically (DirOutput.Update), and a file that
+//   - Each file is replaced atomically (output.Dir.Update), and a file that
 //     already holds the content to write is not touched, so a server of
 //     the folder never sees a partial file.
 //   - The manifest lists every file the build put in the output
@@ -162,10 +165,10 @@ type cacheManifest struct {
 	// Index is the search index as written (_lectern/search-index.json),
 	// which holds the search entries of the pages that are in it; IndexJS
 	// is _lectern/search-index.js, the same index as a script.
-	Index, IndexJS cachedFile
+	Index, IndexJS output.FileInfo
 	// Home is index.html as written when it is a copy of the first page
 	// (there is no "index" page), and HomePage that page.
-	Home     cachedFile
+	Home     output.FileInfo
 	HomePage string
 	// Outputs are the files the build put in Dir other than the pages'
 	// (which are the keys of Pages + ".html"), sorted.
@@ -192,7 +195,7 @@ type cachedPage struct {
 	Src     string            // hash of the source file
 	Deps    map[string]string // imported files → hash
 	Context string            // hash of the sidebar and neighbours
-	Out     cachedFile
+	Out     output.FileInfo
 	// Entry is the search entry (JSON), kept here only when the page is
 	// not in the search index (noindex); else it is the bytes
 	// [EntryOff, EntryOff+EntryLen) of the previous search index.
@@ -234,13 +237,7 @@ type cachedLoad struct {
 // cachedAsset is a copied non-page file.
 type cachedAsset struct {
 	Stamp fileStamp // of the source
-	Out   cachedFile
-}
-
-// cachedFile identifies an output file as written.
-type cachedFile struct {
-	Size    int64
-	ModTime int64 // Unix nanoseconds
+	Out   output.FileInfo
 }
 
 // fileStamp identifies a version of a source file without reading it.
@@ -249,22 +246,6 @@ type fileStamp struct {
 	OK                   bool
 	Size, ModTime, CTime int64
 	Dev, Ino             uint64
-}
-
-// fileKeeper is implemented by Outputs that can keep a file a previous
-// build wrote (DirOutput).
-type fileKeeper interface {
-	// keepFile reports whether name is (or, from a previous folder, has
-	// been made) the file f describes.
-	keepFile(name string, f cachedFile) bool
-	// fileInfo describes the file name as just written.
-	fileInfo(name string) (cachedFile, bool)
-	// readKept returns the content of the file name of a previous build
-	// when it is still the file f describes, and the function that
-	// releases it (after which it must not be read).
-	// It is also returned open (file) when it can be (DirOutput: when it
-	// is mapped).
-	readKept(name string, f cachedFile) (data []byte, file *os.File, release func(), ok bool)
 }
 
 // buildCache is the cache of one build; its methods are safe for
@@ -276,7 +257,7 @@ type buildCache struct {
 	// files it lists are removed from an output updated in place.
 	last *cacheManifest
 	next *cacheManifest
-	// out records the files written to a DirOutput (nil for other
+	// out records the files written to a output.Dir (nil for other
 	// Outputs).
 	out *dirTracker
 	// code is the highlighted code (cache_highlight.go).
@@ -323,7 +304,7 @@ type manifestState struct {
 	index []byte         // the previous search index, as written
 	// indexFile is the file of index, open, or nil.
 	indexFile *os.File
-	// release releases index (DirOutput.readKept); it runs at the end of
+	// release releases index (output.Dir.ReadKept); it runs at the end of
 	// the build (buildCache.save) or, after a failed one, when ms is
 	// collected.
 	release func()
@@ -340,7 +321,7 @@ type manifestState struct {
 // readManifest starts reading the manifest of the previous build in the
 // background (while the source loads). A missing or unreadable manifest
 // is nil.
-func readManifest(dir string, out Output) *manifestState {
+func readManifest(dir string, out output.Output) *manifestState {
 	type result struct {
 		m         *cacheManifest
 		index     []byte
@@ -375,8 +356,8 @@ func readManifest(dir string, out Output) *manifestState {
 		var index []byte
 		var indexFile *os.File
 		release := func() {}
-		if keeper, ok := out.(fileKeeper); ok && m.Index.Size > 0 && !m.Updating {
-			if data, file, rel, ok := keeper.readKept(searchIndexFile, m.Index); ok {
+		if keeper, ok := out.(output.Keeper); ok && m.Index.Size > 0 && !m.Updating {
+			if data, file, rel, ok := keeper.ReadKept(searchIndexFile, m.Index); ok {
 				index, indexFile, release = data, file, rel
 			}
 		}
@@ -403,7 +384,7 @@ func readManifest(dir string, out Output) *manifestState {
 // build would else do when it decides to keep the page (buildCache.reuse):
 // this way the lookups, system calls that cost more than deciding, run
 // while the source loads.
-func checkOutputs(d DirOutput, m *cacheManifest, checks *sync.WaitGroup) {
+func checkOutputs(d output.Dir, m *cacheManifest, checks *sync.WaitGroup) {
 	recs := make([]*cachedPage, 0, len(m.Pages))
 	names := make([]string, 0, len(m.Pages))
 	for p, rec := range m.Pages {
@@ -417,7 +398,7 @@ func checkOutputs(d DirOutput, m *cacheManifest, checks *sync.WaitGroup) {
 			t := &dirTracker{d: d}
 			defer t.closeDirs()
 			for i := w; i < len(recs); i += workers {
-				f, ok := t.fileInfo(names[i])
+				f, ok := t.FileInfo(names[i])
 				recs[i].outChecked, recs[i].outOK = true, ok && f == recs[i].Out
 			}
 		}()
@@ -542,7 +523,7 @@ func openCache(s *site, ms *manifestState) (*buildCache, error) {
 		c.out = &dirTracker{d: d, names: map[string]bool{}}
 		if d.Update && c.prevIndex != nil {
 			// Written again only if a page's entry changed (record).
-			c.out.kept = map[string]cachedFile{searchIndexFile: c.prev.Index}
+			c.out.kept = map[string]output.FileInfo{searchIndexFile: c.prev.Index}
 			if c.prev.IndexJS.Size > 0 {
 				c.out.kept[searchIndexJSFile] = c.prev.IndexJS
 			}
@@ -563,61 +544,61 @@ func openCache(s *site, ms *manifestState) (*buildCache, error) {
 // previous one (site.splicedSearchIndex), or nil when it is assembled in
 // memory: without a previous index in the Output, open, or with too many
 // parts.
-func (c *buildCache) searchParts(s *site) []filePart {
+func (c *buildCache) searchParts(s *site) []output.Part {
 	if c.out == nil || c.prevIndexFile == nil || c.indexFrom == nil {
 		return nil
 	}
 	return s.splicedSearchIndex(c.indexFrom)
 }
 
-// dirOutputOf returns the DirOutput that out is, if it is one.
-func dirOutputOf(out Output) (DirOutput, bool) {
+// dirOutputOf returns the output.Dir that out is, if it is one.
+func dirOutputOf(out output.Output) (output.Dir, bool) {
 	switch d := out.(type) {
-	case DirOutput:
+	case output.Dir:
 		return d, true
-	case *DirOutput:
+	case *output.Dir:
 		if d != nil {
 			return *d, true
 		}
 	}
-	return DirOutput{}, false
+	return output.Dir{}, false
 }
 
-// dirTracker is the Output of a build with a cache into a DirOutput: it
+// dirTracker is the Output of a build with a cache into a output.Dir: it
 // records the names written (the manifest's Outputs).
 type dirTracker struct {
-	d     DirOutput
+	d     output.Dir
 	mu    sync.Mutex
 	names map[string]bool
 	// kept are files of Dir as the previous build wrote them (the search
 	// index and its script), which are the same as that build's when
-	// keptSame says so: DirOutput.Update leaves them alone, without
+	// keptSame says so: output.Dir.Update leaves them alone, without
 	// reading them to compare, when they are still as recorded.
-	kept     map[string]cachedFile
+	kept     map[string]output.FileInfo
 	keptSame func() bool
-	// dirs are the folders of Dir opened by fileInfo, by slash-separated
+	// dirs are the folders of Dir opened by FileInfo, by slash-separated
 	// path with a trailing slash ("" for Dir).
 	dirs map[string]*os.Root
 }
 
-// writeParts writes the file name from parts (DirOutput.writeParts),
+// WriteParts writes the file name from parts (Dir.WriteParts),
 // unless it is kept (WriteFile).
-func (t *dirTracker) writeParts(name string, parts []filePart, src *os.File) error {
+func (t *dirTracker) WriteParts(name string, parts []output.Part, src *os.File) error {
 	var size int64
 	for _, p := range parts {
-		if p.data != nil {
-			size += int64(len(p.data))
+		if p.Data != nil {
+			size += int64(len(p.Data))
 		} else {
-			size += p.n
+			size += p.N
 		}
 	}
 	f, ok := t.kept[name]
 	if !ok || !t.keptSame() || size != f.Size {
-		if err := t.d.writeParts(name, parts, src); err != nil {
+		if err := t.d.WriteParts(name, parts, src); err != nil {
 			return err
 		}
-	} else if got, ok := t.d.fileInfo(name); !ok || got != f {
-		if err := t.d.writeParts(name, parts, src); err != nil {
+	} else if got, ok := t.d.FileInfo(name); !ok || got != f {
+		if err := t.d.WriteParts(name, parts, src); err != nil {
 			return err
 		}
 	}
@@ -629,7 +610,7 @@ func (t *dirTracker) writeParts(name string, parts []filePart, src *os.File) err
 
 func (t *dirTracker) WriteFile(name string, data []byte) error {
 	if f, ok := t.kept[name]; ok && t.keptSame() && int64(len(data)) == f.Size {
-		if got, ok := t.d.fileInfo(name); ok && got == f {
+		if got, ok := t.d.FileInfo(name); ok && got == f {
 			t.mu.Lock()
 			t.names[name] = true
 			t.mu.Unlock()
@@ -645,20 +626,20 @@ func (t *dirTracker) WriteFile(name string, data []byte) error {
 	return err
 }
 
-func (t *dirTracker) keepFile(name string, f cachedFile) bool {
+func (t *dirTracker) KeepFile(name string, f output.FileInfo) bool {
 	if t.d.Prev != "" {
-		return t.d.keepFile(name, f)
+		return t.d.KeepFile(name, f)
 	}
-	got, ok := t.fileInfo(name)
+	got, ok := t.FileInfo(name)
 	return ok && got == f
 }
 
-// fileInfo is DirOutput.fileInfo, with the file looked up in its folder
+// FileInfo is output.Dir.FileInfo, with the file looked up in its folder
 // opened once (dirs), which costs less than a lookup of its whole path:
 // a rebuild looks up every page's file.
-func (t *dirTracker) fileInfo(name string) (cachedFile, bool) {
+func (t *dirTracker) FileInfo(name string) (output.FileInfo, bool) {
 	if !fs.ValidPath(name) || t.d.Dir == "" {
-		return cachedFile{}, false
+		return output.FileInfo{}, false
 	}
 	dir, base := path.Split(name)
 	t.mu.Lock()
@@ -668,7 +649,7 @@ func (t *dirTracker) fileInfo(name string) (cachedFile, bool) {
 		var err error
 		if r, err = os.OpenRoot(filepath.Join(t.d.Dir, filepath.FromSlash(dir))); err != nil {
 			// Not (yet) there: not remembered, a later write creates it.
-			return t.d.fileInfo(name)
+			return t.d.FileInfo(name)
 		}
 		t.mu.Lock()
 		if old, ok := t.dirs[dir]; ok {
@@ -684,12 +665,12 @@ func (t *dirTracker) fileInfo(name string) (cachedFile, bool) {
 	}
 	fi, err := r.Lstat(base)
 	if err != nil || !fi.Mode().IsRegular() {
-		return cachedFile{}, false
+		return output.FileInfo{}, false
 	}
-	return cachedFile{Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}, true
+	return output.FileInfo{Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}, true
 }
 
-// closeDirs closes the folders fileInfo opened.
+// closeDirs closes the folders FileInfo opened.
 func (t *dirTracker) closeDirs() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -699,8 +680,8 @@ func (t *dirTracker) closeDirs() {
 	t.dirs = nil
 }
 
-func (t *dirTracker) readKept(name string, f cachedFile) ([]byte, *os.File, func(), bool) {
-	return t.d.readKept(name, f)
+func (t *dirTracker) ReadKept(name string, f output.FileInfo) ([]byte, *os.File, func(), bool) {
+	return t.d.ReadKept(name, f)
 }
 
 // markUpdating marks the manifest in dir, last as read, as that of an
@@ -735,7 +716,7 @@ func markUpdating(dir string, last *cacheManifest) error {
 
 // UpdateReady reports whether the cache in cacheDir describes a finished
 // build by this renderer into the folder dir, as it is now (same device
-// and inode). A build into DirOutput{Dir: dir, Update: true} with that
+// and inode). A build into output.Dir{Dir: dir, Update: true} with that
 // cache then renders and writes only what changed and removes what the
 // source no longer produces. When it is false, lectern build builds a new
 // folder and swaps it in (after a build that did not finish, or on the
@@ -866,7 +847,7 @@ func (c *buildCache) reuse(s *site) func(i int) (pageResult, bool) {
 	if c.prev == nil {
 		return nil
 	}
-	keeper, _ := s.out.(fileKeeper)
+	keeper, _ := s.out.(output.Keeper)
 	if keeper == nil {
 		return nil
 	}
@@ -880,7 +861,7 @@ func (c *buildCache) reuse(s *site) func(i int) (pageResult, bool) {
 		if old == nil {
 			return pageResult{}, false
 		}
-		if old.outChecked && !old.outOK || !old.outChecked && !keeper.keepFile(p.path+".html", old.Out) {
+		if old.outChecked && !old.outOK || !old.outChecked && !keeper.KeepFile(p.path+".html", old.Out) {
 			return pageResult{}, false
 		}
 		if old.Mermaid && s.mermaid != nil {
@@ -962,16 +943,16 @@ func (c *buildCache) entry(old *cachedPage) []byte {
 // index, as written, out of their records: the next build reads them
 // from the index. It runs once the site files are written.
 func (c *buildCache) finish(s *site) {
-	keeper, ok := s.out.(fileKeeper)
+	keeper, ok := s.out.(output.Keeper)
 	if !ok || s.searchOffsets == nil {
 		return
 	}
-	f, ok := keeper.fileInfo(searchIndexFile)
+	f, ok := keeper.FileInfo(searchIndexFile)
 	if !ok {
 		return
 	}
 	c.next.Index = f
-	c.next.IndexJS, _ = keeper.fileInfo(searchIndexJSFile)
+	c.next.IndexJS, _ = keeper.FileInfo(searchIndexJSFile)
 	for i, p := range s.order {
 		rec := c.next.Pages[p.path]
 		if rec == nil || s.searchOffsets[i] < 0 {
@@ -1014,11 +995,11 @@ func (c *buildCache) record(s *site, i int, r pageResult) {
 		return
 	}
 	if !r.reused {
-		keeper, ok := s.out.(fileKeeper)
+		keeper, ok := s.out.(output.Keeper)
 		if !ok {
 			return
 		}
-		f, ok := keeper.fileInfo(s.order[i].path + ".html")
+		f, ok := keeper.FileInfo(s.order[i].path + ".html")
 		if !ok {
 			return
 		}
@@ -1034,7 +1015,7 @@ func (c *buildCache) keepHome(s *site) bool {
 	if c.prev == nil || c.out == nil || !c.firstReused || c.prev.HomePage != s.order[0].path || c.prev.Home.Size == 0 {
 		return false
 	}
-	if !c.out.keepFile("index.html", c.prev.Home) {
+	if !c.out.KeepFile("index.html", c.prev.Home) {
 		return false
 	}
 	c.out.mu.Lock()
@@ -1049,7 +1030,7 @@ func (c *buildCache) recordHome(s *site) {
 	if c.out == nil {
 		return
 	}
-	if f, ok := c.out.fileInfo("index.html"); ok {
+	if f, ok := c.out.FileInfo("index.html"); ok {
 		c.next.Home, c.next.HomePage = f, s.order[0].path
 	}
 }
@@ -1057,7 +1038,7 @@ func (c *buildCache) recordHome(s *site) {
 // keepAsset reports whether the copied file name, whose source has the
 // stamp st, is kept from the previous build (and records it).
 func (c *buildCache) keepAsset(s *site, name string, st fileStamp) bool {
-	keeper, ok := s.out.(fileKeeper)
+	keeper, ok := s.out.(output.Keeper)
 	if !ok || !st.OK {
 		return false
 	}
@@ -1069,7 +1050,7 @@ func (c *buildCache) keepAsset(s *site, name string, st fileStamp) bool {
 	if old == nil || old.Stamp != st {
 		return false
 	}
-	if st.racy(m.Start) || !keeper.keepFile(name, old.Out) {
+	if st.racy(m.Start) || !keeper.KeepFile(name, old.Out) {
 		return false
 	}
 	c.next.Assets[name] = old
@@ -1078,17 +1059,17 @@ func (c *buildCache) keepAsset(s *site, name string, st fileStamp) bool {
 
 // recordAsset records the copied file name as just written.
 func (c *buildCache) recordAsset(s *site, name string, st fileStamp) {
-	keeper, ok := s.out.(fileKeeper)
+	keeper, ok := s.out.(output.Keeper)
 	if !ok || !st.OK {
 		return
 	}
-	if f, ok := keeper.fileInfo(name); ok {
+	if f, ok := keeper.FileInfo(name); ok {
 		c.next.Assets[name] = &cachedAsset{Stamp: st, Out: f}
 	}
 }
 
 // recordOutputs sets the next manifest's Dir and Outputs. For an output
-// updated in place (DirOutput.Update) whose previous build the last
+// updated in place (output.Dir.Update) whose previous build the last
 // manifest describes, it first removes the files that build produced and
 // this one did not, and lists those it could not remove, so that the next
 // build tries again.
@@ -1124,11 +1105,11 @@ func (c *buildCache) recordOutputs() {
 			}
 		}
 		sort.Strings(stale)
-		for _, name := range t.d.removeFiles(stale) {
+		for _, name := range t.d.RemoveFiles(stale) {
 			outputs[name] = true
 		}
 	}
-	c.next.Outputs = sortedKeys(outputs)
+	c.next.Outputs = slices.Sorted(maps.Keys(outputs))
 }
 
 // encodeSourcesAhead encodes the next manifest's Sources in the background

@@ -2,7 +2,10 @@ package render
 
 import (
 	"encoding/binary"
+	"lectern.dev/lectern/render/output"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -63,7 +66,7 @@ func (e *encBuf) stamp(st fileStamp) {
 	e.uint(st.Ino)
 }
 
-func (e *encBuf) file(f cachedFile) {
+func (e *encBuf) file(f output.FileInfo) {
 	e.int(f.Size)
 	e.int(f.ModTime)
 }
@@ -97,7 +100,7 @@ func encodeManifest(m *cacheManifest) []byte {
 		e.str(k)
 		e.str(p.Src)
 		e.uint(uint64(len(p.Deps)))
-		for _, d := range sortedKeys(p.Deps) {
+		for _, d := range slices.Sorted(maps.Keys(p.Deps)) {
 			e.str(d)
 			e.str(p.Deps[d])
 		}
@@ -121,7 +124,7 @@ func encodeManifest(m *cacheManifest) []byte {
 	e.file(m.Home)
 	e.str(m.HomePage)
 	e.uint(uint64(len(m.Assets)))
-	for _, k := range sortedKeys(m.Assets) {
+	for _, k := range slices.Sorted(maps.Keys(m.Assets)) {
 		a := m.Assets[k]
 		e.str(k)
 		e.stamp(a.Stamp)
@@ -160,7 +163,7 @@ func encodeSources(e *encBuf, m *cacheManifest) {
 // twice) first, in that order, then the others, sorted.
 func orderedKeys[V any](m map[string]V, order []string) []string {
 	if order == nil {
-		return sortedKeys(m)
+		return slices.Sorted(maps.Keys(m))
 	}
 	keys := make([]string, 0, len(m))
 	for _, k := range order {
@@ -286,7 +289,7 @@ func (d *decBuf) stamp() fileStamp {
 	return fileStamp{OK: d.bool(), Size: d.int(), ModTime: d.int(), CTime: d.int(), Dev: d.uint(), Ino: d.uint()}
 }
 
-func (d *decBuf) file() cachedFile { return cachedFile{Size: d.int(), ModTime: d.int()} }
+func (d *decBuf) file() output.FileInfo { return output.FileInfo{Size: d.int(), ModTime: d.int()} }
 
 // head decodes the fields before the records: format, state,
 // folder, renderer, key and start.

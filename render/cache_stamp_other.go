@@ -12,6 +12,6 @@ func stampOf(fi fs.FileInfo) fileStamp {
 }
 
 // dirIDOf is not implemented on other systems than Linux: a build with
-// DirOutput.Update never removes the files of a previous build there, and
+// output.Dir.Update never removes the files of a previous build there, and
 // UpdateReady is false.
 func dirIDOf(dir string) (id fileID, ok bool) { return fileID{}, false }

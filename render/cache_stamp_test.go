@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"context"
+	"lectern.dev/lectern/render/output"
 	"os"
 	"path/filepath"
 	"testing"
@@ -36,7 +37,7 @@ func TestCacheStamps(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer root.Close()
-		res, err := Build(context.Background(), root.FS(), DirOutput{Dir: dir}, Options{CacheDir: cache})
+		res, err := Build(context.Background(), root.FS(), output.Dir{Dir: dir}, Options{CacheDir: cache})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,18 +15,19 @@ import (
 	"testing/fstest"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/render/output"
 )
 
-// cacheBuild builds fsys into dir (with prev as DirOutput.Prev) with the
+// cacheBuild builds fsys into dir (with prev as output.Dir.Prev) with the
 // cache cacheDir, and checks the result against a clean build without
 // cache: same files byte for byte, same warnings.
 func cacheBuild(t *testing.T, fsys fstest.MapFS, dir, prev, cacheDir string, export bool) *Result {
 	t.Helper()
-	return cacheBuildTo(t, fsys, DirOutput{Dir: dir, Prev: prev}, cacheDir, export)
+	return cacheBuildTo(t, fsys, output.Dir{Dir: dir, Prev: prev}, cacheDir, export)
 }
 
 // cacheBuildTo is cacheBuild into out.
-func cacheBuildTo(t *testing.T, fsys fstest.MapFS, out DirOutput, cacheDir string, export bool) *Result {
+func cacheBuildTo(t *testing.T, fsys fstest.MapFS, out output.Dir, cacheDir string, export bool) *Result {
 	t.Helper()
 	dir := out.Dir
 	res, err := Build(context.Background(), fsys, out, Options{CacheDir: cacheDir, Export: export})
@@ -98,7 +99,7 @@ func TestCacheRebuild(t *testing.T) {
 			t.Fatalf("export=%v: %d pages reused from Prev, want %d", export, res.Reused, total)
 		}
 		// The output was edited by hand: the page is rendered again.
-		if err := DirOutput(DirOutput{Dir: next}).WriteFile("t0/p003.html", []byte("edited")); err != nil {
+		if err := output.Dir(output.Dir{Dir: next}).WriteFile("t0/p003.html", []byte("edited")); err != nil {
 			t.Fatal(err)
 		}
 		res = cacheBuild(t, fsys, next, "", cache, export)
@@ -162,7 +163,7 @@ func rewritten(before, after map[string]fs.FileInfo) []string {
 }
 
 // TestCacheUpdateInPlace updates an output folder in place
-// (DirOutput.Update): a one-page change writes only that page and the
+// (output.Dir.Update): a one-page change writes only that page and the
 // search index, files no longer produced are removed, and the output is
 // always the same as a clean build's.
 func TestCacheUpdateInPlace(t *testing.T) {
@@ -171,7 +172,7 @@ func TestCacheUpdateInPlace(t *testing.T) {
 		fsys := bigSite(2, 3, 10) // 60 pages
 		fsys["images/logo.txt"] = &fstest.MapFile{Data: []byte("logo")}
 		dir, cache := filepath.Join(t.TempDir(), "site"), t.TempDir()
-		out := DirOutput{Dir: dir, Update: true}
+		out := output.Dir{Dir: dir, Update: true}
 		step := func(what string, wantReused int) {
 			t.Helper()
 			res := cacheBuildTo(t, fsys, out, cache, export)
@@ -252,7 +253,7 @@ func TestCacheInterruptedUpdate(t *testing.T) {
 	t.Parallel()
 	fsys := bigSite(1, 2, 10) // 20 pages
 	dir, cache := t.TempDir(), t.TempDir()
-	out := DirOutput{Dir: dir, Update: true}
+	out := output.Dir{Dir: dir, Update: true}
 	cacheBuildTo(t, fsys, out, cache, false)
 
 	fsys["t0/p002.mdx"].Data = append(fsys["t0/p002.mdx"].Data, "\nOne more line.\n"...)
@@ -303,7 +304,7 @@ func TestCacheFailedUpdateKeepsOutput(t *testing.T) {
 	t.Parallel()
 	fsys := bigSite(1, 2, 10) // 20 pages
 	dir, cache := t.TempDir(), t.TempDir()
-	out := DirOutput{Dir: dir, Update: true}
+	out := output.Dir{Dir: dir, Update: true}
 	cacheBuildTo(t, fsys, out, cache, false)
 	files, ids := readDir(t, dir), identities(t, dir)
 	manifest, err := os.ReadFile(filepath.Join(cache, manifestName))
@@ -415,7 +416,7 @@ func TestCacheSidebarWarnings(t *testing.T) {
 			case "a title changed":
 				fsys["a/two.mdx"] = page("Two renamed")
 			}
-			res := cacheBuildTo(t, fsys, DirOutput{Dir: dir, Update: true}, cache, export)
+			res := cacheBuildTo(t, fsys, output.Dir{Dir: dir, Update: true}, cache, export)
 			var links []string
 			for _, w := range res.Warnings {
 				if strings.Contains(w.Message, "gone-") {
@@ -436,7 +437,7 @@ func TestCacheFeaturesChangeRebuildsAll(t *testing.T) {
 	fsys := siteFS(t, "-- docs.json --\n{\"navigation\": {\"pages\": [\"index\", \"guide\"]}}\n-- index.mdx --\n# Home\n-- guide.mdx --\n# Guide\n")
 	dir, cacheDir := t.TempDir(), t.TempDir()
 	for _, f := range []*SiteFeatures{nil, {Playground: true}, {Search: true, Playground: true}} {
-		if _, err := Build(context.Background(), fsys, DirOutput{Dir: dir, Update: true}, Options{CacheDir: cacheDir, Features: f}); err != nil {
+		if _, err := Build(context.Background(), fsys, output.Dir{Dir: dir, Update: true}, Options{CacheDir: cacheDir, Features: f}); err != nil {
 			t.Fatal(err)
 		}
 		clean := newMemOutput()

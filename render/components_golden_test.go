@@ -2,8 +2,10 @@ package render
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -83,7 +85,7 @@ var componentPages = map[string]string{
 // componentPages, under c/, plus the target page the links point at.
 func componentSite(t *testing.T) string {
 	t.Helper()
-	names := sortedKeys(componentPages)
+	names := slices.Sorted(maps.Keys(componentPages))
 	pages := []string{"target"}
 	for _, n := range names {
 		pages = append(pages, "c/"+n)
@@ -116,7 +118,7 @@ func TestComponentsGolden(t *testing.T) {
 	for _, w := range res.Warnings {
 		t.Errorf("warning: %s", w)
 	}
-	for _, name := range sortedKeys(componentPages) {
+	for _, name := range slices.Sorted(maps.Keys(componentPages)) {
 		got := contentOf(t, out.get(t, "c/"+name+".html")) + "\n"
 		path := filepath.Join("testdata", "components", name+".golden")
 		if *updateGolden {

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"lectern.dev/lectern/render/output"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -205,7 +206,7 @@ I
 func TestDirOutput(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	out := DirOutput{Dir: filepath.Join(dir, "site")}
+	out := output.Dir{Dir: filepath.Join(dir, "site")}
 	if err := out.WriteFile("a/b/c.html", []byte("x")); err != nil {
 		t.Fatal(err)
 	}

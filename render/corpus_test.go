@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"lectern.dev/lectern/render/output"
 	"os"
 	"regexp"
 	"strings"
@@ -71,7 +72,7 @@ func TestCorpus(t *testing.T) {
 				}
 				dir := t.TempDir()
 				start := time.Now()
-				res, err := Build(context.Background(), os.DirFS(src), DirOutput{Dir: dir}, opts)
+				res, err := Build(context.Background(), os.DirFS(src), output.Dir{Dir: dir}, opts)
 				if err != nil {
 					t.Fatalf("Build: %v", err)
 				}

@@ -2,7 +2,7 @@
 // legacy mint.json, plus .mdx and .md pages) into a static site.
 //
 // Build is the only entry point. It reads the source from an fs.FS, writes
-// every produced file to an Output (DirOutput writes to a folder) and returns
+// every produced file to an Output (output.Dir writes to a folder) and returns
 // a Result with counts and Warnings. The same build serves two forms:
 //
 //   - live (Options.Export false): internal links are absolute, extensionless

@@ -2,7 +2,9 @@ package render
 
 import (
 	"bytes"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -108,7 +110,7 @@ func comboName(f SiteFeatures) string {
 func transformSite(t *testing.T, f SiteFeatures, files map[string][]byte) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
-	for _, name := range sortedKeys(files) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		data, keep, err := f.Transform(name, files[name])
 		if err != nil {
 			t.Fatalf("Transform(%s): %v", name, err)
@@ -318,7 +320,7 @@ func TestSiteFeaturesBuildDefaults(t *testing.T) {
 		}
 	}
 	if !out.has("_lectern/playground.js") || !out.has("_lectern/search.js") || out.has("_lectern/assistant.js") || out.has("_lectern/analytics.js") {
-		t.Errorf("default build files: %v", sortedKeys(out.files))
+		t.Errorf("default build files: %v", slices.Sorted(maps.Keys(out.files)))
 	}
 	// A build without any feature has no trace of them, and no markers.
 	_, out = build(t, featureSite, Options{Features: &SiteFeatures{}})

@@ -3,11 +3,13 @@ package render
 import (
 	"context"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -72,7 +74,7 @@ func (m *memOutput) get(t *testing.T, name string) string {
 	t.Helper()
 	data, ok := m.files[name]
 	if !ok {
-		t.Fatalf("output has no %s; it has %v", name, sortedKeys(m.files))
+		t.Fatalf("output has no %s; it has %v", name, slices.Sorted(maps.Keys(m.files)))
 	}
 	return string(data)
 }
@@ -161,7 +163,7 @@ type internalLink struct {
 func internalLinks(t *testing.T, files map[string][]byte, opts Options) []internalLink {
 	t.Helper()
 	var out []internalLink
-	for _, name := range sortedKeys(files) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		if !strings.HasSuffix(name, ".html") {
 			continue
 		}
@@ -280,7 +282,7 @@ func externalRef(text string) (int, bool) {
 // host.
 func checkNoExternalRefs(t *testing.T, files map[string][]byte) {
 	t.Helper()
-	for _, name := range sortedKeys(files) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		switch path.Ext(name) {
 		case ".html", ".css", ".js":
 		default:

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -29,7 +30,7 @@ func TestHighlightStylesCSS(t *testing.T) {
 		t.Fatal("highlight_styles.css is not what chroma's styles give: go test ./render -run HighlightStylesCSS -update")
 	}
 	if !maps.Equal(gotClasses, classes) {
-		t.Fatalf("classes read from highlight_styles.css:\n%v\nfrom chroma's styles:\n%v", sortedKeys(gotClasses), sortedKeys(classes))
+		t.Fatalf("classes read from highlight_styles.css:\n%v\nfrom chroma's styles:\n%v", slices.Sorted(maps.Keys(gotClasses)), slices.Sorted(maps.Keys(classes)))
 	}
 }
 

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -346,7 +348,7 @@ func TestSymlinksLeavingSource(t *testing.T) {
 	}
 	checkNoLeak := func(t *testing.T, out *memOutput) {
 		t.Helper()
-		for _, name := range sortedKeys(out.files) {
+		for _, name := range slices.Sorted(maps.Keys(out.files)) {
 			if bytes.Contains(out.files[name], []byte(secret)) {
 				t.Errorf("%s has the content of a file outside the source", name)
 			}

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -190,7 +192,7 @@ func (s *site) scanSpecs() []string {
 		return st.scanned
 	}
 	st.didScan = true
-	for _, f := range sortedKeys(s.files) {
+	for _, f := range slices.Sorted(maps.Keys(s.files)) {
 		ext := strings.ToLower(path.Ext(f))
 		if ext != ".json" && ext != ".yaml" && ext != ".yml" || f == "docs.json" || f == "mint.json" {
 			continue

@@ -2,9 +2,11 @@ package render
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -225,7 +227,7 @@ Hi
 	for _, f := range []string{"api-reference/pets/getpet.html", "api-reference/pets/createpet.html", "api-reference/get-broken.html",
 		"store/delete-orders-id.html", "store/webhooks/webhook-order-created.html"} {
 		if !out.has(f) {
-			t.Errorf("no %s; output: %v", f, sortedKeys(out.files))
+			t.Errorf("no %s; output: %v", f, slices.Sorted(maps.Keys(out.files)))
 		}
 	}
 	if res.Pages != 6 {

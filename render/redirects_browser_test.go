@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"lectern.dev/lectern/render/output"
 )
 
 // redirectsBrowserFlow builds wildcardSite in the live form under /docs
@@ -57,7 +58,7 @@ func redirectsBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 			if f.opts.BasePath != "" {
 				out = filepath.Join(dir, strings.TrimPrefix(f.opts.BasePath, "/"))
 			}
-			if _, err := Build(ctx, siteFS(t, wildcardSite), DirOutput{Dir: out}, f.opts); err != nil {
+			if _, err := Build(ctx, siteFS(t, wildcardSite), output.Dir{Dir: out}, f.opts); err != nil {
 				t.Fatalf("Build: %v", err)
 			}
 			if out != dir { // the server's 404 page is the site's

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"html"
+	"lectern.dev/lectern/render/output"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -181,13 +182,6 @@ func (s *site) searchIndex() []byte {
 
 const searchJSPrefix, searchJSSuffix = "window.LECTERN_SEARCH_INDEX = ", ";\n"
 
-// filePart is a part of a file to write (DirOutput.writeParts): data or,
-// when data is nil, the n bytes at off of another file.
-type filePart struct {
-	data   []byte
-	off, n int64
-}
-
 // maxSplicedParts bounds the parts of a spliced search index, beyond which
 // it is assembled in memory instead.
 const maxSplicedParts = 64
@@ -196,18 +190,18 @@ const maxSplicedParts = 64
 // when most of it is the previous build's index: from[i] is where page
 // i's entry is in that index, -1 when it is not (buildCache.indexFrom).
 // Entries that follow each other in both are one part, copied from the
-// previous index's file rather than read (DirOutput.writeParts). It sets
+// previous index's file rather than read (Dir.WriteParts). It sets
 // s.searchOffsets, and returns nil when the index has too many parts.
-func (s *site) splicedSearchIndex(from []int64) []filePart {
+func (s *site) splicedSearchIndex(from []int64) []output.Part {
 	const head, tail = `{"version":1,"pages":[`, `]}`
-	var parts []filePart
+	var parts []output.Part
 	// add appends new bytes, to the last part when it holds new bytes.
 	add := func(b []byte) {
-		if k := len(parts) - 1; k >= 0 && parts[k].data != nil {
-			parts[k].data = append(parts[k].data, b...)
+		if k := len(parts) - 1; k >= 0 && parts[k].Data != nil {
+			parts[k].Data = append(parts[k].Data, b...)
 			return
 		}
-		parts = append(parts, filePart{data: append(make([]byte, 0, len(b)+64), b...)})
+		parts = append(parts, output.Part{Data: append(make([]byte, 0, len(b)+64), b...)})
 	}
 	add([]byte(head))
 	offsets := make([]int, len(s.search))
@@ -229,14 +223,14 @@ func (s *site) splicedSearchIndex(from []int64) []filePart {
 				add([]byte{','})
 			}
 			add(e)
-		case !first && parts[k].data == nil && parts[k].off+parts[k].n+1 == from[i]:
+		case !first && parts[k].Data == nil && parts[k].Off+parts[k].N+1 == from[i]:
 			// Right after the previous entry there too, past its comma.
-			parts[k].n += 1 + n
+			parts[k].N += 1 + n
 		default:
 			if !first {
 				add([]byte{','})
 			}
-			parts = append(parts, filePart{off: from[i], n: n})
+			parts = append(parts, output.Part{Off: from[i], N: n})
 		}
 		pos += len(e)
 		first = false

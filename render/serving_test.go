@@ -2,6 +2,8 @@ package render
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -112,7 +114,7 @@ func TestCustomScripts(t *testing.T) {
 				t.Errorf("custom scripts not in the order of their paths")
 			}
 			if out.has("_lectern/custom/widget.js") != on || out.has("_lectern/custom/node_modules/dep/dep.js") || strings.Contains(page, "node_modules") {
-				t.Errorf("custom scripts %v: copies %v", on, sortedKeys(out.files))
+				t.Errorf("custom scripts %v: copies %v", on, slices.Sorted(maps.Keys(out.files)))
 			}
 			if !out.has("widget.js") {
 				t.Errorf("the repository's widget.js is not copied as a file")

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"lectern.dev/lectern/internal/browsertest"
+	"lectern.dev/lectern/render/output"
 )
 
 // sidebarWindowBrowserFlow opens a page of a section of 1,500 pages,
@@ -21,7 +22,7 @@ import (
 // sidebar scrolled to its top).
 func sidebarWindowBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 	dir := t.TempDir()
-	if _, err := Build(ctx, oneGroupSite(1500), DirOutput{Dir: dir}, Options{}); err != nil {
+	if _, err := Build(ctx, oneGroupSite(1500), output.Dir{Dir: dir}, Options{}); err != nil {
 		t.Fatalf("Build: %v", err)
 	}
 	base := serveSite(t, dir)

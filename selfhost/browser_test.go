@@ -22,6 +22,7 @@ import (
 	"lectern.dev/lectern/bundle"
 	"lectern.dev/lectern/internal/browsertest"
 	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/output"
 )
 
 // exportBundle renders the starter corpus (read in place) as the export
@@ -34,7 +35,7 @@ func exportBundle(t *testing.T) []byte {
 	}
 	out := t.TempDir()
 	all := render.AllSiteFeatures()
-	if _, err := render.Build(context.Background(), os.DirFS(src), &render.DirOutput{Dir: out},
+	if _, err := render.Build(context.Background(), os.DirFS(src), &output.Dir{Dir: out},
 		render.Options{Export: true, SiteURL: "https://starter.docs.test", Features: &all}); err != nil {
 		t.Fatalf("render: %v", err)
 	}

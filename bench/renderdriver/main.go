@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/output"
 )
 
 func main() {
@@ -45,7 +46,7 @@ func main() {
 	start := time.Now()
 	opts := render.Options{BasePath: *base, Export: *export}
 	setCacheDir(&opts, *cache)
-	res, err := render.Build(context.Background(), root.FS(), render.DirOutput{Dir: *out}, opts)
+	res, err := render.Build(context.Background(), root.FS(), output.Dir{Dir: *out}, opts)
 	if err != nil {
 		log.Print(err)
 		pprof.StopCPUProfile()

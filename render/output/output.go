@@ -1,14 +1,16 @@
-package render
+package output
 
 import (
 	"bytes"
 	"errors"
 	"io"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,7 +19,7 @@ import (
 	"lectern.dev/lectern"
 )
 
-// DirOutput writes files under the folder Dir, creating it and any parent
+// Dir writes files under the folder Dir, creating it and any parent
 // folders as needed.
 //
 // With Options.CacheDir, a build keeps the pages of the previous build that
@@ -42,7 +44,7 @@ import (
 // nothing. One that fails later (a write error, a cancelled context)
 // leaves Dir with some files old and some new, each of them whole, and the
 // cache marked so that the next build trusts none of Dir's files.
-type DirOutput struct {
+type Dir struct {
 	Dir    string
 	Prev   string
 	Update bool
@@ -52,12 +54,12 @@ type DirOutput struct {
 // error, a name that is not a clean relative slash-separated path (absolute,
 // with "..", "." or empty segments) and, through os.Root, one that would
 // leave Dir by a symbolic link; other errors are the file system's.
-func (d DirOutput) WriteFile(name string, data []byte) error {
+func (d Dir) WriteFile(name string, data []byte) error {
 	if !fs.ValidPath(name) || name == "." {
 		return lectern.Errorf(lectern.EINVALID, "render: refusing to write %q outside the output folder", name)
 	}
 	if d.Dir == "" {
-		return lectern.Errorf(lectern.EINVALID, "render: DirOutput has no folder")
+		return lectern.Errorf(lectern.EINVALID, "render: the output has no folder")
 	}
 	if err := os.MkdirAll(d.Dir, 0o755); err != nil {
 		return err
@@ -145,10 +147,10 @@ func sameContent(root *os.Root, name string, data []byte) bool {
 	return n == 0
 }
 
-// writeParts writes the file name as WriteFile does, its content being
+// WriteParts writes the file name as WriteFile does, its content being
 // parts: data, or bytes of the file src (copied by the system where it
 // can, without reading them).
-func (d DirOutput) writeParts(name string, parts []filePart, src *os.File) error {
+func (d Dir) WriteParts(name string, parts []Part, src *os.File) error {
 	if !fs.ValidPath(name) || name == "." || d.Dir == "" {
 		return lectern.Errorf(lectern.EINVALID, "render: refusing to write %q outside the output folder", name)
 	}
@@ -164,17 +166,17 @@ func (d DirOutput) writeParts(name string, parts []filePart, src *os.File) error
 	}
 	write := func(f *os.File) error {
 		for _, p := range parts {
-			if p.data != nil {
-				if _, err := f.Write(p.data); err != nil {
+			if p.Data != nil {
+				if _, err := f.Write(p.Data); err != nil {
 					return err
 				}
 				continue
 			}
-			if _, err := src.Seek(p.off, io.SeekStart); err != nil {
+			if _, err := src.Seek(p.Off, io.SeekStart); err != nil {
 				return err
 			}
-			n, err := f.ReadFrom(&io.LimitedReader{R: src, N: p.n})
-			if err == nil && n != p.n {
+			n, err := f.ReadFrom(&io.LimitedReader{R: src, N: p.N})
+			if err == nil && n != p.N {
 				err = io.ErrUnexpectedEOF
 			}
 			if err != nil {
@@ -200,7 +202,7 @@ func (d DirOutput) writeParts(name string, parts []filePart, src *os.File) error
 // removeFiles removes the files names (slash-separated, relative) of Dir
 // and then the folders they leave empty. It returns the names it could not
 // remove (a missing file counts as removed).
-func (d DirOutput) removeFiles(names []string) []string {
+func (d Dir) RemoveFiles(names []string) []string {
 	if len(names) == 0 || d.Dir == "" {
 		return nil
 	}
@@ -227,7 +229,7 @@ func (d DirOutput) removeFiles(names []string) []string {
 		}
 	}
 	// Deepest first; a folder that is not empty stays.
-	list := sortedKeys(dirs)
+	list := slices.Sorted(maps.Keys(dirs))
 	sort.SliceStable(list, func(i, j int) bool { return strings.Count(list[i], "/") > strings.Count(list[j], "/") })
 	for _, dir := range list {
 		root.Remove(dir)
@@ -235,29 +237,29 @@ func (d DirOutput) removeFiles(names []string) []string {
 	return failed
 }
 
-// fileInfo describes the file name of Dir (cache.go).
-func (d DirOutput) fileInfo(name string) (cachedFile, bool) {
+// FileInfo describes the file name of Dir (cache.go).
+func (d Dir) FileInfo(name string) (FileInfo, bool) {
 	if !fs.ValidPath(name) || d.Dir == "" {
-		return cachedFile{}, false
+		return FileInfo{}, false
 	}
 	fi, err := os.Lstat(filepath.Join(d.Dir, filepath.FromSlash(name)))
 	if err != nil || !fi.Mode().IsRegular() {
-		return cachedFile{}, false
+		return FileInfo{}, false
 	}
-	return cachedFile{Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}, true
+	return FileInfo{Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}, true
 }
 
-// keepFile reports whether the file name that f describes is in Dir,
+// KeepFile reports whether the file name that f describes is in Dir,
 // linking or copying it there from Prev when it is there instead.
-func (d DirOutput) keepFile(name string, f cachedFile) bool {
+func (d Dir) KeepFile(name string, f FileInfo) bool {
 	if d.Prev == "" || !fs.ValidPath(name) {
-		got, ok := d.fileInfo(name)
+		got, ok := d.FileInfo(name)
 		return ok && got == f
 	}
 	// Prev first: Dir is usually a new folder, where the link is made
 	// (and where a file already there is kept only if it is f).
-	if got, ok := (DirOutput{Dir: d.Prev}).fileInfo(name); !ok || got != f {
-		got, ok := d.fileInfo(name)
+	if got, ok := (Dir{Dir: d.Prev}).FileInfo(name); !ok || got != f {
+		got, ok := d.FileInfo(name)
 		return ok && got == f
 	}
 	from := filepath.Join(d.Prev, filepath.FromSlash(name))
@@ -273,30 +275,30 @@ func (d DirOutput) keepFile(name string, f cachedFile) bool {
 	case err == nil:
 		return true
 	case errors.Is(err, fs.ErrExist):
-		got, ok := d.fileInfo(name)
+		got, ok := d.FileInfo(name)
 		return ok && got == f
 	}
 	return copyFile(from, to, f) == nil
 }
 
-// readKept returns the content of the file name that f describes, from
+// ReadKept returns the content of the file name that f describes, from
 // Dir or else from Prev (cache.go: the previous search index), and the
 // function that releases it. A file the build does not write (in Prev) or
 // replaces by a rename (Update) is mapped into memory rather than read: it
 // can be large, and only parts of it are copied; it is then also returned
 // open (file), else file is nil.
-func (d DirOutput) readKept(name string, f cachedFile) (data []byte, file *os.File, release func(), ok bool) {
+func (d Dir) ReadKept(name string, f FileInfo) (data []byte, file *os.File, release func(), ok bool) {
 	for _, dir := range []string{d.Dir, d.Prev} {
 		if dir == "" {
 			continue
 		}
-		o := DirOutput{Dir: dir}
-		if got, ok := o.fileInfo(name); !ok || got != f {
+		o := Dir{Dir: dir}
+		if got, ok := o.FileInfo(name); !ok || got != f {
 			continue
 		}
 		file := filepath.Join(dir, filepath.FromSlash(name))
 		if d.Update || dir == d.Prev {
-			if data, open, release, err := mapFile(file, f.Size); err == nil {
+			if data, open, release, err := MapFile(file, f.Size); err == nil {
 				return data, open, release, true
 			}
 		}
@@ -309,7 +311,7 @@ func (d DirOutput) readKept(name string, f cachedFile) (data []byte, file *os.Fi
 }
 
 // copyFile copies from to to, keeping the modification time f records.
-func copyFile(from, to string, f cachedFile) error {
+func copyFile(from, to string, f FileInfo) error {
 	in, err := os.Open(from)
 	if err != nil {
 		return err
@@ -330,11 +332,38 @@ func copyFile(from, to string, f cachedFile) error {
 	return os.Chtimes(to, mt, mt)
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+// Output receives the built site, one file at a time; name is a clean
+// slash-separated path relative to the site root. An error stops the build
+// and is returned by Build.
+type Output interface {
+	WriteFile(name string, data []byte) error
+}
+
+// Part is a part of a file to write (Dir.WriteParts): data or,
+// when data is nil, the n bytes at off of another file.
+type Part struct {
+	Data   []byte
+	Off, N int64
+}
+
+// FileInfo identifies an output file as written.
+type FileInfo struct {
+	Size    int64
+	ModTime int64 // Unix nanoseconds
+}
+
+// Keeper is implemented by Outputs that can keep a file a previous
+// build wrote (Dir).
+type Keeper interface {
+	// KeepFile reports whether name is (or, from a previous folder, has
+	// been made) the file f describes.
+	KeepFile(name string, f FileInfo) bool
+	// FileInfo describes the file name as just written.
+	FileInfo(name string) (FileInfo, bool)
+	// ReadKept returns the content of the file name of a previous build
+	// when it is still the file f describes, and the function that
+	// releases it (after which it must not be read).
+	// It is also returned open (file) when it can be (Dir: when it
+	// is mapped).
+	ReadKept(name string, f FileInfo) (data []byte, file *os.File, release func(), ok bool)
 }
