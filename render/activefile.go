@@ -92,7 +92,7 @@ func (s *site) exportCopy(name string, data []byte) (out []byte, keep bool) {
 	}
 	if xmlDocExts[strings.ToLower(path.Ext(name))] {
 		if why := activeXML(data); why != "" {
-			s.w.add(name, 0, "not copied into the export: opened directly, it could run script (%s); remove it from the file", why)
+			s.w.Add(name, 0, "not copied into the export: opened directly, it could run script (%s); remove it from the file", why)
 			return nil, false
 		}
 	}

@@ -8,10 +8,10 @@ import (
 	"io/fs"
 	"path"
 	"sort"
-	"strconv"
 	"strings"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/output"
 )
 
@@ -83,26 +83,6 @@ func (o *Options) features() SiteFeatures {
 	return *o.Features
 }
 
-// Warning is a non-fatal problem of the source, with file and line when
-// known (Line 0 when not).
-type Warning struct {
-	File    string
-	Line    int
-	Message string
-}
-
-// String formats the warning as "file:line: message", leaving out the
-// parts that are unknown.
-func (w Warning) String() string {
-	switch {
-	case w.File == "":
-		return w.Message
-	case w.Line <= 0:
-		return w.File + ": " + w.Message
-	}
-	return w.File + ":" + strconv.Itoa(w.Line) + ": " + w.Message
-}
-
 // Result summarises a build.
 type Result struct {
 	// Pages is the number of navigation pages rendered (the index copy
@@ -114,7 +94,7 @@ type Result struct {
 	// than rendered again (Options.CacheDir); they count in Files.
 	Reused int
 	// Warnings are the content problems found, in the order found.
-	Warnings []Warning
+	Warnings []diag.Warning
 	// Config is the configuration used, with the navigation built.
 	Config *Config
 }
@@ -124,7 +104,7 @@ type site struct {
 	src       fs.FS
 	opts      Options
 	cfg       *Config
-	w         *warner
+	w         *diag.Warner
 	out       output.Output
 	written   int
 	pages     map[string]*page // navigation pages by path
@@ -195,7 +175,7 @@ func Build(ctx context.Context, src fs.FS, out output.Output, opts Options) (*Re
 		return nil, err
 	}
 	s := &site{
-		src: src, opts: opts, out: out, w: &warner{},
+		src: src, opts: opts, out: out, w: &diag.Warner{},
 		files: map[string]bool{}, mods: map[string]*module{},
 		mermaid: &mermaidUse{}, limit: &limitState{},
 	}
@@ -250,7 +230,7 @@ func Build(ctx context.Context, src fs.FS, out output.Output, opts Options) (*Re
 		if s.cache != nil {
 			s.cache.record(s, i, r)
 		}
-		s.w.merge(r.warns)
+		s.w.Merge(r.warns)
 		s.search = append(s.search, r.entry)
 		progress(i + 1)
 		return nil
@@ -279,7 +259,7 @@ func Build(ctx context.Context, src fs.FS, out output.Output, opts Options) (*Re
 			return nil, err
 		}
 	}
-	return &Result{Pages: total, Files: s.written, Reused: s.reused, Warnings: s.w.sorted(), Config: s.cfg}, nil
+	return &Result{Pages: total, Files: s.written, Reused: s.reused, Warnings: s.w.Sorted(), Config: s.cfg}, nil
 }
 
 // cleanBasePath normalises Options.BasePath to "" or "/a/b".
@@ -321,7 +301,7 @@ func (s *site) load() error {
 	case len(navPages) == 0 && len(pageFiles) == 0:
 		return lectern.Errorf(lectern.EINVALID, "%s: the navigation lists no pages and there are no .mdx/.md files", cfg.Source)
 	case len(navPages) == 0:
-		s.w.add(cfg.Source, 0, "the navigation lists no pages; using the folder tree")
+		s.w.Add(cfg.Source, 0, "the navigation lists no pages; using the folder tree")
 		cfg.Nav = folderNav(pageFiles)
 		navPages = cfg.Nav.Pages()
 	}
@@ -418,7 +398,7 @@ func (s *site) renderPage(p *page, outName string) ([]byte, searchEntry) {
 func (s *site) renderBody(p *page, outName string) (body string) {
 	defer func() {
 		if v := recover(); v != nil {
-			s.w.add(p.file, 0, "internal error while rendering this page (please report it): %v", v)
+			s.w.Add(p.file, 0, "internal error while rendering this page (please report it): %v", v)
 			body = `<p class="lc-render-error">This page could not be rendered.</p>`
 		}
 	}()
@@ -447,9 +427,9 @@ func (s *site) writeSiteFiles() error {
 			if err := s.ensureBody(first); err != nil {
 				return err
 			}
-			s.w.mute++
+			s.w.Mute++
 			data, _ := s.renderPage(first, "index.html")
-			s.w.mute--
+			s.w.Mute--
 			if err := s.write("index.html", data); err != nil {
 				return err
 			}
@@ -526,7 +506,7 @@ func (s *site) writeSiteFiles() error {
 			continue
 		}
 		if generated[f] || strings.HasPrefix(f, "_lectern/") {
-			s.w.add(f, 0, "not copied: the build writes a file of the same name")
+			s.w.Add(f, 0, "not copied: the build writes a file of the same name")
 			continue
 		}
 		var st fileStamp
@@ -561,3 +541,6 @@ func (s *site) writeSiteFiles() error {
 
 // Output receives the built site, one file at a time (output.Output).
 type Output = output.Output
+
+// Warning is a problem of the source that left a usable site (diag.Warning).
+type Warning = diag.Warning

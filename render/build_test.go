@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"lectern.dev/lectern/render/diag"
 	"reflect"
 	"strings"
 	"testing"
@@ -215,7 +216,7 @@ func TestBuildSmallSiteLive(t *testing.T) {
 	if !strings.Contains(comp, `<code class="lc-field-name">id</code><span class="lc-field-type">string</span><span class="lc-field-location">path</span><span class="lc-badge lc-required">required</span>`) {
 		t.Errorf("ParamField not rendered as a field row")
 	}
-	wantWarning := Warning{File: "guides/components.mdx", Line: 7, Message: "unknown component <Sparkle>; its content is shown without it"}
+	wantWarning := diag.Warning{File: "guides/components.mdx", Line: 7, Message: "unknown component <Sparkle>; its content is shown without it"}
 	found := false
 	for _, w := range res.Warnings {
 		if w == wantWarning {
@@ -404,7 +405,7 @@ func TestScanLikeWalkDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, stamps := range []bool{false, true} {
-		s := &site{src: fsys, w: &warner{}, files: map[string]bool{}}
+		s := &site{src: fsys, w: &diag.Warner{}, files: map[string]bool{}}
 		if stamps {
 			s.stamps = map[string]fileStamp{}
 		}
@@ -413,7 +414,7 @@ func TestScanLikeWalkDir(t *testing.T) {
 			t.Fatal(err)
 		}
 		var warned []string
-		for _, w := range s.w.list {
+		for _, w := range s.w.List() {
 			warned = append(warned, w.File)
 		}
 		if !reflect.DeepEqual(s.fileList, want) || !reflect.DeepEqual(pages, wantPages) || !reflect.DeepEqual(warned, wantWarn) || len(s.files) != len(want) {
@@ -425,7 +426,7 @@ func TestScanLikeWalkDir(t *testing.T) {
 	}
 	// A folder that cannot be read fails the scan.
 	bad := &failingFS{FS: fsys, fail: "a/b"}
-	s := &site{src: bad, w: &warner{}, files: map[string]bool{}}
+	s := &site{src: bad, w: &diag.Warner{}, files: map[string]bool{}}
 	if _, err := s.scan(); err == nil {
 		t.Fatal("no error for a folder that cannot be read")
 	}

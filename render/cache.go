@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/output"
 	"maps"
 	"os"
@@ -202,7 +203,7 @@ type cachedPage struct {
 	Entry              []byte
 	InIndex            bool
 	EntryOff, EntryLen int64
-	Warnings           []Warning
+	Warnings           []diag.Warning
 	// Mermaid says the page has a diagram (the build then writes the
 	// mermaid library). Anything else a page's render records on the site
 	// must be kept here too, so that a reused page records it again.
@@ -231,7 +232,7 @@ type cachedLoad struct {
 	Keywords                                              []string
 	PageTitle                                             string
 	BodyLine                                              int
-	Warnings                                              []Warning
+	Warnings                                              []diag.Warning
 }
 
 // cachedAsset is a copied non-page file.

@@ -2,6 +2,7 @@ package render
 
 import (
 	"encoding/binary"
+	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/output"
 	"maps"
 	"math"
@@ -48,7 +49,7 @@ func (e *encBuf) strs(v []string) {
 	}
 }
 
-func (e *encBuf) warnings(v []Warning) {
+func (e *encBuf) warnings(v []diag.Warning) {
 	e.uint(uint64(len(v)))
 	for _, w := range v {
 		e.str(w.File)
@@ -273,14 +274,14 @@ func (d *decBuf) strs() []string {
 	return v
 }
 
-func (d *decBuf) warnings() []Warning {
+func (d *decBuf) warnings() []diag.Warning {
 	n := d.count()
 	if n == 0 {
 		return nil
 	}
-	v := make([]Warning, n)
+	v := make([]diag.Warning, n)
 	for i := range v {
-		v[i] = Warning{File: d.str(), Line: int(d.int()), Message: d.str()}
+		v[i] = diag.Warning{File: d.str(), Line: int(d.int()), Message: d.str()}
 	}
 	return v
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/render/diag"
 )
 
 // Config is a site's configuration, read from docs.json or the legacy
@@ -45,7 +46,7 @@ type Config struct {
 
 // warn reports a problem with a value of the configuration, on the line
 // where the value (a string) first appears.
-func (c *Config) warn(w *warner, value, format string, args ...any) {
+func (c *Config) warn(w *diag.Warner, value, format string, args ...any) {
 	(&cfgWarner{w: w, file: c.Source, data: c.data}).warn(value, format, args...)
 }
 
@@ -69,7 +70,7 @@ type Redirect struct {
 // loadConfig reads docs.json, or else mint.json, from the root of src. It
 // returns (nil, nil) when neither exists, and an EINVALID error naming the
 // file when it is not a JSON object.
-func loadConfig(src fs.FS, w *warner, maxBytes int64) (*Config, error) {
+func loadConfig(src fs.FS, w *diag.Warner, maxBytes int64) (*Config, error) {
 	for _, name := range []string{"docs.json", "mint.json"} {
 		data, err := readLimited(src, name, maxBytes)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -136,7 +137,7 @@ func lineAt(data []byte, off int) int {
 // cfgWarner reports configuration warnings with the line of a quoted value
 // when it can be found.
 type cfgWarner struct {
-	w    *warner
+	w    *diag.Warner
 	file string
 	data []byte
 }
@@ -150,7 +151,7 @@ func (c *cfgWarner) warn(value, format string, args ...any) {
 			}
 		}
 	}
-	c.w.add(c.file, line, format, args...)
+	c.w.Add(c.file, line, format, args...)
 }
 
 func str(v any) string {

@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"lectern.dev/lectern/render/diag"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -244,7 +245,7 @@ func boundedParse(t *testing.T, src string, mdx bool, bound time.Duration) int {
 			o.panicked = recover()
 			done <- o
 		}()
-		p := newParser(normalizeNewlines(src), "index.mdx", 1, mdx, &warner{})
+		p := newParser(normalizeNewlines(src), "index.mdx", 1, mdx, &diag.Warner{})
 		p.esm = &esmSink{}
 		nodes, _ := p.parseFlow(nil)
 		o.depth = treeDepth(nodes)
@@ -307,7 +308,7 @@ func FuzzFrontMatter(f *testing.F) {
 		go func() {
 			defer func() { done <- recover() }()
 			src := "---\n" + yml + "\n---\n" + body
-			p := loadPage("index", "index.mdx", src, &warner{})
+			p := loadPage("index", "index.mdx", src, &diag.Warner{})
 			if p.title == "" {
 				panic("loadPage left the title empty")
 			}
@@ -316,9 +317,9 @@ func FuzzFrontMatter(f *testing.F) {
 			}
 			// A page that is nothing but a header, and one whose header
 			// never ends.
-			loadPage("index", "index.mdx", "---\n"+yml, &warner{})
+			loadPage("index", "index.mdx", "---\n"+yml, &diag.Warner{})
 			splitFrontMatter(yml)
-			parseFrontMatter(yml, "index.mdx", &warner{})
+			parseFrontMatter(yml, "index.mdx", &diag.Warner{})
 		}()
 		timer := time.NewTimer(fuzzBound)
 		defer timer.Stop()

@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"io/fs"
+	"lectern.dev/lectern/render/diag"
 	"maps"
 	"net/url"
 	"os"
@@ -218,7 +219,7 @@ var quotedRE = regexp.MustCompile(`"([^"]+)"`)
 
 // warnedTargets returns the site paths (no leading slash, no extension for
 // pages) that warnings name as missing.
-func warnedTargets(ws []Warning) map[string]bool {
+func warnedTargets(ws []diag.Warning) map[string]bool {
 	set := map[string]bool{}
 	for _, w := range ws {
 		m := quotedRE.FindStringSubmatch(w.Message)

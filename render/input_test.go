@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/render/diag"
 )
 
 // inputBound is how long a build of a small damaged source may take: the
@@ -63,7 +64,7 @@ func buildWithin(t *testing.T, src fs.FS) (*Result, *memOutput, error) {
 }
 
 // hasWarning reports whether a warning of file contains all of parts.
-func hasWarning(ws []Warning, file string, parts ...string) bool {
+func hasWarning(ws []diag.Warning, file string, parts ...string) bool {
 	for _, w := range ws {
 		if w.File != file {
 			continue

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"lectern.dev/lectern/render/diag"
 	"strconv"
 	"strings"
 )
@@ -123,7 +124,7 @@ func (sc *scope) binding(name string) *binding {
 
 // eval evaluates the expression source src. It never fails: what it cannot
 // evaluate is a vUnknown holding the source.
-func (sc *scope) eval(src string, line int, file string, w *warner) value {
+func (sc *scope) eval(src string, line int, file string, w *diag.Warner) value {
 	return sc.evalDepth(src, line, file, w, 0)
 }
 
@@ -131,7 +132,7 @@ func (sc *scope) eval(src string, line int, file string, w *warner) value {
 // eval follows.
 const maxExprDepth = 32
 
-func (sc *scope) evalDepth(src string, line int, file string, w *warner, depth int) value {
+func (sc *scope) evalDepth(src string, line int, file string, w *diag.Warner, depth int) value {
 	e := strings.TrimSpace(stripComments(src))
 	if e == "" {
 		return value{}
@@ -189,7 +190,7 @@ func (sc *scope) evalDepth(src string, line int, file string, w *warner, depth i
 }
 
 // template evaluates a template literal's text, substituting ${name}.
-func (sc *scope) template(t string, line int, file string, w *warner) value {
+func (sc *scope) template(t string, line int, file string, w *diag.Warner) value {
 	var b strings.Builder
 	for {
 		i := strings.Index(t, "${")
@@ -211,7 +212,7 @@ func (sc *scope) template(t string, line int, file string, w *warner) value {
 	}
 }
 
-func (sc *scope) object(body string, line int, file string, w *warner, depth int) value {
+func (sc *scope) object(body string, line int, file string, w *diag.Warner, depth int) value {
 	v := value{kind: vObject}
 	for _, part := range splitTopLevel(body, ',') {
 		part = strings.TrimSpace(part)
@@ -300,7 +301,7 @@ func cutTopLevel(s string, sep byte) (before, after string, found bool) {
 
 // jsxEnd returns the end of the JSX element starting at s[i], or -1.
 func jsxEnd(s string, i int) int {
-	p := newParser(s, "", 1, true, &warner{mute: 1})
+	p := newParser(s, "", 1, true, &diag.Warner{Mute: 1})
 	p.pos = i
 	if _, ok := p.element(nil); !ok {
 		return -1

@@ -276,7 +276,7 @@ func (s *site) loadModule(file string) *module {
 	src := normalizeNewlines(textSource(file, string(data), s.w))
 	_, body, bodyLine, _ := splitFrontMatter(src)
 	if len(src) > maxPageSource {
-		s.w.add(file, 1, "snippet source larger than %d MiB (%s); its content is not shown", maxPageSource>>20, byteSize(len(src)))
+		s.w.Add(file, 1, "snippet source larger than %d MiB (%s); its content is not shown", maxPageSource>>20, byteSize(len(src)))
 		body = tooLargeNotice(len(src))
 	}
 	return s.parseModule(file, body, bodyLine)
@@ -313,9 +313,9 @@ func (s *site) resolveImport(m *module, d importDecl) {
 	ext := path.Ext(d.from)
 	if ext != ".mdx" && ext != ".md" {
 		if d.def == "" && d.starAll == "" && len(d.named) == 0 {
-			s.w.add(m.file, d.line, "import %q ignored: only .mdx and .md snippets can be imported", d.from)
+			s.w.Add(m.file, d.line, "import %q ignored: only .mdx and .md snippets can be imported", d.from)
 		} else {
-			s.w.add(m.file, d.line, "cannot import %q: only .mdx and .md snippets can be imported; its components are not rendered", d.from)
+			s.w.Add(m.file, d.line, "cannot import %q: only .mdx and .md snippets can be imported; its components are not rendered", d.from)
 		}
 		unresolved()
 		return
@@ -327,13 +327,13 @@ func (s *site) resolveImport(m *module, d importDecl) {
 		target = path.Clean("/" + target)[1:]
 	}
 	if !s.files[target] {
-		s.w.add(m.file, d.line, "cannot import %q: file not found", d.from)
+		s.w.Add(m.file, d.line, "cannot import %q: file not found", d.from)
 		unresolved()
 		return
 	}
 	snip := s.loadModule(target)
 	if snip == nil {
-		s.w.add(m.file, d.line, "cannot import %q: file cannot be read", d.from)
+		s.w.Add(m.file, d.line, "cannot import %q: file cannot be read", d.from)
 		unresolved()
 		return
 	}
@@ -341,7 +341,7 @@ func (s *site) resolveImport(m *module, d importDecl) {
 		m.names[d.def] = snip.whole()
 	}
 	if d.starAll != "" {
-		s.w.add(m.file, d.line, "import * as %s from %q is not supported", d.starAll, d.from)
+		s.w.Add(m.file, d.line, "import * as %s from %q is not supported", d.starAll, d.from)
 		m.names[d.starAll] = &binding{kind: bUnresolved}
 	}
 	for _, n := range d.named {
@@ -349,7 +349,7 @@ func (s *site) resolveImport(m *module, d importDecl) {
 			m.names[n[1]] = b
 			continue
 		}
-		s.w.add(m.file, d.line, "%s has no exported component %s", target, n[0])
+		s.w.Add(m.file, d.line, "%s has no exported component %s", target, n[0])
 		m.names[n[1]] = &binding{kind: bUnresolved}
 	}
 }

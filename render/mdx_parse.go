@@ -1,6 +1,9 @@
 package render
 
-import "strings"
+import (
+	"lectern.dev/lectern/render/diag"
+	"strings"
+)
 
 // nodeKind is the kind of an MDX tree node.
 type nodeKind uint8
@@ -64,7 +67,7 @@ type mdxParser struct {
 	// forward, so counting from there keeps them cheap.
 	lineOff, lineNum int
 	mdx              bool
-	w                *warner
+	w                *diag.Warner
 	// esm receives import and export statements at the top level; nil
 	// where they are not allowed.
 	esm *esmSink
@@ -82,7 +85,7 @@ type mdxParser struct {
 	fixedLine int
 }
 
-func newParser(src, file string, lineBase int, mdx bool, w *warner) *mdxParser {
+func newParser(src, file string, lineBase int, mdx bool, w *diag.Warner) *mdxParser {
 	return &mdxParser{src: src, file: file, lineBase: lineBase, lineNum: lineBase, mdx: mdx, w: w,
 		exprs: newExprLimiter(len(src))}
 }
@@ -105,7 +108,7 @@ func (p *mdxParser) lineOf(off int) int {
 }
 
 func (p *mdxParser) warn(off int, format string, args ...any) {
-	p.w.add(p.file, p.lineOf(off), format, args...)
+	p.w.Add(p.file, p.lineOf(off), format, args...)
 }
 
 func (p *mdxParser) atLineStart() bool {

@@ -30,7 +30,7 @@ func (r *renderer) warn(sc *scope, line int, format string, args ...any) {
 	if l := sc.pinnedLine(); l > 0 {
 		line = l
 	}
-	r.s.w.add(sc.file(r), line, format, args...)
+	r.s.w.Add(sc.file(r), line, format, args...)
 }
 
 // file returns the file whose text sc renders.

@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"fmt"
+	"lectern.dev/lectern/render/diag"
 	"math/rand"
 	"os"
 	"strings"
@@ -11,7 +12,7 @@ import (
 
 // renderIndex builds a one-page site whose index.mdx is src (plus the
 // extra archive files) and returns the rendered content and the warnings.
-func renderIndex(t *testing.T, src, extra string) (string, []Warning) {
+func renderIndex(t *testing.T, src, extra string) (string, []diag.Warning) {
 	t.Helper()
 	archive := "-- docs.json --\n{\"navigation\": {\"pages\": [\"index\"]}}\n-- index.mdx --\n" + src + "\n" + extra
 	res, out := build(t, archive, Options{BasePath: "/docs"})
@@ -33,7 +34,7 @@ func contentOf(t *testing.T, page string) string {
 	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(body), "</div>"))
 }
 
-func warningsText(ws []Warning) string {
+func warningsText(ws []diag.Warning) string {
 	var parts []string
 	for _, w := range ws {
 		parts = append(parts, w.String())

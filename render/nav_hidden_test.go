@@ -1,6 +1,7 @@
 package render
 
 import (
+	"lectern.dev/lectern/render/diag"
 	"regexp"
 	"strings"
 	"testing"
@@ -99,7 +100,7 @@ func TestHiddenPageSidebar(t *testing.T) {
 // sidebar per section: the variants of hidden pages are not kept in it.
 func TestHiddenPageSidebarNotShared(t *testing.T) {
 	t.Parallel()
-	s := &site{src: siteFS(t, hiddenSite), opts: Options{}, out: newMemOutput(), w: &warner{},
+	s := &site{src: siteFS(t, hiddenSite), opts: Options{}, out: newMemOutput(), w: &diag.Warner{},
 		pages: map[string]*page{}, entries: map[string]NavEntry{}, files: map[string]bool{}, mods: map[string]*module{}}
 	if err := s.load(); err != nil {
 		t.Fatal(err)

@@ -439,13 +439,13 @@ func (s *site) openAPIBody(r *renderer, p *page, mod *module, content string) st
 		Content:    content,
 	}))
 	for _, prob := range res.Problems {
-		s.w.add(p.file, line, "OpenAPI %s %s: %s", op.Doc().Name, op.Ref().String(), prob)
+		s.w.Add(p.file, line, "OpenAPI %s %s: %s", op.Doc().Name, op.Ref().String(), prob)
 	}
 	// The document's own problems ($refs to other files that lead nowhere)
 	// are given where the $ref is; every page of the document gives them,
 	// and the build keeps the first of each.
 	for _, prob := range op.Doc().Problems {
-		s.w.add(prob.File, prob.Line, "OpenAPI %s", prob.Message)
+		s.w.Add(prob.File, prob.Line, "OpenAPI %s", prob.Message)
 	}
 	if res.Playground {
 		st := s.apiState()
@@ -496,7 +496,7 @@ func (s *site) findOperation(p *page) *openapi.Operation {
 	line := s.frontMatterLine(p, "openapi")
 	ref, ok := openapi.ParseRef(p.fm.OpenAPI)
 	if !ok {
-		s.w.add(p.file, line, "openapi %q is not an operation reference such as \"GET /path\" or \"WEBHOOK name\"", p.fm.OpenAPI)
+		s.w.Add(p.file, line, "openapi %q is not an operation reference such as \"GET /path\" or \"WEBHOOK name\"", p.fm.OpenAPI)
 		return nil
 	}
 	st := s.apiState()
@@ -504,13 +504,13 @@ func (s *site) findOperation(p *page) *openapi.Operation {
 		key := specKey(ref.File, path.Dir(p.file), s.files)
 		sp := s.loadSpec(key)
 		if sp.err != nil {
-			s.w.add(p.file, line, "%v", sp.err)
+			s.w.Add(p.file, line, "%v", sp.err)
 			return nil
 		}
 		if op := sp.doc.Find(ref); op != nil {
 			return op
 		}
-		s.w.add(p.file, line, "unknown operation %q: not in %s", ref.String(), key)
+		s.w.Add(p.file, line, "unknown operation %q: not in %s", ref.String(), key)
 		return nil
 	}
 	var keys []string
@@ -535,14 +535,14 @@ func (s *site) findOperation(p *page) *openapi.Operation {
 		}
 	}
 	for _, prob := range problems {
-		s.w.add(p.file, line, "%s", prob)
+		s.w.Add(p.file, line, "%s", prob)
 	}
 	switch {
 	case len(keys) == 0:
-		s.w.add(p.file, line, "unknown operation %q: no OpenAPI document found in the source", ref.String())
+		s.w.Add(p.file, line, "unknown operation %q: no OpenAPI document found in the source", ref.String())
 	default:
 		sort.Strings(keys)
-		s.w.add(p.file, line, "unknown operation %q: not in %s", ref.String(), strings.Join(keys, ", "))
+		s.w.Add(p.file, line, "unknown operation %q: not in %s", ref.String(), strings.Join(keys, ", "))
 	}
 	return nil
 }

@@ -4,68 +4,13 @@ import (
 	"fmt"
 	"path"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+	"lectern.dev/lectern/render/diag"
 )
-
-// warner collects warnings, once each, in the order they are found.
-type warner struct {
-	list []Warning
-	seen map[Warning]bool
-	// mute suppresses warnings while positive (a second render of a page).
-	mute    int
-	perFile map[string]int
-}
-
-// maxWarningsPerFile bounds the warnings kept for one file; a summary
-// warning says when more were left out.
-const maxWarningsPerFile = 50
-
-func (w *warner) add(file string, line int, format string, args ...any) {
-	if w.mute > 0 {
-		return
-	}
-	wa := Warning{File: file, Line: line, Message: fmt.Sprintf(format, args...)}
-	if w.seen == nil {
-		w.seen = map[Warning]bool{}
-		w.perFile = map[string]int{}
-	}
-	if w.seen[wa] {
-		return
-	}
-	w.seen[wa] = true
-	w.perFile[file]++
-	switch n := w.perFile[file]; {
-	case n == maxWarningsPerFile+1:
-		wa = Warning{File: file, Message: "more warnings for this file were left out"}
-	case n > maxWarningsPerFile:
-		return
-	}
-	w.list = append(w.list, wa)
-}
-
-// sorted returns the warnings grouped by file, files in the order their
-// first warning was found, and by line within a file.
-func (w *warner) sorted() []Warning {
-	order := map[string]int{}
-	for _, wa := range w.list {
-		if _, ok := order[wa.File]; !ok {
-			order[wa.File] = len(order)
-		}
-	}
-	out := append([]Warning(nil), w.list...)
-	sort.SliceStable(out, func(i, j int) bool {
-		if oi, oj := order[out[i].File], order[out[j].File]; oi != oj {
-			return oi < oj
-		}
-		return out[i].Line < out[j].Line
-	})
-	return out
-}
 
 // frontMatter is the YAML header of a page.
 type frontMatter struct {
@@ -140,13 +85,13 @@ const (
 
 // parseFrontMatter decodes the YAML header of file. Invalid YAML is a
 // warning and yields an empty header.
-func parseFrontMatter(yml, file string, w *warner) frontMatter {
+func parseFrontMatter(yml, file string, w *diag.Warner) frontMatter {
 	var fm frontMatter
 	if strings.TrimSpace(yml) == "" {
 		return fm
 	}
 	if len(yml) > maxFrontMatter {
-		w.add(file, 1, "invalid front matter: larger than %d KiB; ignored", maxFrontMatter>>10)
+		w.Add(file, 1, "invalid front matter: larger than %d KiB; ignored", maxFrontMatter>>10)
 		return fm
 	}
 	// yaml.v3 itself rejects alias expansion that grows out of proportion
@@ -160,7 +105,7 @@ func parseFrontMatter(yml, file string, w *warner) frontMatter {
 			line += n
 			msg = strings.TrimPrefix(strings.TrimPrefix(msg, m[0]), ": ")
 		}
-		w.add(file, line, "invalid front matter: %s", truncateMessage(msg, maxYAMLError))
+		w.Add(file, line, "invalid front matter: %s", truncateMessage(msg, maxYAMLError))
 		return fm
 	}
 	fm.Raw = raw
@@ -291,9 +236,9 @@ func byteSize(n int) string {
 // bytes and bytes that are not UTF-8 are replaced by U+FFFD, with a warning
 // giving the line of the first, so that a binary file saved as a page is
 // reported and no output is invalid UTF-8.
-func textSource(file, src string, w *warner) string {
+func textSource(file, src string, w *diag.Warner) string {
 	if nul := strings.IndexByte(src, 0); nul >= 0 {
-		w.add(file, 1+strings.Count(src[:nul], "\n"), "binary file, not text (it has NUL bytes); shown with \uFFFD for the bytes that are not text")
+		w.Add(file, 1+strings.Count(src[:nul], "\n"), "binary file, not text (it has NUL bytes); shown with \uFFFD for the bytes that are not text")
 		src = strings.ReplaceAll(src, "\x00", "\uFFFD")
 	} else if !utf8.ValidString(src) {
 		bad := 0
@@ -304,17 +249,17 @@ func textSource(file, src string, w *warner) string {
 			}
 			bad += size
 		}
-		w.add(file, 1+strings.Count(src[:bad], "\n"), "not valid UTF-8 text; the invalid bytes are shown as \uFFFD")
+		w.Add(file, 1+strings.Count(src[:bad], "\n"), "not valid UTF-8 text; the invalid bytes are shown as \uFFFD")
 	}
 	return strings.ToValidUTF8(src, "\uFFFD")
 }
 
 // loadPage parses a page's source.
-func loadPage(navPath, file, src string, w *warner) *page {
+func loadPage(navPath, file, src string, w *diag.Warner) *page {
 	src = normalizeNewlines(textSource(file, src, w))
 	yml, body, bodyLine, _ := splitFrontMatter(src)
 	if len(src) > maxPageSource {
-		w.add(file, 1, "page source larger than %d MiB (%s); its content is not shown", maxPageSource>>20, byteSize(len(src)))
+		w.Add(file, 1, "page source larger than %d MiB (%s); its content is not shown", maxPageSource>>20, byteSize(len(src)))
 		body = tooLargeNotice(len(src))
 	}
 	p := &page{path: navPath, file: file, body: body, bodyLine: bodyLine, mdx: strings.HasSuffix(file, ".mdx")}

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/render/diag"
 )
 
 // pageView is what theme/layout.html renders. Every URL in it is already
@@ -325,7 +326,7 @@ func (t *theme) sidebar(root *Nav, outName string) *sidebarHTML {
 	}
 	muted := *t
 	ms := *t.s
-	ms.w = &warner{mute: 1}
+	ms.w = &diag.Warner{Mute: 1}
 	muted.s = &ms
 	sb := renderSidebar(muted.sideItems(root.Children, outName, ""))
 	t.sidebars.m[key] = sb

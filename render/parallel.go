@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"fmt"
+	"lectern.dev/lectern/render/diag"
 	"runtime"
 	"strings"
 	"sync"
@@ -16,7 +17,7 @@ import (
 // build page by page.
 //
 // Each page is rendered with its own shallow copy of the site and of the
-// theme (pageSite), whose warner and parsed modules are the page's own:
+// theme (pageSite), whose diag.Warner and parsed modules are the page's own:
 // everything else they share is read-only during rendering, except the
 // theme's sidebar cache, which has its own lock. The page's warnings are
 // merged into the build's in navigation order.
@@ -28,14 +29,14 @@ const pageWindow = 4
 type pageResult struct {
 	data   []byte
 	entry  []byte // search entry, JSON (search.go)
-	warns  []Warning
+	warns  []diag.Warning
 	deps   []string    // other source files the page read (imported snippets)
 	reused bool        // kept from the previous build (cache.go); data is nil
 	cached *cachedPage // the page's cache record, when a cache is used
 	err    error
 }
 
-// pageSite returns a copy of s for rendering one page: its own warner and
+// pageSite returns a copy of s for rendering one page: its own diag.Warner and
 // module table, and a theme copy pointing at it.
 func (s *site) pageSite() *site {
 	base := s.base
@@ -44,7 +45,7 @@ func (s *site) pageSite() *site {
 	}
 	ps := *base
 	ps.base = nil
-	ps.w = &warner{}
+	ps.w = &diag.Warner{}
 	ps.mods = map[string]*module{}
 	if s.theme != nil {
 		th := *s.theme
@@ -69,7 +70,7 @@ func (s *site) renderOne(i int) (r pageResult) {
 	}
 	ps := s.pageSite()
 	data, entry := ps.renderPage(p, p.path+".html")
-	r = pageResult{data: data, entry: encodeSearchEntry(entry), warns: ps.w.list}
+	r = pageResult{data: data, entry: encodeSearchEntry(entry), warns: ps.w.List()}
 	for f := range ps.mods {
 		if f != p.file {
 			r.deps = append(r.deps, f)
@@ -79,7 +80,7 @@ func (s *site) renderOne(i int) (r pageResult) {
 }
 
 // prewarmSidebars finds, in navigation order and with the build's own
-// warner, the warnings of the sidebar of every section (broken links of
+// diag.Warner, the warnings of the sidebar of every section (broken links of
 // the configuration), so that they are found in the same order whatever
 // the scheduling of the workers, which render the sidebars with their
 // warnings muted (theme.sidebar). It sets s.sections and the theme's
@@ -263,26 +264,6 @@ func (s *site) renderPages(ctx context.Context, reuse func(i int) (pageResult, b
 	return nil
 }
 
-// merge adds warnings found by a page's own warner, as if they had been
-// found by w: once each, at most maxWarningsPerFile per file.
-func (w *warner) merge(list []Warning) {
-	for _, wa := range list {
-		if wa.Line == 0 && wa.Message == moreWarningsMessage {
-			// The page alone had more than the limit for this file: w
-			// has (at least) as many.
-			if w.seen == nil {
-				w.seen, w.perFile = map[Warning]bool{}, map[string]int{}
-			}
-			w.perFile[wa.File] = max(w.perFile[wa.File], maxWarningsPerFile)
-		}
-		w.add(wa.File, wa.Line, "%s", wa.Message)
-	}
-}
-
-// moreWarningsMessage is the summary warner.add puts after the last
-// warning kept for a file.
-const moreWarningsMessage = "more warnings for this file were left out"
-
 // loadJob is a navigation page to read.
 type loadJob struct {
 	entry NavEntry
@@ -298,7 +279,7 @@ func (s *site) loadPages(jobs []loadJob) error {
 	type loaded struct {
 		p     *page
 		sum   string
-		warns []Warning
+		warns []diag.Warning
 		lazy  bool
 		rec   *cachedSource // for the next manifest, with a cache
 		err   error
@@ -334,9 +315,9 @@ func (s *site) loadPages(jobs []loadJob) error {
 					return
 				}
 				if ms == nil {
-					w := &warner{}
+					w := &diag.Warner{}
 					res[i].p = loadPage(j.entry.Page, j.file, string(data), w)
-					res[i].warns = w.list
+					res[i].warns = w.List()
 					continue
 				}
 				h := sum(data)
@@ -345,9 +326,9 @@ func (s *site) loadPages(jobs []loadJob) error {
 						rec: &cachedSource{Stamp: st, Sum: h, Load: old.Load}}
 					continue
 				}
-				w := &warner{}
+				w := &diag.Warner{}
 				p := loadPage(j.entry.Page, j.file, string(data), w)
-				res[i] = loaded{p: p, sum: h, warns: w.list, rec: &cachedSource{Stamp: st, Sum: h, Load: newCachedLoad(p, w.list)}}
+				res[i] = loaded{p: p, sum: h, warns: w.List(), rec: &cachedSource{Stamp: st, Sum: h, Load: newCachedLoad(p, w.List())}}
 			}
 		}()
 	}
@@ -372,7 +353,7 @@ func (s *site) loadPages(jobs []loadJob) error {
 			ms.put(jobs[i].file, r.rec)
 		}
 		e := jobs[i].entry
-		s.w.merge(r.warns)
+		s.w.Merge(r.warns)
 		if s.srcSums != nil {
 			s.srcSums[e.Page] = r.sum
 		}
@@ -387,7 +368,7 @@ func (s *site) loadPages(jobs []loadJob) error {
 }
 
 // newCachedLoad is the manifest record of page p, loaded with warnings.
-func newCachedLoad(p *page, warns []Warning) *cachedLoad {
+func newCachedLoad(p *page, warns []diag.Warning) *cachedLoad {
 	return &cachedLoad{Nav: p.path, Title: p.fm.Title, Description: p.fm.Description, SidebarTitle: p.fm.SidebarTitle,
 		Icon: p.fm.Icon, OpenAPI: p.fm.OpenAPI, Mode: p.fm.Mode, Hidden: p.fm.Hidden, NoIndex: p.fm.NoIndex,
 		Keywords: p.fm.Keywords, PageTitle: p.title, BodyLine: p.bodyLine, Warnings: warns}
@@ -425,7 +406,7 @@ func (s *site) ensureBody(p *page) error {
 			l.err = readError(p.file, err)
 			return
 		}
-		q := loadPage(p.path, p.file, string(data), &warner{})
+		q := loadPage(p.path, p.file, string(data), &diag.Warner{})
 		p.body, p.fm.Raw = q.body, q.fm.Raw
 	})
 	return l.err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"lectern.dev/lectern/render/diag"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -106,7 +107,7 @@ func TestParallelMatchesSequential(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Render page by page through the same code, without workers.
-	s := &site{src: fsys, opts: Options{}, out: newMemOutput(), w: &warner{},
+	s := &site{src: fsys, opts: Options{}, out: newMemOutput(), w: &diag.Warner{},
 		pages: map[string]*page{}, entries: map[string]NavEntry{}, files: map[string]bool{}, mods: map[string]*module{}}
 	if err := s.load(); err != nil {
 		t.Fatal(err)
@@ -117,14 +118,14 @@ func TestParallelMatchesSequential(t *testing.T) {
 			t.Fatalf("%s: parallel output differs from a sequential render", p.path)
 		}
 	}
-	seq := s.w.sorted()
-	var got []Warning
+	seq := s.w.Sorted()
+	var got []diag.Warning
 	for _, w := range resPar.Warnings {
 		if w.File != "docs.json" {
 			got = append(got, w)
 		}
 	}
-	var want []Warning
+	var want []diag.Warning
 	for _, w := range seq {
 		if w.File != "docs.json" {
 			want = append(want, w)

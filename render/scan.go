@@ -85,7 +85,7 @@ func (s *site) scan() ([]string, error) {
 			}
 			if d.Type()&fs.ModeSymlink != 0 {
 				// Never followed: a link could leave the source tree.
-				s.w.add(p, 0, "symbolic link not followed (links can point outside the docs folder); copy the file in instead")
+				s.w.Add(p, 0, "symbolic link not followed (links can point outside the docs folder); copy the file in instead")
 				continue
 			}
 			if d.IsDir() {

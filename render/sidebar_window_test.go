@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
+	"lectern.dev/lectern/render/diag"
 	"os"
 	"regexp"
 	"strings"
@@ -269,7 +270,7 @@ func TestSidebarWindowCountsHiddenPages(t *testing.T) {
 	for i := 1; i <= 5; i++ {
 		archive += "-- h" + string(rune('0'+i)) + ".mdx --\n---\ntitle: H" + string(rune('0'+i)) + "\nhidden: true\n---\nx\n"
 	}
-	s := &site{src: siteFS(t, archive), opts: Options{}, out: newMemOutput(), w: &warner{},
+	s := &site{src: siteFS(t, archive), opts: Options{}, out: newMemOutput(), w: &diag.Warner{},
 		pages: map[string]*page{}, entries: map[string]NavEntry{}, files: map[string]bool{}, mods: map[string]*module{}}
 	if err := s.load(); err != nil {
 		t.Fatal(err)
