@@ -1,7 +1,7 @@
 // Package buildproc renders a docs folder that an organization controls,
 // within limits, for the server's update and export jobs. The render
 // itself (render.Build) bounds what it reads, expands and writes
-// (render.Limits); this package adds what only a supervisor can bound:
+// (limits.Limits); this package adds what only a supervisor can bound:
 // wall time and memory, and stopping a render at once.
 //
 // Local renders in the calling process, under a deadline. Child renders
@@ -12,7 +12,7 @@
 // the server and the other organizations' sites and jobs.
 //
 // Both return the same errors: a *lectern.Error with code EINVALID whose
-// Err is a *render.LimitError when a limit was exceeded (the job fails at
+// Err is a *limits.Error when a limit was exceeded (the job fails at
 // once, its summary naming the limit and, where one is to blame, the
 // file), ctx.Err() when ctx ended, and other errors for failures that a
 // retry may cure.
@@ -27,10 +27,11 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/output"
 )
 
-// Limit names of the supervisor's limits, as render.LimitError.Limit
+// Limit names of the supervisor's limits, as limits.Error.Limit
 // gives them (settings --build-timeout and --build-memory).
 const (
 	LimitTimeout = "timeout"
@@ -143,10 +144,10 @@ func timeoutError(d time.Duration) error {
 
 // memoryError is the limit error of a render that ran out of memory.
 func memoryError(bytes int64) error {
-	return limitError(LimitMemory, render.FormatSize(bytes), "the build needed more than %s of memory", render.FormatSize(bytes))
+	return limitError(LimitMemory, limits.FormatSize(bytes), "the build needed more than %s of memory", limits.FormatSize(bytes))
 }
 
 func limitError(limit, max, format string, args ...any) error {
-	le := &render.LimitError{Limit: limit, Max: max, Detail: fmt.Sprintf(format, args...)}
+	le := &limits.Error{Limit: limit, Max: max, Detail: fmt.Sprintf(format, args...)}
 	return &lectern.Error{Code: lectern.EINVALID, Message: le.Error(), Err: le}
 }

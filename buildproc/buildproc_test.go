@@ -14,6 +14,7 @@ import (
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/buildproc"
 	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/limits"
 )
 
 // TestMain makes this test binary the child of Child builds: run with
@@ -97,16 +98,16 @@ func TestChildLimits(t *testing.T) {
 	// A limit of the render comes back as the same LimitError.
 	src := site(t, pages(5))
 	_, err := child(t, 0, time.Minute).Build(context.Background(), buildproc.Request{Src: src, Out: filepath.Join(t.TempDir(), "o"),
-		Options: render.Options{Limits: render.Limits{MaxPages: 3}}}, nil)
-	if le := render.AsLimitError(err); le == nil || le.Limit != render.LimitPages || le.File != "docs.json" || lectern.ErrorCode(err) != lectern.EINVALID {
+		Options: render.Options{Limits: limits.Limits{MaxPages: 3}}}, nil)
+	if le := limits.AsError(err); le == nil || le.Limit != limits.MaxPages || le.File != "docs.json" || lectern.ErrorCode(err) != lectern.EINVALID {
 		t.Fatalf("err = %v, want the max-pages limit of docs.json", err)
 	}
 	// A render that needs more memory than the child may have.
 	bomb := map[string]string{"docs.json": `{"name": "B", "navigation": {"pages": ["index"]}}`,
 		"index.mdx": "---\ntitle: B\nopenapi: GET /b\n---\n", "openapi.yaml": yamlBomb()}
 	_, err = child(t, 128<<20, time.Minute).Build(context.Background(), buildproc.Request{Src: site(t, bomb), Out: filepath.Join(t.TempDir(), "o"),
-		Options: render.Options{Limits: render.Limits{MaxYAMLValues: -1}}}, nil)
-	if le := render.AsLimitError(err); le == nil || le.Limit != buildproc.LimitMemory || !strings.Contains(err.Error(), "128 MiB") {
+		Options: render.Options{Limits: limits.Limits{MaxYAMLValues: -1}}}, nil)
+	if le := limits.AsError(err); le == nil || le.Limit != buildproc.LimitMemory || !strings.Contains(err.Error(), "128 MiB") {
 		t.Fatalf("err = %v, want the memory limit", err)
 	}
 }
@@ -119,7 +120,7 @@ func TestTimeoutAndCancel(t *testing.T) {
 		slow.Out = filepath.Join(t.TempDir(), "o")
 		start := time.Now()
 		_, err := b.Build(context.Background(), slow, nil)
-		if le := render.AsLimitError(err); le == nil || le.Limit != buildproc.LimitTimeout {
+		if le := limits.AsError(err); le == nil || le.Limit != buildproc.LimitTimeout {
 			t.Errorf("%T: err = %v, want the timeout limit", b, err)
 		}
 		if took := time.Since(start); took > 5*time.Second {

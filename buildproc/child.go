@@ -16,6 +16,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/limits"
 )
 
 // DefaultMemory is the memory a child render may use unless
@@ -47,7 +48,7 @@ type wireRequest struct {
 	Export   bool                 `json:"export,omitempty"`
 	SiteURL  string               `json:"siteUrl,omitempty"`
 	Features *render.SiteFeatures `json:"features,omitempty"`
-	Limits   render.Limits        `json:"limits"`
+	Limits   limits.Limits        `json:"limits"`
 	// CustomScripts: render.Options.CustomScripts.
 	CustomScripts bool `json:"customScripts,omitempty"`
 }
@@ -133,7 +134,7 @@ func (c *Child) Build(ctx context.Context, req Request, progress func(done, tota
 	case last.Result != nil && waitErr == nil:
 		return last.Result, nil
 	case last.Limit != nil:
-		le := &render.LimitError{Limit: last.Limit.Limit, File: last.Limit.File, Detail: last.Limit.Detail, Max: last.Limit.Max}
+		le := &limits.Error{Limit: last.Limit.Limit, File: last.Limit.File, Detail: last.Limit.Detail, Max: last.Limit.Max}
 		return nil, &lectern.Error{Code: lectern.EINVALID, Message: le.Error(), Err: le}
 	case last.Error != nil:
 		return nil, &lectern.Error{Code: last.Error.Code, Message: last.Error.Message}
@@ -175,8 +176,8 @@ func Serve(ctx context.Context, memory int64, r io.Reader, w io.Writer) error {
 	switch {
 	case err == nil:
 		send(message{Result: res})
-	case render.AsLimitError(err) != nil:
-		le := render.AsLimitError(err)
+	case limits.AsError(err) != nil:
+		le := limits.AsError(err)
 		send(message{Limit: &limitMsg{Limit: le.Limit, File: le.File, Detail: le.Detail, Max: le.Max}})
 	case lectern.ErrorCode(err) != lectern.EINTERNAL:
 		send(message{Error: &wireErr{Code: lectern.ErrorCode(err), Message: lectern.ErrorMessage(err)}})

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"lectern.dev/lectern/buildproc"
-	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/limits"
 )
 
 // buildLimitFlags are serve's limits on the renders of update and export
@@ -30,7 +30,7 @@ type buildLimitFlags struct {
 }
 
 func (f *buildLimitFlags) register(fs *pflag.FlagSet) {
-	d := render.DefaultLimits()
+	d := limits.Default()
 	f.memory = byteSizeFlag(buildproc.DefaultMemory)
 	f.fileSize, f.srcSize = byteSizeFlag(d.MaxFileBytes), byteSizeFlag(d.MaxSourceBytes)
 	f.outSize, f.pageSize = byteSizeFlag(d.MaxOutputBytes), byteSizeFlag(d.MaxPageBytes)
@@ -48,22 +48,22 @@ func (f *buildLimitFlags) register(fs *pflag.FlagSet) {
 }
 
 // limits returns the render's limits and the builder that supervises it.
-func (f *buildLimitFlags) limits() (render.Limits, buildproc.Builder, error) {
+func (f *buildLimitFlags) limits() (limits.Limits, buildproc.Builder, error) {
 	for name, v := range map[string]int64{"build-memory": int64(f.memory), "build-max-file-size": int64(f.fileSize),
 		"build-max-source-size": int64(f.srcSize), "build-max-output-size": int64(f.outSize), "build-max-page-size": int64(f.pageSize),
 		"build-max-files": int64(f.files), "build-max-pages": int64(f.pages), "build-max-expansions": int64(f.expand),
 		"build-max-yaml-values": int64(f.yaml)} {
 		if v <= 0 {
-			return render.Limits{}, nil, fmt.Errorf("--%s must be positive", name)
+			return limits.Limits{}, nil, fmt.Errorf("--%s must be positive", name)
 		}
 	}
 	if f.timeout <= 0 {
-		return render.Limits{}, nil, fmt.Errorf("--build-timeout must be positive")
+		return limits.Limits{}, nil, fmt.Errorf("--build-timeout must be positive")
 	}
 	if f.memory < 64<<20 {
-		return render.Limits{}, nil, fmt.Errorf("--build-memory %s is too small for a render: give at least 64MiB", f.memory.String())
+		return limits.Limits{}, nil, fmt.Errorf("--build-memory %s is too small for a render: give at least 64MiB", f.memory.String())
 	}
-	l := render.Limits{MaxFileBytes: int64(f.fileSize), MaxSourceBytes: int64(f.srcSize), MaxFiles: f.files, MaxPages: f.pages,
+	l := limits.Limits{MaxFileBytes: int64(f.fileSize), MaxSourceBytes: int64(f.srcSize), MaxFiles: f.files, MaxPages: f.pages,
 		MaxOutputBytes: int64(f.outSize), MaxPageBytes: int(f.pageSize), MaxExpansions: f.expand, MaxYAMLValues: f.yaml}
 	if f.inProcess {
 		return l, buildproc.Local{Timeout: f.timeout}, nil
@@ -79,7 +79,7 @@ func (f *buildLimitFlags) limits() (render.Limits, buildproc.Builder, error) {
 type byteSizeFlag int64
 
 func (b *byteSizeFlag) String() string {
-	return strings.ReplaceAll(render.FormatSize(int64(*b)), " ", "")
+	return strings.ReplaceAll(limits.FormatSize(int64(*b)), " ", "")
 }
 
 func (b *byteSizeFlag) Set(s string) error {

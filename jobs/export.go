@@ -16,6 +16,7 @@ import (
 	"lectern.dev/lectern/buildproc"
 	"lectern.dev/lectern/bundle"
 	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/store"
 )
 
@@ -36,7 +37,7 @@ type ExportHandler struct {
 	// (buildproc.Local) without a time limit.
 	Builder buildproc.Builder
 	// Limits bound what a render may read, expand and write.
-	Limits render.Limits
+	Limits limits.Limits
 	// PageDelay slows rendering per page; tests use it to observe a running
 	// export. Zero in production.
 	PageDelay time.Duration

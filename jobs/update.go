@@ -20,6 +20,7 @@ import (
 	"lectern.dev/lectern/bundle"
 	"lectern.dev/lectern/gitsource"
 	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/secrets"
 	"lectern.dev/lectern/store"
 )
@@ -40,7 +41,7 @@ type UpdateHandler struct {
 	// (buildproc.Local) without a time limit.
 	Builder buildproc.Builder
 	// Limits bound what a render may read, expand and write.
-	Limits render.Limits
+	Limits limits.Limits
 	// PageDelay slows rendering per page; tests use it to stop a worker in
 	// the middle of an update. Zero in production.
 	PageDelay time.Duration
@@ -256,7 +257,7 @@ func firstLine(s string) string {
 // limitHint tells, after a build that exceeded a limit, which setting of
 // the server raises it.
 func limitHint(err error) string {
-	if le := render.AsLimitError(err); le != nil {
+	if le := limits.AsError(err); le != nil {
 		return " Keep the docs within the limit, or ask the server's operator to raise --build-" + le.Limit + "."
 	}
 	return ""

@@ -12,6 +12,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/output"
 )
 
@@ -58,8 +59,8 @@ type Options struct {
 	// output as files of the site.
 	Exclude []string
 	// Limits bound what the build may read, expand and write (limits.go);
-	// the zero value is DefaultLimits.
-	Limits Limits
+	// the zero value is limits.Default.
+	Limits limits.Limits
 	// CustomScripts makes every page load the source's .js files, as
 	// Mintlify does (custom_scripts.go); off, the site runs none of them.
 	CustomScripts bool
@@ -137,10 +138,10 @@ type site struct {
 	// sections are the sections whose sidebar each page shows, in the
 	// order of s.order (prewarmSidebars).
 	sections []*Nav
-	mermaid  *mermaidUse // whether a page has a mermaid diagram (mermaid.go)
-	api      *apiState   // OpenAPI documents and generated pages (openapi_page.go)
-	limit    *limitState // the first limit exceeded while rendering (limits.go)
-	outBytes int64       // bytes written, against Limits.MaxOutputBytes
+	mermaid  *mermaidUse   // whether a page has a mermaid diagram (mermaid.go)
+	api      *apiState     // OpenAPI documents and generated pages (openapi_page.go)
+	limit    *limits.State // the first limit exceeded while rendering (limits.go)
+	outBytes int64         // bytes written, against Limits.MaxOutputBytes
 }
 
 // Build renders the docs tree src (its root holds docs.json or mint.json;
@@ -177,13 +178,13 @@ func Build(ctx context.Context, src fs.FS, out output.Output, opts Options) (*Re
 	s := &site{
 		src: src, opts: opts, out: out, w: &diag.Warner{},
 		files: map[string]bool{}, mods: map[string]*module{},
-		mermaid: &mermaidUse{}, limit: &limitState{},
+		mermaid: &mermaidUse{}, limit: &limits.State{},
 	}
 	if opts.CacheDir != "" {
 		s.stamps = map[string]fileStamp{}
 		s.manifest = readManifest(opts.CacheDir, out) // read while the source loads
 	}
-	if err := cmp.Or(s.load(), s.limit.get()); err != nil {
+	if err := cmp.Or(s.load(), s.limit.Err()); err != nil {
 		if s.manifest != nil {
 			s.manifest.get()
 		}
@@ -214,12 +215,12 @@ func Build(ctx context.Context, src fs.FS, out output.Output, opts Options) (*Re
 	}
 	err = s.renderPages(ctx, reuse, render, func(i int, r pageResult) error {
 		name := s.order[i].path + ".html"
-		if err := s.limit.get(); err != nil {
+		if err := s.limit.Err(); err != nil {
 			return err
 		}
-		if over(len(r.data), s.opts.Limits.MaxPageBytes) {
-			return limitErr(LimitPageSize, s.order[i].file, FormatSize(int64(s.opts.Limits.MaxPageBytes)),
-				"the page renders to %s of HTML", FormatSize(int64(len(r.data))))
+		if limits.Over(len(r.data), s.opts.Limits.MaxPageBytes) {
+			return limits.Errorf(limits.MaxPageSize, s.order[i].file, limits.FormatSize(int64(s.opts.Limits.MaxPageBytes)),
+				"the page renders to %s of HTML", limits.FormatSize(int64(len(r.data))))
 		}
 		if r.reused {
 			s.written++
@@ -241,7 +242,7 @@ func Build(ctx context.Context, src fs.FS, out output.Output, opts Options) (*Re
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := s.limit.get(); err != nil {
+	if err := s.limit.Err(); err != nil {
 		return nil, err
 	}
 	if s.cache != nil {
@@ -250,7 +251,7 @@ func Build(ctx context.Context, src fs.FS, out output.Output, opts Options) (*Re
 	if err := s.writeSiteFiles(); err != nil {
 		return nil, err
 	}
-	if err := s.limit.get(); err != nil {
+	if err := s.limit.Err(); err != nil {
 		return nil, err
 	}
 	if s.cache != nil {
@@ -278,7 +279,7 @@ func cleanBasePath(b string) (string, error) {
 func (s *site) load() error {
 	pageFiles, err := s.scan()
 	if err != nil {
-		if AsLimitError(err) != nil {
+		if limits.AsError(err) != nil {
 			return err
 		}
 		return fmt.Errorf("render: read source: %w", err)
@@ -523,7 +524,7 @@ func (s *site) writeSiteFiles() error {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
-			return readError(f, err)
+			return limits.ReadError(f, err)
 		}
 		data, keep := s.exportCopy(f, data) // activefile.go
 		if !keep {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/output"
 	"maps"
 	"os"
@@ -762,7 +763,7 @@ func cacheKey(s *site, tool string) (string, error) {
 		if s.files[name] {
 			data, err := s.readFile(name)
 			if err != nil {
-				return "", readError(name, err)
+				return "", limits.ReadError(name, err)
 			}
 			line("config", name, sum(data))
 		}

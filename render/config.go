@@ -11,6 +11,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/limits"
 )
 
 // Config is a site's configuration, read from docs.json or the legacy
@@ -72,12 +73,12 @@ type Redirect struct {
 // file when it is not a JSON object.
 func loadConfig(src fs.FS, w *diag.Warner, maxBytes int64) (*Config, error) {
 	for _, name := range []string{"docs.json", "mint.json"} {
-		data, err := readLimited(src, name, maxBytes)
+		data, err := limits.ReadFile(src, name, maxBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return nil, readError(name, err)
+			return nil, limits.ReadError(name, err)
 		}
 		raw, err := decodeJSONObject(name, data)
 		if err != nil {

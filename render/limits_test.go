@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/render/limits"
 )
 
 // yamlBomb is an OpenAPI document whose nested aliases stand for 10^9
@@ -49,7 +50,7 @@ func snippetBomb() fstest.MapFS {
 }
 
 // buildErr builds fsys and returns the limit error Build must end with.
-func buildLimitErr(t *testing.T, fsys fstest.MapFS, opts Options, limit string) *LimitError {
+func buildLimitErr(t *testing.T, fsys fstest.MapFS, opts Options, limit string) *limits.Error {
 	t.Helper()
 	done := make(chan struct{})
 	var err error
@@ -62,7 +63,7 @@ func buildLimitErr(t *testing.T, fsys fstest.MapFS, opts Options, limit string) 
 	case <-time.After(2 * time.Minute):
 		t.Fatalf("Build did not end: the %s limit did not stop it", limit)
 	}
-	le := AsLimitError(err)
+	le := limits.AsError(err)
 	if le == nil {
 		t.Fatalf("Build = %v, want a limit error for %s", err, limit)
 	}
@@ -87,7 +88,7 @@ func TestLimitYAMLAliases(t *testing.T) {
 	}
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
-	le := buildLimitErr(t, fsys, Options{}, LimitYAMLValues)
+	le := buildLimitErr(t, fsys, Options{}, limits.MaxYAMLValues)
 	if le.File != "openapi.yaml" {
 		t.Errorf("file %q, want openapi.yaml", le.File)
 	}
@@ -99,14 +100,14 @@ func TestLimitYAMLAliases(t *testing.T) {
 	// The same bomb in a file named by a $ref.
 	fsys["openapi.yaml"] = &fstest.MapFile{Data: []byte("openapi: 3.1.0\ninfo: {title: A, version: '1'}\npaths:\n  /boom:\n    get:\n      summary: Boom\n      responses: {'200': {$ref: 'more.yaml#/x-a9'}}\n")}
 	fsys["more.yaml"] = &fstest.MapFile{Data: []byte(yamlBomb())}
-	if le := buildLimitErr(t, fsys, Options{}, LimitYAMLValues); le.File != "more.yaml" {
+	if le := buildLimitErr(t, fsys, Options{}, limits.MaxYAMLValues); le.File != "more.yaml" {
 		t.Errorf("file %q, want more.yaml", le.File)
 	}
 }
 
 func TestLimitSnippetExpansion(t *testing.T) {
 	t.Parallel()
-	le := buildLimitErr(t, snippetBomb(), Options{}, LimitExpansions)
+	le := buildLimitErr(t, snippetBomb(), Options{}, limits.MaxExpansions)
 	if le.File != "index.mdx" {
 		t.Errorf("file %q, want the page index.mdx", le.File)
 	}
@@ -133,7 +134,7 @@ func TestLimitFileSize(t *testing.T) {
 			} else {
 				fsys[name] = &fstest.MapFile{Data: []byte(big)}
 			}
-			le := buildLimitErr(t, fsys, Options{Limits: Limits{MaxFileBytes: 1024}}, LimitFileSize)
+			le := buildLimitErr(t, fsys, Options{Limits: limits.Limits{MaxFileBytes: 1024}}, limits.MaxFileSize)
 			if le.File != name {
 				t.Errorf("file %q, want %s", le.File, name)
 			}
@@ -151,15 +152,15 @@ func TestLimitPagesFilesAndOutput(t *testing.T) {
 		fsys[name+".mdx"] = &fstest.MapFile{Data: []byte("---\ntitle: Page " + name + "\n---\n" + strings.Repeat("Some text. ", 100))}
 	}
 	fsys["docs.json"] = &fstest.MapFile{Data: []byte(`{"name": "Many", "navigation": {"pages": [` + strings.Join(nav, ",") + `]}}`)}
-	if le := buildLimitErr(t, fsys, Options{Limits: Limits{MaxPages: 49}}, LimitPages); le.File != "docs.json" {
+	if le := buildLimitErr(t, fsys, Options{Limits: limits.Limits{MaxPages: 49}}, limits.MaxPages); le.File != "docs.json" {
 		t.Errorf("file %q, want docs.json", le.File)
 	}
-	buildLimitErr(t, fsys, Options{Limits: Limits{MaxFiles: 20}}, LimitFiles)
-	buildLimitErr(t, fsys, Options{Limits: Limits{MaxSourceBytes: 10 << 10}}, LimitSourceSize)
-	buildLimitErr(t, fsys, Options{Limits: Limits{MaxOutputBytes: 100 << 10}}, LimitOutputSize)
-	buildLimitErr(t, fsys, Options{Limits: Limits{MaxPageBytes: 1 << 10}}, LimitPageSize)
+	buildLimitErr(t, fsys, Options{Limits: limits.Limits{MaxFiles: 20}}, limits.MaxFiles)
+	buildLimitErr(t, fsys, Options{Limits: limits.Limits{MaxSourceBytes: 10 << 10}}, limits.MaxSourceSize)
+	buildLimitErr(t, fsys, Options{Limits: limits.Limits{MaxOutputBytes: 100 << 10}}, limits.MaxOutputSize)
+	buildLimitErr(t, fsys, Options{Limits: limits.Limits{MaxPageBytes: 1 << 10}}, limits.MaxPageSize)
 	// The same site within its limits, and with limits turned off.
-	for _, l := range []Limits{{MaxPages: 50, MaxFiles: 51}, {MaxPages: -1, MaxFiles: -1, MaxOutputBytes: -1}} {
+	for _, l := range []limits.Limits{{MaxPages: 50, MaxFiles: 51}, {MaxPages: -1, MaxFiles: -1, MaxOutputBytes: -1}} {
 		if _, err := Build(context.Background(), fsys, newMemOutput(), Options{Limits: l}); err != nil {
 			t.Errorf("limits %+v: %v", l, err)
 		}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"lectern.dev/lectern/render/limits"
 	"path"
 	"regexp"
 	"strings"
@@ -268,8 +269,8 @@ func (s *site) loadModule(file string) *module {
 	}
 	data, err := s.readFile(file)
 	if err != nil {
-		if AsLimitError(err) != nil {
-			s.limit.set(err)
+		if limits.AsError(err) != nil {
+			s.limit.Set(err)
 		}
 		return nil
 	}

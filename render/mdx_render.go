@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"html"
+	"lectern.dev/lectern/render/limits"
 	"strings"
 )
 
@@ -224,10 +225,10 @@ func (r *renderer) custom(n *node, sc *scope, b *binding) string {
 	if r.over {
 		return ""
 	}
-	if r.expansions++; over(r.expansions, r.s.opts.Limits.MaxExpansions) {
+	if r.expansions++; limits.Over(r.expansions, r.s.opts.Limits.MaxExpansions) {
 		r.over = true
 		max := r.s.opts.Limits.MaxExpansions
-		r.s.limit.set(limitErr(LimitExpansions, r.pg.file, fmt.Sprint(max),
+		r.s.limit.Set(limits.Errorf(limits.MaxExpansions, r.pg.file, fmt.Sprint(max),
 			"the page uses snippets and components more than %d times, counting those inside others (<%s> in %s, line %d)", max, n.name, sc.file(r), n.line))
 		return ""
 	}

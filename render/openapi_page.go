@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/openapi"
 )
 
@@ -136,7 +137,7 @@ func (s *site) loadSpec(key string) *apiSpec {
 	doc, err := openapi.ParseFilesMax(key, data, s.readRefFile, s.opts.Limits.MaxYAMLValues)
 	var ve *openapi.ValuesError
 	if errors.As(err, &ve) {
-		s.limit.set(limitErr(LimitYAMLValues, cmp.Or(ve.File, key), fmt.Sprint(ve.Max), "%s", ve.Error()))
+		s.limit.Set(limits.Errorf(limits.MaxYAMLValues, cmp.Or(ve.File, key), fmt.Sprint(ve.Max), "%s", ve.Error()))
 	}
 	if err != nil {
 		sp.err = fmt.Errorf("invalid OpenAPI document %s: %v", key, err)
@@ -159,8 +160,8 @@ func (s *site) readRefFile(name string) ([]byte, error) {
 		return nil, errors.New("not found")
 	}
 	data, err := s.readFile(name)
-	if AsLimitError(err) != nil {
-		s.limit.set(err)
+	if limits.AsError(err) != nil {
+		s.limit.Set(err)
 	}
 	return data, err
 }
@@ -198,8 +199,8 @@ func (s *site) scanSpecs() []string {
 			continue
 		}
 		data, err := s.readFile(f)
-		if AsLimitError(err) != nil {
-			s.limit.set(err)
+		if limits.AsError(err) != nil {
+			s.limit.Set(err)
 		}
 		if err != nil || len(data) > 32<<20 || !bytes.Contains(data, []byte("openapi")) {
 			continue

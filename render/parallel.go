@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/limits"
 	"runtime"
 	"strings"
 	"sync"
@@ -310,7 +311,7 @@ func (s *site) loadPages(jobs []loadJob) error {
 				}
 				data, err := s.readFile(j.file)
 				if err != nil {
-					res[i].err = readError(j.file, err)
+					res[i].err = limits.ReadError(j.file, err)
 					failed.Store(true)
 					return
 				}
@@ -403,7 +404,7 @@ func (s *site) ensureBody(p *page) error {
 	l.once.Do(func() {
 		data, err := s.readFile(p.file)
 		if err != nil {
-			l.err = readError(p.file, err)
+			l.err = limits.ReadError(p.file, err)
 			return
 		}
 		q := loadPage(p.path, p.file, string(data), &diag.Warner{})

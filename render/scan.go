@@ -2,6 +2,7 @@ package render
 
 import (
 	"io/fs"
+	"lectern.dev/lectern/render/limits"
 	"path"
 	"runtime"
 	"strings"
@@ -109,7 +110,7 @@ func (s *site) scan() ([]string, error) {
 					s.stamps[p] = stampOf(fi)
 				}
 			}
-			if over(len(s.fileList), s.opts.Limits.MaxFiles) || over(size, s.opts.Limits.MaxSourceBytes) {
+			if limits.Over(len(s.fileList), s.opts.Limits.MaxFiles) || limits.Over(size, s.opts.Limits.MaxSourceBytes) {
 				return s.checkSource(size)
 			}
 			if isPageFile(p) {

@@ -1,4 +1,10 @@
-package render
+// Package limits holds the budgets of one build (Limits: file, source,
+// page and output sizes, file and page counts, expansions, YAML values),
+// the error that ends a build that exceeds one (Error, naming the limit and
+// the file), and the helpers that enforce them while reading (ReadFile).
+//
+// It knows nothing of what is built: callers count, and ask Over.
+package limits
 
 import (
 	"bytes"
@@ -15,7 +21,7 @@ import (
 // source (an organization's repository, on a shared server) cannot make
 // the build exhaust memory, disk or time. A zero field takes its default;
 // a negative one means no limit. Exceeding a limit ends the build with a
-// *LimitError naming the limit and the file.
+// *Error naming the limit and the file.
 type Limits struct {
 	// MaxFileBytes bounds any one file of the source (default 100 MiB).
 	// Larger files are refused before they are read.
@@ -40,21 +46,21 @@ type Limits struct {
 	MaxYAMLValues int
 }
 
-// Limit names, as LimitError.Limit gives them. The server's settings are
+// Limit names, as Error.Limit gives them. The server's settings are
 // these names with the prefix --build- (docs/operations.md).
 const (
-	LimitFileSize   = "max-file-size"
-	LimitSourceSize = "max-source-size"
-	LimitFiles      = "max-files"
-	LimitPages      = "max-pages"
-	LimitOutputSize = "max-output-size"
-	LimitPageSize   = "max-page-size"
-	LimitExpansions = "max-expansions"
-	LimitYAMLValues = "max-yaml-values"
+	MaxFileSize   = "max-file-size"
+	MaxSourceSize = "max-source-size"
+	MaxFiles      = "max-files"
+	MaxPages      = "max-pages"
+	MaxOutputSize = "max-output-size"
+	MaxPageSize   = "max-page-size"
+	MaxExpansions = "max-expansions"
+	MaxYAMLValues = "max-yaml-values"
 )
 
-// DefaultLimits returns the limits a zero Limits stands for.
-func DefaultLimits() Limits {
+// Default returns the limits a zero Limits stands for.
+func Default() Limits {
 	return Limits{
 		MaxFileBytes:   100 << 20,
 		MaxSourceBytes: 2 << 30,
@@ -69,7 +75,7 @@ func DefaultLimits() Limits {
 
 // WithDefaults returns l with each zero field set to its default.
 func (l Limits) WithDefaults() Limits {
-	d := DefaultLimits()
+	d := Default()
 	pick64 := func(v, def int64) int64 {
 		if v == 0 {
 			return def
@@ -96,19 +102,19 @@ func (l Limits) WithDefaults() Limits {
 
 // over reports whether n exceeds the limit max: never when max is not
 // positive (no limit; zeros are replaced by defaults in Build).
-func over[T int | int64](n, max T) bool { return max > 0 && n > max }
+func Over[T int | int64](n, max T) bool { return max > 0 && n > max }
 
-// LimitError says that a build exceeded one of its Limits. It is the Err
+// Error says that a build exceeded one of its Limits. It is the Err
 // of the *lectern.Error (code EINVALID) that Build returns, so that a
 // server fails the update at once, without retrying it.
-type LimitError struct {
+type Error struct {
 	Limit  string // one of the Limit* names
 	File   string // the file that exceeded it; "" when none is to blame
 	Detail string // what was found, e.g. "the file is 2.0 GiB"
 	Max    string // the limit, e.g. "100 MiB"
 }
 
-func (e *LimitError) Error() string {
+func (e *Error) Error() string {
 	msg := e.Detail + ", over the build limit " + e.Limit + " (" + e.Max + ")."
 	if e.File != "" {
 		msg = e.File + ": " + msg
@@ -116,29 +122,29 @@ func (e *LimitError) Error() string {
 	return msg
 }
 
-// limitErr returns the EINVALID error Build returns for a LimitError.
-func limitErr(limit, file, max, format string, args ...any) error {
-	le := &LimitError{Limit: limit, File: file, Max: max, Detail: fmt.Sprintf(format, args...)}
+// Errorf returns the EINVALID error Build returns for a Error.
+func Errorf(limit, file, max, format string, args ...any) error {
+	le := &Error{Limit: limit, File: file, Max: max, Detail: fmt.Sprintf(format, args...)}
 	return &lectern.Error{Code: lectern.EINVALID, Message: le.Error(), Err: le}
 }
 
-// AsLimitError returns the LimitError in err's chain, or nil.
-func AsLimitError(err error) *LimitError {
-	var le *LimitError
+// AsError returns the Error in err's chain, or nil.
+func AsError(err error) *Error {
+	var le *Error
 	if errors.As(err, &le) {
 		return le
 	}
 	return nil
 }
 
-// limitState holds the first limit a build's page renderers exceeded;
+// State holds the first limit a build's page renderers exceeded;
 // shared by the copies of a site (pageSite), safe for concurrent use.
-type limitState struct {
+type State struct {
 	mu  sync.Mutex
 	err error
 }
 
-func (l *limitState) set(err error) {
+func (l *State) Set(err error) {
 	if l == nil {
 		return
 	}
@@ -149,7 +155,7 @@ func (l *limitState) set(err error) {
 	l.mu.Unlock()
 }
 
-func (l *limitState) get() error {
+func (l *State) Err() error {
 	if l == nil {
 		return nil
 	}
@@ -158,16 +164,10 @@ func (l *limitState) get() error {
 	return l.err
 }
 
-// readFile reads a file of the source, refusing one larger than
-// Limits.MaxFileBytes before reading it.
-func (s *site) readFile(name string) ([]byte, error) {
-	return readLimited(s.src, name, s.opts.Limits.MaxFileBytes)
-}
-
-// readLimited reads name from fsys, refusing a file larger than max
+// ReadFile reads name from fsys, refusing a file larger than max
 // (none when max < 0) with a limit error, and reading no more than max
 // bytes of a file that grows while it is read.
-func readLimited(fsys fs.FS, name string, max int64) ([]byte, error) {
+func ReadFile(fsys fs.FS, name string, max int64) ([]byte, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
@@ -180,8 +180,8 @@ func readLimited(fsys fs.FS, name string, max int64) ([]byte, error) {
 	if fi.IsDir() {
 		return nil, fmt.Errorf("%s is a folder", name)
 	}
-	if over(fi.Size(), max) {
-		return nil, fileTooLarge(name, fi.Size(), max)
+	if Over(fi.Size(), max) {
+		return nil, FileTooLarge(name, fi.Size(), max)
 	}
 	r := io.Reader(f)
 	if max > 0 {
@@ -191,14 +191,14 @@ func readLimited(fsys fs.FS, name string, max int64) ([]byte, error) {
 	if _, err := buf.ReadFrom(r); err != nil {
 		return nil, err
 	}
-	if over(int64(buf.Len()), max) {
-		return nil, fileTooLarge(name, int64(buf.Len()), max)
+	if Over(int64(buf.Len()), max) {
+		return nil, FileTooLarge(name, int64(buf.Len()), max)
 	}
 	return buf.Bytes(), nil
 }
 
-func fileTooLarge(name string, size, max int64) error {
-	return limitErr(LimitFileSize, name, FormatSize(max), "the file is %s", FormatSize(size))
+func FileTooLarge(name string, size, max int64) error {
+	return Errorf(MaxFileSize, name, FormatSize(max), "the file is %s", FormatSize(size))
 }
 
 // FormatSize formats a size in bytes for people: "512 B", "1.5 MiB",
@@ -219,43 +219,11 @@ func FormatSize(n int64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
-// countOutput adds a file of n bytes to the build's output, failing when
-// the output grows past Limits.MaxOutputBytes.
-func (s *site) countOutput(name string, n int64) error {
-	s.outBytes += n
-	if over(s.outBytes, s.opts.Limits.MaxOutputBytes) {
-		return limitErr(LimitOutputSize, "", FormatSize(s.opts.Limits.MaxOutputBytes),
-			"the site's output grew past %s while writing %s", FormatSize(s.opts.Limits.MaxOutputBytes), name)
-	}
-	return nil
-}
-
 // readError wraps an error reading file of the source; limit errors are
 // returned as they are, since they already name the file.
-func readError(file string, err error) error {
-	if AsLimitError(err) != nil {
+func ReadError(file string, err error) error {
+	if AsError(err) != nil {
 		return err
 	}
 	return fmt.Errorf("render: read %s: %w", file, err)
-}
-
-// checkSource applies the limits on the files of the source as a whole,
-// once they are listed.
-func (s *site) checkSource(size int64) error {
-	l := s.opts.Limits
-	if over(len(s.fileList), l.MaxFiles) {
-		return limitErr(LimitFiles, "", fmt.Sprint(l.MaxFiles), "the docs folder has more than %d files", l.MaxFiles)
-	}
-	if over(size, l.MaxSourceBytes) {
-		return limitErr(LimitSourceSize, "", FormatSize(l.MaxSourceBytes), "the docs folder's files add up to more than %s", FormatSize(l.MaxSourceBytes))
-	}
-	return nil
-}
-
-// checkPages applies Limits.MaxPages to the navigation, read from source.
-func (s *site) checkPages(source string, n int) error {
-	if max := s.opts.Limits.MaxPages; over(n, max) {
-		return limitErr(LimitPages, source, fmt.Sprint(max), "the navigation has %d pages", n)
-	}
-	return nil
 }
