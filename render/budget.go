@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+
 	"lectern.dev/lectern/render/limits"
 )
 

@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
-	"lectern.dev/lectern/render/diag"
 	"reflect"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"lectern.dev/lectern/render/diag"
 )
 
 // smallSite exercises config, navigation, Markdown, components, snippets,

@@ -9,9 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"lectern.dev/lectern/render/diag"
-	"lectern.dev/lectern/render/limits"
-	"lectern.dev/lectern/render/output"
 	"maps"
 	"os"
 	"path"
@@ -23,6 +20,11 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/highlight"
+	"lectern.dev/lectern/render/limits"
+	"lectern.dev/lectern/render/output"
 )
 
 // The build cache (Options.CacheDir) makes a rebuild after a small change
@@ -88,7 +90,7 @@ import (
 // unchanged is kept (output.Dir: in Dir, or linked from Prev) rather than
 // read and written again. The highlighted HTML of code blocks is kept by
 // content, so that a page rendered again does not lex its unchanged code
-// (cache_highlight.go).
+// (highlight.Store).
 //
 // # Updating the output in place
 //
@@ -175,8 +177,8 @@ type cacheManifest struct {
 	// Outputs are the files the build put in Dir other than the pages'
 	// (which are the keys of Pages + ".html"), sorted.
 	Outputs []string
-	// Code is the highlighted code kept (cache_highlight.go).
-	Code codeIndex
+	// Code is the highlighted code kept (highlight.Store).
+	Code highlight.Index
 
 	// pageOrder and fileOrder, when set, are the order in which to
 	// encode Pages and Sources (navigation order, the source files in
@@ -262,8 +264,8 @@ type buildCache struct {
 	// out records the files written to a output.Dir (nil for other
 	// Outputs).
 	out *dirTracker
-	// code is the highlighted code (cache_highlight.go).
-	code *codeStore
+	// code is the highlighted code (highlight.Store).
+	code *highlight.Store
 	// prevIndex is the previous build's search index, nil when it is
 	// not in the Output as written; releaseIndex releases it.
 	prevIndex    []byte
@@ -515,11 +517,11 @@ func openCache(s *site, ms *manifestState) (*buildCache, error) {
 		c.prevIndex, c.prevIndexFile = ms.index, ms.indexFile
 	}
 	c.entriesChanged = c.prevIndex == nil
-	var code codeIndex
+	var code highlight.Index
 	if m != nil {
 		code = m.Code
 	}
-	c.code = newCodeStore(c.dir, code)
+	c.code = highlight.NewStore(c.dir, code)
 	c.last = ms.raw
 	if d, ok := dirOutputOf(s.out); ok {
 		c.out = &dirTracker{d: d, names: map[string]bool{}}
@@ -1136,7 +1138,7 @@ func (c *buildCache) save() error {
 		c.out.closeDirs()
 	}
 	// Without a previous record, every page was rendered.
-	c.next.Code = c.code.save(c.prev == nil)
+	c.next.Code = c.code.Save(c.prev == nil)
 	if c.sourcesEncoded != nil {
 		<-c.sourcesEncoded
 	}
@@ -1168,6 +1170,6 @@ func (c *buildCache) save() error {
 	// The previous format's manifest, if any, is of no further use, nor
 	// are the files of highlighted code it does not name.
 	os.Remove(filepath.Join(c.dir, "manifest.gob"))
-	removeOtherCodeFiles(c.dir, c.next.Code.File)
+	highlight.RemoveOtherFiles(c.dir, c.next.Code.File)
 	return nil
 }

@@ -2,12 +2,14 @@ package render
 
 import (
 	"encoding/binary"
-	"lectern.dev/lectern/render/diag"
-	"lectern.dev/lectern/render/output"
 	"maps"
 	"math"
 	"slices"
 	"sort"
+
+	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/highlight"
+	"lectern.dev/lectern/render/output"
 )
 
 // The manifest is a compact binary file: the format string, then the
@@ -390,7 +392,7 @@ func decodeManifest(data []byte) (*cacheManifest, bool) {
 		m.Assets[k] = &cachedAsset{Stamp: d.stamp(), Out: d.file()}
 	}
 	m.Outputs = d.strs()
-	m.Code = codeIndex{File: d.str(), Index: d.bytes()}
+	m.Code = highlight.Index{File: d.str(), Index: d.bytes()}
 	if d.str() != cacheFormat || d.bad || len(d.b) != 0 {
 		return nil, false
 	}

@@ -3,12 +3,13 @@ package render
 import (
 	"bytes"
 	"context"
-	"lectern.dev/lectern/render/output"
 	"os"
 	"path/filepath"
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"lectern.dev/lectern/render/output"
 )
 
 // TestCacheStamps builds from a folder, where unchanged sources are not

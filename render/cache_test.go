@@ -9,12 +9,12 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/render/highlight"
 	"lectern.dev/lectern/render/output"
 )
 
@@ -194,8 +194,8 @@ func TestCacheUpdateInPlace(t *testing.T) {
 		}
 
 		// As in a new process: the code of the page rendered again comes
-		// from the cache (cache_highlight.go).
-		highlightCache.Clear()
+		// from the cache (highlight.Store).
+		highlight.ForgetCached()
 		fsys["t0/p005.mdx"].Data = append(fsys["t0/p005.mdx"].Data, "\nOne more line.\n"...)
 		step("one body changed", 59)
 		want := []string{"_lectern/search-index.js", "_lectern/search-index.json", "t0/p005.html"}
@@ -329,65 +329,6 @@ func TestCacheFailedUpdateKeepsOutput(t *testing.T) {
 	fsys["docs.json"].Data = good
 	if res := cacheBuildTo(t, fsys, out, cache, false); res.Reused != 20 {
 		t.Fatalf("the build after a failed one reused %d pages, want 20", res.Reused)
-	}
-}
-
-// TestCacheCodeStore keeps highlighted code in a cache folder, adds to it,
-// and leaves out what a build that rendered every page did not use.
-func TestCacheCodeStore(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	key := func(n int) string { return "go\x00\x00// TestCacheCodeStore " + strconv.Itoa(n) }
-	html := func(n int) string { return "<span>" + strconv.Itoa(n) + "</span>" }
-	lookup := func(cs *codeStore, n int) bool {
-		t.Helper()
-		got, ok := cs.lookup(hashCode(key(n)))
-		if ok && got != html(n) {
-			t.Fatalf("block %d: %q", n, got)
-		}
-		return ok
-	}
-
-	cs := newCodeStore(dir, codeIndex{})
-	cs.record(key(1), html(1))
-	cs.record(key(2), html(2))
-	first := cs.save(true)
-	cs = newCodeStore(dir, first)
-	if !lookup(cs, 1) || !lookup(cs, 2) || lookup(cs, 3) {
-		t.Fatal("blocks not kept")
-	}
-
-	cs.record(key(3), html(3))
-	second := cs.save(false)
-	if second.File != first.File {
-		t.Fatal("a build that reused pages wrote a new file")
-	}
-	cs = newCodeStore(dir, second)
-	if !lookup(cs, 1) || !lookup(cs, 3) {
-		t.Fatal("blocks not kept after an addition")
-	}
-
-	// A build that rendered every page used blocks 1 and 3 only.
-	third := cs.save(true)
-	if third.File == second.File {
-		t.Fatal("a build that rendered every page appended to the file")
-	}
-	cs = newCodeStore(dir, third)
-	if !lookup(cs, 1) || !lookup(cs, 3) || lookup(cs, 2) {
-		t.Fatal("a build that rendered every page did not leave out the block it did not use")
-	}
-
-	// A damaged file is a miss, never other HTML.
-	name := filepath.Join(dir, third.File)
-	data, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(name, bytes.Repeat([]byte("x"), len(data)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if cs = newCodeStore(dir, third); lookup(cs, 1) || lookup(cs, 3) {
-		t.Fatal("a damaged file gave a block")
 	}
 }
 

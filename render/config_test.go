@@ -1,12 +1,13 @@
 package render
 
 import (
-	"lectern.dev/lectern/render/output"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"lectern.dev/lectern/render/output"
 )
 
 func TestDocsJSONNavigationForms(t *testing.T) {

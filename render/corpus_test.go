@@ -2,12 +2,13 @@ package render
 
 import (
 	"context"
-	"lectern.dev/lectern/render/output"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"lectern.dev/lectern/render/output"
 )
 
 // corpusDir is where the shared test corpora live, read in place; see

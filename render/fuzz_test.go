@@ -2,11 +2,12 @@ package render
 
 import (
 	"context"
-	"lectern.dev/lectern/render/diag"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"lectern.dev/lectern/render/diag"
 )
 
 // Fuzzing the MDX scanner and the front-matter reader: whatever the bytes

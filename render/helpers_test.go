@@ -3,7 +3,6 @@ package render
 import (
 	"context"
 	"io/fs"
-	"lectern.dev/lectern/render/diag"
 	"maps"
 	"net/url"
 	"os"
@@ -15,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"testing/fstest"
+
+	"lectern.dev/lectern/render/diag"
 )
 
 // siteFS builds a source tree from an archive of "-- name --" sections,

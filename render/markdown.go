@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"html"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	gmrenderer "github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+	"lectern.dev/lectern/render/highlight"
 )
 
 // md is the Markdown engine: CommonMark plus GitHub extensions (tables,
@@ -70,7 +70,7 @@ func (r *renderer) markdown(src string, insets []inset, lm *lineMap, sc *scope) 
 	pc.Set(insetsKey, insets)
 	doc := md.Parser().Parse(text.NewReader(source), parser.WithContext(pc))
 	var swaps [][2]ast.Node
-	var store *codeStore
+	var store *highlight.Store
 	if r.s.cache != nil {
 		store = r.s.cache.code
 	}
@@ -236,23 +236,23 @@ func renderFence(w util.BufWriter, source []byte, n ast.Node, entering bool) (as
 	if fc.Info != nil {
 		info = string(fc.Info.Segment.Value(source))
 	}
-	cb := parseCodeInfo(info)
+	cb := highlight.ParseInfo(info)
 	var code strings.Builder
 	for i := 0; i < fc.Lines().Len(); i++ {
 		line := fc.Lines().At(i)
 		code.Write(line.Value(source))
 	}
-	cb.code = code.String()
+	cb.Code = code.String()
 	buf := codeBufs.Get().(*bytes.Buffer)
 	buf.Reset()
-	if strings.EqualFold(cb.lang, "mermaid") {
-		writeMermaid(buf, cb.code)
+	if strings.EqualFold(cb.Lang, "mermaid") {
+		writeMermaid(buf, cb.Code)
 	} else {
-		var cs *codeStore
+		var cs *highlight.Store
 		if v, ok := fc.Attribute(codeStoreAttr); ok {
-			cs, _ = v.(*codeStore)
+			cs, _ = v.(*highlight.Store)
 		}
-		writeCodeBlock(buf, cb, cs)
+		highlight.Write(buf, cb, cs)
 	}
 	_, _ = w.Write(buf.Bytes())
 	codeBufs.Put(buf)
@@ -260,108 +260,3 @@ func renderFence(w util.BufWriter, source []byte, n ast.Node, entering bool) (as
 }
 
 var codeBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-var codeFlags = map[string]bool{"lines": true, "wrap": true, "expandable": true, "twoslash": true, "showLineNumbers": true}
-
-// parseCodeInfo reads a fence's info string, as Mintlify writes it:
-// ```lang title {1,3-5}, ```lang Title Here highlight={2} lines wrap,
-// ```lang title="x.py": a language (safe for an attribute), a title and
-// the lines to highlight.
-func parseCodeInfo(info string) codeBlock {
-	var cb codeBlock
-	toks := splitQuoted(info)
-	if len(toks) == 0 {
-		return cb
-	}
-	if first := toks[0]; !strings.ContainsAny(first, "={") {
-		cb.lang = strings.Map(func(r rune) rune {
-			if r < 128 && (isNameByte(byte(r)) || r == '+' || r == '#') {
-				return r
-			}
-			return -1
-		}, first)
-		toks = toks[1:]
-	}
-	var words []string
-	for _, t := range toks {
-		k, v, hasEq := strings.Cut(t, "=")
-		switch {
-		case strings.HasPrefix(t, "{"):
-			cb.highlight = append(cb.highlight, parseLineRanges(t)...)
-		case codeFlags[t]:
-		case hasEq && (k == "title" || k == "filename"):
-			cb.title = strings.Trim(v, `"'`)
-		case hasEq && (k == "highlight" || k == "lines" || k == "hl"):
-			cb.highlight = append(cb.highlight, parseLineRanges(v)...)
-		case hasEq:
-		default:
-			words = append(words, strings.Trim(t, `"'`))
-		}
-	}
-	if cb.title == "" {
-		cb.title = strings.Join(words, " ")
-	}
-	cb.highlight = normalizeRanges(cb.highlight)
-	return cb
-}
-
-// parseLineRanges reads "{1,3-5}" (braces and quotes optional).
-func parseLineRanges(s string) []lineRange {
-	s = strings.Trim(s, `{}"' `)
-	var out []lineRange
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		a, b, isRange := strings.Cut(part, "-")
-		from, err1 := strconv.Atoi(strings.TrimSpace(a))
-		to := from
-		var err2 error
-		if isRange {
-			to, err2 = strconv.Atoi(strings.TrimSpace(b))
-		}
-		if err1 != nil || err2 != nil || from < 1 || to < from || to-from > 100000 {
-			continue
-		}
-		out = append(out, lineRange{from, to})
-	}
-	return out
-}
-
-// normalizeRanges sorts ranges by start, as the line emitter needs.
-func normalizeRanges(r []lineRange) []lineRange {
-	sort.Slice(r, func(i, j int) bool { return r[i].from < r[j].from })
-	return r
-}
-
-// splitQuoted splits s at spaces outside quotes and braces.
-func splitQuoted(s string) []string {
-	var out []string
-	var cur strings.Builder
-	var quote byte
-	depth := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '{':
-			depth++
-		case c == '}':
-			depth--
-		case (c == ' ' || c == '\t') && depth <= 0:
-			if cur.Len() > 0 {
-				out = append(out, cur.String())
-				cur.Reset()
-			}
-			continue
-		}
-		cur.WriteByte(c)
-	}
-	if cur.Len() > 0 {
-		out = append(out, cur.String())
-	}
-	return out
-}

@@ -1,9 +1,10 @@
 package render
 
 import (
-	"lectern.dev/lectern/render/diag"
 	"strconv"
 	"strings"
+
+	"lectern.dev/lectern/render/diag"
 )
 
 // valueKind is the type of an evaluated expression.

@@ -1,10 +1,11 @@
 package render
 
 import (
-	"lectern.dev/lectern/render/limits"
 	"path"
 	"regexp"
 	"strings"
+
+	"lectern.dev/lectern/render/limits"
 )
 
 // module is a parsed .mdx or .md file: a page or a snippet.

@@ -1,8 +1,9 @@
 package render
 
 import (
-	"lectern.dev/lectern/render/diag"
 	"strings"
+
+	"lectern.dev/lectern/render/diag"
 )
 
 // nodeKind is the kind of an MDX tree node.

@@ -3,8 +3,9 @@ package render
 import (
 	"fmt"
 	"html"
-	"lectern.dev/lectern/render/limits"
 	"strings"
+
+	"lectern.dev/lectern/render/limits"
 )
 
 // maxRenderDepth bounds element and snippet nesting at render time, which

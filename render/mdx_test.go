@@ -3,11 +3,12 @@ package render
 import (
 	"context"
 	"fmt"
-	"lectern.dev/lectern/render/diag"
 	"math/rand"
 	"os"
 	"strings"
 	"testing"
+
+	"lectern.dev/lectern/render/diag"
 )
 
 // renderIndex builds a one-page site whose index.mdx is src (plus the

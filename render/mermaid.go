@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	_ "embed"
+	"lectern.dev/lectern/render/highlight"
 	"strings"
 	"sync/atomic"
 )
@@ -44,7 +45,7 @@ func init() {
 // writeMermaid writes a diagram's source for mermaid to draw.
 func writeMermaid(w *bytes.Buffer, src string) {
 	w.WriteString(mermaidMarker)
-	escapeTo(w, src)
+	highlight.EscapeTo(w, src)
 	w.WriteString("</pre>\n")
 }
 

@@ -1,10 +1,11 @@
 package render
 
 import (
-	"lectern.dev/lectern/render/diag"
 	"regexp"
 	"strings"
 	"testing"
+
+	"lectern.dev/lectern/render/diag"
 )
 
 // hiddenSite has hidden pages: one between two pages of a group, one

@@ -3,12 +3,13 @@ package render
 import (
 	"context"
 	"fmt"
-	"lectern.dev/lectern/render/diag"
-	"lectern.dev/lectern/render/limits"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/limits"
 )
 
 // Pages are rendered by GOMAXPROCS workers and written by Build's own

@@ -5,12 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"lectern.dev/lectern/render/diag"
 	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/fstest"
+
+	"lectern.dev/lectern/render/diag"
 )
 
 // bigSite returns a site of tabs × groups × perGroup pages with code,

@@ -2,10 +2,11 @@ package render
 
 import (
 	"io/fs"
-	"lectern.dev/lectern/render/limits"
 	"path"
 	"runtime"
 	"strings"
+
+	"lectern.dev/lectern/render/limits"
 )
 
 // scan lists the source: it sets s.files and s.fileList (and, with a

@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"html"
-	"lectern.dev/lectern/render/output"
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"lectern.dev/lectern/render/output"
 )
 
 // tocItem is an entry of a page's table of contents.

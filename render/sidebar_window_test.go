@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
-	"lectern.dev/lectern/render/diag"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
+
+	"lectern.dev/lectern/render/diag"
 )
 
 func fileExists(name string) bool {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"embed"
 	"html/template"
+	"lectern.dev/lectern/render/highlight"
 	"strings"
 )
 
@@ -153,7 +154,7 @@ func (t *theme) css() []byte {
 	out := append([]byte(head), styleCSS...)
 	// Other stylesheets of the package (syntax highlighting) are appended
 	// here.
-	out = append(out, highlightCSS()...) // highlight.go
+	out = append(out, highlight.CSS()...) // render/highlight
 	return out
 }
 

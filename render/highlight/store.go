@@ -1,4 +1,4 @@
-package render
+package highlight
 
 import (
 	"bytes"
@@ -20,9 +20,9 @@ import (
 // regular expressions, milliseconds per language), which is most of the
 // cost of rendering one page again in a new process (lectern build).
 //
-// The HTML of the blocks (as writeCodeBlock writes it between <code> and
-// </code>) is appended to a file of the cache folder (codeIndex.File,
-// highlight-*.bin); the manifest holds the index (codeIndex.Index): per
+// The HTML of the blocks (as Write writes it between <code> and
+// </code>) is appended to a file of the cache folder (Index.File,
+// highlight-*.bin); the manifest holds the index (Index.Index): per
 // block, the hash of its highlightKey (language, highlighted lines and
 // code), where its HTML is in the file and its CRC-32, sorted by hash. The
 // file is only appended to, and the manifest that indexes new blocks is
@@ -31,16 +31,16 @@ import (
 //
 // The Markdown of a page is parsed per flow (renderer.markdown), which
 // hands its build's store to each fenced code block of the tree it walks;
-// writeCodeBlock asks and tells that store (stored, record), nil in a
+// Write asks and tells that store (stored, record), nil in a
 // build without a cache.
 
-// codeIndex is the manifest's record of the highlighted code.
-type codeIndex struct {
+// Index is the manifest's record of the highlighted code.
+type Index struct {
 	File  string // in the cache folder; "" when none
 	Index []byte // codeRecordSize-byte records, sorted
 }
 
-// A record of codeIndex.Index: the hash (codeHashSize bytes), then the
+// A record of Index.Index: the hash (codeHashSize bytes), then the
 // offset (8 bytes), length and CRC-32 (4 bytes each) of the HTML in the
 // file, little-endian.
 const (
@@ -57,10 +57,10 @@ func hashCode(key string) codeHash {
 	return codeHash(s[:codeHashSize])
 }
 
-// codeStore is the highlighted code of one build's cache.
-type codeStore struct {
+// Store is the highlighted code of one build's cache.
+type Store struct {
 	dir  string
-	prev codeIndex // of the previous manifest, read-only
+	prev Index // of the previous manifest, read-only
 
 	mu     sync.Mutex
 	f      *os.File // prev.File, opened on the first lookup
@@ -69,16 +69,16 @@ type codeStore struct {
 	used   map[codeHash]bool
 }
 
-func newCodeStore(dir string, prev codeIndex) *codeStore {
+func NewStore(dir string, prev Index) *Store {
 	if len(prev.Index)%codeRecordSize != 0 || prev.File == "" || prev.File != filepath.Base(prev.File) {
-		prev = codeIndex{}
+		prev = Index{}
 	}
-	return &codeStore{dir: dir, prev: prev, added: map[codeHash]string{}, used: map[codeHash]bool{}}
+	return &Store{dir: dir, prev: prev, added: map[codeHash]string{}, used: map[codeHash]bool{}}
 }
 
 // stored returns the highlighted HTML of the block with key highlightKey,
 // if cs (nil for none) has it.
-func (cs *codeStore) stored(key string) (string, bool) {
+func (cs *Store) stored(key string) (string, bool) {
 	if cs == nil {
 		return "", false
 	}
@@ -86,7 +86,7 @@ func (cs *codeStore) stored(key string) (string, bool) {
 }
 
 // record gives cs (nil for none) a block just highlighted.
-func (cs *codeStore) record(key, html string) {
+func (cs *Store) record(key, html string) {
 	if cs == nil {
 		return
 	}
@@ -110,7 +110,7 @@ func findCode(index []byte, h codeHash) ([]byte, bool) {
 	return rec, bytes.Equal(rec[:codeHashSize], h[:])
 }
 
-func (cs *codeStore) lookup(h codeHash) (string, bool) {
+func (cs *Store) lookup(h codeHash) (string, bool) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	if html, ok := cs.added[h]; ok {
@@ -130,7 +130,7 @@ func (cs *codeStore) lookup(h codeHash) (string, bool) {
 
 // read returns the HTML that rec locates in the previous file, checked
 // against its CRC-32. Called with cs.mu held.
-func (cs *codeStore) read(rec []byte) (string, bool) {
+func (cs *Store) read(rec []byte) (string, bool) {
 	if cs.f == nil && !cs.failed {
 		f, err := os.Open(filepath.Join(cs.dir, cs.prev.File))
 		if err != nil {
@@ -163,7 +163,7 @@ func (cs *codeStore) read(rec []byte) (string, bool) {
 // written to a new file, as they are when the file is missing or too big.
 // Errors leave the code out of the cache (the next build lexes again) and
 // are not returned: the output does not depend on it.
-func (cs *codeStore) save(all bool) codeIndex {
+func (cs *Store) Save(all bool) Index {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	if cs.f != nil {
@@ -208,16 +208,16 @@ func (cs *codeStore) save(all bool) codeIndex {
 		}
 	}
 	if err := os.MkdirAll(cs.dir, 0o755); err != nil {
-		return codeIndex{}
+		return Index{}
 	}
 	f, err := os.OpenFile(filepath.Join(cs.dir, file), flag, 0o644)
 	if err != nil {
-		return codeIndex{}
+		return Index{}
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return codeIndex{}
+		return Index{}
 	}
 	off := uint64(fi.Size())
 	var data []byte
@@ -234,9 +234,9 @@ func (cs *codeStore) save(all bool) codeIndex {
 		err = cerr
 	}
 	if err != nil {
-		return codeIndex{}
+		return Index{}
 	}
-	return codeIndex{File: file, Index: mergeCodeIndex(keep, records)}
+	return Index{File: file, Index: mergeCodeIndex(keep, records)}
 }
 
 // mergeCodeIndex returns the records of a (sorted) and b (any order),
@@ -261,9 +261,9 @@ func mergeCodeIndex(a, b []byte) []byte {
 	return out
 }
 
-// removeOtherCodeFiles removes the highlighted-code files of dir but keep
+// RemoveOtherFiles removes the highlighted-code files of dir but keep
 // (files of earlier manifests, or of builds that did not finish).
-func removeOtherCodeFiles(dir, keep string) {
+func RemoveOtherFiles(dir, keep string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return

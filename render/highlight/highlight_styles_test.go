@@ -1,7 +1,8 @@
-package render
+package highlight
 
 import (
 	"bytes"
+	"flag"
 	"maps"
 	"os"
 	"regexp"
@@ -19,7 +20,7 @@ import (
 func TestHighlightStylesCSS(t *testing.T) {
 	t.Parallel()
 	css, classes := generateHighlightStyles()
-	if *updateGolden {
+	if *updateStyles {
 		if err := os.WriteFile("highlight_styles.css", css, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -27,7 +28,7 @@ func TestHighlightStylesCSS(t *testing.T) {
 	}
 	got, gotClasses := highlightStyles()
 	if !bytes.Equal(got, css) {
-		t.Fatal("highlight_styles.css is not what chroma's styles give: go test ./render -run HighlightStylesCSS -update")
+		t.Fatal("highlight_styles.css is not what chroma's styles give: go test ./render/highlight -run HighlightStylesCSS -update")
 	}
 	if !maps.Equal(gotClasses, classes) {
 		t.Fatalf("classes read from highlight_styles.css:\n%v\nfrom chroma's styles:\n%v", slices.Sorted(maps.Keys(gotClasses)), slices.Sorted(maps.Keys(classes)))
@@ -162,3 +163,5 @@ func TestStyledClass(t *testing.T) {
 		}
 	}
 }
+
+var updateStyles = flag.Bool("update", false, "rewrite highlight_styles.css from chroma's styles")

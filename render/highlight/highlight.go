@@ -1,9 +1,10 @@
-package render
+package highlight
 
 import (
 	"bytes"
 	_ "embed"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,7 +16,7 @@ import (
 
 // Syntax highlighting happens at build time with chroma: a fence's code is
 // tokenised by the lexer of its language and each token becomes a <span>
-// with chroma's short class name (k, s2, c1, ...), styled by highlightCSS.
+// with chroma's short class name (k, s2, c1, ...), styled by CSS.
 // The markup is written here rather than by chroma's HTML formatter, whose
 // per-line wrappers and per-token fmt calls are both bigger and slower; the
 // classes and the CSS are chroma's own (formatters/html, WithClasses).
@@ -25,37 +26,37 @@ const (
 	darkStyle  = "github-dark"
 )
 
-// codeBlock is a fenced code block to render.
-type codeBlock struct {
-	lang      string      // as written, reduced to safe characters; "" when none
-	title     string      // "" when none
-	highlight []lineRange // 1-based, inclusive, sorted
-	code      string
+// Block is a fenced code block to render.
+type Block struct {
+	Lang      string      // as written, reduced to safe characters; "" when none
+	Title     string      // "" when none
+	Lines []LineRange // 1-based, inclusive, sorted
+	Code      string
 }
 
-type lineRange struct{ from, to int }
+type LineRange struct{ From, To int }
 
-// writeCodeBlock writes a code block as
+// Write writes a code block as
 //
 //	<div class="lc-code" data-lang="go"><div class="lc-code-header"><span class="lc-code-title">T</span>
 //	<button class="lc-copy" type="button" aria-label="Copy code">Copy</button></div>
 //	<pre class="chroma"><code>...</code></pre></div>
 //
 // (on one line), the markup site.js relies on. cs is the build's store of
-// highlighted code (cache_highlight.go), nil when it has no cache.
-func writeCodeBlock(w *bytes.Buffer, cb codeBlock, cs *codeStore) {
-	lang := cb.lang
+// highlighted code (store.go), nil when it has no cache.
+func Write(w *bytes.Buffer, cb Block, cs *Store) {
+	lang := cb.Lang
 	if lang == "" {
 		lang = "text"
 	}
 	w.WriteString(`<div class="lc-code" data-lang="`)
-	escapeTo(w, lang)
+	EscapeTo(w, lang)
 	w.WriteString(`"><div class="lc-code-header"><span class="lc-code-title">`)
-	escapeTo(w, cb.title)
+	EscapeTo(w, cb.Title)
 	w.WriteString(`</span><button class="lc-copy" type="button" aria-label="Copy code">Copy</button></div><pre class="chroma"><code>`)
-	lexer := lexerFor(cb.lang)
-	if lexer == nil || len(cb.code) > maxCachedCode {
-		highlightTo(w, lexer, cb.code, cb.highlight)
+	lexer := lexerFor(cb.Lang)
+	if lexer == nil || len(cb.Code) > maxCachedCode {
+		highlightTo(w, lexer, cb.Code, cb.Lines)
 	} else {
 		key := highlightKey(cb)
 		if v, ok := highlightCache.Load(key); ok {
@@ -65,7 +66,7 @@ func writeCodeBlock(w *bytes.Buffer, cb codeBlock, cs *codeStore) {
 			cacheHighlight(key, html)
 		} else {
 			start := w.Len()
-			highlightTo(w, lexer, cb.code, cb.highlight)
+			highlightTo(w, lexer, cb.Code, cb.Lines)
 			html := string(w.Bytes()[start:])
 			cacheHighlight(key, html)
 			cs.record(key, html)
@@ -90,19 +91,19 @@ var (
 	highlightCacheSize atomic.Int64
 )
 
-func highlightKey(cb codeBlock) string {
+func highlightKey(cb Block) string {
 	var b strings.Builder
-	b.Grow(len(cb.lang) + len(cb.code) + 16)
-	b.WriteString(cb.lang)
+	b.Grow(len(cb.Lang) + len(cb.Code) + 16)
+	b.WriteString(cb.Lang)
 	b.WriteByte(0)
-	for _, r := range cb.highlight {
-		b.WriteString(strconv.Itoa(r.from))
+	for _, r := range cb.Lines {
+		b.WriteString(strconv.Itoa(r.From))
 		b.WriteByte('-')
-		b.WriteString(strconv.Itoa(r.to))
+		b.WriteString(strconv.Itoa(r.To))
 		b.WriteByte(',')
 	}
 	b.WriteByte(0)
-	b.WriteString(cb.code)
+	b.WriteString(cb.Code)
 	return b.String()
 }
 
@@ -120,7 +121,7 @@ func cacheHighlight(key, html string) {
 // highlightTo writes code as highlighted HTML: tokens in <span class="X">
 // and the lines in hl in <span class="hl">. A nil lexer writes plain,
 // escaped text.
-func highlightTo(w *bytes.Buffer, lexer chroma.Lexer, code string, hl []lineRange) {
+func highlightTo(w *bytes.Buffer, lexer chroma.Lexer, code string, hl []LineRange) {
 	e := lineEmitter{w: w, hl: hl, line: 1}
 	if lexer == nil {
 		e.text(code, "")
@@ -144,7 +145,7 @@ func highlightTo(w *bytes.Buffer, lexer chroma.Lexer, code string, hl []lineRang
 // end so that spans nest properly.
 type lineEmitter struct {
 	w       *bytes.Buffer
-	hl      []lineRange
+	hl      []LineRange
 	hi      int // index of the first range that may still apply
 	line    int
 	started bool
@@ -156,10 +157,10 @@ func (e *lineEmitter) start() {
 		return
 	}
 	e.started = true
-	for e.hi < len(e.hl) && e.hl[e.hi].to < e.line {
+	for e.hi < len(e.hl) && e.hl[e.hi].To < e.line {
 		e.hi++
 	}
-	if e.hi < len(e.hl) && e.hl[e.hi].from <= e.line {
+	if e.hi < len(e.hl) && e.hl[e.hi].From <= e.line {
 		e.w.WriteString(`<span class="hl">`)
 		e.open = true
 	}
@@ -185,10 +186,10 @@ func (e *lineEmitter) text(s, class string) {
 				e.w.WriteString(`<span class="`)
 				e.w.WriteString(class)
 				e.w.WriteString(`">`)
-				escapeTo(e.w, piece)
+				EscapeTo(e.w, piece)
 				e.w.WriteString("</span>")
 			} else {
-				escapeTo(e.w, piece)
+				EscapeTo(e.w, piece)
 			}
 		}
 		if nl < 0 {
@@ -203,8 +204,8 @@ func (e *lineEmitter) text(s, class string) {
 	}
 }
 
-// escapeTo writes s with &, <, > and " escaped.
-func escapeTo(w *bytes.Buffer, s string) {
+// EscapeTo writes s with &, <, > and " escaped.
+func EscapeTo(w *bytes.Buffer, s string) {
 	last := 0
 	for i := 0; i < len(s); i++ {
 		var rep string
@@ -295,10 +296,10 @@ func styledClasses(css []byte) map[string]bool {
 //go:embed highlight_styles.css
 var highlightStylesCSS []byte
 
-// highlightCSS returns the CSS of highlighted code: the light style by
+// CSS returns the CSS of highlighted code: the light style by
 // default, the dark one under prefers-color-scheme: dark (unless
 // html[data-theme="light"]) and under html[data-theme="dark"].
-func highlightCSS() []byte {
+func CSS() []byte {
 	css, _ := highlightStyles()
 	return bytes.Clone(css)
 }
@@ -330,4 +331,121 @@ func tokenClass(tt chroma.TokenType) string {
 	}
 	_, defined := highlightStyles()
 	return classFor(tt, defined)
+}
+
+var codeFlags = map[string]bool{"lines": true, "wrap": true, "expandable": true, "twoslash": true, "showLineNumbers": true}
+
+// ParseInfo reads a fence's info string, as Mintlify writes it:
+// ```lang title {1,3-5}, ```lang Title Here highlight={2} lines wrap,
+// ```lang title="x.py": a language (safe for an attribute), a title and
+// the lines to highlight.
+func ParseInfo(info string) Block {
+	var cb Block
+	toks := splitQuoted(info)
+	if len(toks) == 0 {
+		return cb
+	}
+	if first := toks[0]; !strings.ContainsAny(first, "={") {
+		cb.Lang = strings.Map(func(r rune) rune {
+			if r < 128 && langByte(byte(r)) {
+				return r
+			}
+			return -1
+		}, first)
+		toks = toks[1:]
+	}
+	var words []string
+	for _, t := range toks {
+		k, v, hasEq := strings.Cut(t, "=")
+		switch {
+		case strings.HasPrefix(t, "{"):
+			cb.Lines = append(cb.Lines, parseLineRanges(t)...)
+		case codeFlags[t]:
+		case hasEq && (k == "title" || k == "filename"):
+			cb.Title = strings.Trim(v, `"'`)
+		case hasEq && (k == "highlight" || k == "lines" || k == "hl"):
+			cb.Lines = append(cb.Lines, parseLineRanges(v)...)
+		case hasEq:
+		default:
+			words = append(words, strings.Trim(t, `"'`))
+		}
+	}
+	if cb.Title == "" {
+		cb.Title = strings.Join(words, " ")
+	}
+	cb.Lines = normalizeRanges(cb.Lines)
+	return cb
+}
+
+// parseLineRanges reads "{1,3-5}" (braces and quotes optional).
+func parseLineRanges(s string) []LineRange {
+	s = strings.Trim(s, `{}"' `)
+	var out []LineRange
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		a, b, isRange := strings.Cut(part, "-")
+		from, err1 := strconv.Atoi(strings.TrimSpace(a))
+		to := from
+		var err2 error
+		if isRange {
+			to, err2 = strconv.Atoi(strings.TrimSpace(b))
+		}
+		if err1 != nil || err2 != nil || from < 1 || to < from || to-from > 100000 {
+			continue
+		}
+		out = append(out, LineRange{from, to})
+	}
+	return out
+}
+
+// normalizeRanges sorts ranges by start, as the line emitter needs.
+func normalizeRanges(r []LineRange) []LineRange {
+	sort.Slice(r, func(i, j int) bool { return r[i].From < r[j].From })
+	return r
+}
+
+// splitQuoted splits s at spaces outside quotes and braces.
+func splitQuoted(s string) []string {
+	var out []string
+	var cur strings.Builder
+	var quote byte
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '{':
+			depth++
+		case c == '}':
+			depth--
+		case (c == ' ' || c == '\t') && depth <= 0:
+			if cur.Len() > 0 {
+				out = append(out, cur.String())
+				cur.Reset()
+			}
+			continue
+		}
+		cur.WriteByte(c)
+	}
+	if cur.Len() > 0 {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+// langByte reports whether c may be part of a language name.
+func langByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("_-.$+#", c) >= 0
+}
+
+// ForgetCached empties the process's memory of highlighted blocks, as in a
+// new process (tests of the rebuild cache).
+func ForgetCached() {
+	highlightCache.Clear()
+	highlightCacheSize.Store(0)
 }
