@@ -28,10 +28,10 @@ const (
 
 // Block is a fenced code block to render.
 type Block struct {
-	Lang      string      // as written, reduced to safe characters; "" when none
-	Title     string      // "" when none
+	Lang  string      // as written, reduced to safe characters; "" when none
+	Title string      // "" when none
 	Lines []LineRange // 1-based, inclusive, sorted
-	Code      string
+	Code  string
 }
 
 type LineRange struct{ From, To int }
