@@ -2,6 +2,7 @@ package render
 
 import (
 	"html"
+	"lectern.dev/lectern/render/icons"
 	"regexp"
 	"strconv"
 	"strings"
@@ -89,7 +90,7 @@ func (c *call) image(name string) string {
 }
 
 // icon renders an icon attribute: a local image, or a named icon as
-// inline SVG (icons.go).
+// inline SVG (render/icons).
 func (c *call) icon(name string) string { return c.renderIcon(name, 0, "") }
 
 func (c *call) inlineTag() string {
@@ -387,4 +388,33 @@ func isWord(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// renderIcon renders an icon attribute value for a component: a local
+// image, an inline SVG, or, for an unknown name, an empty placeholder and
+// a warning.
+func (c *call) renderIcon(attr string, size int, color string) string {
+	ic := strings.TrimSpace(c.str(attr))
+	switch {
+	case ic == "":
+		return ""
+	case strings.HasPrefix(ic, "<"):
+		return "" // inline SVG markup as a string is not trusted
+	case icons.IsPath(ic):
+		u := c.image(attr)
+		if u == "" {
+			return ""
+		}
+		dim := ""
+		if size > 0 {
+			s := strconv.Itoa(size)
+			dim = ` width="` + s + `" height="` + s + `"`
+		}
+		return `<img class="lc-icon" src="` + esc(u) + `"` + dim + ` alt="" aria-hidden="true">`
+	}
+	if svg := icons.SVG(ic, size, color); svg != "" {
+		return svg
+	}
+	c.r.warn(c.sc, c.n.line, "unknown icon %q", ic)
+	return `<span class="lc-icon" data-icon="` + esc(ic) + `" aria-hidden="true"></span>`
 }

@@ -12,6 +12,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/icons"
 )
 
 // pageView is what theme/layout.html renders. Every URL in it is already
@@ -423,7 +424,7 @@ func renderSidebar(items []*sideItem) *sidebarHTML {
 	w := &sidebarWriter{active: map[string][]insertion{}}
 	for _, it := range items {
 		if it.IsGroup {
-			w.b.WriteString(`<div class="lc-nav-section"><p class="lc-nav-heading">` + iconHTML(it.Icon) + esc(it.Label) + "</p>")
+			w.b.WriteString(`<div class="lc-nav-section"><p class="lc-nav-heading">` + icons.HTML(it.Icon) + esc(it.Label) + "</p>")
 			w.list(it.Items, nil)
 			w.b.WriteString("</div>\n")
 			continue
@@ -459,7 +460,7 @@ func (w *sidebarWriter) list(items []*sideItem, opens []int) {
 		if it.IsGroup {
 			b.WriteString(`<li class="lc-nav-group"><details`)
 			at := b.Len()
-			b.WriteString("><summary>" + iconHTML(it.Icon) + esc(it.Label) + "</summary>")
+			b.WriteString("><summary>" + icons.HTML(it.Icon) + esc(it.Label) + "</summary>")
 			w.list(it.Items, append(opens[:len(opens):len(opens)], at))
 			b.WriteString("</details></li>")
 			continue

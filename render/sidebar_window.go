@@ -1,6 +1,7 @@
 package render
 
 import (
+	"lectern.dev/lectern/render/icons"
 	"sort"
 	"strconv"
 	"strings"
@@ -246,14 +247,14 @@ func commonDepth(a, b, c []int) int {
 func (w *sidebarWindow) openGroup(b *strings.Builder, g int, open bool) {
 	gr := &w.groups[g]
 	if gr.depth == 0 {
-		b.WriteString(`<div class="lc-nav-section"><p class="lc-nav-heading">` + iconHTML(gr.icon) + esc(gr.label) + `</p><ul class="lc-nav-list">`)
+		b.WriteString(`<div class="lc-nav-section"><p class="lc-nav-heading">` + icons.HTML(gr.icon) + esc(gr.label) + `</p><ul class="lc-nav-list">`)
 		return
 	}
 	b.WriteString(`<li class="lc-nav-group"><details`)
 	if open {
 		b.WriteString(openAttr)
 	}
-	b.WriteString("><summary>" + iconHTML(gr.icon) + esc(gr.label) + `</summary><ul class="lc-nav-list">`)
+	b.WriteString("><summary>" + icons.HTML(gr.icon) + esc(gr.label) + `</summary><ul class="lc-nav-list">`)
 }
 
 // closeGroup writes the end of group g.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/icons"
 )
 
 func fileExists(name string) bool {
@@ -102,7 +103,7 @@ func TestSidebarWindow(t *testing.T) {
 	setWindow(t, 10, 4)
 	_, live := build(t, windowSite, Options{BasePath: "/docs"})
 	_, export := build(t, windowSite, Options{Export: true})
-	book := iconHTML("book")
+	book := icons.HTML("book")
 	deep := func(open string, items string) string {
 		return `<li class="lc-nav-group"><details` + open + `><summary>Deep</summary><ul class="lc-nav-list">` + items + `</ul></details></li>`
 	}

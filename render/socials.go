@@ -2,6 +2,7 @@ package render
 
 import (
 	"html/template"
+	"lectern.dev/lectern/render/icons"
 	"strings"
 )
 
@@ -15,7 +16,7 @@ var socialNames = map[string]string{
 }
 
 // socialIcons maps the footer.socials keys whose icon has another name
-// (icons.go) to that name. Twitter is X now: its key shows X's logo.
+// (render/icons) to that name. Twitter is X now: its key shows X's logo.
 var socialIcons = map[string]string{
 	"x": "x-twitter", "twitter": "x-twitter", "website": "globe", "earth-americas": "earth",
 }
@@ -34,10 +35,10 @@ func socialIcon(key string) template.HTML {
 	if alt, ok := socialIcons[k]; ok {
 		k = alt
 	}
-	if k == "" || isIconPath(k) {
+	if k == "" || icons.IsPath(k) {
 		return ""
 	}
-	return template.HTML(iconSVG(k, 0, ""))
+	return template.HTML(icons.SVG(k, 0, ""))
 }
 
 // socialView is what a footer.socials link shows besides its URL.

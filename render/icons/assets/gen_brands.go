@@ -1,6 +1,6 @@
 //go:build ignore
 
-// gen_brands writes brands.txt, the brand icons embedded by render/icons.go,
+// gen_brands writes brands.txt, the brand icons embedded by render/icons,
 // and LICENSE-brands, from an unpacked simple-icons npm package (CC0-1.0)
 // and, for the few brands Simple Icons does not carry, an unpacked
 // @lobehub/icons-static-svg package (MIT). Run from this folder:

@@ -1,6 +1,6 @@
 //go:build ignore
 
-// gen writes lucide.txt, the icon set embedded by render/icons.go, from an
+// gen writes lucide.txt, the icon set embedded by render/icons, from an
 // unpacked lucide-static npm package (and, optionally, an older 0.x one for
 // the brand icons that lucide 1.x dropped). Run from this folder:
 //
