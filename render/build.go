@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/output"
@@ -97,24 +98,24 @@ type Result struct {
 	// Warnings are the content problems found, in the order found.
 	Warnings []diag.Warning
 	// Config is the configuration used, with the navigation built.
-	Config *Config
+	Config *config.Config
 }
 
 // site is the state of one build.
 type site struct {
 	src       fs.FS
 	opts      Options
-	cfg       *Config
+	cfg       *config.Config
 	w         *diag.Warner
 	out       output.Output
 	written   int
 	pages     map[string]*page // navigation pages by path
 	order     []*page          // in navigation order
-	entries   map[string]NavEntry
+	entries   map[string]config.NavEntry
 	files     map[string]bool    // every regular file of the source
 	fileList  []string           // the same, in the order of fs.WalkDir
 	mods      map[string]*module // parsed files
-	redirects *redirectTable
+	redirects *config.RedirectTable
 	theme     *theme
 	cache     *buildCache       // nil without Options.CacheDir
 	srcSums   map[string]string // page path → hash of its source, with a cache
@@ -137,7 +138,7 @@ type site struct {
 	searchSpliced bool
 	// sections are the sections whose sidebar each page shows, in the
 	// order of s.order (prewarmSidebars).
-	sections []*Nav
+	sections []*config.Nav
 	mermaid  *mermaidUse   // whether a page has a mermaid diagram (mermaid.go)
 	api      *apiState     // OpenAPI documents and generated pages (openapi_page.go)
 	limit    *limits.State // the first limit exceeded while rendering (limits.go)
@@ -284,12 +285,12 @@ func (s *site) load() error {
 		}
 		return fmt.Errorf("render: read source: %w", err)
 	}
-	cfg, err := loadConfig(s.src, s.w, s.opts.Limits.MaxFileBytes)
+	cfg, err := config.Load(s.src, s.w, s.opts.Limits.MaxFileBytes)
 	if err != nil {
 		return err
 	}
 	s.openAPINav(cfg)
-	var navPages []NavEntry
+	var navPages []config.NavEntry
 	if cfg != nil {
 		navPages = cfg.Nav.Pages()
 	}
@@ -297,13 +298,13 @@ func (s *site) load() error {
 	case cfg == nil && len(pageFiles) == 0:
 		return lectern.Errorf(lectern.EINVALID, "no docs.json, mint.json or .mdx/.md page found")
 	case cfg == nil:
-		cfg = &Config{Nav: folderNav(pageFiles)}
+		cfg = &config.Config{Nav: config.FolderNav(pageFiles)}
 		navPages = cfg.Nav.Pages()
 	case len(navPages) == 0 && len(pageFiles) == 0:
 		return lectern.Errorf(lectern.EINVALID, "%s: the navigation lists no pages and there are no .mdx/.md files", cfg.Source)
 	case len(navPages) == 0:
 		s.w.Add(cfg.Source, 0, "the navigation lists no pages; using the folder tree")
-		cfg.Nav = folderNav(pageFiles)
+		cfg.Nav = config.FolderNav(pageFiles)
 		navPages = cfg.Nav.Pages()
 	}
 	if cfg.Name == "" {
@@ -313,14 +314,14 @@ func (s *site) load() error {
 		return err
 	}
 	s.cfg = cfg
-	s.redirects = newRedirectTable(cfg.Redirects)
+	s.redirects = config.NewRedirectTable(cfg.Redirects)
 	source := cfg.Source
 	if source == "" {
 		source = "navigation"
 	}
 	// The pages of the navigation: the OpenAPI ones now, the others in
 	// loadPages.
-	s.pages, s.entries = make(map[string]*page, len(navPages)), make(map[string]NavEntry, len(navPages))
+	s.pages, s.entries = make(map[string]*page, len(navPages)), make(map[string]config.NavEntry, len(navPages))
 	var missing []string
 	var jobs []loadJob
 	for _, e := range navPages {

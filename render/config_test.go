@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/output"
 )
 
@@ -36,7 +37,7 @@ Old
 `
 	res, out := build(t, site, Options{})
 	got := res.Config.Nav.Pages()
-	want := []NavEntry{
+	want := []config.NavEntry{
 		{Page: "a", Groups: []string{"G"}, Division: "P"},
 		{Page: "b", Groups: []string{"G", "Nested"}, Division: "P"},
 		{Page: "c", Groups: []string{"G", "Nested", "Deeper"}, Division: "P"},
@@ -48,7 +49,7 @@ Old
 	if res.Pages != 4 {
 		t.Errorf("Pages = %d, want 4", res.Pages)
 	}
-	if len(res.Config.Anchors) != 1 || res.Config.Anchors[0] != (Link{Label: "Status", Href: "https://status.test", Icon: "signal"}) {
+	if len(res.Config.Anchors) != 1 || res.Config.Anchors[0] != (config.Link{Label: "Status", Href: "https://status.test", Icon: "signal"}) {
 		t.Errorf("Anchors = %+v", res.Config.Anchors)
 	}
 	c := out.get(t, "c.html")

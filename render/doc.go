@@ -94,7 +94,7 @@
 //
 // # Extending
 //
-// Config and the Nav tree (config.go, nav.go) keep everything the theme needs
+// Config and the Nav tree (render/config, render/config) keep everything the theme needs
 // today; later work adds fields rather than changing these. Links are
 // resolved in one place (links.go) against pages, copied files and the
 // configuration's redirects. Components are a

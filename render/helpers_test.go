@@ -15,6 +15,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 )
 
@@ -171,7 +172,7 @@ func internalLinks(t *testing.T, files map[string][]byte, opts Options) []intern
 		}
 		for _, raw := range tagURLs(string(files[name])) {
 			href := strings.ReplaceAll(raw, "&amp;", "&")
-			if href == "" || strings.HasPrefix(href, "#") || isExternal(href) {
+			if href == "" || strings.HasPrefix(href, "#") || config.IsExternal(href) {
 				continue
 			}
 			p, _ := splitSuffix(href)

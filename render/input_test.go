@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 )
 
@@ -103,7 +104,7 @@ Hi
 			if code := lectern.ErrorCode(err); code != lectern.EINVALID {
 				t.Errorf("code = %q, want %q (%v)", code, lectern.EINVALID, err)
 			}
-			page := cleanPagePath(entry)
+			page := config.CleanPagePath(entry)
 			if !strings.HasPrefix(err.Error(), "docs.json: ") || !strings.Contains(err.Error(), `"`+page+`" not found`) {
 				t.Errorf("error = %q, want it to name docs.json and %q", err, page)
 			}

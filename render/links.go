@@ -1,6 +1,7 @@
 package render
 
 import (
+	"lectern.dev/lectern/render/config"
 	"net/url"
 	"path"
 	"strings"
@@ -35,7 +36,7 @@ func (s *site) resolve(fromPage, href string) target {
 		return target{kind: tAnchor}
 	case strings.HasPrefix(href, "#"):
 		return target{kind: tAnchor, suffix: href}
-	case isExternal(href):
+	case config.IsExternal(href):
 		return target{kind: tExternal, path: href}
 	}
 	p, suffix := splitSuffix(href)
@@ -70,8 +71,8 @@ func (s *site) lookup(p, suffix string, hops int) target {
 		return target{kind: tPage, suffix: suffix}
 	}
 	if hops < 5 {
-		if dest, ok := s.redirects.match("/" + base); ok {
-			if isExternal(dest) {
+		if dest, ok := s.redirects.Match("/" + base); ok {
+			if config.IsExternal(dest) {
 				return target{kind: tExternal, path: dest}
 			}
 			dp, dsuf := splitSuffix(dest)
@@ -199,70 +200,4 @@ func unreservedPath(p string) bool {
 		}
 	}
 	return true
-}
-
-// redirectTable matches paths against the configuration's redirects.
-type redirectTable struct {
-	exact    map[string]string
-	patterns []Redirect
-}
-
-func newRedirectTable(list []Redirect) *redirectTable {
-	t := &redirectTable{exact: map[string]string{}}
-	for _, r := range list {
-		src := "/" + strings.Trim(r.Source, "/")
-		if strings.ContainsAny(src, ":*") {
-			t.patterns = append(t.patterns, Redirect{Source: src, Destination: r.Destination})
-		} else if _, dup := t.exact[src]; !dup {
-			t.exact[src] = r.Destination
-		}
-	}
-	return t
-}
-
-// match returns the destination for path p ("/a/b"), with :params filled.
-func (t *redirectTable) match(p string) (string, bool) {
-	if d, ok := t.exact[p]; ok {
-		return d, true
-	}
-	segs := strings.Split(strings.Trim(p, "/"), "/")
-	for _, r := range t.patterns {
-		if d, ok := matchPattern(r, segs); ok {
-			return d, true
-		}
-	}
-	return "", false
-}
-
-func matchPattern(r Redirect, segs []string) (string, bool) {
-	pat := strings.Split(strings.Trim(r.Source, "/"), "/")
-	params := map[string]string{}
-	for i, ps := range pat {
-		rest := strings.HasSuffix(ps, "*")
-		switch {
-		case rest && (ps == "*" || strings.HasPrefix(ps, ":")):
-			params[strings.TrimSuffix(ps, "*")] = strings.Join(segs[min(i, len(segs)):], "/")
-			return fillParams(r.Destination, params), true
-		case i >= len(segs):
-			return "", false
-		case strings.HasPrefix(ps, ":"):
-			params[ps] = segs[i]
-		case ps != segs[i]:
-			return "", false
-		}
-	}
-	if len(pat) != len(segs) {
-		return "", false
-	}
-	return fillParams(r.Destination, params), true
-}
-
-func fillParams(dest string, params map[string]string) string {
-	segs := strings.Split(dest, "/")
-	for i, s := range segs {
-		if v, ok := params[strings.TrimSuffix(s, "*")]; ok && strings.HasPrefix(s, ":") {
-			segs[i] = v
-		}
-	}
-	return strings.Join(segs, "/")
 }

@@ -16,6 +16,7 @@ import (
 	gmrenderer "github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/highlight"
 )
 
@@ -93,7 +94,7 @@ func (r *renderer) markdown(src string, insets []inset, lm *lineMap, sc *scope) 
 			}
 		case *ast.Image:
 			dest := string(x.Destination)
-			if isExternal(dest) && urlAllowed(dest, false) { // data:image/ URLs are kept as images
+			if config.IsExternal(dest) && urlAllowed(dest, false) { // data:image/ URLs are kept as images
 				swaps = append(swaps, [2]ast.Node{x, externalImageLink(x)})
 				return ast.WalkSkipChildren, nil
 			}

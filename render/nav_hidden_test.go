@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 )
 
@@ -102,7 +103,7 @@ func TestHiddenPageSidebar(t *testing.T) {
 func TestHiddenPageSidebarNotShared(t *testing.T) {
 	t.Parallel()
 	s := &site{src: siteFS(t, hiddenSite), opts: Options{}, out: newMemOutput(), w: &diag.Warner{},
-		pages: map[string]*page{}, entries: map[string]NavEntry{}, files: map[string]bool{}, mods: map[string]*module{}}
+		pages: map[string]*page{}, entries: map[string]config.NavEntry{}, files: map[string]bool{}, mods: map[string]*module{}}
 	if err := s.load(); err != nil {
 		t.Fatal(err)
 	}

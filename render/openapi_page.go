@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/openapi"
 )
@@ -57,43 +58,10 @@ func (s *site) apiState() *apiState {
 	return s.api
 }
 
-// NavOpenAPI is the "openapi" key of a navigation tab, group or other
-// division: the documents to generate pages from, and the folder of the
-// generated pages.
-type NavOpenAPI struct {
-	Sources   []string
-	Directory string
-}
-
-// parseNavOpenAPI reads an "openapi" value: "file", ["a", "b"] or
-// {"source": "file", "directory": "dir"}.
-func parseNavOpenAPI(v any) *NavOpenAPI {
-	n := &NavOpenAPI{}
-	switch x := v.(type) {
-	case string:
-		n.Sources = []string{strings.TrimSpace(x)}
-	case []any:
-		for _, e := range x {
-			if s := str(e); s != "" {
-				n.Sources = append(n.Sources, s)
-			}
-		}
-	case map[string]any:
-		if s := str(x["source"]); s != "" {
-			n.Sources = []string{s}
-		}
-		n.Directory = strings.Trim(str(x["directory"]), "/")
-	}
-	if len(n.Sources) == 0 || n.Sources[0] == "" {
-		return nil
-	}
-	return n
-}
-
 // specKey turns a reference to a document into a source path (no leading
 // slash) or a URL.
 func specKey(ref, fromDir string, files map[string]bool) string {
-	if isExternal(ref) {
+	if config.IsExternal(ref) {
 		return ref
 	}
 	p := strings.TrimPrefix(path.Clean("/"+strings.TrimPrefix(ref, "./")), "/")
@@ -119,10 +87,10 @@ func (s *site) loadSpec(key string) *apiSpec {
 	var data []byte
 	var err error
 	switch {
-	case isExternal(key) && !s.opts.AllowRemote:
+	case config.IsExternal(key) && !s.opts.AllowRemote:
 		sp.err = fmt.Errorf("remote OpenAPI document %s not fetched (remote fetching is off)", key)
 		return sp
-	case isExternal(key):
+	case config.IsExternal(key):
 		data, err = fetchRemote(key)
 	case !s.files[key]:
 		sp.err = fmt.Errorf("OpenAPI document %q not found", key)
@@ -152,9 +120,9 @@ func (s *site) loadSpec(key string) *apiSpec {
 // when Options.AllowRemote is set, an http(s) URL.
 func (s *site) readRefFile(name string) ([]byte, error) {
 	switch {
-	case isExternal(name) && !s.opts.AllowRemote:
+	case config.IsExternal(name) && !s.opts.AllowRemote:
 		return nil, errors.New("not fetched (remote fetching is off)")
-	case isExternal(name):
+	case config.IsExternal(name):
 		return fetchRemote(name)
 	case !s.files[name]:
 		return nil, errors.New("not found")
@@ -232,13 +200,13 @@ func hasOpenAPIKey(data []byte, ext string) bool {
 // openAPINav reads the configuration's OpenAPI documents and generates the
 // pages of navigation nodes with an "openapi" key. It runs before the
 // navigation pages are read.
-func (s *site) openAPINav(cfg *Config) {
+func (s *site) openAPINav(cfg *config.Config) {
 	st := s.apiState()
 	if cfg == nil {
 		return
 	}
 	for _, v := range []any{cfg.Raw["openapi"], nestedKey(cfg.Raw, "api", "openapi")} {
-		if n := parseNavOpenAPI(v); n != nil {
+		if n := config.ParseNavOpenAPI(v); n != nil {
 			for _, src := range n.Sources {
 				st.declared = append(st.declared, specKey(src, "", s.files))
 			}
@@ -248,14 +216,14 @@ func (s *site) openAPINav(cfg *Config) {
 		return
 	}
 	var used map[string]bool
-	if cfg.Nav.hasOpenAPI() { // else walk generates nothing: the common case
+	if cfg.Nav.HasOpenAPI() { // else walk generates nothing: the common case
 		used = map[string]bool{}
 		for _, e := range cfg.Nav.Pages() {
 			used[e.Page] = true
 		}
 	}
-	var walk func(n *Nav, inherited string, dir string)
-	walk = func(n *Nav, inherited, dir string) {
+	var walk func(n *config.Nav, inherited string, dir string)
+	walk = func(n *config.Nav, inherited, dir string) {
 		var sources []string
 		if n.OpenAPI != nil {
 			for _, src := range n.OpenAPI.Sources {
@@ -273,7 +241,7 @@ func (s *site) openAPINav(cfg *Config) {
 			return
 		}
 		for i, c := range n.Children {
-			if c.Kind != NavPage {
+			if c.Kind != config.NavPage {
 				walk(c, inherited, dir)
 				continue
 			}
@@ -289,12 +257,12 @@ func (s *site) openAPINav(cfg *Config) {
 				}
 				sp := s.loadSpec(key)
 				if sp.err != nil {
-					cfg.warn(s.w, c.Page, "%v", sp.err)
+					cfg.Warn(s.w, c.Page, "%v", sp.err)
 					continue
 				}
 				op := sp.doc.Find(ref)
 				if op == nil {
-					cfg.warn(s.w, c.Page, "operation %q not found in %s", ref.String(), key)
+					cfg.Warn(s.w, c.Page, "operation %q not found in %s", ref.String(), key)
 					continue
 				}
 				n.Children[i] = s.generatedNav(op, key, dir, used)
@@ -304,11 +272,11 @@ func (s *site) openAPINav(cfg *Config) {
 	walk(cfg.Nav, "", "")
 	// Entries "GET /x" that could not be resolved are dropped rather than
 	// failing the build as missing pages.
-	var prune func(n *Nav)
-	prune = func(n *Nav) {
+	var prune func(n *config.Nav)
+	prune = func(n *config.Nav) {
 		kept := n.Children[:0]
 		for _, c := range n.Children {
-			if c.Kind == NavPage && st.generated[c.Page] == nil && strings.Contains(c.Page, " ") {
+			if c.Kind == config.NavPage && st.generated[c.Page] == nil && strings.Contains(c.Page, " ") {
 				if _, ok := openapi.ParseRef(c.Page); ok {
 					continue
 				}
@@ -335,8 +303,8 @@ func nestedKey(m map[string]any, keys ...string) any {
 
 // generateOps adds a page per operation of the documents to n: directly
 // for a group, in one group per tag for a division or the root.
-func (s *site) generateOps(cfg *Config, n *Nav, sources []string, dir string, used map[string]bool) {
-	byTag := map[string]*Nav{}
+func (s *site) generateOps(cfg *config.Config, n *config.Nav, sources []string, dir string, used map[string]bool) {
+	byTag := map[string]*config.Nav{}
 	for _, key := range sources {
 		sp := s.loadSpec(key)
 		if sp.err != nil {
@@ -346,12 +314,12 @@ func (s *site) generateOps(cfg *Config, n *Nav, sources []string, dir string, us
 					src = o
 				}
 			}
-			cfg.warn(s.w, src, "%v", sp.err)
+			cfg.Warn(s.w, src, "%v", sp.err)
 			continue
 		}
 		for _, op := range sp.doc.Operations {
 			entry := s.generatedNav(op, key, dir, used)
-			if n.Kind == NavGroup {
+			if n.Kind == config.NavGroup {
 				n.Children = append(n.Children, entry)
 				continue
 			}
@@ -364,7 +332,7 @@ func (s *site) generateOps(cfg *Config, n *Nav, sources []string, dir string, us
 			}
 			g := byTag[tag]
 			if g == nil {
-				g = &Nav{Kind: NavGroup, Label: tag}
+				g = &config.Nav{Kind: config.NavGroup, Label: tag}
 				byTag[tag] = g
 				n.Children = append(n.Children, g)
 			}
@@ -374,7 +342,7 @@ func (s *site) generateOps(cfg *Config, n *Nav, sources []string, dir string, us
 }
 
 // generatedNav makes the page of op: api-reference/{tag}/{operation}.
-func (s *site) generatedNav(op *openapi.Operation, key, dir string, used map[string]bool) *Nav {
+func (s *site) generatedNav(op *openapi.Operation, key, dir string, used map[string]bool) *config.Nav {
 	st := s.apiState()
 	if dir == "" {
 		dir = "api-reference"
@@ -398,12 +366,12 @@ func (s *site) generatedNav(op *openapi.Operation, key, dir string, used map[str
 	p.fm.OpenAPI = ref.String()
 	p.fm.Title = p.title
 	st.generated[slug] = &apiGenerated{op: op, page: p}
-	return &Nav{Kind: NavPage, Page: slug}
+	return &config.Nav{Kind: config.NavPage, Page: slug}
 }
 
 // openAPIGenerated registers the generated page of navigation entry e, if
 // it is one, and reports whether it was.
-func (s *site) openAPIGenerated(e NavEntry) bool {
+func (s *site) openAPIGenerated(e config.NavEntry) bool {
 	if s.api == nil || s.api.generated[e.Page] == nil {
 		return false
 	}
@@ -473,7 +441,7 @@ func neutralOpenAPI(o openapi.Options) openapi.Options {
 // matter) and of the configuration (api.playground.display or mode).
 func (s *site) playgroundAllowed(p *page) bool {
 	off := func(v any) bool {
-		switch str(v) {
+		switch config.Str(v) {
 		case "none", "hide", "false":
 			return true
 		}

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 )
 
@@ -275,7 +276,7 @@ func loadPage(navPath, file, src string, w *diag.Warner) *page {
 		}
 	}
 	if p.title == "" {
-		p.title = humanize(path.Base(navPath))
+		p.title = config.Humanize(path.Base(navPath))
 	}
 	return p
 }

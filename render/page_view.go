@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/icons"
 )
@@ -165,7 +166,7 @@ func (t *theme) view(outName string, p *page) *pageView {
 	v.Footer = t.socials(outName) // socials.go
 
 	current := ""
-	var chain []*Nav
+	var chain []*config.Nav
 	if p != nil {
 		current = p.path
 		chain = t.chains[p.path]
@@ -173,7 +174,7 @@ func (t *theme) view(outName string, p *page) *pageView {
 		// 404.html shows the first section.
 		for n := s.cfg.Nav; n != nil; {
 			chain = append(chain, n)
-			var next *Nav
+			var next *config.Nav
 			for _, c := range n.Children {
 				if c.IsDivision() && !c.Hidden && c.FirstPage() != "" {
 					next = c
@@ -208,7 +209,7 @@ func (t *theme) view(outName string, p *page) *pageView {
 			opts = append(opts, l)
 		}
 		switch n.Kind {
-		case NavTab, NavAnchor, NavMenu:
+		case config.NavTab, config.NavAnchor, config.NavMenu:
 			v.Tabs = opts
 		default:
 			if len(opts) > 1 {
@@ -233,7 +234,7 @@ func (t *theme) view(outName string, p *page) *pageView {
 
 // breadcrumbs lists the divisions (linked to their first page) and groups
 // above page p, then the page itself.
-func (t *theme) breadcrumbs(outName string, p *page, chain []*Nav) []linkView {
+func (t *theme) breadcrumbs(outName string, p *page, chain []*config.Nav) []linkView {
 	var out []linkView
 	for i, n := range chain {
 		switch {
@@ -244,7 +245,7 @@ func (t *theme) breadcrumbs(outName string, p *page, chain []*Nav) []linkView {
 				l.URL = t.s.pageURL(outName, first)
 			}
 			out = append(out, l)
-		case n.Kind == NavGroup:
+		case n.Kind == config.NavGroup:
 			out = append(out, linkView{Label: n.Label})
 		}
 	}
@@ -294,7 +295,7 @@ func (sb *sidebarHTML) forPage(page string) template.HTML {
 // the output files (always "" in the live form, whose URLs are absolute;
 // 404.html's own in the export form).
 type sidebarKey struct {
-	root *Nav
+	root *config.Nav
 	dir  string
 }
 
@@ -304,7 +305,7 @@ type sidebarCache struct {
 	m  map[sidebarKey]*sidebarHTML
 	// windows holds the flattened sections of windowed sidebars, nil
 	// for the others (sidebar_window.go).
-	windows map[*Nav]*sidebarWindow
+	windows map[*config.Nav]*sidebarWindow
 }
 
 // sidebar returns the sidebar of the navigation section root (the root
@@ -315,7 +316,7 @@ type sidebarCache struct {
 // which site.prewarmSidebars calls for every section in navigation order,
 // whereas which page renders a sidebar first depends on the scheduling of
 // the workers.
-func (t *theme) sidebar(root *Nav, outName string) *sidebarHTML {
+func (t *theme) sidebar(root *config.Nav, outName string) *sidebarHTML {
 	key := t.sidebarKeyOf(root, outName)
 	t.sidebars.mu.Lock()
 	defer t.sidebars.mu.Unlock()
@@ -336,7 +337,7 @@ func (t *theme) sidebar(root *Nav, outName string) *sidebarHTML {
 
 // sidebarKeyOf is the key of the sidebar of section root for the output
 // file outName.
-func (t *theme) sidebarKeyOf(root *Nav, outName string) sidebarKey {
+func (t *theme) sidebarKeyOf(root *config.Nav, outName string) sidebarKey {
 	key := sidebarKey{root: root}
 	if t.s.opts.Export {
 		key.dir = path.Dir(outName)
@@ -349,14 +350,14 @@ func (t *theme) sidebarKeyOf(root *Nav, outName string) sidebarKey {
 
 // sidebarLinks gives the warnings of sideItems for nodes: it resolves the
 // same links, in the same order.
-func (t *theme) sidebarLinks(nodes []*Nav) {
+func (t *theme) sidebarLinks(nodes []*config.Nav) {
 	for _, n := range nodes {
 		if n.Hidden {
 			continue
 		}
 		switch {
-		case n.Kind == NavPage:
-		case n.Kind == NavLink:
+		case n.Kind == config.NavPage:
+		case n.Kind == config.NavLink:
 			t.configLink("", n.Href)
 		case len(n.Children) > 0:
 			t.sidebarLinks(n.Children)
@@ -373,17 +374,17 @@ func (t *theme) sidebarLinks(nodes []*Nav) {
 // page under it and, for a windowed sidebar (sidebar_window.go), the
 // window's threshold and size. Equal inputs give an equal sidebar
 // (buildCache.contextHash), without rendering it.
-func (t *theme) sidebarInputs(root *Nav) string {
+func (t *theme) sidebarInputs(root *config.Nav) string {
 	h := sha256.New()
 	buf := make([]byte, 0, 512)
 	field := func(v string) {
 		buf = binary.AppendUvarint(buf, uint64(len(v)))
 		buf = append(buf, v...)
 	}
-	var walk func(nodes []*Nav)
-	walk = func(nodes []*Nav) {
+	var walk func(nodes []*config.Nav)
+	walk = func(nodes []*config.Nav) {
 		for _, n := range nodes {
-			if n.Kind == NavPage {
+			if n.Kind == config.NavPage {
 				field(n.Page)
 				if p := t.s.pages[n.Page]; p == nil {
 					buf = append(buf, 0)
@@ -492,20 +493,20 @@ func safeHref(u string) string {
 
 // sideItems builds the sidebar entries for nav nodes. Hidden pages are
 // left out, except the page show ("" for none), which is the current one.
-func (t *theme) sideItems(nodes []*Nav, outName, show string) []*sideItem {
+func (t *theme) sideItems(nodes []*config.Nav, outName, show string) []*sideItem {
 	var out []*sideItem
 	for _, n := range nodes {
 		if n.Hidden {
 			continue
 		}
 		switch {
-		case n.Kind == NavPage:
+		case n.Kind == config.NavPage:
 			p := t.s.pages[n.Page]
 			if p == nil || p.fm.Hidden && n.Page != show {
 				continue
 			}
 			out = append(out, &sideItem{Label: t.navLabel(p), URL: t.s.pageURL(outName, n.Page), Icon: p.fm.Icon, Page: n.Page})
-		case n.Kind == NavLink:
+		case n.Kind == config.NavLink:
 			u, ext := t.configLink(outName, n.Href)
 			out = append(out, &sideItem{Label: n.Label, URL: u, Icon: n.Icon, External: ext})
 		case len(n.Children) > 0:
@@ -523,7 +524,7 @@ func (t *theme) sideItems(nodes []*Nav, outName, show string) []*sideItem {
 }
 
 // links resolves configuration links for the output file outName.
-func (t *theme) links(outName string, list []Link) []linkView {
+func (t *theme) links(outName string, list []config.Link) []linkView {
 	var out []linkView
 	for _, l := range list {
 		u, ext := t.configLink(outName, l.Href)
@@ -536,12 +537,12 @@ func (t *theme) links(outName string, list []Link) []linkView {
 // internal one is broken.
 func (t *theme) configLink(outName, href string) (u string, external bool) {
 	if !urlAllowed(href, false) {
-		t.s.cfg.warn(t.s.w, href, "link %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed", firstLine(href, 60))
+		t.s.cfg.Warn(t.s.w, href, "link %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed", firstLine(href, 60))
 		return "#", false
 	}
 	tg := t.s.resolve("", href)
 	if tg.kind == tMissing {
-		t.s.cfg.warn(t.s.w, href, "broken link %q: %s", href, tg.reason)
+		t.s.cfg.Warn(t.s.w, href, "broken link %q: %s", href, tg.reason)
 	}
 	return safeHref(t.s.urlFor(outName, tg)), tg.kind == tExternal
 }

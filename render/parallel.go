@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/limits"
 )
@@ -93,10 +94,10 @@ func (s *site) prewarmSidebars() {
 		return
 	}
 	t := s.theme
-	s.sections = make([]*Nav, len(s.order))
+	s.sections = make([]*config.Nav, len(s.order))
 	t.sidebarSums = map[sidebarKey]string{}
-	warned := map[*Nav]bool{}
-	sectionSums := map[*Nav]string{} // sidebarInputs of each section
+	warned := map[*config.Nav]bool{}
+	sectionSums := map[*config.Nav]string{} // sidebarInputs of each section
 	for i, p := range s.order {
 		root := s.sectionOf(p)
 		s.sections[i] = root
@@ -124,7 +125,7 @@ func (s *site) cacheOff() bool { return s.opts.CacheDir == "" }
 
 // sectionOf returns the navigation section whose sidebar page p shows: the
 // innermost division of its first appearance, or the root.
-func (s *site) sectionOf(p *page) *Nav {
+func (s *site) sectionOf(p *page) *config.Nav {
 	root := s.cfg.Nav
 	for i, n := range s.theme.chains[p.path] {
 		if i > 0 && n.IsDivision() {
@@ -268,7 +269,7 @@ func (s *site) renderPages(ctx context.Context, reuse func(i int) (pageResult, b
 
 // loadJob is a navigation page to read.
 type loadJob struct {
-	entry NavEntry
+	entry config.NavEntry
 	file  string
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 )
 
@@ -109,7 +110,7 @@ func TestParallelMatchesSequential(t *testing.T) {
 	}
 	// Render page by page through the same code, without workers.
 	s := &site{src: fsys, opts: Options{}, out: newMemOutput(), w: &diag.Warner{},
-		pages: map[string]*page{}, entries: map[string]NavEntry{}, files: map[string]bool{}, mods: map[string]*module{}}
+		pages: map[string]*page{}, entries: map[string]config.NavEntry{}, files: map[string]bool{}, mods: map[string]*module{}}
 	if err := s.load(); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"io/fs"
+	"lectern.dev/lectern/render/config"
 	"strings"
 )
 
@@ -21,8 +22,8 @@ func (s *site) redirectPages() []siteFile {
 		return nil
 	}
 	var out []siteFile
-	c := s.redirectConfig(func(r Redirect, field string, err error) {
-		s.cfg.warn(s.w, field, "%s", err.Error())
+	c := s.redirectConfig(func(r config.Redirect, field string, err error) {
+		s.cfg.Warn(s.w, field, "%s", err.Error())
 	})
 	if c != nil {
 		out = append(out, siteFile{name: redirectsScriptFile, data: redirectsScript(c)})
@@ -40,7 +41,7 @@ func (s *site) redirectPages() []siteFile {
 		case isPattern(src):
 			continue // redirects_wildcard.go
 		case src == "" || strings.ContainsAny(src, "?#\\") || !fs.ValidPath(src) || strings.HasPrefix(src, "_lectern/") || src == "_lectern":
-			s.cfg.warn(s.w, r.Source, "redirect source %q is not a page path; no redirect page is written", r.Source)
+			s.cfg.Warn(s.w, r.Source, "redirect source %q is not a page path; no redirect page is written", r.Source)
 			continue
 		}
 		base := strings.TrimSuffix(src, ".html")
@@ -56,7 +57,7 @@ func (s *site) redirectPages() []siteFile {
 		}
 		tg := s.resolve("", r.Destination)
 		if tg.kind == tMissing {
-			s.cfg.warn(s.w, r.Destination, "redirect destination %q (from %q) not found: %s; no redirect page is written", r.Destination, r.Source, tg.reason)
+			s.cfg.Warn(s.w, r.Destination, "redirect destination %q (from %q) not found: %s; no redirect page is written", r.Destination, r.Source, tg.reason)
 			continue
 		}
 		for _, name := range names {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"lectern.dev/lectern/render/config"
 	"net/url"
 	"path"
 	"regexp"
@@ -73,7 +74,7 @@ func isPattern(src string) bool { return strings.ContainsAny(src, ":*") }
 // compileWildcard compiles redirect r, whose source is a pattern. It
 // returns an error, worded for a warning, when the rule cannot be
 // expressed.
-func (s *site) compileWildcard(r Redirect) (wildcardRule, error) {
+func (s *site) compileWildcard(r config.Redirect) (wildcardRule, error) {
 	var w wildcardRule
 	src := strings.Trim(strings.TrimSpace(r.Source), "/")
 	segs := strings.Split(src, "/")
@@ -102,7 +103,7 @@ func (s *site) compileWildcard(r Redirect) (wildcardRule, error) {
 		w.Source = append(w.Source, rs)
 	}
 	dest := strings.TrimSpace(r.Destination)
-	w.External = isExternal(dest)
+	w.External = config.IsExternal(dest)
 	if w.External && safeHref(dest) != dest {
 		return w, fmt.Errorf("redirect destination %q (from %q) is not a web address; no redirect is written", r.Destination, r.Source)
 	}
@@ -170,7 +171,7 @@ func splitDestSuffix(dest string) (p, suffix string) {
 // redirectConfig compiles the configuration's wildcard redirects. It
 // returns nil when there are none; warn receives the problems of those it
 // leaves out.
-func (s *site) redirectConfig(warn func(r Redirect, field string, err error)) *redirectConfig {
+func (s *site) redirectConfig(warn func(r config.Redirect, field string, err error)) *redirectConfig {
 	if s.cfg == nil {
 		return nil
 	}

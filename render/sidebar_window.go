@@ -1,6 +1,7 @@
 package render
 
 import (
+	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/icons"
 	"sort"
 	"strconv"
@@ -78,7 +79,7 @@ type hiddenEntry struct {
 // sidebarWindowOf returns the flattened section root when its sidebar is
 // windowed, nil when it is not. Safe for concurrent use; the section is
 // flattened on first use.
-func (t *theme) sidebarWindowOf(root *Nav) *sidebarWindow {
+func (t *theme) sidebarWindowOf(root *config.Nav) *sidebarWindow {
 	c := t.sidebars
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -86,7 +87,7 @@ func (t *theme) sidebarWindowOf(root *Nav) *sidebarWindow {
 		return w
 	}
 	if c.windows == nil {
-		c.windows = map[*Nav]*sidebarWindow{}
+		c.windows = map[*config.Nav]*sidebarWindow{}
 	}
 	w := &sidebarWindow{size: max(sidebarWindowSize, 1), at: map[string]int{}, hidden: map[string]hiddenEntry{}}
 	t.flattenSidebar(w, root.Children, -1, 0)
@@ -102,13 +103,13 @@ func (t *theme) sidebarWindowOf(root *Nav) *sidebarWindow {
 // flattenSidebar adds the entries of nodes, in group parent at depth, to
 // w. It mirrors sideItems: hidden navigation nodes are left out, and so
 // are groups without visible entries (by never being shown).
-func (t *theme) flattenSidebar(w *sidebarWindow, nodes []*Nav, parent, depth int) {
+func (t *theme) flattenSidebar(w *sidebarWindow, nodes []*config.Nav, parent, depth int) {
 	for _, n := range nodes {
 		if n.Hidden {
 			continue
 		}
 		switch {
-		case n.Kind == NavPage:
+		case n.Kind == config.NavPage:
 			p := t.s.pages[n.Page]
 			if p == nil {
 				continue
@@ -125,7 +126,7 @@ func (t *theme) flattenSidebar(w *sidebarWindow, nodes []*Nav, parent, depth int
 			}
 			w.pages = append(w.pages, len(w.entries))
 			w.entries = append(w.entries, e)
-		case n.Kind == NavLink:
+		case n.Kind == config.NavLink:
 			w.entries = append(w.entries, sideEntry{label: n.Label, link: t.s.resolve("", n.Href), group: parent})
 		case len(n.Children) > 0:
 			w.groups = append(w.groups, sideGroup{label: n.Label, icon: n.Icon, parent: parent, depth: depth})

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/icons"
 )
@@ -273,7 +274,7 @@ func TestSidebarWindowCountsHiddenPages(t *testing.T) {
 		archive += "-- h" + string(rune('0'+i)) + ".mdx --\n---\ntitle: H" + string(rune('0'+i)) + "\nhidden: true\n---\nx\n"
 	}
 	s := &site{src: siteFS(t, archive), opts: Options{}, out: newMemOutput(), w: &diag.Warner{},
-		pages: map[string]*page{}, entries: map[string]NavEntry{}, files: map[string]bool{}, mods: map[string]*module{}}
+		pages: map[string]*page{}, entries: map[string]config.NavEntry{}, files: map[string]bool{}, mods: map[string]*module{}}
 	if err := s.load(); err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"html/template"
+	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/icons"
 	"strings"
 )
@@ -25,7 +26,7 @@ func socialLabel(key string) string {
 	if n, ok := socialNames[strings.ToLower(key)]; ok {
 		return n
 	}
-	return humanize(key)
+	return config.Humanize(key)
 }
 
 // socialIcon returns the inline SVG of a footer.socials key, or "" when no
@@ -50,7 +51,7 @@ type socialView struct {
 // socialViews returns the labels and icons of links (the configuration's
 // footer.socials), which do not depend on the page: newTheme computes them
 // once per build.
-func socialViews(links []Link) []socialView {
+func socialViews(links []config.Link) []socialView {
 	views := make([]socialView, len(links))
 	for i, l := range links {
 		views[i] = socialView{label: socialLabel(l.Label), icon: strings.ToLower(l.Label), iconHTML: socialIcon(l.Label)}

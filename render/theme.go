@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"embed"
 	"html/template"
+	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/highlight"
 	"strings"
 )
@@ -47,7 +48,7 @@ type theme struct {
 	navbarPrimary bool
 	// chains holds, for each page, the navigation nodes from the root to
 	// its first appearance.
-	chains map[string][]*Nav
+	chains map[string][]*config.Nav
 	// customJS are the repository's scripts that pages load
 	// (custom_scripts.go).
 	customJS []string
@@ -64,7 +65,7 @@ type theme struct {
 }
 
 func newTheme(s *site) *theme {
-	t := &theme{s: s, primary: defaultPrimary, chains: map[string][]*Nav{}, index: map[*page]int{}, sidebars: &sidebarCache{}}
+	t := &theme{s: s, primary: defaultPrimary, chains: map[string][]*config.Nav{}, index: map[*page]int{}, sidebars: &sidebarCache{}}
 	cfg := s.cfg
 	color := func(c, what string) string {
 		if c == "" {
@@ -73,7 +74,7 @@ func newTheme(s *site) *theme {
 		if safe := safeColor(c); safe != "" {
 			return safe
 		}
-		cfg.warn(s.w, c, "colors.%s %q is not a CSS colour; using the default", what, c)
+		cfg.Warn(s.w, c, "colors.%s %q is not a CSS colour; using the default", what, c)
 		return ""
 	}
 	if c := color(cfg.Colors.Primary, "primary"); c != "" {
@@ -97,17 +98,17 @@ func newTheme(s *site) *theme {
 	t.favicon = t.configFile(cfg.Favicon, "favicon")
 	t.socialViews = socialViews(cfg.FooterLinks)
 	if nb, ok := cfg.Raw["navbar"].(map[string]any); ok && cfg.Source == "docs.json" {
-		_, t.navbarPrimary = linkItem(nb["primary"])
+		_, t.navbarPrimary = config.LinkItem(nb["primary"])
 	} else if cfg.Source == "mint.json" {
-		_, t.navbarPrimary = linkItem(cfg.Raw["topbarCtaButton"])
+		_, t.navbarPrimary = config.LinkItem(cfg.Raw["topbarCtaButton"])
 	}
 	for i, p := range s.order {
 		t.index[p] = i
 	}
-	var walk func(n *Nav, chain []*Nav)
-	walk = func(n *Nav, chain []*Nav) {
+	var walk func(n *config.Nav, chain []*config.Nav)
+	walk = func(n *config.Nav, chain []*config.Nav) {
 		chain = append(chain[:len(chain):len(chain)], n)
-		if n.Kind == NavPage {
+		if n.Kind == config.NavPage {
 			if _, seen := t.chains[n.Page]; !seen {
 				t.chains[n.Page] = chain
 			}
@@ -132,9 +133,9 @@ func (t *theme) configFile(p, what string) string {
 	case tFile:
 		return tg.path
 	case tExternal:
-		t.s.cfg.warn(t.s.w, p, "%s %q is on another host; not used, pages load nothing from other hosts", what, p)
+		t.s.cfg.Warn(t.s.w, p, "%s %q is on another host; not used, pages load nothing from other hosts", what, p)
 	default:
-		t.s.cfg.warn(t.s.w, p, "%s %q not found", what, p)
+		t.s.cfg.Warn(t.s.w, p, "%s %q not found", what, p)
 	}
 	return ""
 }

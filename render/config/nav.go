@@ -1,4 +1,4 @@
-package render
+package config
 
 import (
 	"fmt"
@@ -66,12 +66,12 @@ type NavEntry struct {
 }
 
 // hasOpenAPI reports whether a node of n has an "openapi" key.
-func (n *Nav) hasOpenAPI() bool {
+func (n *Nav) HasOpenAPI() bool {
 	if n.OpenAPI != nil {
 		return true
 	}
 	for _, c := range n.Children {
-		if c.hasOpenAPI() {
+		if c.HasOpenAPI() {
 			return true
 		}
 	}
@@ -164,13 +164,13 @@ func (b *navBuilder) object(obj map[string]any, parent *Nav, where string) {
 	if ref, ok := obj["$ref"]; ok {
 		// Mintlify's composable configuration: not read, so say so rather
 		// than leave a part of the navigation out silently.
-		b.cw.warn(str(ref), "%s: \"$ref\" (a configuration split into files) is not supported; %q ignored", where, str(ref))
+		b.cw.warn(Str(ref), "%s: \"$ref\" (a configuration split into files) is not supported; %q ignored", where, Str(ref))
 	}
 	if v, ok := obj["openapi"]; ok {
-		parent.OpenAPI = parseNavOpenAPI(v)
+		parent.OpenAPI = ParseNavOpenAPI(v)
 	}
-	if root := str(obj["root"]); root != "" {
-		parent.Children = append(parent.Children, &Nav{Kind: NavPage, Page: cleanPagePath(root)})
+	if root := Str(obj["root"]); root != "" {
+		parent.Children = append(parent.Children, &Nav{Kind: NavPage, Page: CleanPagePath(root)})
 	}
 	if v, ok := obj["pages"]; ok {
 		b.pages(v, parent, where+".pages")
@@ -204,9 +204,9 @@ func (b *navBuilder) object(obj map[string]any, parent *Nav, where string) {
 			if !isObj {
 				continue
 			}
-			d := &Nav{Kind: dk.kind, Label: str(m[dk.label]), Icon: str(m["icon"]), Href: str(m["href"]), Hidden: boolean(m["hidden"])}
+			d := &Nav{Kind: dk.kind, Label: Str(m[dk.label]), Icon: Str(m["icon"]), Href: Str(m["href"]), Hidden: boolean(m["hidden"])}
 			if d.Label == "" {
-				d.Label = str(m["name"])
+				d.Label = Str(m["name"])
 			}
 			b.object(m, d, fmt.Sprintf("%s.%s[%d]", where, dk.key, i))
 			if len(d.Children) == 0 && d.Href == "" && d.OpenAPI == nil {
@@ -219,7 +219,7 @@ func (b *navBuilder) object(obj map[string]any, parent *Nav, where string) {
 
 // group adds a {"group": ..., "pages": [...]} object.
 func (b *navBuilder) group(g map[string]any, parent *Nav, where string) {
-	n := &Nav{Kind: NavGroup, Label: str(g["group"]), Icon: str(g["icon"]), Hidden: boolean(g["hidden"])}
+	n := &Nav{Kind: NavGroup, Label: Str(g["group"]), Icon: Str(g["icon"]), Hidden: boolean(g["hidden"])}
 	b.object(g, n, where)
 	parent.Children = append(parent.Children, n)
 }
@@ -238,15 +238,15 @@ func (b *navBuilder) pages(v any, parent *Nav, where string) {
 				b.cw.warn("", "%s[%d] is empty; ignored", where, i)
 				continue
 			}
-			if isExternal(x) {
+			if IsExternal(x) {
 				parent.Children = append(parent.Children, &Nav{Kind: NavLink, Label: x, Href: x})
 				continue
 			}
-			parent.Children = append(parent.Children, &Nav{Kind: NavPage, Page: cleanPagePath(x)})
+			parent.Children = append(parent.Children, &Nav{Kind: NavPage, Page: CleanPagePath(x)})
 		case map[string]any:
 			if _, isGroup := x["group"]; isGroup {
 				b.group(x, parent, fmt.Sprintf("%s[%d]", where, i))
-			} else if l, isLink := linkItem(x); isLink {
+			} else if l, isLink := LinkItem(x); isLink {
 				parent.Children = append(parent.Children, &Nav{Kind: NavLink, Label: l.Label, Href: l.Href, Icon: l.Icon})
 			} else {
 				b.object(x, parent, fmt.Sprintf("%s[%d]", where, i))
@@ -257,9 +257,9 @@ func (b *navBuilder) pages(v any, parent *Nav, where string) {
 	}
 }
 
-// cleanPagePath normalises a navigation entry: no leading slash, no
+// CleanPagePath normalises a navigation entry: no leading slash, no
 // extension, no trailing slash.
-func cleanPagePath(p string) string {
+func CleanPagePath(p string) string {
 	p = strings.TrimSpace(p)
 	p = strings.TrimPrefix(p, "./")
 	p = strings.Trim(p, "/")
@@ -276,7 +276,7 @@ func cleanPagePath(p string) string {
 // with tabs and anchors matched to groups by URL prefix.
 func parseMintJSON(cfg *Config, raw map[string]any, cw *cfgWarner) {
 	cfg.NavbarLinks = linkList(raw["topbarLinks"])
-	if l, ok := linkItem(raw["topbarCtaButton"]); ok {
+	if l, ok := LinkItem(raw["topbarCtaButton"]); ok {
 		cfg.NavbarLinks = append(cfg.NavbarLinks, l)
 	}
 	b := &navBuilder{cw: cw}
@@ -288,16 +288,16 @@ func parseMintJSON(cfg *Config, raw map[string]any, cw *cfgWarner) {
 		cfg.Nav.Children = groups.Children
 	} else {
 		primary := "Documentation"
-		if p, ok := raw["primaryTab"].(map[string]any); ok && str(p["name"]) != "" {
-			primary = str(p["name"])
+		if p, ok := raw["primaryTab"].(map[string]any); ok && Str(p["name"]) != "" {
+			primary = Str(p["name"])
 		}
 		divs := []*Nav{{Kind: NavTab, Label: primary}}
 		for _, t := range tabs {
-			if isExternal(t.Href) {
+			if IsExternal(t.Href) {
 				cfg.Anchors = append(cfg.Anchors, t)
 				continue
 			}
-			divs = append(divs, &Nav{Kind: NavTab, Label: t.Label, Href: cleanPagePath(t.Href)})
+			divs = append(divs, &Nav{Kind: NavTab, Label: t.Label, Href: CleanPagePath(t.Href)})
 		}
 		for _, g := range groups.Children {
 			target := divs[0]
@@ -317,8 +317,8 @@ func parseMintJSON(cfg *Config, raw map[string]any, cw *cfgWarner) {
 		}
 	}
 	for _, a := range linkList(raw["anchors"]) {
-		if !isExternal(a.Href) {
-			prefix := cleanPagePath(a.Href)
+		if !IsExternal(a.Href) {
+			prefix := CleanPagePath(a.Href)
 			for _, e := range cfg.Nav.Pages() {
 				if e.Page == prefix || strings.HasPrefix(e.Page, prefix+"/") {
 					a.Href = "/" + e.Page
@@ -330,10 +330,10 @@ func parseMintJSON(cfg *Config, raw map[string]any, cw *cfgWarner) {
 	}
 }
 
-// folderNav builds a navigation from the page files when there is no
+// FolderNav builds a navigation from the page files when there is no
 // configuration: root pages first, then one group per folder, sorted, with
 // "index" first at each level. Files under snippets/ are not pages.
-func folderNav(pageFiles []string) *Nav {
+func FolderNav(pageFiles []string) *Nav {
 	root := &Nav{Kind: NavRoot}
 	groups := map[string]*Nav{"": root}
 	var paths []string
@@ -366,7 +366,7 @@ func folderNav(pageFiles []string) *Nav {
 			return g
 		}
 		parent := groupFor(path.Dir(dir))
-		g := &Nav{Kind: NavGroup, Label: humanize(path.Base(dir))}
+		g := &Nav{Kind: NavGroup, Label: Humanize(path.Base(dir))}
 		parent.Children = append(parent.Children, g)
 		groups[dir] = g
 		return g
@@ -383,9 +383,9 @@ func folderNav(pageFiles []string) *Nav {
 	return root
 }
 
-// humanize turns a file or folder name into a label: "getting-started" →
+// Humanize turns a file or folder name into a label: "getting-started" →
 // "Getting started".
-func humanize(name string) string {
+func Humanize(name string) string {
 	name = strings.NewReplacer("-", " ", "_", " ").Replace(name)
 	name = strings.TrimSpace(name)
 	r, size := utf8.DecodeRuneInString(name)
@@ -393,4 +393,37 @@ func humanize(name string) string {
 		return name
 	}
 	return string(unicode.ToUpper(r)) + name[size:]
+}
+
+// NavOpenAPI is the "openapi" key of a navigation tab, group or other
+// division: the documents to generate pages from, and the folder of the
+// generated pages.
+type NavOpenAPI struct {
+	Sources   []string
+	Directory string
+}
+
+// ParseNavOpenAPI reads an "openapi" value: "file", ["a", "b"] or
+// {"source": "file", "directory": "dir"}.
+func ParseNavOpenAPI(v any) *NavOpenAPI {
+	n := &NavOpenAPI{}
+	switch x := v.(type) {
+	case string:
+		n.Sources = []string{strings.TrimSpace(x)}
+	case []any:
+		for _, e := range x {
+			if s := Str(e); s != "" {
+				n.Sources = append(n.Sources, s)
+			}
+		}
+	case map[string]any:
+		if s := Str(x["source"]); s != "" {
+			n.Sources = []string{s}
+		}
+		n.Directory = strings.Trim(Str(x["directory"]), "/")
+	}
+	if len(n.Sources) == 0 || n.Sources[0] == "" {
+		return nil
+	}
+	return n
 }

@@ -1,4 +1,4 @@
-package render
+package config
 
 import (
 	"bytes"
@@ -47,7 +47,7 @@ type Config struct {
 
 // warn reports a problem with a value of the configuration, on the line
 // where the value (a string) first appears.
-func (c *Config) warn(w *diag.Warner, value, format string, args ...any) {
+func (c *Config) Warn(w *diag.Warner, value, format string, args ...any) {
 	(&cfgWarner{w: w, file: c.Source, data: c.data}).warn(value, format, args...)
 }
 
@@ -68,10 +68,10 @@ type Redirect struct {
 	Permanent           bool
 }
 
-// loadConfig reads docs.json, or else mint.json, from the root of src. It
+// Load reads docs.json, or else mint.json, from the root of src. It
 // returns (nil, nil) when neither exists, and an EINVALID error naming the
 // file when it is not a JSON object.
-func loadConfig(src fs.FS, w *diag.Warner, maxBytes int64) (*Config, error) {
+func Load(src fs.FS, w *diag.Warner, maxBytes int64) (*Config, error) {
 	for _, name := range []string{"docs.json", "mint.json"} {
 		data, err := limits.ReadFile(src, name, maxBytes)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -86,10 +86,10 @@ func loadConfig(src fs.FS, w *diag.Warner, maxBytes int64) (*Config, error) {
 		}
 		cfg := &Config{Source: name, Raw: raw, data: data}
 		cw := &cfgWarner{w: w, file: name, data: data}
-		cfg.Name = str(raw["name"])
-		cfg.Description = str(raw["description"])
+		cfg.Name = Str(raw["name"])
+		cfg.Description = Str(raw["description"])
 		if c, ok := raw["colors"].(map[string]any); ok {
-			cfg.Colors = Colors{Primary: str(c["primary"]), Light: str(c["light"]), Dark: str(c["dark"])}
+			cfg.Colors = Colors{Primary: Str(c["primary"]), Light: Str(c["light"]), Dark: Str(c["dark"])}
 		}
 		cfg.Logo = parseLogo(raw["logo"])
 		cfg.Favicon = parseFavicon(raw["favicon"])
@@ -155,7 +155,7 @@ func (c *cfgWarner) warn(value, format string, args ...any) {
 	c.w.Add(c.file, line, format, args...)
 }
 
-func str(v any) string {
+func Str(v any) string {
 	s, _ := v.(string)
 	return strings.TrimSpace(s)
 }
@@ -170,7 +170,7 @@ func parseLogo(v any) Logo {
 	case string:
 		return Logo{Light: l, Dark: l}
 	case map[string]any:
-		lg := Logo{Light: str(l["light"]), Dark: str(l["dark"]), Href: str(l["href"])}
+		lg := Logo{Light: Str(l["light"]), Dark: Str(l["dark"]), Href: Str(l["href"])}
 		if lg.Light == "" {
 			lg.Light = lg.Dark
 		}
@@ -187,10 +187,10 @@ func parseFavicon(v any) string {
 	case string:
 		return strings.TrimSpace(f)
 	case map[string]any:
-		if s := str(f["light"]); s != "" {
+		if s := Str(f["light"]); s != "" {
 			return s
 		}
-		return str(f["dark"])
+		return Str(f["dark"])
 	}
 	return ""
 }
@@ -203,7 +203,7 @@ func parseRedirects(v any) []Redirect {
 		if !ok {
 			continue
 		}
-		r := Redirect{Source: str(m["source"]), Destination: str(m["destination"]), Permanent: boolean(m["permanent"])}
+		r := Redirect{Source: Str(m["source"]), Destination: Str(m["destination"]), Permanent: boolean(m["permanent"])}
 		if r.Source != "" && r.Destination != "" {
 			out = append(out, r)
 		}
@@ -221,14 +221,14 @@ func parseSocials(raw map[string]any) []Link {
 	if list, ok := v.([]any); ok { // [{"type": "github", "url": "..."}]
 		socials = map[string]any{}
 		for _, item := range list {
-			if m, ok := item.(map[string]any); ok && str(m["type"]) != "" {
-				socials[str(m["type"])] = m["url"]
+			if m, ok := item.(map[string]any); ok && Str(m["type"]) != "" {
+				socials[Str(m["type"])] = m["url"]
 			}
 		}
 	}
 	var out []Link
 	for k, v := range socials {
-		if href := str(v); href != "" {
+		if href := Str(v); href != "" {
 			out = append(out, Link{Label: k, Href: href, Icon: k})
 		}
 	}
@@ -241,26 +241,26 @@ func linkList(v any) []Link {
 	list, _ := v.([]any)
 	var out []Link
 	for _, item := range list {
-		if l, ok := linkItem(item); ok {
+		if l, ok := LinkItem(item); ok {
 			out = append(out, l)
 		}
 	}
 	return out
 }
 
-func linkItem(v any) (Link, bool) {
+func LinkItem(v any) (Link, bool) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return Link{}, false
 	}
-	l := Link{Label: str(m["label"]), Href: str(m["href"]), Icon: str(m["icon"])}
+	l := Link{Label: Str(m["label"]), Href: Str(m["href"]), Icon: Str(m["icon"])}
 	for _, k := range []string{"name", "anchor", "tab", "type"} {
 		if l.Label == "" {
-			l.Label = str(m[k])
+			l.Label = Str(m[k])
 		}
 	}
 	if l.Href == "" {
-		l.Href = str(m["url"])
+		l.Href = Str(m["url"])
 	}
 	if l.Label == "" {
 		l.Label = l.Href
@@ -271,7 +271,7 @@ func linkItem(v any) (Link, bool) {
 func parseDocsJSON(cfg *Config, raw map[string]any, cw *cfgWarner) {
 	if nb, ok := raw["navbar"].(map[string]any); ok {
 		cfg.NavbarLinks = linkList(nb["links"])
-		if l, ok := linkItem(nb["primary"]); ok {
+		if l, ok := LinkItem(nb["primary"]); ok {
 			cfg.NavbarLinks = append(cfg.NavbarLinks, l)
 		}
 	}
@@ -297,7 +297,7 @@ func globalLinks(g map[string]any) []Link {
 	for _, key := range []string{"anchors", "tabs", "dropdowns"} {
 		list, _ := g[key].([]any)
 		for _, item := range list {
-			if l, ok := linkItem(item); ok {
+			if l, ok := LinkItem(item); ok {
 				out = append(out, l)
 			}
 		}
@@ -307,7 +307,7 @@ func globalLinks(g map[string]any) []Link {
 
 var schemeRE = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`)
 
-// isExternal reports whether href names another host or scheme.
-func isExternal(href string) bool {
+// IsExternal reports whether href names another host or scheme.
+func IsExternal(href string) bool {
 	return schemeRE.MatchString(href) || strings.HasPrefix(href, "//")
 }
