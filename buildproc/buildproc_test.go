@@ -14,6 +14,7 @@ import (
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/buildproc"
 	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/limits"
 )
 
@@ -71,7 +72,7 @@ func TestChildBuilds(t *testing.T) {
 	files["widget.js"] = "console.log('custom')"
 	src, out := site(t, files), filepath.Join(t.TempDir(), "out")
 	var seen [][2]int
-	feats := render.DefaultSiteFeatures()
+	feats := features.Default()
 	res, err := child(t, 0, time.Minute).Build(context.Background(), buildproc.Request{Src: src, Out: out,
 		Options: render.Options{Features: &feats, BasePath: "/docs", CustomScripts: true}}, func(d, n int) { seen = append(seen, [2]int{d, n}) })
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/limits"
 )
 
@@ -44,11 +45,11 @@ var _ Builder = (*Child)(nil)
 // wireRequest is a Request as it crosses to the child.
 type wireRequest struct {
 	Request
-	BasePath string               `json:"basePath,omitempty"`
-	Export   bool                 `json:"export,omitempty"`
-	SiteURL  string               `json:"siteUrl,omitempty"`
-	Features *render.SiteFeatures `json:"features,omitempty"`
-	Limits   limits.Limits        `json:"limits"`
+	BasePath string         `json:"basePath,omitempty"`
+	Export   bool           `json:"export,omitempty"`
+	SiteURL  string         `json:"siteUrl,omitempty"`
+	Features *features.Site `json:"features,omitempty"`
+	Limits   limits.Limits  `json:"limits"`
 	// CustomScripts: render.Options.CustomScripts.
 	CustomScripts bool `json:"customScripts,omitempty"`
 }

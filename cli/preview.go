@@ -14,7 +14,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
-	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/sites"
 )
 
@@ -22,7 +22,7 @@ import (
 // lectern build --serve: paths map to files as on a live site
 // (lectern.SiteFiles), under the base path when there is one, and a
 // missing path gets the site's 404.html. Files have the headers of a live
-// site (render.ServeHeaders): pages its Content-Security-Policy, other
+// site (features.ServeHeaders): pages its Content-Security-Policy, other
 // files a sandbox, the repository's JavaScript text/plain. Nothing is cached, by the server
 // or the browser, so a reload shows the last rebuild. The folder is
 // opened for each request, as a build may replace it, and read through
@@ -85,7 +85,7 @@ func (h previewHandler) serveFile(w http.ResponseWriter, r *http.Request, root *
 	}
 	var content io.ReadSeeker = f
 	pageCSP := ""
-	if render.IsPage(name) {
+	if features.IsPage(name) {
 		// The policy of a page names the API servers of its "Try it"
 		// forms, as on a live site.
 		data, err := io.ReadAll(f)
@@ -94,7 +94,7 @@ func (h previewHandler) serveFile(w http.ResponseWriter, r *http.Request, root *
 		}
 		content, pageCSP = bytes.NewReader(data), sites.PageCSP(data)
 	}
-	ctype, csp := render.ServeHeaders(name, blobstore.ContentType(name), pageCSP)
+	ctype, csp := features.ServeHeaders(name, blobstore.ContentType(name), pageCSP)
 	hd := w.Header()
 	hd.Set("Content-Type", ctype)
 	hd.Set("Content-Security-Policy", csp)

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"lectern.dev/lectern/cli"
-	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/features"
 )
 
 // TestBuildServe builds with --watch --serve under a base path and reads
@@ -88,7 +88,7 @@ func TestBuildServe(t *testing.T) {
 	}
 	// The repository's JavaScript is not served as script; other files
 	// are sandboxed.
-	if _, hdr, _ := get("GET", origin+"/docs/widget.js"); hdr.Get("Content-Type") != "text/plain; charset=utf-8" || hdr.Get("Content-Security-Policy") != render.FileCSP {
+	if _, hdr, _ := get("GET", origin+"/docs/widget.js"); hdr.Get("Content-Type") != "text/plain; charset=utf-8" || hdr.Get("Content-Security-Policy") != features.FileCSP {
 		t.Fatalf("widget.js: type %q, policy %q", hdr.Get("Content-Type"), hdr.Get("Content-Security-Policy"))
 	}
 	if _, hdr, _ := get("GET", origin+"/docs/_lectern/site.js"); hdr.Get("Content-Type") != "text/javascript; charset=utf-8" {

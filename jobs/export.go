@@ -16,6 +16,7 @@ import (
 	"lectern.dev/lectern/buildproc"
 	"lectern.dev/lectern/bundle"
 	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/store"
 )
@@ -83,9 +84,9 @@ func (h *ExportHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	}
 	pr := &progress{h: h, ctx: ctx, lease: lease}
 	// Every optional feature is rendered, marked: the self-hosted runtime
-	// keeps those its configuration turns on (render.SiteFeatures.Transform)
+	// keeps those its configuration turns on (features.Site.Transform)
 	// and writes their endpoints.
-	all := render.AllSiteFeatures()
+	all := features.All()
 	opts := render.Options{Export: true, BasePath: e.BasePath, SiteURL: "https://" + e.Domain + e.BasePath, Features: &all, Limits: h.Limits,
 		CustomScripts: p.CustomScripts}
 	res, err := builder(h.Builder).Build(ctx, buildproc.Request{Src: srcDir, Out: outDir, Options: opts, PageDelay: h.PageDelay}, pr.report)

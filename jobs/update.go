@@ -20,6 +20,7 @@ import (
 	"lectern.dev/lectern/bundle"
 	"lectern.dev/lectern/gitsource"
 	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/secrets"
 	"lectern.dev/lectern/store"
@@ -132,7 +133,7 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	log.add("Rendering docs from %s", p.DocsRoot)
 	// Live sites have search and the playground. The AI assistant and web
 	// analytics are left out: lectern serve has no endpoint for them yet.
-	live := render.DefaultSiteFeatures()
+	live := features.Default()
 	opts := render.Options{Features: &live, Limits: h.Limits, CustomScripts: p.CustomScripts}
 	res, err := builder(h.Builder).Build(ctx, buildproc.Request{Src: docsDir, Out: outDir, Options: opts, PageDelay: h.PageDelay}, nil)
 	if res != nil {

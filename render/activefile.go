@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
+	"lectern.dev/lectern/render/features"
 	"path"
 	"strings"
 )
@@ -87,8 +88,8 @@ func (s *site) exportCopy(name string, data []byte) (out []byte, keep bool) {
 	if !s.opts.Export {
 		return data, true
 	}
-	if IsPage(name) {
-		return append([]byte(cspMetaTag(rawHTMLCSP)+"\n"), data...), true
+	if features.IsPage(name) {
+		return append([]byte(features.CSPMetaTag(features.RawHTMLCSP)+"\n"), data...), true
 	}
 	if xmlDocExts[strings.ToLower(path.Ext(name))] {
 		if why := activeXML(data); why != "" {

@@ -13,6 +13,7 @@ import (
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/output"
 )
@@ -45,14 +46,14 @@ type Options struct {
 	// http(s) URL; when false they are not fetched and a Warning says so.
 	AllowRemote bool
 	// Features are the optional features the pages include, each marked
-	// so that SiteFeatures.Transform can remove it later (features.go);
+	// so that features.Site.Transform can remove it later (render/features);
 	// nil means DefaultSiteFeatures (search and the "Try it" playground).
 	// A feature that is off leaves no trace: without Playground, OpenAPI
 	// pages have no "Try it" form and _lectern/playground.js is not
 	// written. AssistantURL and AnalyticsURL, when set, are written into
 	// the pages; when empty the widget stays inactive until Transform
 	// configures it.
-	Features *SiteFeatures
+	Features *features.Site
 	// Exclude lists folders of the source, as slash-separated paths from
 	// its root ("site", "build/.cache"), that the build neither reads nor
 	// copies: lectern build's output and cache folders when they lie
@@ -78,9 +79,9 @@ func (o *Options) excluded(p string) bool {
 }
 
 // features returns the build's features: Options.Features or the default.
-func (o *Options) features() SiteFeatures {
+func (o *Options) features() features.Site {
 	if o.Features == nil {
-		return DefaultSiteFeatures()
+		return features.Default()
 	}
 	return *o.Features
 }
@@ -167,7 +168,7 @@ func Build(ctx context.Context, src fs.FS, out output.Output, opts Options) (*Re
 	}
 	opts.BasePath = base
 	feats := opts.features()
-	if err := feats.validateBuild(); err != nil {
+	if err := feats.ValidateBuild(); err != nil {
 		return nil, err
 	}
 	opts.Features = &feats
@@ -391,7 +392,7 @@ func (s *site) renderPage(p *page, outName string) ([]byte, searchEntry) {
 	body := s.renderBody(p, outName)
 	toc := tableOfContents(body)
 	data := s.theme.page(p, outName, s.withMermaid(body, outName), toc)
-	return data, s.searchEntry(p, withoutFeatures(body), toc)
+	return data, s.searchEntry(p, features.StripMarkup(body), toc)
 }
 
 // renderBody renders the content of page p. A failure of the renderer
@@ -409,8 +410,8 @@ func (s *site) renderBody(p *page, outName string) (body string) {
 		mod = s.parseModule(p.file, p.body, p.bodyLine)
 	}
 	r := &renderer{s: s, pg: p, out: outName, ids: newHeadingIDs()}
-	// Marker-like comments of the content are made inert (features.go).
-	return s.openAPIBody(r, p, mod, neutralizeMarkers(r.flow(mod.nodes, &scope{mod: mod}, flowOpts{})))
+	// Marker-like comments of the content are made inert (render/features).
+	return s.openAPIBody(r, p, mod, features.NeutralizeMarkers(r.flow(mod.nodes, &scope{mod: mod}, flowOpts{})))
 }
 
 // writeSiteFiles writes everything but the pages: the index copy, 404,
@@ -454,13 +455,13 @@ func (s *site) writeSiteFiles() error {
 		"_lectern/style.css": s.featureCSS(s.theme.css()),
 		"_lectern/site.js":   siteJS,
 	}
-	for _, name := range []string{"404.html", "sitemap.xml", "robots.txt", "_lectern/style.css", "_lectern/site.js", searchIndexFile} {
-		if feat, ok := featureFiles[name]; ok && !s.opts.features().Enabled(feat) {
-			continue // features.go
+	for _, name := range []string{"404.html", "sitemap.xml", "robots.txt", "_lectern/style.css", "_lectern/site.js", features.SearchIndexFile} {
+		if feat, ok := features.Files[name]; ok && !s.opts.features().Enabled(feat) {
+			continue // render/features
 		}
 		var err error
 		switch {
-		case name != searchIndexFile:
+		case name != features.SearchIndexFile:
 			err = s.write(name, files[name])
 		case searchParts != nil:
 			err = s.writeParts(name, searchParts)
@@ -474,7 +475,7 @@ func (s *site) writeSiteFiles() error {
 	}
 	for _, f := range s.themeFiles() { // theme.go: theme-init.js, search-index.js, redirect pages
 		var err error
-		if f.name == searchIndexJSFile && searchParts != nil {
+		if f.name == features.SearchIndexJSFile && searchParts != nil {
 			parts := append([]output.Part{{Data: []byte(searchJSPrefix)}}, searchParts...)
 			err = s.writeParts(f.name, append(parts, output.Part{Data: []byte(searchJSSuffix)}))
 		} else {

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/highlight"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/output"
@@ -361,7 +362,7 @@ func readManifest(dir string, out output.Output) *manifestState {
 		var indexFile *os.File
 		release := func() {}
 		if keeper, ok := out.(output.Keeper); ok && m.Index.Size > 0 && !m.Updating {
-			if data, file, rel, ok := keeper.ReadKept(searchIndexFile, m.Index); ok {
+			if data, file, rel, ok := keeper.ReadKept(features.SearchIndexFile, m.Index); ok {
 				index, indexFile, release = data, file, rel
 			}
 		}
@@ -527,9 +528,9 @@ func openCache(s *site, ms *manifestState) (*buildCache, error) {
 		c.out = &dirTracker{d: d, names: map[string]bool{}}
 		if d.Update && c.prevIndex != nil {
 			// Written again only if a page's entry changed (record).
-			c.out.kept = map[string]output.FileInfo{searchIndexFile: c.prev.Index}
+			c.out.kept = map[string]output.FileInfo{features.SearchIndexFile: c.prev.Index}
 			if c.prev.IndexJS.Size > 0 {
-				c.out.kept[searchIndexJSFile] = c.prev.IndexJS
+				c.out.kept[features.SearchIndexJSFile] = c.prev.IndexJS
 			}
 			c.out.keptSame = func() bool { return !c.entriesChanged }
 		}
@@ -951,12 +952,12 @@ func (c *buildCache) finish(s *site) {
 	if !ok || s.searchOffsets == nil {
 		return
 	}
-	f, ok := keeper.FileInfo(searchIndexFile)
+	f, ok := keeper.FileInfo(features.SearchIndexFile)
 	if !ok {
 		return
 	}
 	c.next.Index = f
-	c.next.IndexJS, _ = keeper.FileInfo(searchIndexJSFile)
+	c.next.IndexJS, _ = keeper.FileInfo(features.SearchIndexJSFile)
 	for i, p := range s.order {
 		rec := c.next.Pages[p.path]
 		if rec == nil || s.searchOffsets[i] < 0 {

@@ -14,6 +14,7 @@ import (
 	"testing/fstest"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/highlight"
 	"lectern.dev/lectern/render/output"
 )
@@ -377,7 +378,7 @@ func TestCacheFeaturesChangeRebuildsAll(t *testing.T) {
 	t.Parallel()
 	fsys := siteFS(t, "-- docs.json --\n{\"navigation\": {\"pages\": [\"index\", \"guide\"]}}\n-- index.mdx --\n# Home\n-- guide.mdx --\n# Guide\n")
 	dir, cacheDir := t.TempDir(), t.TempDir()
-	for _, f := range []*SiteFeatures{nil, {Playground: true}, {Search: true, Playground: true}} {
+	for _, f := range []*features.Site{nil, {Playground: true}, {Search: true, Playground: true}} {
 		if _, err := Build(context.Background(), fsys, output.Dir{Dir: dir, Update: true}, Options{CacheDir: cacheDir, Features: f}); err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io/fs"
+	"lectern.dev/lectern/render/features"
 	"sort"
 	"strings"
 )
@@ -42,7 +43,7 @@ func (s *site) writeCustomScripts() error {
 		if err != nil {
 			return fmt.Errorf("render: read %s: %w", f, err)
 		}
-		if err := s.write(CustomScriptDir+f, data); err != nil {
+		if err := s.write(features.CustomScriptDir+f, data); err != nil {
 			return err
 		}
 	}

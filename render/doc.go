@@ -33,16 +33,16 @@
 // Search, the AI assistant, web analytics and the "Try it" playground are
 // optional (Options.Features; search and the playground by default). The
 // markup, scripts and styles of each are written between markers, so that
-// SiteFeatures.Transform can remove or configure them after the build, and
+// features.Site.Transform can remove or configure them after the build, and
 // pages have no inline script or event handler, so that they work under
-// SiteFeatures.ContentSecurityPolicy (features.go).
+// features.Site.ContentSecurityPolicy (render/features).
 //
 // # Active content
 //
 // Pages run Lectern's scripts only. Every URL written into a page goes
 // through one allow-list (urlsafe.go: relative, fragment, http, https,
 // mailto, tel; data: only for images), event handlers and srcdoc are
-// dropped, each with a warning; ServeHeaders (serving.go) says how servers
+// dropped, each with a warning; ServeHeaders (render/features) says how servers
 // send each file of a site (pages under the site's policy, other files
 // sandboxed, the repository's JavaScript as text/plain), and exports carry
 // the policy in a meta element. Options.CustomScripts loads the

@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"lectern.dev/lectern/internal/browsertest"
+	"lectern.dev/lectern/render/features"
 )
 
 // cspSite is built like an export bundle (every feature, marked) for the
@@ -169,7 +170,7 @@ func serveFiles(t *testing.T, files map[string][]byte, header http.Header) strin
 // must work; with them off no page may show or request any of them.
 func featuresBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 	api := newFeatureServer(t)
-	all := AllSiteFeatures()
+	all := features.All()
 	site := newMemOutput()
 	if _, err := Build(ctx, siteFS(t, strings.ReplaceAll(cspSite, "API/v1", api.url+"/v1")), site, Options{Export: true, Features: &all}); err != nil {
 		t.Fatalf("Build: %v", err)
@@ -181,17 +182,17 @@ func featuresBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 	// The playground may reach the servers its pages offer.
 	var servers []string
 	for _, data := range site.files {
-		servers = append(servers, PlaygroundServerOrigins(data)...)
+		servers = append(servers, features.PlaygroundServerOrigins(data)...)
 	}
 	if len(servers) != 1 || servers[0] != api.url {
 		t.Fatalf("PlaygroundServerOrigins of the site = %q, want [%s]", servers, api.url)
 	}
-	on := SiteFeatures{Search: true, Assistant: true, AssistantURL: api.url + "/ask", Analytics: true, AnalyticsURL: api.url + "/hit",
+	on := features.Site{Search: true, Assistant: true, AssistantURL: api.url + "/ask", Analytics: true, AnalyticsURL: api.url + "/hit",
 		Playground: true, PlaygroundOrigins: servers}
 	for _, c := range []struct {
 		name string
-		f    SiteFeatures
-	}{{"on", on}, {"off", SiteFeatures{}}} {
+		f    features.Site
+	}{{"on", on}, {"off", features.Site{}}} {
 		t.Run(c.name, func(t *testing.T) {
 			header := http.Header{"Content-Security-Policy": {c.f.ContentSecurityPolicy()}, "X-Content-Type-Options": {"nosniff"}}
 			base := serveFiles(t, transformSite(t, c.f, site.files), header)

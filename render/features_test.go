@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/openapi"
 )
 
@@ -78,10 +79,10 @@ var featureFilesOf = map[lectern.Feature][]string{
 
 // featureCombos lists the 16 combinations of the four features, with
 // endpoints set for the assistant and the analytics.
-func featureCombos() []SiteFeatures {
-	var out []SiteFeatures
+func featureCombos() []features.Site {
+	var out []features.Site
 	for i := 0; i < 16; i++ {
-		f := SiteFeatures{Search: i&1 != 0, Assistant: i&2 != 0, Analytics: i&4 != 0, Playground: i&8 != 0}
+		f := features.Site{Search: i&1 != 0, Assistant: i&2 != 0, Analytics: i&4 != 0, Playground: i&8 != 0}
 		if f.Assistant {
 			f.AssistantURL = "https://ai.zoo.test/ask?lang=en&v=2"
 		}
@@ -93,9 +94,9 @@ func featureCombos() []SiteFeatures {
 	return out
 }
 
-func comboName(f SiteFeatures) string {
+func comboName(f features.Site) string {
 	var on []string
-	for _, n := range siteFeatureNames {
+	for _, n := range features.Names {
 		if f.Enabled(n) {
 			on = append(on, string(n))
 		}
@@ -107,7 +108,7 @@ func comboName(f SiteFeatures) string {
 }
 
 // transformSite applies f to every file of a built site.
-func transformSite(t *testing.T, f SiteFeatures, files map[string][]byte) map[string][]byte {
+func transformSite(t *testing.T, f features.Site, files map[string][]byte) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
 	for _, name := range slices.Sorted(maps.Keys(files)) {
@@ -125,7 +126,7 @@ func transformSite(t *testing.T, f SiteFeatures, files map[string][]byte) map[st
 func TestSiteFeaturesTransform(t *testing.T) {
 	t.Parallel()
 	for _, export := range []bool{true, false} {
-		all := AllSiteFeatures()
+		all := features.All()
 		_, built := build(t, featureSite, Options{Export: export, Features: &all})
 		for _, name := range []string{"_lectern/playground.js", "_lectern/assistant.js", "_lectern/analytics.js", "_lectern/search.js"} {
 			if !built.has(name) {
@@ -153,7 +154,7 @@ func TestSiteFeaturesTransform(t *testing.T) {
 					t.Fatalf("%s: Transform modified its input %s", name, n)
 				}
 			}
-			for _, feat := range siteFeatureNames {
+			for _, feat := range features.Names {
 				for _, file := range featureFilesOf[feat] {
 					if _, ok := site[file]; ok != f.Enabled(feat) {
 						t.Errorf("export=%v %s: %s kept = %v, want %v", export, name, file, ok, f.Enabled(feat))
@@ -169,7 +170,7 @@ func TestSiteFeaturesTransform(t *testing.T) {
 				if regexp.MustCompile(`<!--/?lectern:|/\*/?lectern:`).MatchString(text) {
 					t.Errorf("export=%v %s: %s keeps a marker", export, name, file)
 				}
-				for _, feat := range siteFeatureNames {
+				for _, feat := range features.Names {
 					if f.Enabled(feat) {
 						continue
 					}
@@ -182,7 +183,7 @@ func TestSiteFeaturesTransform(t *testing.T) {
 				}
 			}
 			page := string(site[opPage])
-			if got := PlaygroundServerOrigins(site[opPage]); f.Playground != (len(got) == 1 && got[0] == "https://api.pets.test") || !f.Playground && got != nil {
+			if got := features.PlaygroundServerOrigins(site[opPage]); f.Playground != (len(got) == 1 && got[0] == "https://api.pets.test") || !f.Playground && got != nil {
 				t.Errorf("export=%v %s: PlaygroundServerOrigins = %q", export, name, got)
 			}
 			care := string(site["guides/care.html"])
@@ -232,7 +233,7 @@ func TestSiteFeaturesTransform(t *testing.T) {
 func TestSiteFeaturesRegionLines(t *testing.T) {
 	in := "<p>a</p>\n<!--lectern:search-->\n<div>s</div>\n<!--/lectern:search-->\n<p>b</p><!--lectern:search-->x<!--/lectern:search--> c\n" +
 		"  <!--lectern:assistant--><meta name=\"lectern-assistant-url\" content=\"\"><!--/lectern:assistant-->\n<!--lectern:analytics-->unclosed\n"
-	out, keep, err := SiteFeatures{}.Transform("a.html", []byte(in))
+	out, keep, err := features.Site{}.Transform("a.html", []byte(in))
 	if err != nil || !keep {
 		t.Fatalf("Transform = %v, %v", keep, err)
 	}
@@ -240,7 +241,7 @@ func TestSiteFeaturesRegionLines(t *testing.T) {
 	if string(out) != want {
 		t.Errorf("off:\n got %q\nwant %q", out, want)
 	}
-	out, _, err = SiteFeatures{Search: true, Assistant: true, AssistantURL: "http://x.test/a?b=<c>"}.Transform("a.html", []byte(in))
+	out, _, err = features.Site{Search: true, Assistant: true, AssistantURL: "http://x.test/a?b=<c>"}.Transform("a.html", []byte(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,18 +249,18 @@ func TestSiteFeaturesRegionLines(t *testing.T) {
 	if string(out) != want {
 		t.Errorf("on:\n got %q\nwant %q", out, want)
 	}
-	out, _, _ = SiteFeatures{Search: true}.Transform("b.html", []byte("X\n<!--lectern:search-->\n<!--/lectern:search-->\nY\n  <!--lectern:search-->\n  Z\n  <!--/lectern:search-->\n"))
+	out, _, _ = features.Site{Search: true}.Transform("b.html", []byte("X\n<!--lectern:search-->\n<!--/lectern:search-->\nY\n  <!--lectern:search-->\n  Z\n  <!--/lectern:search-->\n"))
 	if want := "X\nY\n  Z\n"; string(out) != want {
 		t.Errorf("on, markers on their own lines:\n got %q\nwant %q", out, want)
 	}
 	css := "a{}\n/*lectern:search*/\n.s{}\n/*/lectern:search*/\n@media (x) {\n  /*lectern:search*/\n  .t{}\n  /*/lectern:search*/\n  b{}\n}\n"
-	out, _, _ = SiteFeatures{}.Transform("_lectern/style.css", []byte(css))
+	out, _, _ = features.Site{}.Transform("_lectern/style.css", []byte(css))
 	if want := "a{}\n@media (x) {\n  b{}\n}\n"; string(out) != want {
 		t.Errorf("css off:\n got %q\nwant %q", out, want)
 	}
 	// Stylesheets of the source and other files are left alone.
 	for _, name := range []string{"theme.css", "data.json", "_lectern/site.js"} {
-		out, keep, _ = SiteFeatures{}.Transform(name, []byte(css))
+		out, keep, _ = features.Site{}.Transform(name, []byte(css))
 		if !keep || string(out) != css {
 			t.Errorf("%s changed: %q", name, out)
 		}
@@ -268,7 +269,7 @@ func TestSiteFeaturesRegionLines(t *testing.T) {
 
 func TestSiteFeaturesEndpoints(t *testing.T) {
 	t.Parallel()
-	bad := []SiteFeatures{
+	bad := []features.Site{
 		{Assistant: true},
 		{Assistant: true, AssistantURL: "javascript:alert(1)"},
 		{Assistant: true, AssistantURL: "ftp://ai.test/x"},
@@ -288,17 +289,17 @@ func TestSiteFeaturesEndpoints(t *testing.T) {
 		}
 	}
 	// Endpoints of features that are off are not checked.
-	if _, _, err := (SiteFeatures{AssistantURL: "javascript:x", AnalyticsURL: "x"}).Transform("index.html", nil); err != nil {
+	if _, _, err := (features.Site{AssistantURL: "javascript:x", AnalyticsURL: "x"}).Transform("index.html", nil); err != nil {
 		t.Errorf("endpoints of features that are off: %v", err)
 	}
 	// A build refuses an endpoint that is not http(s), and takes none.
-	for _, f := range []SiteFeatures{{Assistant: true, AssistantURL: "javascript:alert(1)"}, {Analytics: true, AnalyticsURL: "mailto:a@b.test"}} {
+	for _, f := range []features.Site{{Assistant: true, AssistantURL: "javascript:alert(1)"}, {Analytics: true, AnalyticsURL: "mailto:a@b.test"}} {
 		_, err := Build(t.Context(), siteFS(t, featureSite), newMemOutput(), Options{Features: &f})
 		if lectern.ErrorCode(err) != lectern.EINVALID {
 			t.Errorf("Build with %+v: err = %v, want EINVALID", f, err)
 		}
 	}
-	f := SiteFeatures{Assistant: true, AssistantURL: "https://ai.zoo.test/ask?a=1&b=2"}
+	f := features.Site{Assistant: true, AssistantURL: "https://ai.zoo.test/ask?a=1&b=2"}
 	_, out := build(t, featureSite, Options{Features: &f})
 	if page := out.get(t, "index.html"); !strings.Contains(page, `<meta name="lectern-assistant-url" content="https://ai.zoo.test/ask?a=1&amp;b=2">`) {
 		t.Errorf("the build's endpoint is not in the page")
@@ -323,7 +324,7 @@ func TestSiteFeaturesBuildDefaults(t *testing.T) {
 		t.Errorf("default build files: %v", slices.Sorted(maps.Keys(out.files)))
 	}
 	// A build without any feature has no trace of them, and no markers.
-	_, out = build(t, featureSite, Options{Features: &SiteFeatures{}})
+	_, out = build(t, featureSite, Options{Features: &features.Site{}})
 	var names []string
 	for name, data := range out.files {
 		names = append(names, name)
@@ -331,7 +332,7 @@ func TestSiteFeaturesBuildDefaults(t *testing.T) {
 			continue
 		}
 		text := strings.ToLower(string(data))
-		for _, feat := range siteFeatureNames {
+		for _, feat := range features.Names {
 			for _, w := range featureWords[feat] {
 				if strings.Contains(text, strings.ToLower(w)) {
 					t.Errorf("build without features: %s has %q", name, w)
@@ -353,7 +354,7 @@ func TestSiteFeaturesBuildDefaults(t *testing.T) {
 }
 
 func TestSiteFeaturesMarkers(t *testing.T) {
-	if openapi.PlaygroundBegin != beginMarker(lectern.FeaturePlayground) || openapi.PlaygroundEnd != endMarker(lectern.FeaturePlayground) {
+	if openapi.PlaygroundBegin != features.BeginMarker(lectern.FeaturePlayground) || openapi.PlaygroundEnd != features.EndMarker(lectern.FeaturePlayground) {
 		t.Errorf("the openapi package's playground markers are not the render package's")
 	}
 }
@@ -363,20 +364,20 @@ func TestContentSecurityPolicy(t *testing.T) {
 	base := "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
 	tail := "; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'"
 	for _, c := range []struct {
-		f       SiteFeatures
+		f       features.Site
 		connect string
 	}{
-		{SiteFeatures{}, "'self'"},
-		{AllSiteFeatures(), "'self'"}, // no endpoints: nothing more
-		{SiteFeatures{Search: true, Playground: true}, "'self'"},
-		{SiteFeatures{Assistant: true, AssistantURL: "https://AI.zoo.test:8443/ask?q=1", Analytics: true, AnalyticsURL: "http://stats.zoo.test/hit"},
+		{features.Site{}, "'self'"},
+		{features.All(), "'self'"}, // no endpoints: nothing more
+		{features.Site{Search: true, Playground: true}, "'self'"},
+		{features.Site{Assistant: true, AssistantURL: "https://AI.zoo.test:8443/ask?q=1", Analytics: true, AnalyticsURL: "http://stats.zoo.test/hit"},
 			"'self' https://ai.zoo.test:8443 http://stats.zoo.test"},
-		{SiteFeatures{Assistant: true, AssistantURL: "https://x.test/a", Analytics: true, AnalyticsURL: "https://x.test/b"}, "'self' https://x.test"},
+		{features.Site{Assistant: true, AssistantURL: "https://x.test/a", Analytics: true, AnalyticsURL: "https://x.test/b"}, "'self' https://x.test"},
 		// Endpoints of features that are off are not allowed.
-		{SiteFeatures{AssistantURL: "https://ai.test/a", AnalyticsURL: "https://stats.test/b", PlaygroundOrigins: []string{"https://api.test"}}, "'self'"},
-		{SiteFeatures{Playground: true, PlaygroundOrigins: []string{"https://api.test/v1", "javascript:x", "https://[::1]:9000"}}, "'self' https://api.test https://[::1]:9000"},
-		{SiteFeatures{Assistant: true, AssistantURL: "https://ai.test/a;script-src *"}, "'self' https://ai.test"},
-		{SiteFeatures{Assistant: true, AssistantURL: "https://ai.test; script-src */a"}, "'self'"},
+		{features.Site{AssistantURL: "https://ai.test/a", AnalyticsURL: "https://stats.test/b", PlaygroundOrigins: []string{"https://api.test"}}, "'self'"},
+		{features.Site{Playground: true, PlaygroundOrigins: []string{"https://api.test/v1", "javascript:x", "https://[::1]:9000"}}, "'self' https://api.test https://[::1]:9000"},
+		{features.Site{Assistant: true, AssistantURL: "https://ai.test/a;script-src *"}, "'self' https://ai.test"},
+		{features.Site{Assistant: true, AssistantURL: "https://ai.test; script-src */a"}, "'self'"},
 	} {
 		if got, want := c.f.ContentSecurityPolicy(), base+"connect-src "+c.connect+tail; got != want {
 			t.Errorf("%+v:\n got %s\nwant %s", c.f, got, want)

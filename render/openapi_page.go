@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"lectern.dev/lectern/render/config"
+	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/openapi"
 )
@@ -421,8 +422,8 @@ func (s *site) openAPIBody(r *renderer, p *page, mod *module, content string) st
 		st.mu.Lock()
 		st.playground = true
 		st.mu.Unlock()
-		// The script, marked like the form (features.go).
-		return res.HTML + openapi.PlaygroundBegin + `<script src="` + esc(s.assetURL(r.out, playgroundJSFile)) + `" defer></script>` +
+		// The script, marked like the form (render/features).
+		return res.HTML + openapi.PlaygroundBegin + `<script src="` + esc(s.assetURL(r.out, features.PlaygroundJSFile)) + `" defer></script>` +
 			openapi.PlaygroundEnd + "\n"
 	}
 	return res.HTML
@@ -432,7 +433,7 @@ func (s *site) openAPIBody(r *renderer, p *page, mod *module, content string) st
 // that only the playground's own markers are found in the page.
 func neutralOpenAPI(o openapi.Options) openapi.Options {
 	if md := o.Markdown; md != nil {
-		o.Markdown = func(src string) string { return neutralizeMarkers(md(src)) }
+		o.Markdown = func(src string) string { return features.NeutralizeMarkers(md(src)) }
 	}
 	return o
 }
@@ -540,7 +541,7 @@ func (s *site) frontMatterLine(p *page, key string) int {
 
 // playgroundMarker is in every page that loads the playground script; the
 // build cache looks for it to remember the page needs the script.
-const playgroundMarker = playgroundJSFile
+const playgroundMarker = features.PlaygroundJSFile
 
 // writeOpenAPIFiles writes _lectern/playground.js when a page has a
 // playground.
@@ -554,7 +555,7 @@ func (s *site) writeOpenAPIFiles(generated map[string]bool) error {
 	if !used {
 		return nil
 	}
-	const name = playgroundJSFile
+	const name = features.PlaygroundJSFile
 	if err := s.write(name, openapi.PlaygroundJS); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"lectern.dev/lectern/render/features"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -304,7 +305,7 @@ func TestOpenAPIDisablePlayground(t *testing.T) {
 ---
 openapi: GET /pets/{petId}
 ---
-`, Options{Features: &SiteFeatures{Search: true}})
+`, Options{Features: &features.Site{Search: true}})
 	if page := out.get(t, "get.html"); strings.Contains(page, "data-lc-playground") || strings.Contains(page, "playground.js") {
 		t.Error("playground present with the playground off")
 	}

@@ -13,6 +13,7 @@ import (
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/icons"
 )
 
@@ -40,7 +41,7 @@ type pageView struct {
 	RootURL     string // the site root, to which search-index URLs are relative
 	HomeURL     string
 	PrimaryHex  string
-	CSP         string        // the policy of an export page's <meta http-equiv> (serving.go)
+	CSP         string        // the policy of an export page's <meta http-equiv> (render/features)
 	ExtraHead   template.HTML // more <head> content (page-type specific assets)
 	ExtraScript template.HTML // more scripts at the end of <body>
 	// CustomScripts are the URLs of the repository's scripts, with
@@ -48,8 +49,8 @@ type pageView struct {
 	CustomScripts []string
 
 	// Features are the optional features of the build (Options.Features),
-	// whose markup the layout writes between markers (features.go).
-	Features       SiteFeatures
+	// whose markup the layout writes between markers (render/features).
+	Features       features.Site
 	SearchJSURL    string        // _lectern/search.js
 	AssistantJSURL string        // _lectern/assistant.js
 	AnalyticsJSURL string        // _lectern/analytics.js
@@ -72,14 +73,14 @@ type pageView struct {
 }
 
 // Begin and End are the markers around the markup of feature name
-// (features.go); html/template drops comments written in the layout.
+// (render/features); html/template drops comments written in the layout.
 func (v *pageView) Begin(name string) template.HTML {
-	return template.HTML(beginMarker(lectern.Feature(name)))
+	return template.HTML(features.BeginMarker(lectern.Feature(name)))
 }
 
 // End: see Begin.
 func (v *pageView) End(name string) template.HTML {
-	return template.HTML(endMarker(lectern.Feature(name)))
+	return template.HTML(features.EndMarker(lectern.Feature(name)))
 }
 
 // linkView is a link of the header, tabs, anchors, footer, breadcrumbs or
@@ -117,27 +118,27 @@ func (t *theme) view(outName string, p *page) *pageView {
 		StyleURL:   s.assetURL(outName, "_lectern/style.css"),
 		ScriptURL:  s.assetURL(outName, "_lectern/site.js"),
 		InitURL:    s.assetURL(outName, "_lectern/theme-init.js"),
-		SearchURL:  s.assetURL(outName, searchIndexJSFile),
+		SearchURL:  s.assetURL(outName, features.SearchIndexJSFile),
 		HomeURL:    s.urlFor(outName, target{kind: tPage}),
 		PrimaryHex: t.primary,
 	}
 	for _, f := range t.customJS {
-		v.CustomScripts = append(v.CustomScripts, s.assetURL(outName, CustomScriptDir+f))
+		v.CustomScripts = append(v.CustomScripts, s.assetURL(outName, features.CustomScriptDir+f))
 	}
 	v.Features = s.opts.features()
 	if s.opts.Export {
 		v.CSP = v.Features.MetaContentSecurityPolicy()
 	}
 	if v.Features.Search {
-		v.SearchJSURL = s.assetURL(outName, searchJSFile)
+		v.SearchJSURL = s.assetURL(outName, features.SearchJSFile)
 	}
 	if v.Features.Assistant {
-		v.AssistantJSURL = s.assetURL(outName, assistantJSFile)
-		v.AssistantMeta = template.HTML(metaTag(assistantMetaName, v.Features.AssistantURL))
+		v.AssistantJSURL = s.assetURL(outName, features.AssistantJSFile)
+		v.AssistantMeta = template.HTML(features.MetaTag(features.AssistantMetaName, v.Features.AssistantURL))
 	}
 	if v.Features.Analytics {
-		v.AnalyticsJSURL = s.assetURL(outName, analyticsJSFile)
-		v.AnalyticsMeta = template.HTML(metaTag(analyticsMetaName, v.Features.AnalyticsURL))
+		v.AnalyticsJSURL = s.assetURL(outName, features.AnalyticsJSFile)
+		v.AnalyticsMeta = template.HTML(features.MetaTag(features.AnalyticsMetaName, v.Features.AnalyticsURL))
 	}
 	v.RootURL = v.HomeURL
 	if s.opts.Export {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io/fs"
 	"lectern.dev/lectern/render/config"
+	"lectern.dev/lectern/render/features"
 	"strings"
 )
 
@@ -73,7 +74,7 @@ func (s *site) redirectPages() []siteFile {
 			data := redirectHTML(u, canonical, r.Permanent)
 			if s.opts.Export {
 				data = bytes.Replace(data, []byte("<meta charset=\"utf-8\">\n"),
-					[]byte("<meta charset=\"utf-8\">\n"+cspMetaTag(s.opts.features().MetaContentSecurityPolicy())+"\n"), 1)
+					[]byte("<meta charset=\"utf-8\">\n"+features.CSPMetaTag(s.opts.features().MetaContentSecurityPolicy())+"\n"), 1)
 			}
 			out = append(out, siteFile{name: name, data: data})
 		}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"lectern.dev/lectern/render/features"
 	"maps"
 	"slices"
 	"strings"
@@ -14,23 +15,23 @@ func TestServeHeaders(t *testing.T) {
 	for _, c := range []struct{ name, ctype, wantType, wantCSP string }{
 		{"index.html", "text/html; charset=utf-8", "text/html; charset=utf-8", page},
 		{"guides/raw.htm", "text/html", "text/html", page},
-		{"_lectern/site.js", "text/javascript; charset=utf-8", "text/javascript; charset=utf-8", FileCSP},
-		{"_lectern/custom/widget.js", "text/javascript; charset=utf-8", "text/javascript; charset=utf-8", FileCSP},
-		{"evil.js", "text/javascript; charset=utf-8", "text/plain; charset=utf-8", FileCSP},
-		{"lib/evil.mjs", "application/javascript", "text/plain; charset=utf-8", FileCSP},
-		{"/../_lectern/../evil.js", "text/javascript", "text/plain; charset=utf-8", FileCSP},
-		{"x.cjs", "Application/X-JavaScript", "text/plain; charset=utf-8", FileCSP},
-		{"logo.svg", "image/svg+xml", "image/svg+xml", FileCSP},
-		{"sitemap.xml", "application/xml", "application/xml", FileCSP},
-		{"img.png", "image/png", "image/png", FileCSP},
+		{"_lectern/site.js", "text/javascript; charset=utf-8", "text/javascript; charset=utf-8", features.FileCSP},
+		{"_lectern/custom/widget.js", "text/javascript; charset=utf-8", "text/javascript; charset=utf-8", features.FileCSP},
+		{"evil.js", "text/javascript; charset=utf-8", "text/plain; charset=utf-8", features.FileCSP},
+		{"lib/evil.mjs", "application/javascript", "text/plain; charset=utf-8", features.FileCSP},
+		{"/../_lectern/../evil.js", "text/javascript", "text/plain; charset=utf-8", features.FileCSP},
+		{"x.cjs", "Application/X-JavaScript", "text/plain; charset=utf-8", features.FileCSP},
+		{"logo.svg", "image/svg+xml", "image/svg+xml", features.FileCSP},
+		{"sitemap.xml", "application/xml", "application/xml", features.FileCSP},
+		{"img.png", "image/png", "image/png", features.FileCSP},
 	} {
-		gotType, gotCSP := ServeHeaders(c.name, c.ctype, page)
+		gotType, gotCSP := features.ServeHeaders(c.name, c.ctype, page)
 		if gotType != c.wantType || gotCSP != c.wantCSP {
 			t.Errorf("ServeHeaders(%q, %q) = %q, %q; want %q, %q", c.name, c.ctype, gotType, gotCSP, c.wantType, c.wantCSP)
 		}
 	}
-	if !strings.HasPrefix(FileCSP, "sandbox;") || !strings.Contains(FileCSP, "default-src 'none'") {
-		t.Errorf("FileCSP = %q: it must sandbox the file and allow no script", FileCSP)
+	if !strings.HasPrefix(features.FileCSP, "sandbox;") || !strings.Contains(features.FileCSP, "default-src 'none'") {
+		t.Errorf("FileCSP = %q: it must sandbox the file and allow no script", features.FileCSP)
 	}
 }
 
@@ -44,13 +45,13 @@ func TestExportCarriesPolicy(t *testing.T) {
 	if _, err := Build(context.Background(), src, out, Options{Export: true}); err != nil {
 		t.Fatal(err)
 	}
-	pageMeta := cspMetaTag(DefaultSiteFeatures().MetaContentSecurityPolicy())
+	pageMeta := features.CSPMetaTag(features.Default().MetaContentSecurityPolicy())
 	for _, name := range []string{"index.html", "404.html", "old.html"} {
 		if got := out.get(t, name); !strings.Contains(got, pageMeta) {
 			t.Errorf("%s has no %s", name, pageMeta)
 		}
 	}
-	if got := out.get(t, "raw.html"); !strings.HasPrefix(got, cspMetaTag(rawHTMLCSP)+"\n") {
+	if got := out.get(t, "raw.html"); !strings.HasPrefix(got, features.CSPMetaTag(features.RawHTMLCSP)+"\n") {
 		t.Errorf("raw.html does not start with its policy:\n%s", got)
 	}
 	if strings.Contains(pageMeta, "frame-ancestors") {
@@ -70,17 +71,17 @@ func TestExportCarriesPolicy(t *testing.T) {
 	}
 
 	// A self-hosted site's policy replaces the page's.
-	f := SiteFeatures{Search: true, Assistant: true, AssistantURL: "https://ai.example.test/ask"}
+	f := features.Site{Search: true, Assistant: true, AssistantURL: "https://ai.example.test/ask"}
 	got, _, err := f.Transform("index.html", []byte(out.get(t, "index.html")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := cspMetaTag(f.MetaContentSecurityPolicy())
+	want := features.CSPMetaTag(f.MetaContentSecurityPolicy())
 	if !strings.Contains(string(got), want) || strings.Contains(string(got), pageMeta) || !strings.Contains(want, "https://ai.example.test") {
 		t.Errorf("Transform did not write the site's policy %s", want)
 	}
 	raw, _, _ := f.Transform("raw.html", []byte(out.get(t, "raw.html")))
-	if !strings.HasPrefix(string(raw), cspMetaTag(rawHTMLCSP)) {
+	if !strings.HasPrefix(string(raw), features.CSPMetaTag(features.RawHTMLCSP)) {
 		t.Errorf("Transform changed the policy of a raw HTML file: %s", raw)
 	}
 }

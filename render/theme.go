@@ -5,6 +5,7 @@ import (
 	"embed"
 	"html/template"
 	"lectern.dev/lectern/render/config"
+	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/highlight"
 	"strings"
 )
@@ -173,7 +174,7 @@ func (s *site) themeFiles() []siteFile {
 	files := []siteFile{
 		{"_lectern/theme-init.js", themeInit},
 	}
-	files = append(files, s.featureAssets()...) // features.go
+	files = append(files, s.featureAssets()...) // render/features
 	return append(files, s.redirectPages()...)
 }
 
@@ -186,7 +187,7 @@ func (t *theme) page(p *page, outName, body string, toc []tocItem) []byte {
 	if t.s.opts.Export && v.Features.Playground {
 		// The "Try it" forms of the page may call the API servers it
 		// offers, also when the export is served by a static host.
-		if o := PlaygroundServerOrigins([]byte(body)); len(o) > 0 {
+		if o := features.PlaygroundServerOrigins([]byte(body)); len(o) > 0 {
 			f := v.Features
 			f.PlaygroundOrigins = append(append([]string(nil), f.PlaygroundOrigins...), o...)
 			v.CSP = f.MetaContentSecurityPolicy()

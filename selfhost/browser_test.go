@@ -22,6 +22,7 @@ import (
 	"lectern.dev/lectern/bundle"
 	"lectern.dev/lectern/internal/browsertest"
 	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/output"
 )
 
@@ -34,7 +35,7 @@ func exportBundle(t *testing.T) []byte {
 		t.Fatalf("corpus mintlify-starter is not readable: %v", err)
 	}
 	out := t.TempDir()
-	all := render.AllSiteFeatures()
+	all := features.All()
 	if _, err := render.Build(context.Background(), os.DirFS(src), &output.Dir{Dir: out},
 		render.Options{Export: true, SiteURL: "https://starter.docs.test", Features: &all}); err != nil {
 		t.Fatalf("render: %v", err)

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"lectern.dev/lectern"
-	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/features"
 )
 
 // Runtime applies configurations: it obtains the configured bundle from
@@ -65,8 +65,8 @@ func NewRuntime(log *slog.Logger, c *Cache, h *Handler, file string, getenv func
 }
 
 // SiteFeatures returns the features of the pages for c.
-func (c *Config) SiteFeatures() render.SiteFeatures {
-	return render.SiteFeatures{
+func (c *Config) SiteFeatures() features.Site {
+	return features.Site{
 		Search: c.Features[lectern.FeatureSearch], Assistant: c.Features[lectern.FeatureAssistant],
 		Analytics: c.Features[lectern.FeatureAnalytics], Playground: c.Features[lectern.FeaturePlayground],
 		AssistantURL: c.AssistantEndpoint, AnalyticsURL: c.AnalyticsEndpoint, PlaygroundOrigins: c.PlaygroundOrigins,
@@ -119,7 +119,7 @@ func (r *Runtime) Apply(ctx context.Context, cfg *Config) error {
 	return nil
 }
 
-func sameFeatures(a, b render.SiteFeatures) bool {
+func sameFeatures(a, b features.Site) bool {
 	return a.Search == b.Search && a.Assistant == b.Assistant && a.Analytics == b.Analytics && a.Playground == b.Playground &&
 		a.AssistantURL == b.AssistantURL && a.AnalyticsURL == b.AnalyticsURL && slices.Equal(a.PlaygroundOrigins, b.PlaygroundOrigins)
 }

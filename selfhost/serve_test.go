@@ -16,19 +16,18 @@ import (
 	"testing/fstest"
 
 	"github.com/andybalholm/brotli"
-
-	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/features"
 )
 
 // serveSite fetches a bundle of version v into a new cache, builds its
 // site with features f and serves it on loopback.
-func serveSite(t *testing.T, v string, f render.SiteFeatures) (*httptest.Server, *Handler, *Entry) {
+func serveSite(t *testing.T, v string, f features.Site) (*httptest.Server, *Handler, *Entry) {
 	return serveSiteBudget(t, v, f, memBudget)
 }
 
 // serveSiteBudget is serveSite keeping at most budget bytes in memory (0:
 // every file is served from the folder).
-func serveSiteBudget(t *testing.T, v string, f render.SiteFeatures, budget int64) (*httptest.Server, *Handler, *Entry) {
+func serveSiteBudget(t *testing.T, v string, f features.Site, budget int64) (*httptest.Server, *Handler, *Entry) {
 	t.Helper()
 	o := newOrigin(t)
 	c, _ := newTestCache(t)
@@ -75,7 +74,7 @@ func TestServeRoutes(t *testing.T) {
 }
 
 func testServeRoutes(t *testing.T, budget int64) {
-	srv, _, _ := serveSiteBudget(t, "v1", render.SiteFeatures{Search: true, Playground: true}, budget)
+	srv, _, _ := serveSiteBudget(t, "v1", features.Site{Search: true, Playground: true}, budget)
 	cases := []struct {
 		path   string
 		status int
@@ -111,7 +110,7 @@ func testServeRoutes(t *testing.T, budget int64) {
 		// Pages have the site's policy; other files are sandboxed.
 		wantCSP := "default-src 'self'"
 		if !strings.HasPrefix(tc.ctype, "text/html") {
-			wantCSP = render.FileCSP
+			wantCSP = features.FileCSP
 		}
 		if resp.Header.Get("X-Content-Type-Options") != "nosniff" || !strings.Contains(resp.Header.Get("Content-Security-Policy"), wantCSP) {
 			t.Errorf("GET %s: security headers %v", tc.path, resp.Header)
@@ -133,7 +132,7 @@ func TestServeCachingAndConditional(t *testing.T) {
 }
 
 func testServeCachingAndConditional(t *testing.T, budget int64) {
-	srv, _, _ := serveSite(t, "v1", render.SiteFeatures{Search: true})
+	srv, _, _ := serveSite(t, "v1", features.Site{Search: true})
 	resp, _ := get(t, "GET", srv.URL+"/guides/x")
 	etag := resp.Header.Get("ETag")
 	if !strings.HasPrefix(etag, `"`) || resp.Header.Get("Cache-Control") != "no-cache" || resp.Header.Get("Last-Modified") != "" {
@@ -164,7 +163,7 @@ func TestServeCompression(t *testing.T) {
 }
 
 func testServeCompression(t *testing.T, budget int64) {
-	srv, _, _ := serveSite(t, "v1", render.SiteFeatures{Search: true})
+	srv, _, _ := serveSite(t, "v1", features.Site{Search: true})
 	_, plain := get(t, "GET", srv.URL+"/guides/x")
 	decoders := map[string]func(io.Reader) io.Reader{
 		"gzip": func(r io.Reader) io.Reader { zr, _ := gzip.NewReader(r); return zr },
@@ -213,8 +212,8 @@ func forBudgets(t *testing.T, test func(*testing.T, int64)) {
 
 func TestServeFeatures(t *testing.T) {
 	t.Parallel()
-	on, _, _ := serveSite(t, "v1", render.SiteFeatures{Search: true, Analytics: true, AnalyticsURL: "https://stats.acme.internal/hit"})
-	off, _, _ := serveSite(t, "v1", render.SiteFeatures{})
+	on, _, _ := serveSite(t, "v1", features.Site{Search: true, Analytics: true, AnalyticsURL: "https://stats.acme.internal/hit"})
+	off, _, _ := serveSite(t, "v1", features.Site{})
 
 	_, page := get(t, "GET", on.URL+"/guides/x")
 	if !strings.Contains(page, `class="lc-search-button"`) || !strings.Contains(page, "/_lectern/search.js") ||
@@ -261,7 +260,7 @@ func TestServeHealth(t *testing.T) {
 		t.Fatalf("healthz: %d %q", resp.StatusCode, body)
 	}
 
-	srv2, _, e := serveSite(t, "v7", render.SiteFeatures{Search: true})
+	srv2, _, e := serveSite(t, "v7", features.Site{Search: true})
 	resp, body := get(t, "GET", srv2.URL+"/readyz")
 	var r struct {
 		Status, Version string
@@ -277,7 +276,7 @@ func TestServeHealth(t *testing.T) {
 // A retired site's folder goes once its last request ends, not before.
 func TestSiteRetire(t *testing.T) {
 	t.Parallel()
-	_, h, _ := serveSite(t, "v1", render.SiteFeatures{})
+	_, h, _ := serveSite(t, "v1", features.Site{})
 	s := h.acquire()
 	h.Swap(nil)
 	if _, err := os.Stat(s.dir); err != nil {
@@ -293,7 +292,7 @@ func TestSiteRetire(t *testing.T) {
 // copied; transformed pages are written.
 func TestBuildSiteLinks(t *testing.T) {
 	t.Parallel()
-	_, h, e := serveSite(t, "v1", render.SiteFeatures{})
+	_, h, e := serveSite(t, "v1", features.Site{})
 	s := h.Current()
 	same := func(name string) bool {
 		a, _ := os.Stat(filepath.Join(e.Dir, name))
@@ -322,7 +321,7 @@ func TestBuildSiteLargeFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := BuildSite(context.Background(), e, render.SiteFeatures{}, filepath.Join(c.Dir(), "site"))
+	s, err := BuildSite(context.Background(), e, features.Site{}, filepath.Join(c.Dir(), "site"))
 	if err != nil {
 		t.Fatal(err)
 	}

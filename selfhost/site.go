@@ -20,7 +20,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/bundle"
-	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/features"
 )
 
 // Site is one served tree: a cached bundle with the configured features
@@ -33,7 +33,7 @@ type Site struct {
 	// BuiltAt is when this tree was built.
 	BuiltAt time.Time
 	// Features are the features the pages were transformed for.
-	Features render.SiteFeatures
+	Features features.Site
 	// UnreachableServers are the API servers that "Try it" forms offer but
 	// the Content-Security-Policy does not allow (not in
 	// Features.PlaygroundOrigins): the playground cannot call them.
@@ -58,7 +58,7 @@ type siteFile struct {
 	data      []byte   // the content, when small enough to keep in memory
 	length    []string // Content-Length of data, when kept
 	etag      []string // quoted, without an encoding suffix
-	csp       []string // Content-Security-Policy (render.ServeHeaders)
+	csp       []string // Content-Security-Policy (features.ServeHeaders)
 	ctype     []string
 	immutable bool
 	compress  bool                                  // worth compressing (text types over a minimum size)
@@ -100,12 +100,12 @@ const minCompressSize = 512
 // the cache rather than copied. It fails if dir exists, if f is invalid,
 // if a cached file no longer matches its manifest size, or when ctx ends;
 // on error it removes what it wrote.
-func BuildSite(ctx context.Context, e *Entry, f render.SiteFeatures, dir string) (*Site, error) {
+func BuildSite(ctx context.Context, e *Entry, f features.Site, dir string) (*Site, error) {
 	return buildSite(ctx, e, f, dir, memBudget)
 }
 
 // buildSite is BuildSite keeping at most budget bytes of content in memory.
-func buildSite(ctx context.Context, e *Entry, f render.SiteFeatures, dir string, budget int64) (s *Site, err error) {
+func buildSite(ctx context.Context, e *Entry, f features.Site, dir string, budget int64) (s *Site, err error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
@@ -192,7 +192,7 @@ func (s *Site) add(src, dst *os.Root, e *Entry, mf bundle.File) error {
 		return err
 	}
 	if f.Playground {
-		for _, o := range render.PlaygroundServerOrigins(out) {
+		for _, o := range features.PlaygroundServerOrigins(out) {
 			if !slices.Contains(f.PlaygroundOrigins, o) && !slices.Contains(s.UnreachableServers, o) {
 				s.UnreachableServers = append(s.UnreachableServers, o)
 			}
@@ -216,7 +216,7 @@ func (s *Site) add(src, dst *os.Root, e *Entry, mf bundle.File) error {
 // newFile returns the index entry of a file of the tree with its size and
 // sha256, keeping content (when not nil) in memory if the budget allows.
 func (s *Site) newFile(name string, size int64, sum string, content []byte) *siteFile {
-	ctype, csp := render.ServeHeaders(name, contentType(name, content), s.csp[0])
+	ctype, csp := features.ServeHeaders(name, contentType(name, content), s.csp[0])
 	sf := &siteFile{name: name, file: "files/" + name, size: size, etag: []string{`"` + sum[:32] + `"`}, ctype: []string{ctype}, csp: []string{csp},
 		immutable: hashedAsset.MatchString(path.Base(name)), compress: size >= minCompressSize && compressible(ctype)}
 	if content != nil && s.keep(size) {

@@ -4,7 +4,7 @@
 // live deployment once and reads only from it, and deployments are
 // immutable, so a switch to a new deployment is atomic for every request.
 //
-// Every file is sent with the headers render.ServeHeaders gives: pages
+// Every file is sent with the headers features.ServeHeaders gives: pages
 // with the site's Content-Security-Policy (PageCSP), other files of the
 // repository sandboxed, and its JavaScript as text/plain, so that nothing
 // of the repository runs script on the docs domain.
@@ -30,7 +30,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
-	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/features"
 )
 
 // cacheFor is how long Serves remembers whether a host is a project's
@@ -241,10 +241,10 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, e hostEntry, 
 	defer rd.Close()
 	var content io.ReadSeeker = rd
 	pageCSP, known := "", false
-	if render.IsPage(name) {
+	if features.IsPage(name) {
 		pageCSP, known = s.policies.get(key)
 	}
-	if render.IsPage(name) && !known {
+	if features.IsPage(name) && !known {
 		// The page's policy names the API servers its "Try it" forms
 		// call, so pages are read whole (they are small).
 		data, err := io.ReadAll(io.LimitReader(rd, maxPage+1))
@@ -265,7 +265,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, e hostEntry, 
 		pageCSP = PageCSP(data)
 		s.policies.put(key, pageCSP)
 	}
-	ctype, csp := render.ServeHeaders(name, blobstore.ContentType(name), pageCSP)
+	ctype, csp := features.ServeHeaders(name, blobstore.ContentType(name), pageCSP)
 	h := w.Header()
 	h.Set("Content-Type", ctype)
 	h.Set("X-Content-Type-Options", "nosniff")
@@ -324,11 +324,11 @@ const maxPage = 8 << 20
 
 // PageCSP is the Content-Security-Policy of a live site's page with
 // content page (nil when unknown): the default features' policy
-// (render.SiteFeatures.ContentSecurityPolicy), whose connect-src adds the
+// (features.Site.ContentSecurityPolicy), whose connect-src adds the
 // origins of the API servers the page's "Try it" forms offer. Live sites
 // and lectern build --serve send it with every page.
 func PageCSP(page []byte) string {
-	f := render.DefaultSiteFeatures()
-	f.PlaygroundOrigins = render.PlaygroundServerOrigins(page)
+	f := features.Default()
+	f.PlaygroundOrigins = features.PlaygroundServerOrigins(page)
 	return f.ContentSecurityPolicy()
 }

@@ -22,7 +22,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
-	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/store"
 	"lectern.dev/lectern/store/sqlite"
 )
@@ -806,10 +806,10 @@ func TestActiveContentHeaders(t *testing.T) {
 		{"/raw.html", "text/html; charset=utf-8", pageCSP},
 		{"/api", "text/html; charset=utf-8", PageCSP([]byte(page))},
 		{"/nope", "text/html; charset=utf-8", pageCSP},
-		{"/evil.js", "text/plain; charset=utf-8", render.FileCSP},
-		{"/lib/x.mjs", "text/plain; charset=utf-8", render.FileCSP},
-		{"/_lectern/site.js", "text/javascript; charset=utf-8", render.FileCSP},
-		{"/logo.svg", "image/svg+xml", render.FileCSP},
+		{"/evil.js", "text/plain; charset=utf-8", features.FileCSP},
+		{"/lib/x.mjs", "text/plain; charset=utf-8", features.FileCSP},
+		{"/_lectern/site.js", "text/javascript; charset=utf-8", features.FileCSP},
+		{"/logo.svg", "image/svg+xml", features.FileCSP},
 	} {
 		w := do(srv, "GET", "docs.example.com", tc.path)
 		if got := w.Header().Get("Content-Type"); got != tc.ctype {

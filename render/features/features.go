@@ -1,4 +1,4 @@
-package render
+package features
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 // "Try it" playground) are chosen twice: the build includes the markup of
 // the features in Options.Features, and a site that is served later (the
 // export bundle in a self-hosted deployment) keeps only those of its
-// configuration with SiteFeatures.Transform. For that, every piece of a
+// configuration with Site.Transform. For that, every piece of a
 // feature's markup is written between two markers:
 //
 //	HTML pages:          <!--lectern:NAME--> ... <!--/lectern:NAME-->
@@ -31,8 +31,8 @@ import (
 // The files that serve one feature only (the search index, search.js,
 // assistant.js, analytics.js, playground.js) are dropped when it is off.
 
-// SiteFeatures are the optional features of a rendered site.
-type SiteFeatures struct {
+// Site are the optional features of a rendered site.
+type Site struct {
 	// Search: the search box, the search dialog, _lectern/search.js and
 	// the search index.
 	Search bool
@@ -62,24 +62,24 @@ type SiteFeatures struct {
 	PlaygroundOrigins []string
 }
 
-// DefaultSiteFeatures are the features of a build whose Options.Features
+// Default are the features of a build whose Options.Features
 // is nil: search and the playground.
-func DefaultSiteFeatures() SiteFeatures {
-	return SiteFeatures{Search: true, Playground: true}
+func Default() Site {
+	return Site{Search: true, Playground: true}
 }
 
-// AllSiteFeatures has every optional feature on, without endpoints: the
+// All has every optional feature on, without endpoints: the
 // export bundle is built with it, marked, and the self-hosted runtime
 // keeps those of its configuration (Transform).
-func AllSiteFeatures() SiteFeatures {
-	return SiteFeatures{Search: true, Assistant: true, Analytics: true, Playground: true}
+func All() Site {
+	return Site{Search: true, Assistant: true, Analytics: true, Playground: true}
 }
 
 // siteFeatureNames are the features with markup, in the table's order.
-var siteFeatureNames = []lectern.Feature{lectern.FeatureSearch, lectern.FeatureAssistant, lectern.FeatureAnalytics, lectern.FeaturePlayground}
+var Names = []lectern.Feature{lectern.FeatureSearch, lectern.FeatureAssistant, lectern.FeatureAnalytics, lectern.FeaturePlayground}
 
 // Enabled reports whether feature name is on.
-func (f SiteFeatures) Enabled(name lectern.Feature) bool {
+func (f Site) Enabled(name lectern.Feature) bool {
 	switch name {
 	case lectern.FeatureSearch:
 		return f.Search
@@ -95,39 +95,39 @@ func (f SiteFeatures) Enabled(name lectern.Feature) bool {
 
 // Files of the site that serve one feature only.
 const (
-	searchIndexFile   = "_lectern/search-index.json"
-	searchIndexJSFile = "_lectern/search-index.js"
-	searchJSFile      = "_lectern/search.js"
-	assistantJSFile   = "_lectern/assistant.js"
-	analyticsJSFile   = "_lectern/analytics.js"
-	playgroundJSFile  = "_lectern/playground.js"
+	SearchIndexFile   = "_lectern/search-index.json"
+	SearchIndexJSFile = "_lectern/search-index.js"
+	SearchJSFile      = "_lectern/search.js"
+	AssistantJSFile   = "_lectern/assistant.js"
+	AnalyticsJSFile   = "_lectern/analytics.js"
+	PlaygroundJSFile  = "_lectern/playground.js"
 )
 
-var featureFiles = map[string]lectern.Feature{
-	searchIndexFile:   lectern.FeatureSearch,
-	searchIndexJSFile: lectern.FeatureSearch,
-	searchJSFile:      lectern.FeatureSearch,
-	assistantJSFile:   lectern.FeatureAssistant,
-	analyticsJSFile:   lectern.FeatureAnalytics,
-	playgroundJSFile:  lectern.FeaturePlayground,
+var Files = map[string]lectern.Feature{
+	SearchIndexFile:   lectern.FeatureSearch,
+	SearchIndexJSFile: lectern.FeatureSearch,
+	SearchJSFile:      lectern.FeatureSearch,
+	AssistantJSFile:   lectern.FeatureAssistant,
+	AnalyticsJSFile:   lectern.FeatureAnalytics,
+	PlaygroundJSFile:  lectern.FeaturePlayground,
 }
 
 // Meta elements that carry the configured endpoints, in the assistant's
 // and the analytics' head regions.
 const (
-	assistantMetaName = "lectern-assistant-url"
-	analyticsMetaName = "lectern-analytics-url"
+	AssistantMetaName = "lectern-assistant-url"
+	AnalyticsMetaName = "lectern-analytics-url"
 )
 
-func beginMarker(f lectern.Feature) string    { return "<!--lectern:" + string(f) + "-->" }
-func endMarker(f lectern.Feature) string      { return "<!--/lectern:" + string(f) + "-->" }
-func cssBeginMarker(f lectern.Feature) string { return "/*lectern:" + string(f) + "*/" }
-func cssEndMarker(f lectern.Feature) string   { return "/*/lectern:" + string(f) + "*/" }
+func BeginMarker(f lectern.Feature) string    { return "<!--lectern:" + string(f) + "-->" }
+func EndMarker(f lectern.Feature) string      { return "<!--/lectern:" + string(f) + "-->" }
+func CSSBeginMarker(f lectern.Feature) string { return "/*lectern:" + string(f) + "*/" }
+func CSSEndMarker(f lectern.Feature) string   { return "/*/lectern:" + string(f) + "*/" }
 
 // neutralizeMarkers makes marker-like comments of page content inert
 // ("<!--lectern:" becomes "<!-- lectern:"), so that Transform finds only
 // the markers the build writes around the features' markup.
-func neutralizeMarkers(s string) string {
+func NeutralizeMarkers(s string) string {
 	if !strings.Contains(s, "<!--lectern:") && !strings.Contains(s, "<!--/lectern:") {
 		return s
 	}
@@ -138,7 +138,7 @@ func neutralizeMarkers(s string) string {
 // and AnalyticsURL are required with their feature and must be absolute
 // http(s) URLs; PlaygroundOrigins must be http(s) origins. It returns a
 // *lectern.Error of code EINVALID naming the setting.
-func (f SiteFeatures) Validate() error {
+func (f Site) Validate() error {
 	if f.Assistant {
 		if _, err := endpointOrigin("AssistantURL", f.AssistantURL); err != nil {
 			return err
@@ -204,38 +204,38 @@ func endpointOrigin(setting, raw string) (string, error) {
 // It fails, with a *lectern.Error of code EINVALID, when Validate does.
 // It is pure and deterministic; data is not modified (out may share it
 // when nothing changes).
-func (f SiteFeatures) Transform(name string, data []byte) (out []byte, keep bool, err error) {
+func (f Site) Transform(name string, data []byte) (out []byte, keep bool, err error) {
 	if err := f.Validate(); err != nil {
 		return nil, false, err
 	}
 	name = strings.TrimPrefix(path.Clean("/"+name), "/")
-	if feat, ok := featureFiles[name]; ok && !f.Enabled(feat) {
+	if feat, ok := Files[name]; ok && !f.Enabled(feat) {
 		return nil, false, nil
 	}
 	switch ext := strings.ToLower(path.Ext(name)); {
 	case ext == ".html" || ext == ".htm":
 		return f.transformHTML(data), true, nil
 	case ext == ".css" && strings.HasPrefix(name, "_lectern/"):
-		return f.transformRegions(data, cssBeginMarker, cssEndMarker, false, nil), true, nil
+		return f.TransformRegions(data, CSSBeginMarker, CSSEndMarker, false, nil), true, nil
 	}
 	return data, true, nil
 }
 
-func (f SiteFeatures) transformHTML(data []byte) []byte {
+func (f Site) transformHTML(data []byte) []byte {
 	if bytes.Contains(data, []byte(cspMetaStart)) {
 		// An export page's policy (serving.go) becomes this site's.
-		meta := []byte(cspMetaTag(f.MetaContentSecurityPolicy()))
+		meta := []byte(CSPMetaTag(f.MetaContentSecurityPolicy()))
 		data = cspMetaRE.ReplaceAllLiteral(data, meta)
 	}
 	if !bytes.Contains(data, []byte("lectern:")) {
 		return data
 	}
-	return f.transformRegions(data, beginMarker, endMarker, false, func(feat lectern.Feature, region []byte) []byte {
+	return f.TransformRegions(data, BeginMarker, EndMarker, false, func(feat lectern.Feature, region []byte) []byte {
 		switch feat {
 		case lectern.FeatureAssistant:
-			return setMeta(region, assistantMetaName, f.AssistantURL)
+			return setMeta(region, AssistantMetaName, f.AssistantURL)
 		case lectern.FeatureAnalytics:
-			return setMeta(region, analyticsMetaName, f.AnalyticsURL)
+			return setMeta(region, AnalyticsMetaName, f.AnalyticsURL)
 		}
 		return region
 	})
@@ -244,9 +244,9 @@ func (f SiteFeatures) transformHTML(data []byte) []byte {
 // transformRegions removes the regions of the features that are off and
 // the markers of those that are on (unless keepMarkers), passing the
 // content of each kept region through configure when it is not nil.
-func (f SiteFeatures) transformRegions(data []byte, begin, end func(lectern.Feature) string, keepMarkers bool, configure func(lectern.Feature, []byte) []byte) []byte {
+func (f Site) TransformRegions(data []byte, begin, end func(lectern.Feature) string, keepMarkers bool, configure func(lectern.Feature, []byte) []byte) []byte {
 	out := data
-	for _, feat := range siteFeatureNames {
+	for _, feat := range Names {
 		b, e := []byte(begin(feat)), []byte(end(feat))
 		if !bytes.Contains(out, b) {
 			continue
@@ -329,9 +329,9 @@ const cspMetaStart = `<meta http-equiv="Content-Security-Policy" content="defaul
 
 var cspMetaRE = regexp.MustCompile(regexp.QuoteMeta(cspMetaStart) + `[^"]*">`)
 
-// cspMetaTag is the <meta http-equiv> carrying policy csp, as the layout
+// CSPMetaTag is the <meta http-equiv> carrying policy csp, as the layout
 // writes it.
-func cspMetaTag(csp string) string {
+func CSPMetaTag(csp string) string {
 	return `<meta http-equiv="Content-Security-Policy" content="` + html.EscapeString(csp) + `">`
 }
 
@@ -344,13 +344,13 @@ func setMeta(region []byte, name, value string) []byte {
 		if string(metaRE.FindSubmatch(m)[1]) != name {
 			return m
 		}
-		return []byte(metaTag(name, strings.TrimSpace(value)))
+		return []byte(MetaTag(name, strings.TrimSpace(value)))
 	})
 }
 
 // metaTag is the meta element carrying an endpoint, as the layout writes
 // it and Transform rewrites it.
-func metaTag(name, value string) string {
+func MetaTag(name, value string) string {
 	return `<meta name="` + name + `" content="` + html.EscapeString(value) + `">`
 }
 
@@ -364,7 +364,7 @@ func metaTag(name, value string) string {
 // icon colours), the playground's stylesheet and the <style> of Mermaid
 // diagrams; images allow data: URLs too, which make no request.
 // Endpoints that Validate refuses are left out.
-func (f SiteFeatures) ContentSecurityPolicy() string {
+func (f Site) ContentSecurityPolicy() string {
 	connect := []string{"'self'"}
 	seen := map[string]bool{}
 	add := func(setting, raw string) {
@@ -390,7 +390,7 @@ func (f SiteFeatures) ContentSecurityPolicy() string {
 
 // validateBuild checks the endpoints given to a build: they may be empty
 // (Transform writes them later) but not of another kind than http(s).
-func (f SiteFeatures) validateBuild() error {
+func (f Site) ValidateBuild() error {
 	for _, e := range []struct{ setting, raw string }{{"AssistantURL", f.AssistantURL}, {"AnalyticsURL", f.AnalyticsURL}} {
 		if strings.TrimSpace(e.raw) == "" {
 			continue
@@ -402,44 +402,14 @@ func (f SiteFeatures) validateBuild() error {
 	return nil
 }
 
-// The scripts of the features (theme/).
-var (
-	searchJS    = mustRead("theme/search.js")
-	assistantJS = mustRead("theme/assistant.js")
-	analyticsJS = mustRead("theme/analytics.js")
-)
 
-// featureAssets are the files of the build's features, besides the search
-// index (build.go) and playground.js (openapi_page.go, when a page has a
-// playground).
-func (s *site) featureAssets() []siteFile {
-	f := s.opts.features()
-	var files []siteFile
-	if f.Search {
-		files = append(files, siteFile{searchIndexJSFile, s.searchIndexJS()}, siteFile{searchJSFile, searchJS})
-	}
-	if f.Assistant {
-		files = append(files, siteFile{assistantJSFile, assistantJS})
-	}
-	if f.Analytics {
-		files = append(files, siteFile{analyticsJSFile, analyticsJS})
-	}
-	return files
-}
-
-// featureCSS is the build's stylesheet: the rules of the features that are
-// off are removed, those of the others kept between their markers.
-func (s *site) featureCSS(css []byte) []byte {
-	return s.opts.features().transformRegions(css, cssBeginMarker, cssEndMarker, true, nil)
-}
-
-// withoutFeatures returns a page body without the markup of its features
+// StripMarkup returns a page body without the markup of its features
 // (the playground's form), which the search index leaves out.
-func withoutFeatures(body string) string {
+func StripMarkup(body string) string {
 	if !strings.Contains(body, "<!--lectern:") {
 		return body
 	}
-	return string(SiteFeatures{}.transformRegions([]byte(body), beginMarker, endMarker, false, nil))
+	return string(Site{}.TransformRegions([]byte(body), BeginMarker, EndMarker, false, nil))
 }
 
 var (

@@ -1,4 +1,4 @@
-package render
+package features
 
 import (
 	"path"
@@ -11,7 +11,7 @@ import (
 // send every file of a site with the headers ServeHeaders gives, so that
 // nothing of the docs repository runs script on the docs origin:
 //
-//   - pages (.html) get the site's policy (SiteFeatures.ContentSecurityPolicy):
+//   - pages (.html) get the site's policy (Site.ContentSecurityPolicy):
 //     scripts from the site only, no inline script or event handler, no
 //     plugin, frames from the site only;
 //   - every other file gets FileCSP, a sandbox without script: an SVG, XML
@@ -83,7 +83,7 @@ func isScriptType(ctype string) bool {
 // MetaContentSecurityPolicy returns the policy of ContentSecurityPolicy as
 // a <meta http-equiv> element carries it: without frame-ancestors, which
 // browsers ignore there.
-func (f SiteFeatures) MetaContentSecurityPolicy() string {
+func (f Site) MetaContentSecurityPolicy() string {
 	return metaPolicy(f.ContentSecurityPolicy())
 }
 
@@ -103,4 +103,4 @@ func metaPolicy(csp string) string {
 // repository's own HTML files (not pages of the navigation): nothing runs,
 // also when the bundle is opened from file:// or served by a static host
 // that sends no header.
-const rawHTMLCSP = "default-src 'none'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+const RawHTMLCSP = "default-src 'none'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; base-uri 'none'; form-action 'none'"

@@ -1,0 +1,34 @@
+package render
+
+import "lectern.dev/lectern/render/features"
+
+// featureAssets are the files of the build's features, besides the search
+// index (build.go) and playground.js (openapi_page.go, when a page has a
+// playground).
+func (s *site) featureAssets() []siteFile {
+	f := s.opts.features()
+	var files []siteFile
+	if f.Search {
+		files = append(files, siteFile{features.SearchIndexJSFile, s.searchIndexJS()}, siteFile{features.SearchJSFile, searchJS})
+	}
+	if f.Assistant {
+		files = append(files, siteFile{features.AssistantJSFile, assistantJS})
+	}
+	if f.Analytics {
+		files = append(files, siteFile{features.AnalyticsJSFile, analyticsJS})
+	}
+	return files
+}
+
+// featureCSS is the build's stylesheet: the rules of the features that are
+// off are removed, those of the others kept between their markers.
+func (s *site) featureCSS(css []byte) []byte {
+	return s.opts.features().TransformRegions(css, features.CSSBeginMarker, features.CSSEndMarker, true, nil)
+}
+
+// The scripts of the features (theme/).
+var (
+	searchJS    = mustRead("theme/search.js")
+	assistantJS = mustRead("theme/assistant.js")
+	analyticsJS = mustRead("theme/analytics.js")
+)
