@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"lectern.dev/lectern/render/features"
+	"lectern.dev/lectern/render/mdx"
 	"path"
 	"strings"
 )
@@ -64,7 +65,7 @@ func activeXML(data []byte) string {
 					return "an animation of " + a.Value
 				case urlAttrs[k]:
 					if !urlAllowed(a.Value, true) {
-						return "a URL of another scheme (" + firstLine(a.Value, 40) + ")"
+						return "a URL of another scheme (" + mdx.FirstLine(a.Value, 40) + ")"
 					}
 				}
 			}

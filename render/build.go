@@ -15,6 +15,7 @@ import (
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/limits"
+	"lectern.dev/lectern/render/mdx"
 	"lectern.dev/lectern/render/output"
 )
 
@@ -113,9 +114,9 @@ type site struct {
 	pages     map[string]*page // navigation pages by path
 	order     []*page          // in navigation order
 	entries   map[string]config.NavEntry
-	files     map[string]bool    // every regular file of the source
-	fileList  []string           // the same, in the order of fs.WalkDir
-	mods      map[string]*module // parsed files
+	files     map[string]bool        // every regular file of the source
+	fileList  []string               // the same, in the order of fs.WalkDir
+	mods      map[string]*mdx.Module // parsed files
 	redirects *config.RedirectTable
 	theme     *theme
 	cache     *buildCache       // nil without Options.CacheDir
@@ -179,7 +180,7 @@ func Build(ctx context.Context, src fs.FS, out output.Output, opts Options) (*Re
 	}
 	s := &site{
 		src: src, opts: opts, out: out, w: &diag.Warner{},
-		files: map[string]bool{}, mods: map[string]*module{},
+		files: map[string]bool{}, mods: map[string]*mdx.Module{},
 		mermaid: &mermaidUse{}, limit: &limits.State{},
 	}
 	if opts.CacheDir != "" {
@@ -411,7 +412,7 @@ func (s *site) renderBody(p *page, outName string) (body string) {
 	}
 	r := &renderer{s: s, pg: p, out: outName, ids: newHeadingIDs()}
 	// Marker-like comments of the content are made inert (render/features).
-	return s.openAPIBody(r, p, mod, features.NeutralizeMarkers(r.flow(mod.nodes, &scope{mod: mod}, flowOpts{})))
+	return s.openAPIBody(r, p, mod, features.NeutralizeMarkers(r.flow(mod.Nodes, &mdx.Scope{Mod: mod}, flowOpts{})))
 }
 
 // writeSiteFiles writes everything but the pages: the index copy, 404,

@@ -3,6 +3,7 @@ package render
 import (
 	"html"
 	"lectern.dev/lectern/render/icons"
+	"lectern.dev/lectern/render/mdx"
 	"regexp"
 	"strconv"
 	"strings"
@@ -37,33 +38,33 @@ func init() {
 // call is one use of a component.
 type call struct {
 	r  *renderer
-	n  *node
-	sc *scope
+	n  *mdx.Node
+	sc *mdx.Scope
 }
 
 // val returns the value of attribute name, or undefined.
-func (c *call) val(name string) value {
-	for _, a := range c.n.attrs {
-		if a.name == name {
+func (c *call) val(name string) mdx.Value {
+	for _, a := range c.n.Attrs {
+		if a.Name == name {
 			return c.r.attrValue(a, c.n, c.sc)
 		}
 	}
-	return value{}
+	return mdx.Value{}
 }
 
-func (c *call) str(name string) string { return c.val(name).str() }
+func (c *call) str(name string) string { return c.val(name).Str() }
 
-func (c *call) flag(name string) bool { return c.val(name).truthy() }
+func (c *call) flag(name string) bool { return c.val(name).Truthy() }
 
 func (c *call) kids() string { return c.r.kids(c.n, c.sc) }
 
 // text returns an attribute as HTML: escaped text, or rendered JSX.
 func (c *call) text(name string) string {
 	v := c.val(name)
-	if v.kind == vNodes {
+	if v.Kind == mdx.VNodes {
 		return c.r.valueHTML(v, true)
 	}
-	return esc(v.str())
+	return esc(v.Str())
 }
 
 // href returns the rewritten link of an attribute, or "".
@@ -72,7 +73,7 @@ func (c *call) href(name string) string {
 	if h == "" {
 		return ""
 	}
-	return c.r.link(h, c.n.line, c.sc)
+	return c.r.link(h, c.n.Line, c.sc)
 }
 
 // image returns the rewritten source of an image attribute, or "" when
@@ -82,7 +83,7 @@ func (c *call) image(name string) string {
 	if src == "" {
 		return ""
 	}
-	u, external := c.r.asset(src, c.n.line, c.sc, "image")
+	u, external := c.r.asset(src, c.n.Line, c.sc, "image")
 	if external {
 		return ""
 	}
@@ -94,7 +95,7 @@ func (c *call) image(name string) string {
 func (c *call) icon(name string) string { return c.renderIcon(name, 0, "") }
 
 func (c *call) inlineTag() string {
-	if c.n.block {
+	if c.n.Block {
 		return "div"
 	}
 	return "span"
@@ -248,10 +249,10 @@ func field(class string) componentFunc {
 		if c.flag("deprecated") {
 			b.WriteString(`<span class="lc-badge lc-deprecated">deprecated</span>`)
 		}
-		if d := c.val("default"); d.kind == vString || d.kind == vNumber || d.kind == vBool {
-			s := d.str()
-			if d.kind == vBool {
-				s = strconv.FormatBool(d.b)
+		if d := c.val("default"); d.Kind == mdx.VString || d.Kind == mdx.VNumber || d.Kind == mdx.VBool {
+			s := d.Str()
+			if d.Kind == mdx.VBool {
+				s = strconv.FormatBool(d.B)
 			}
 			b.WriteString(`<span class="lc-field-default">default: <code>` + esc(s) + "</code></span>")
 		}
@@ -292,9 +293,9 @@ func update(c *call) string {
 		id := c.r.ids.Generate([]byte(idText), 0)
 		b.WriteString(`<h2 class="lc-update-label" id="` + esc(string(id)) + `">` + label + "</h2>")
 	}
-	if tags := c.val("tags"); tags.kind == vArray {
-		for _, t := range tags.items {
-			b.WriteString(`<span class="lc-badge">` + esc(t.str()) + "</span>")
+	if tags := c.val("tags"); tags.Kind == mdx.VArray {
+		for _, t := range tags.Items {
+			b.WriteString(`<span class="lc-badge">` + esc(t.Str()) + "</span>")
 		}
 	}
 	if d := c.text("description"); d != "" {
@@ -348,7 +349,7 @@ func visibility(c *call) string {
 
 func latex(c *call) string {
 	tag := c.inlineTag()
-	return "<" + tag + ` class="lc-latex"><code>` + esc(strings.TrimSpace(c.n.raw)) + "</code></" + tag + ">"
+	return "<" + tag + ` class="lc-latex"><code>` + esc(strings.TrimSpace(c.n.Raw)) + "</code></" + tag + ">"
 }
 
 // snippet renders the legacy <Snippet file="name.mdx" />, a file under
@@ -360,14 +361,14 @@ func snippet(c *call) string {
 		file = "snippets/" + file
 	}
 	if name == "" || !c.r.s.files[file] {
-		c.r.warn(c.sc, c.n.line, "<Snippet file=%q>: file not found", c.str("file"))
+		c.r.warn(c.sc, c.n.Line, "<Snippet file=%q>: file not found", c.str("file"))
 		return ""
 	}
 	mod := c.r.s.loadModule(file)
 	if mod == nil {
 		return ""
 	}
-	return c.r.custom(c.n, c.sc, mod.whole())
+	return c.r.custom(c.n, c.sc, mod.Whole())
 }
 
 var colorRE = regexp.MustCompile(`^(#[0-9a-fA-F]{3,8}|[a-zA-Z]{3,20}|(rgb|rgba|hsl|hsla)\([0-9.,%\s/]+\))$`)
@@ -383,7 +384,7 @@ func safeColor(s string) string {
 
 func isWord(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if !isLetter(s[i]) && s[i] != '-' {
+		if !mdx.IsLetter(s[i]) && s[i] != '-' {
 			return false
 		}
 	}
@@ -415,6 +416,6 @@ func (c *call) renderIcon(attr string, size int, color string) string {
 	if svg := icons.SVG(ic, size, color); svg != "" {
 		return svg
 	}
-	c.r.warn(c.sc, c.n.line, "unknown icon %q", ic)
+	c.r.warn(c.sc, c.n.Line, "unknown icon %q", ic)
 	return `<span class="lc-icon" data-icon="` + esc(ic) + `" aria-hidden="true"></span>`
 }

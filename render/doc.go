@@ -62,15 +62,15 @@
 // # How MDX is handled
 //
 // Lectern does not run JavaScript. MDX is read by a small scanner of its own
-// (mdx_parse.go, mdx_scan.go) that understands the parts of MDX that
+// (render/mdx, render/mdx) that understands the parts of MDX that
 // documentation sites use: fenced code and code spans (left literal), JSX
 // elements (capitalised components and lowercase HTML, self-closing or with
 // children, nested, attributes as "strings", {expressions} and bare
 // booleans), {/* comments */}, {expressions}, imports of .mdx/.md snippets
-// (mdx_module.go) and components exported as arrow functions returning JSX
+// (render/mdx) and components exported as arrow functions returning JSX
 // (export const Name = ({ a, b }) => (<JSX/>)); other exports are ignored
 // with a warning. The scanner yields a tree of text, element and expression
-// nodes. Expressions are evaluated without running code (mdx_expr.go):
+// nodes. Expressions are evaluated without running code (render/mdx):
 // literals, arrays, objects, JSX and the props of the component being
 // rendered; anything else is shown as written, with a warning.
 //

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/mdx"
 )
 
 // Fuzzing the MDX scanner and the front-matter reader: whatever the bytes
@@ -233,7 +234,7 @@ func firstBytes(s string, n int) string {
 // boundedParse runs the MDX scanner alone on src (without renderBody's
 // recover, so that a panic of the scanner itself shows), fails t when it
 // takes longer than bound, and returns the depth of the tree it produced.
-func boundedParse(t *testing.T, src string, mdx bool, bound time.Duration) int {
+func boundedParse(t *testing.T, src string, isMDX bool, bound time.Duration) int {
 	t.Helper()
 	type outcome struct {
 		depth    int
@@ -246,9 +247,9 @@ func boundedParse(t *testing.T, src string, mdx bool, bound time.Duration) int {
 			o.panicked = recover()
 			done <- o
 		}()
-		p := newParser(normalizeNewlines(src), "index.mdx", 1, mdx, &diag.Warner{})
-		p.esm = &esmSink{}
-		nodes, _ := p.parseFlow(nil)
+		p := mdx.NewParser(normalizeNewlines(src), "index.mdx", 1, isMDX, &diag.Warner{})
+		p.ESM = &mdx.ESMSink{}
+		nodes, _ := p.ParseFlow(nil)
 		o.depth = treeDepth(nodes)
 	}()
 	timer := time.NewTimer(bound)
@@ -266,11 +267,11 @@ func boundedParse(t *testing.T, src string, mdx bool, bound time.Duration) int {
 }
 
 // treeDepth is the element nesting depth of a node list.
-func treeDepth(nodes []*node) int {
+func treeDepth(nodes []*mdx.Node) int {
 	d := 0
 	for _, n := range nodes {
-		if n.kind == nElem {
-			d = max(d, 1+treeDepth(n.children))
+		if n.Kind == mdx.ElementNode {
+			d = max(d, 1+treeDepth(n.Children))
 		}
 	}
 	return d
@@ -284,13 +285,13 @@ func FuzzMDX(f *testing.F) {
 	}
 	f.Add([]byte("<Note>\n  **hi** {1+1}\n</Note>\n"), false)
 	f.Add([]byte("# Title\n\n<Tabs>\n<Tab title=\"a\">A</Tab>\n<Tab title=\"b\">B</Tab>\n</Tabs>\n"), true)
-	f.Fuzz(func(t *testing.T, data []byte, mdx bool) {
+	f.Fuzz(func(t *testing.T, data []byte, isMDX bool) {
 		src := string(data)
-		if depth := boundedParse(t, src, mdx, fuzzBound); depth > maxNesting+1 {
-			t.Fatalf("parse tree is %d elements deep, more than the bound %d", depth, maxNesting)
+		if depth := boundedParse(t, src, isMDX, fuzzBound); depth > mdx.MaxNesting+1 {
+			t.Fatalf("parse tree is %d elements deep, more than the bound %d", depth, mdx.MaxNesting)
 		}
 		name := "index.mdx"
-		if !mdx {
+		if !isMDX {
 			name = "index.md"
 		}
 		boundedBuild(t, name, src, fuzzBound)
@@ -346,8 +347,8 @@ func TestMDXEdgeCasesBounded(t *testing.T) {
 	for name, src := range mdxSeeds() {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			if depth := boundedParse(t, src, true, edgeCaseBound); depth > maxNesting+1 {
-				t.Errorf("parse tree is %d elements deep, more than the bound %d", depth, maxNesting)
+			if depth := boundedParse(t, src, true, edgeCaseBound); depth > mdx.MaxNesting+1 {
+				t.Errorf("parse tree is %d elements deep, more than the bound %d", depth, mdx.MaxNesting)
 			}
 			start := time.Now()
 			res := boundedBuild(t, "index.mdx", src, edgeCaseBound)

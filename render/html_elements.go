@@ -2,6 +2,7 @@ package render
 
 import (
 	"html"
+	"lectern.dev/lectern/render/mdx"
 	"path"
 	"strings"
 	"unicode"
@@ -12,40 +13,40 @@ import (
 // become CSS, links and media sources are rewritten for the page, and media
 // on other hosts become plain links, so that pages load nothing from
 // elsewhere. Scripts, styles and head elements are removed with a warning.
-func (r *renderer) htmlElement(n *node, sc *scope) string {
-	name := strings.ToLower(n.name)
+func (r *renderer) htmlElement(n *mdx.Node, sc *mdx.Scope) string {
+	name := strings.ToLower(n.Name)
 	switch name {
 	case "script", "style", "link", "meta", "base":
-		r.warn(sc, n.line, "<%s> is not allowed in page content; removed", name)
+		r.warn(sc, n.Line, "<%s> is not allowed in page content; removed", name)
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString("<" + name)
-	for _, a := range n.attrs {
-		k := htmlAttrName(a.name)
+	for _, a := range n.Attrs {
+		k := htmlAttrName(a.Name)
 		if k == "" {
-			if isEventHandler(a.name) {
-				r.warn(sc, n.line, "<%s %s>: event handler attributes are not allowed in page content; removed", name, a.name)
+			if isEventHandler(a.Name) {
+				r.warn(sc, n.Line, "<%s %s>: event handler attributes are not allowed in page content; removed", name, a.Name)
 			}
 			continue
 		}
 		if droppedAttrs[k] {
-			r.warn(sc, n.line, "<%s %s>: not allowed in page content (it runs the HTML it holds); removed", name, k)
+			r.warn(sc, n.Line, "<%s %s>: not allowed in page content (it runs the HTML it holds); removed", name, k)
 			continue
 		}
 		v := r.attrValue(a, n, sc)
 		var s string
-		switch v.kind {
-		case vBool:
-			if v.b {
+		switch v.Kind {
+		case mdx.VBool:
+			if v.B {
 				b.WriteString(" " + k)
 			}
 			continue
-		case vString, vNumber:
-			s = v.s
-		case vArray:
-			s = v.str()
-		case vObject:
+		case mdx.VString, mdx.VNumber:
+			s = v.S
+		case mdx.VArray:
+			s = v.Str()
+		case mdx.VObject:
 			if k != "style" {
 				continue
 			}
@@ -55,15 +56,15 @@ func (r *renderer) htmlElement(n *node, sc *scope) string {
 		}
 		switch k {
 		case "href", "xlink:href":
-			if s = r.linkAttr(s, "<"+name+" "+k+">", n.line, sc); s == "" {
+			if s = r.linkAttr(s, "<"+name+" "+k+">", n.Line, sc); s == "" {
 				continue
 			}
 		case "src", "poster", "data":
 			if framesDocument(name) && activeFile(s) {
-				r.warn(sc, n.line, "<%s %s=%q>: a frame may not show an SVG or XML file, which can run script; removed", name, k, s)
+				r.warn(sc, n.Line, "<%s %s=%q>: a frame may not show an SVG or XML file, which can run script; removed", name, k, s)
 				continue
 			}
-			u, external := r.asset(s, n.line, sc, mediaWhat(name))
+			u, external := r.asset(s, n.Line, sc, mediaWhat(name))
 			if external {
 				if k == "poster" {
 					continue
@@ -76,7 +77,7 @@ func (r *renderer) htmlElement(n *node, sc *scope) string {
 			s = u
 		case "srcset", "imagesrcset":
 			if !srcsetAllowed(s) {
-				r.warn(sc, n.line, "<%s %s> removed: its URLs must be relative or data:image/ URLs", name, k)
+				r.warn(sc, n.Line, "<%s %s> removed: its URLs must be relative or data:image/ URLs", name, k)
 				continue
 			}
 		case "style":
@@ -87,12 +88,12 @@ func (r *renderer) htmlElement(n *node, sc *scope) string {
 			// SVG animations (<set>, <animate>) that change a link or an
 			// event handler could give it any URL or script.
 			if l := strings.ToLower(strings.TrimSpace(s)); strings.Contains(l, "href") || isEventHandler(l) {
-				r.warn(sc, n.line, "<%s attributeName=%q>: animating a link or an event handler is not allowed; removed", name, s)
+				r.warn(sc, n.Line, "<%s attributeName=%q>: animating a link or an event handler is not allowed; removed", name, s)
 				continue
 			}
 		default:
 			if urlAttrs[k] {
-				if _, ok := r.checkURL(s, "<"+name+" "+k+">", false, n.line, sc); !ok {
+				if _, ok := r.checkURL(s, "<"+name+" "+k+">", false, n.Line, sc); !ok {
 					continue
 				}
 			}
@@ -100,11 +101,11 @@ func (r *renderer) htmlElement(n *node, sc *scope) string {
 		b.WriteString(" " + k + `="` + html.EscapeString(s) + `"`)
 	}
 	b.WriteString(">")
-	if isVoid(name) {
+	if mdx.IsVoid(name) {
 		return b.String()
 	}
-	if keepsRawContent(name) {
-		b.WriteString(n.raw)
+	if mdx.KeepsRawContent(name) {
+		b.WriteString(n.Raw)
 	} else {
 		b.WriteString(r.kids(n, sc))
 	}
@@ -148,10 +149,10 @@ func mediaWhat(tag string) string {
 }
 
 // externalMedia is the link that replaces media on another host.
-func externalMedia(tag, src string, props map[string]value) string {
-	label := props["alt"].str()
+func externalMedia(tag, src string, props map[string]mdx.Value) string {
+	label := props["alt"].Str()
 	if label == "" {
-		label = props["title"].str()
+		label = props["title"].Str()
 	}
 	if label == "" {
 		switch tag {
@@ -215,20 +216,20 @@ var unitless = map[string]bool{
 }
 
 // cssFromObject turns a JSX style object into a CSS declaration list.
-func cssFromObject(v value) string {
+func cssFromObject(v mdx.Value) string {
 	var decls []string
-	for i, k := range v.keys {
+	for i, k := range v.Keys {
 		prop := kebab(k)
 		if strings.HasPrefix(prop, "webkit-") || strings.HasPrefix(prop, "moz-") || strings.HasPrefix(prop, "ms-") {
 			prop = "-" + prop
 		}
 		var val string
-		switch it := v.items[i]; it.kind {
-		case vString:
-			val = it.s
-		case vNumber:
-			val = it.s
-			if !unitless[prop] && it.s != "0" {
+		switch it := v.Items[i]; it.Kind {
+		case mdx.VString:
+			val = it.S
+		case mdx.VNumber:
+			val = it.S
+			if !unitless[prop] && it.S != "0" {
 				val += "px"
 			}
 		default:

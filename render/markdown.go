@@ -18,6 +18,7 @@ import (
 	"github.com/yuin/goldmark/util"
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/highlight"
+	"lectern.dev/lectern/render/mdx"
 )
 
 // md is the Markdown engine: CommonMark plus GitHub extensions (tables,
@@ -60,7 +61,7 @@ func newMarkdown() goldmark.Markdown {
 // markdown renders src, the Markdown of one flow in which insets stand as
 // tokens, rewriting links and images for the page. lm maps src lines to
 // file lines for warnings.
-func (r *renderer) markdown(src string, insets []inset, lm *lineMap, sc *scope) string {
+func (r *renderer) markdown(src string, insets []inset, lm *lineMap, sc *mdx.Scope) string {
 	if limited, at, changed := limitNesting(src); changed {
 		r.warn(sc, lm.at(strings.Count(src[:at], "\n")),
 			"Markdown nested more than %d levels deep (brackets, lists or quotes); the deeper markers are shown as text", maxMarkdownNesting)
@@ -89,7 +90,7 @@ func (r *renderer) markdown(src string, insets []inset, lm *lineMap, sc *scope) 
 			x.Destination = []byte(r.link(dest, nodeLine(x, source, lm, dest), sc))
 		case *ast.AutoLink:
 			if u := string(x.URL(source)); x.AutoLinkType == ast.AutoLinkURL && !urlAllowed(u, false) {
-				r.warn(sc, nodeLine(x, source, lm, u), "link %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed", firstLine(u, 60))
+				r.warn(sc, nodeLine(x, source, lm, u), "link %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed", mdx.FirstLine(u, 60))
 				swaps = append(swaps, [2]ast.Node{x, ast.NewString(x.Label(source))})
 			}
 		case *ast.Image:

@@ -1,6 +1,9 @@
 package render
 
-import "strings"
+import (
+	"lectern.dev/lectern/render/mdx"
+	"strings"
+)
 
 // maxMarkdownNesting bounds the nesting of link brackets and of block
 // containers (lists, block quotes) that goldmark sees: its time grows
@@ -28,17 +31,17 @@ func limitNesting(src string) (out string, firstAt int, changed bool) {
 		last = i
 	}
 	var (
-		fence       fenceState
+		fence       mdx.FenceState
 		lists       []int // content columns of the open list items
 		prevBlank   bool
 		depth, over int // bracket nesting, and brackets escaped beyond it
 		noSpan      map[int]int
 	)
 	for off := 0; off < len(src); {
-		end := lineEnd(src, off)
+		end := mdx.LineEnd(src, off)
 		line := src[off:end]
 		next := min(end+1, len(src))
-		if fence.line(line) {
+		if fence.Line(line) {
 			off, prevBlank = next, false
 			continue
 		}
@@ -98,16 +101,16 @@ func limitNesting(src string) (out string, firstAt int, changed bool) {
 			case '\\':
 				i++
 			case '`':
-				n := runLen(src, i, '`')
+				n := mdx.RunLen(src, i, '`')
 				if stop, known := noSpan[n]; known && i < stop {
 					i += n - 1
 					continue
 				}
-				if e := codeSpanEnd(src, i+n, n); e > 0 {
+				if e := mdx.CodeSpanEnd(src, i+n, n); e > 0 {
 					// A code span ending on a later line hides that
 					// line's markers too; good enough for a limit.
 					if e > end {
-						end = lineEnd(src, e)
+						end = mdx.LineEnd(src, e)
 						next = min(end+1, len(src))
 					}
 					i = e - 1
@@ -149,13 +152,13 @@ func limitNesting(src string) (out string, firstAt int, changed bool) {
 // items: a cheap test for limitNesting's container pass.
 func manyContainers(src string) bool {
 	indented := 0
-	for off := 0; off < len(src); off = lineEnd(src, off) + 1 {
+	for off := 0; off < len(src); off = mdx.LineEnd(src, off) + 1 {
 		j := off
 		for j < len(src) && (src[j] == ' ' || src[j] == '\t') {
 			j++
 		}
 		if j > off {
-			if w, _ := listMarker(src[j:lineEnd(src, j)]); w > 0 {
+			if w, _ := listMarker(src[j:mdx.LineEnd(src, j)]); w > 0 {
 				indented++
 				if indented > maxMarkdownNesting/2 {
 					return true
@@ -166,7 +169,7 @@ func manyContainers(src string) bool {
 		for j < len(src) && n <= maxMarkdownNesting/2 {
 			if src[j] == '>' {
 				j++
-			} else if w, sp := listMarker(src[j:lineEnd(src, j)]); w > 0 {
+			} else if w, sp := listMarker(src[j:mdx.LineEnd(src, j)]); w > 0 {
 				j += w + sp
 			} else {
 				break

@@ -13,7 +13,7 @@ import (
 
 // The MDX extension of goldmark.
 //
-// The MDX scanner (mdx_parse.go) reads a file once into text, elements and
+// The MDX scanner (render/mdx) reads a file once into text, elements and
 // expressions. To render a list of them (a flow), the text is given to
 // goldmark as Markdown and every element or JSX value stands in it as an
 // inset token "<mdx-N>". The extension's block parser turns a token that

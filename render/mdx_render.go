@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"lectern.dev/lectern/render/limits"
+	"lectern.dev/lectern/render/mdx"
 )
 
 // maxRenderDepth bounds element and snippet nesting at render time, which
@@ -21,25 +22,25 @@ type renderer struct {
 	depth int
 	// active holds the snippets and components being rendered, so that
 	// one that includes itself is stopped at once.
-	active map[*binding]bool
+	active map[*mdx.Binding]bool
 	// expansions counts the snippets and components rendered for the
 	// page, against Limits.MaxExpansions; over is set once it is passed.
 	expansions int
 	over       bool
 }
 
-func (r *renderer) warn(sc *scope, line int, format string, args ...any) {
-	if l := sc.pinnedLine(); l > 0 {
+func (r *renderer) warn(sc *mdx.Scope, line int, format string, args ...any) {
+	if l := sc.PinnedLine(); l > 0 {
 		line = l
 	}
-	r.s.w.Add(sc.file(r), line, format, args...)
+	r.s.w.Add(r.fileOf(sc), line, format, args...)
 }
 
-// file returns the file whose text sc renders.
-func (sc *scope) file(r *renderer) string {
-	for s := sc; s != nil; s = s.parent {
-		if s.mod != nil {
-			return s.mod.file
+// fileOf returns the file whose text sc renders.
+func (r *renderer) fileOf(sc *mdx.Scope) string {
+	for s := sc; s != nil; s = s.Parent {
+		if s.Mod != nil {
+			return s.Mod.File
 		}
 	}
 	return r.pg.file
@@ -55,8 +56,8 @@ type flowOpts struct {
 // flow renders nodes: text as Markdown, in which each element, JSX value
 // and raw HTML stands as an inset that the MDX extension of goldmark
 // renders in its place (mdx_goldmark.go).
-func (r *renderer) flow(nodes []*node, sc *scope, o flowOpts) string {
-	if sc.jsx {
+func (r *renderer) flow(nodes []*mdx.Node, sc *mdx.Scope, o flowOpts) string {
+	if sc.JSX {
 		return r.jsxFlow(nodes, sc)
 	}
 	var b strings.Builder
@@ -75,24 +76,24 @@ func (r *renderer) flow(nodes []*node, sc *scope, o flowOpts) string {
 		}
 	}
 	for _, n := range nodes {
-		switch n.kind {
-		case nText:
-			lm.mark(lines, n.line)
-			put(n.text)
-		case nRaw:
-			add(n.block, func() string { return rawHTML(n.text) })
-		case nElem:
-			add(n.block, func() string { return r.element(n, sc) })
-		case nExpr:
-			v := sc.eval(n.text, n.line, sc.file(r), r.s.w)
-			switch v.kind {
-			case vString, vNumber:
-				put(escapeMarkdown(v.s))
-			case vNodes, vArray:
-				add(n.block, func() string { return r.valueHTML(v, !n.block) })
-			case vUnknown, vObject:
-				r.warn(sc, n.line, "cannot evaluate the expression {%s}; shown as text", firstLine(strings.TrimSpace(n.text), 60))
-				put(escapeMarkdown("{" + n.text + "}"))
+		switch n.Kind {
+		case mdx.TextNode:
+			lm.mark(lines, n.Line)
+			put(n.Text)
+		case mdx.RawNode:
+			add(n.Block, func() string { return rawHTML(n.Text) })
+		case mdx.ElementNode:
+			add(n.Block, func() string { return r.element(n, sc) })
+		case mdx.ExprNode:
+			v := sc.Eval(n.Text, n.Line, r.fileOf(sc), r.s.w)
+			switch v.Kind {
+			case mdx.VString, mdx.VNumber:
+				put(escapeMarkdown(v.S))
+			case mdx.VNodes, mdx.VArray:
+				add(n.Block, func() string { return r.valueHTML(v, !n.Block) })
+			case mdx.VUnknown, mdx.VObject:
+				r.warn(sc, n.Line, "cannot evaluate the expression {%s}; shown as text", mdx.FirstLine(strings.TrimSpace(n.Text), 60))
+				put(escapeMarkdown("{" + n.Text + "}"))
 			}
 		}
 	}
@@ -110,33 +111,33 @@ func (r *renderer) flow(nodes []*node, sc *scope, o flowOpts) string {
 // markdownText renders Markdown that is not MDX, such as an OpenAPI
 // description: braces are text, and HTML tags are read as elements, so
 // that they are checked as they are in pages.
-func (r *renderer) markdownText(src string, sc *scope) string {
-	p := newParser(src, sc.file(r), 0, false, r.s.w)
-	p.fixedLine = sc.pinnedLine()
-	nodes, _ := p.parseFlow(nil)
+func (r *renderer) markdownText(src string, sc *mdx.Scope) string {
+	p := mdx.NewParser(src, r.fileOf(sc), 0, false, r.s.w)
+	p.FixedLine = sc.PinnedLine()
+	nodes, _ := p.ParseFlow(nil)
 	return r.flow(nodes, sc, flowOpts{})
 }
 
 // jsxFlow renders nodes as JSX: text is literal with JSX whitespace rules,
 // elements and expressions are rendered in place.
-func (r *renderer) jsxFlow(nodes []*node, sc *scope) string {
+func (r *renderer) jsxFlow(nodes []*mdx.Node, sc *mdx.Scope) string {
 	var b strings.Builder
 	for _, n := range nodes {
-		switch n.kind {
-		case nText:
-			b.WriteString(html.EscapeString(jsxText(n.text)))
-		case nElem:
+		switch n.Kind {
+		case mdx.TextNode:
+			b.WriteString(html.EscapeString(jsxText(n.Text)))
+		case mdx.ElementNode:
 			b.WriteString(r.element(n, sc))
-		case nRaw:
-			b.WriteString(rawHTML(n.text))
-		case nExpr:
-			v := sc.eval(n.text, n.line, sc.file(r), r.s.w)
-			switch v.kind {
-			case vString, vNumber, vNodes, vArray:
+		case mdx.RawNode:
+			b.WriteString(rawHTML(n.Text))
+		case mdx.ExprNode:
+			v := sc.Eval(n.Text, n.Line, r.fileOf(sc), r.s.w)
+			switch v.Kind {
+			case mdx.VString, mdx.VNumber, mdx.VNodes, mdx.VArray:
 				b.WriteString(r.valueHTML(v, true))
-			case vUnknown, vObject:
-				r.warn(sc, n.line, "cannot evaluate the expression {%s}; shown as text", firstLine(strings.TrimSpace(n.text), 60))
-				b.WriteString(html.EscapeString("{" + n.text + "}"))
+			case mdx.VUnknown, mdx.VObject:
+				r.warn(sc, n.Line, "cannot evaluate the expression {%s}; shown as text", mdx.FirstLine(strings.TrimSpace(n.Text), 60))
+				b.WriteString(html.EscapeString("{" + n.Text + "}"))
 			}
 		}
 	}
@@ -166,63 +167,63 @@ func jsxText(s string) string {
 }
 
 // valueHTML renders a JSX value or an array of values.
-func (r *renderer) valueHTML(v value, inline bool) string {
-	switch v.kind {
-	case vNodes:
-		return r.flow(v.nodes, v.scope, flowOpts{dedent: true, skipFirst: v.inline, unwrap: v.inline})
-	case vArray:
+func (r *renderer) valueHTML(v mdx.Value, inline bool) string {
+	switch v.Kind {
+	case mdx.VNodes:
+		return r.flow(v.Nodes, v.Scope, flowOpts{dedent: true, skipFirst: v.Inline, unwrap: v.Inline})
+	case mdx.VArray:
 		var b strings.Builder
-		for _, it := range v.items {
+		for _, it := range v.Items {
 			b.WriteString(r.valueHTML(it, true))
 		}
 		return b.String()
-	case vString, vNumber:
-		return html.EscapeString(v.s)
+	case mdx.VString, mdx.VNumber:
+		return html.EscapeString(v.S)
 	}
 	return ""
 }
 
 // kids renders an element's children.
-func (r *renderer) kids(n *node, sc *scope) string {
-	if len(n.children) == 0 {
+func (r *renderer) kids(n *mdx.Node, sc *mdx.Scope) string {
+	if len(n.Children) == 0 {
 		return ""
 	}
-	return r.flow(n.children, sc, flowOpts{dedent: true, skipFirst: n.inlineKids, unwrap: n.inlineKids})
+	return r.flow(n.Children, sc, flowOpts{dedent: true, skipFirst: n.InlineKids, unwrap: n.InlineKids})
 }
 
 // element renders one element: an HTML tag, a fragment, a component bound
 // in the file (snippet or exported component), a known component, or an
 // unknown component (a warning; its children are still shown).
-func (r *renderer) element(n *node, sc *scope) string {
+func (r *renderer) element(n *mdx.Node, sc *mdx.Scope) string {
 	if r.depth >= maxRenderDepth {
-		r.warn(sc, n.line, "components nested too deeply (a snippet that includes itself?); <%s> is not rendered", n.name)
+		r.warn(sc, n.Line, "components nested too deeply (a snippet that includes itself?); <%s> is not rendered", n.Name)
 		return ""
 	}
 	r.depth++
 	defer func() { r.depth-- }()
 	switch {
-	case n.name == "":
+	case n.Name == "":
 		return r.kids(n, sc)
-	case !isComponentName(n.name):
+	case !mdx.IsComponentName(n.Name):
 		return r.htmlElement(n, sc)
 	}
-	if b := sc.binding(n.name); b != nil {
+	if b := sc.Binding(n.Name); b != nil {
 		return r.custom(n, sc, b)
 	}
-	if c, ok := components[n.name]; ok {
+	if c, ok := components[n.Name]; ok {
 		return c(&call{r: r, n: n, sc: sc})
 	}
-	r.warn(sc, n.line, "unknown component <%s>; its content is shown without it", n.name)
+	r.warn(sc, n.Line, "unknown component <%s>; its content is shown without it", n.Name)
 	tag := "div"
-	if !n.block {
+	if !n.Block {
 		tag = "span"
 	}
-	return `<` + tag + ` class="lc-unknown" data-component="` + html.EscapeString(n.name) + `">` + r.kids(n, sc) + `</` + tag + `>`
+	return `<` + tag + ` class="lc-unknown" data-component="` + html.EscapeString(n.Name) + `">` + r.kids(n, sc) + `</` + tag + `>`
 }
 
 // custom renders a snippet or an exported component with the element's
 // attributes as props.
-func (r *renderer) custom(n *node, sc *scope, b *binding) string {
+func (r *renderer) custom(n *mdx.Node, sc *mdx.Scope, b *mdx.Binding) string {
 	if r.over {
 		return ""
 	}
@@ -230,82 +231,82 @@ func (r *renderer) custom(n *node, sc *scope, b *binding) string {
 		r.over = true
 		max := r.s.opts.Limits.MaxExpansions
 		r.s.limit.Set(limits.Errorf(limits.MaxExpansions, r.pg.file, fmt.Sprint(max),
-			"the page uses snippets and components more than %d times, counting those inside others (<%s> in %s, line %d)", max, n.name, sc.file(r), n.line))
+			"the page uses snippets and components more than %d times, counting those inside others (<%s> in %s, line %d)", max, n.Name, r.fileOf(sc), n.Line))
 		return ""
 	}
-	if b.kind != bUnresolved {
+	if b.Kind != mdx.BUnresolved {
 		if r.active[b] {
-			r.warn(sc, n.line, "<%s> includes itself; not rendered again", n.name)
+			r.warn(sc, n.Line, "<%s> includes itself; not rendered again", n.Name)
 			return ""
 		}
 		if r.active == nil {
-			r.active = map[*binding]bool{}
+			r.active = map[*mdx.Binding]bool{}
 		}
 		r.active[b] = true
 		defer delete(r.active, b)
 	}
 	props := r.props(n, sc)
-	switch b.kind {
-	case bSnippet:
-		inner := &scope{vars: props, mod: b.mod}
-		return r.flow(b.mod.nodes, inner, flowOpts{unwrap: !n.block})
-	case bComponent:
-		vars := map[string]value{}
-		if b.propsName != "" {
-			obj := value{kind: vObject}
+	switch b.Kind {
+	case mdx.BSnippet:
+		inner := &mdx.Scope{Vars: props, Mod: b.Mod}
+		return r.flow(b.Mod.Nodes, inner, flowOpts{unwrap: !n.Block})
+	case mdx.BComponent:
+		vars := map[string]mdx.Value{}
+		if b.PropsName != "" {
+			obj := mdx.Value{Kind: mdx.VObject}
 			for k, v := range props {
-				obj.keys = append(obj.keys, k)
-				obj.items = append(obj.items, v)
+				obj.Keys = append(obj.Keys, k)
+				obj.Items = append(obj.Items, v)
 			}
-			vars[b.propsName] = obj
+			vars[b.PropsName] = obj
 		}
-		for _, p := range b.params {
-			if v, ok := props[p.name]; ok {
-				vars[p.name] = v
-			} else if p.def != "" {
-				vars[p.name] = (&scope{mod: b.mod}).eval(p.def, n.line, b.mod.file, r.s.w)
+		for _, p := range b.Params {
+			if v, ok := props[p.Name]; ok {
+				vars[p.Name] = v
+			} else if p.Def != "" {
+				vars[p.Name] = (&mdx.Scope{Mod: b.Mod}).Eval(p.Def, n.Line, b.Mod.File, r.s.w)
 			} else {
-				vars[p.name] = value{}
+				vars[p.Name] = mdx.Value{}
 			}
 		}
-		inner := &scope{vars: vars, mod: b.mod, jsx: true}
-		return r.flow(b.body, inner, flowOpts{})
+		inner := &mdx.Scope{Vars: vars, Mod: b.Mod, JSX: true}
+		return r.flow(b.Body, inner, flowOpts{})
 	}
 	return r.kids(n, sc) // an import that failed, already reported
 }
 
 // props evaluates an element's attributes, plus its children as
 // "children".
-func (r *renderer) props(n *node, sc *scope) map[string]value {
-	props := map[string]value{}
-	for _, a := range n.attrs {
-		props[a.name] = r.attrValue(a, n, sc)
+func (r *renderer) props(n *mdx.Node, sc *mdx.Scope) map[string]mdx.Value {
+	props := map[string]mdx.Value{}
+	for _, a := range n.Attrs {
+		props[a.Name] = r.attrValue(a, n, sc)
 	}
-	if len(n.children) > 0 {
-		props["children"] = value{kind: vNodes, nodes: n.children, scope: sc, inline: n.inlineKids}
+	if len(n.Children) > 0 {
+		props["children"] = mdx.Value{Kind: mdx.VNodes, Nodes: n.Children, Scope: sc, Inline: n.InlineKids}
 	}
 	return props
 }
 
-func (r *renderer) attrValue(a attr, n *node, sc *scope) value {
-	switch a.kind {
-	case aString:
-		return value{kind: vString, s: html.UnescapeString(a.val)}
-	case aBool:
-		return value{kind: vBool, b: true}
+func (r *renderer) attrValue(a mdx.Attr, n *mdx.Node, sc *mdx.Scope) mdx.Value {
+	switch a.Kind {
+	case mdx.AttrString:
+		return mdx.Value{Kind: mdx.VString, S: html.UnescapeString(a.Val)}
+	case mdx.AttrBool:
+		return mdx.Value{Kind: mdx.VBool, B: true}
 	}
-	return sc.eval(a.val, n.line, sc.file(r), r.s.w)
+	return sc.Eval(a.Val, n.Line, r.fileOf(sc), r.s.w)
 }
 
 // link rewrites an href for the page and warns when its target is missing.
 // A URL of a scheme that is not allowed (urlAllowed) gives "" and a
 // warning.
-func (r *renderer) link(href string, line int, sc *scope) string {
+func (r *renderer) link(href string, line int, sc *mdx.Scope) string {
 	return r.linkAttr(href, "link", line, sc)
 }
 
 // linkAttr is link for attribute attr (named in the warning).
-func (r *renderer) linkAttr(href, attr string, line int, sc *scope) string {
+func (r *renderer) linkAttr(href, attr string, line int, sc *mdx.Scope) string {
 	if _, ok := r.checkURL(href, attr, false, line, sc); !ok {
 		return ""
 	}
@@ -320,7 +321,7 @@ func (r *renderer) linkAttr(href, attr string, line int, sc *scope) string {
 // whether it is on another host (and must not be loaded). A URL of a
 // scheme that is not allowed gives "" and a warning; a data:image URL of
 // an image is kept as it is (it makes no request).
-func (r *renderer) asset(src string, line int, sc *scope, what string) (u string, external bool) {
+func (r *renderer) asset(src string, line int, sc *mdx.Scope, what string) (u string, external bool) {
 	image := what == "image"
 	if _, ok := r.checkURL(src, what, image, line, sc); !ok {
 		return "", false

@@ -54,7 +54,7 @@ func writeMermaid(w *bytes.Buffer, src string) {
 func mermaidComponent(c *call) string {
 	src := c.str("chart")
 	if src == "" {
-		src = strings.TrimSpace(c.n.raw)
+		src = strings.TrimSpace(c.n.Raw)
 	}
 	if src == "" {
 		return ""

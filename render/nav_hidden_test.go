@@ -7,6 +7,7 @@ import (
 
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/mdx"
 )
 
 // hiddenSite has hidden pages: one between two pages of a group, one
@@ -103,7 +104,7 @@ func TestHiddenPageSidebar(t *testing.T) {
 func TestHiddenPageSidebarNotShared(t *testing.T) {
 	t.Parallel()
 	s := &site{src: siteFS(t, hiddenSite), opts: Options{}, out: newMemOutput(), w: &diag.Warner{},
-		pages: map[string]*page{}, entries: map[string]config.NavEntry{}, files: map[string]bool{}, mods: map[string]*module{}}
+		pages: map[string]*page{}, entries: map[string]config.NavEntry{}, files: map[string]bool{}, mods: map[string]*mdx.Module{}}
 	if err := s.load(); err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/limits"
+	"lectern.dev/lectern/render/mdx"
 	"lectern.dev/lectern/render/openapi"
 )
 
@@ -386,7 +387,7 @@ func (s *site) openAPIGenerated(e config.NavEntry) bool {
 // openAPIBody returns the body of page p: for an operation page (one
 // generated from a document or with openapi front matter), the operation's
 // reference around the page's content; else the content.
-func (s *site) openAPIBody(r *renderer, p *page, mod *module, content string) string {
+func (s *site) openAPIBody(r *renderer, p *page, mod *mdx.Module, content string) string {
 	var op *openapi.Operation
 	if s.api != nil && s.api.generated[p.path] != nil && s.api.generated[p.path].page == p {
 		op = s.api.generated[p.path].op
@@ -401,7 +402,7 @@ func (s *site) openAPIBody(r *renderer, p *page, mod *module, content string) st
 	line := s.frontMatterLine(p, "openapi")
 	// The description's warnings are reported where the page names the
 	// operation: its lines are the document's, not the page's.
-	sc := &scope{mod: mod, line: line}
+	sc := &mdx.Scope{Mod: mod, Line: line}
 	pg := s.opts.features().Playground && s.playgroundAllowed(p)
 	res := openapi.Render(op, neutralOpenAPI(openapi.Options{
 		Markdown:   func(src string) string { return r.markdownText(src, sc) },

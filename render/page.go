@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/mdx"
 )
 
 // frontMatter is the YAML header of a page.
@@ -291,7 +292,7 @@ var (
 // whether it comes before any other content.
 func firstHeading(body string) (title string, start, end int, first bool) {
 	first = true
-	var fence fenceState
+	var fence mdx.FenceState
 	off := 0
 	for off < len(body) {
 		lineEnd := strings.IndexByte(body[off:], '\n')
@@ -301,7 +302,7 @@ func firstHeading(body string) (title string, start, end int, first bool) {
 			lineEnd += off
 		}
 		line := body[off:lineEnd]
-		if fence.line(line) {
+		if fence.Line(line) {
 			first = false
 		} else if m := atxH1RE.FindStringSubmatch(line); m != nil {
 			return strings.TrimSpace(mdMarksRE.ReplaceAllString(m[1], "")), off, lineEnd, first
@@ -311,33 +312,4 @@ func firstHeading(body string) (title string, start, end int, first bool) {
 		off = lineEnd + 1
 	}
 	return "", 0, 0, false
-}
-
-// fenceState tracks fenced code blocks line by line.
-type fenceState struct {
-	char byte
-	n    int
-}
-
-var fenceOpenRE = regexp.MustCompile("^[ \t]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ \t]+)?(```+|~~~+)")
-
-// line reports whether line is part of a code fence (including its
-// opening and closing lines) and updates the state.
-func (f *fenceState) line(line string) bool {
-	if f.n > 0 {
-		t := strings.TrimSpace(line)
-		if len(t) >= f.n && strings.Trim(t, string(f.char)) == "" {
-			f.n = 0
-		}
-		return true
-	}
-	m := fenceOpenRE.FindStringSubmatch(line)
-	if m == nil {
-		return false
-	}
-	if m[1][0] == '`' && strings.Contains(line[len(m[0]):], "`") {
-		return false // inline code such as ```x``` is not a fence
-	}
-	f.char, f.n = m[1][0], len(m[1])
-	return true
 }

@@ -15,6 +15,7 @@ import (
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/icons"
+	"lectern.dev/lectern/render/mdx"
 )
 
 // pageView is what theme/layout.html renders. Every URL in it is already
@@ -538,7 +539,7 @@ func (t *theme) links(outName string, list []config.Link) []linkView {
 // internal one is broken.
 func (t *theme) configLink(outName, href string) (u string, external bool) {
 	if !urlAllowed(href, false) {
-		t.s.cfg.Warn(t.s.w, href, "link %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed", firstLine(href, 60))
+		t.s.cfg.Warn(t.s.w, href, "link %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed", mdx.FirstLine(href, 60))
 		return "#", false
 	}
 	tg := t.s.resolve("", href)

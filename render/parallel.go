@@ -11,6 +11,7 @@ import (
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/limits"
+	"lectern.dev/lectern/render/mdx"
 )
 
 // Pages are rendered by GOMAXPROCS workers and written by Build's own
@@ -49,7 +50,7 @@ func (s *site) pageSite() *site {
 	ps := *base
 	ps.base = nil
 	ps.w = &diag.Warner{}
-	ps.mods = map[string]*module{}
+	ps.mods = map[string]*mdx.Module{}
 	if s.theme != nil {
 		th := *s.theme
 		th.s = &ps

@@ -13,6 +13,7 @@ import (
 
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/mdx"
 )
 
 // bigSite returns a site of tabs × groups × perGroup pages with code,
@@ -110,7 +111,7 @@ func TestParallelMatchesSequential(t *testing.T) {
 	}
 	// Render page by page through the same code, without workers.
 	s := &site{src: fsys, opts: Options{}, out: newMemOutput(), w: &diag.Warner{},
-		pages: map[string]*page{}, entries: map[string]config.NavEntry{}, files: map[string]bool{}, mods: map[string]*module{}}
+		pages: map[string]*page{}, entries: map[string]config.NavEntry{}, files: map[string]bool{}, mods: map[string]*mdx.Module{}}
 	if err := s.load(); err != nil {
 		t.Fatal(err)
 	}

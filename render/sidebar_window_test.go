@@ -12,6 +12,7 @@ import (
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/icons"
+	"lectern.dev/lectern/render/mdx"
 )
 
 func fileExists(name string) bool {
@@ -274,7 +275,7 @@ func TestSidebarWindowCountsHiddenPages(t *testing.T) {
 		archive += "-- h" + string(rune('0'+i)) + ".mdx --\n---\ntitle: H" + string(rune('0'+i)) + "\nhidden: true\n---\nx\n"
 	}
 	s := &site{src: siteFS(t, archive), opts: Options{}, out: newMemOutput(), w: &diag.Warner{},
-		pages: map[string]*page{}, entries: map[string]config.NavEntry{}, files: map[string]bool{}, mods: map[string]*module{}}
+		pages: map[string]*page{}, entries: map[string]config.NavEntry{}, files: map[string]bool{}, mods: map[string]*mdx.Module{}}
 	if err := s.load(); err != nil {
 		t.Fatal(err)
 	}

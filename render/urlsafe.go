@@ -2,6 +2,7 @@ package render
 
 import (
 	"html"
+	"lectern.dev/lectern/render/mdx"
 	"strings"
 )
 
@@ -106,12 +107,12 @@ func srcsetAllowed(s string) bool {
 
 // checkURL returns u when urlAllowed, else "" after a warning that names
 // attribute attr and says what is allowed.
-func (r *renderer) checkURL(u, attr string, image bool, line int, sc *scope) (string, bool) {
+func (r *renderer) checkURL(u, attr string, image bool, line int, sc *mdx.Scope) (string, bool) {
 	if urlAllowed(u, image) {
 		return u, true
 	}
 	r.warn(sc, line, "%s %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed%s",
-		attr, firstLine(u, 60), map[bool]string{true: " (and data:image/ URLs for images)", false: ""}[image])
+		attr, mdx.FirstLine(u, 60), map[bool]string{true: " (and data:image/ URLs for images)", false: ""}[image])
 	return "", false
 }
 

@@ -1,4 +1,4 @@
-package render
+package mdx
 
 import (
 	"strconv"
@@ -8,45 +8,45 @@ import (
 )
 
 // valueKind is the type of an evaluated expression.
-type valueKind uint8
+type ValueKind uint8
 
 const (
-	vUndefined valueKind = iota
-	vString
-	vNumber
-	vBool
-	vArray
-	vObject
-	vNodes   // JSX, or the children of a component
-	vUnknown // an expression Lectern cannot evaluate
+	VUndefined ValueKind = iota
+	VString
+	VNumber
+	VBool
+	VArray
+	VObject
+	VNodes   // JSX, or the children of a component
+	VUnknown // an expression Lectern cannot evaluate
 )
 
-// value is the result of evaluating a JSX attribute or text expression.
+// Value is the result of evaluating a JSX attribute or text expression.
 // Lectern evaluates literals, JSX, and names bound to component props; it
 // never runs code.
-type value struct {
-	kind  valueKind
-	s     string // vString, vNumber; the source of a vUnknown
-	b     bool
-	items []value // vArray; the values of a vObject
-	keys  []string
-	nodes []*node // vNodes
-	scope *scope  // where vNodes are rendered
+type Value struct {
+	Kind  ValueKind
+	S     string // vString, vNumber; the source of a vUnknown
+	B     bool
+	Items []Value // vArray; the values of a vObject
+	Keys  []string
+	Nodes []*Node // vNodes
+	Scope *Scope  // where vNodes are rendered
 	// inline is set for vNodes whose content is phrasing (a JSX attribute,
 	// or children that start on their open tag's line).
-	inline bool
+	Inline bool
 }
 
 // str returns v as attribute text: "" for booleans, undefined, JSX and
 // values that cannot be evaluated.
-func (v value) str() string {
-	switch v.kind {
-	case vString, vNumber:
-		return v.s
-	case vArray:
-		parts := make([]string, 0, len(v.items))
-		for _, it := range v.items {
-			parts = append(parts, it.str())
+func (v Value) Str() string {
+	switch v.Kind {
+	case VString, VNumber:
+		return v.S
+	case VArray:
+		parts := make([]string, 0, len(v.Items))
+		for _, it := range v.Items {
+			parts = append(parts, it.Str())
 		}
 		return strings.Join(parts, ",")
 	}
@@ -54,70 +54,70 @@ func (v value) str() string {
 }
 
 // truthy reports whether v counts as true, as in JavaScript.
-func (v value) truthy() bool {
-	switch v.kind {
-	case vString:
-		return v.s != ""
-	case vNumber:
-		f, _ := strconv.ParseFloat(v.s, 64)
+func (v Value) Truthy() bool {
+	switch v.Kind {
+	case VString:
+		return v.S != ""
+	case VNumber:
+		f, _ := strconv.ParseFloat(v.S, 64)
 		return f != 0
-	case vBool:
-		return v.b
-	case vUndefined:
+	case VBool:
+		return v.B
+	case VUndefined:
 		return false
 	}
 	return true
 }
 
-// field returns the value of an object's key, or undefined.
-func (v value) field(key string) value {
-	for i, k := range v.keys {
+// field returns the Value of an object's key, or undefined.
+func (v Value) Field(key string) Value {
+	for i, k := range v.Keys {
 		if k == key {
-			return v.items[i]
+			return v.Items[i]
 		}
 	}
-	return value{}
+	return Value{}
 }
 
-// scope resolves names for expressions and components.
-type scope struct {
-	vars   map[string]value
-	parent *scope
-	mod    *module // the file whose text is being rendered
+// Scope resolves names for expressions and components.
+type Scope struct {
+	Vars   map[string]Value
+	Parent *Scope
+	Mod    *Module // the file whose text is being rendered
 	// jsx is set inside JavaScript (a component body or a JSX attribute):
 	// text there is JSX text, not Markdown.
-	jsx bool
+	JSX bool
 	// line, when set, is where every warning about this text is reported:
 	// the text comes from elsewhere (an OpenAPI description) and its own
 	// lines are not lines of the file.
-	line int
+	Line int
 }
 
 // pinnedLine returns the line warnings of sc are reported at, or 0 when
 // they keep their own.
-func (sc *scope) pinnedLine() int {
-	for s := sc; s != nil; s = s.parent {
-		if s.line > 0 {
-			return s.line
+func (sc *Scope) PinnedLine() int {
+	for s := sc; s != nil; s = s.Parent {
+		if s.Line > 0 {
+			return s.Line
 		}
 	}
 	return 0
 }
 
-func (sc *scope) lookupVar(name string) (value, bool) {
-	for s := sc; s != nil; s = s.parent {
-		if v, ok := s.vars[name]; ok {
+func (sc *Scope) lookupVar(name string) (Value, bool) {
+	for s := sc; s != nil; s = s.Parent {
+		if v, ok := s.Vars[name]; ok {
 			return v, true
 		}
 	}
-	return value{}, false
+	return Value{}, false
 }
 
-// binding returns the component bound to name in the rendered file.
-func (sc *scope) binding(name string) *binding {
-	for s := sc; s != nil; s = s.parent {
-		if s.mod != nil {
-			return s.mod.names[name]
+// Binding returns the component bound to name in the rendered file.
+func (sc *Scope) Binding(name string) *Binding {
+	for s := sc; s != nil; s = s.Parent {
+		if s.Mod != nil {
+			return s.Mod.Names[name]
 		}
 	}
 	return nil
@@ -125,7 +125,7 @@ func (sc *scope) binding(name string) *binding {
 
 // eval evaluates the expression source src. It never fails: what it cannot
 // evaluate is a vUnknown holding the source.
-func (sc *scope) eval(src string, line int, file string, w *diag.Warner) value {
+func (sc *Scope) Eval(src string, line int, file string, w *diag.Warner) Value {
 	return sc.evalDepth(src, line, file, w, 0)
 }
 
@@ -133,33 +133,33 @@ func (sc *scope) eval(src string, line int, file string, w *diag.Warner) value {
 // eval follows.
 const maxExprDepth = 32
 
-func (sc *scope) evalDepth(src string, line int, file string, w *diag.Warner, depth int) value {
+func (sc *Scope) evalDepth(src string, line int, file string, w *diag.Warner, depth int) Value {
 	e := strings.TrimSpace(stripComments(src))
 	if e == "" {
-		return value{}
+		return Value{}
 	}
 	if depth > maxExprDepth {
-		return value{kind: vUnknown, s: e}
+		return Value{Kind: VUnknown, S: e}
 	}
 	depth++
 	switch c := e[0]; {
 	case c == '"' || c == '\'':
 		if end := quoteEnd(e, 0); end == len(e) {
-			return value{kind: vString, s: unquoteJS(e[1 : len(e)-1])}
+			return Value{Kind: VString, S: unquoteJS(e[1 : len(e)-1])}
 		}
 	case c == '`':
 		if strings.HasSuffix(e, "`") && len(e) > 1 {
 			return sc.template(e[1:len(e)-1], line, file, w)
 		}
 	case c == '<':
-		p := newParser(e, file, line, true, w)
-		nodes, _ := p.parseFlow(nil)
-		return value{kind: vNodes, nodes: nodes, scope: &scope{parent: sc, jsx: true}, inline: true}
+		p := NewParser(e, file, line, true, w)
+		nodes, _ := p.ParseFlow(nil)
+		return Value{Kind: VNodes, Nodes: nodes, Scope: &Scope{Parent: sc, JSX: true}, Inline: true}
 	case c == '[' && strings.HasSuffix(e, "]"):
-		v := value{kind: vArray}
+		v := Value{Kind: VArray}
 		for _, part := range splitTopLevel(e[1:len(e)-1], ',') {
 			if strings.TrimSpace(part) != "" {
-				v.items = append(v.items, sc.evalDepth(part, line, file, w, depth))
+				v.Items = append(v.Items, sc.evalDepth(part, line, file, w, depth))
 			}
 		}
 		return v
@@ -169,52 +169,52 @@ func (sc *scope) evalDepth(src string, line int, file string, w *diag.Warner, de
 		return sc.evalDepth(e[1:len(e)-1], line, file, w, depth)
 	case c == '-' || c == '.' || '0' <= c && c <= '9':
 		if _, err := strconv.ParseFloat(e, 64); err == nil {
-			return value{kind: vNumber, s: e}
+			return Value{Kind: VNumber, S: e}
 		}
 	}
 	switch e {
 	case "true", "false":
-		return value{kind: vBool, b: e == "true"}
+		return Value{Kind: VBool, B: e == "true"}
 	case "null", "undefined":
-		return value{}
+		return Value{}
 	}
 	if isPath(e) {
 		parts := strings.Split(e, ".")
 		if v, ok := sc.lookupVar(parts[0]); ok {
 			for _, k := range parts[1:] {
-				v = v.field(k)
+				v = v.Field(k)
 			}
 			return v
 		}
 	}
-	return value{kind: vUnknown, s: e}
+	return Value{Kind: VUnknown, S: e}
 }
 
 // template evaluates a template literal's text, substituting ${name}.
-func (sc *scope) template(t string, line int, file string, w *diag.Warner) value {
+func (sc *Scope) template(t string, line int, file string, w *diag.Warner) Value {
 	var b strings.Builder
 	for {
 		i := strings.Index(t, "${")
 		if i < 0 {
 			b.WriteString(t)
-			return value{kind: vString, s: b.String()}
+			return Value{Kind: VString, S: b.String()}
 		}
 		j := strings.IndexByte(t[i:], '}')
 		if j < 0 {
-			return value{kind: vUnknown, s: "`" + t + "`"}
+			return Value{Kind: VUnknown, S: "`" + t + "`"}
 		}
-		v := sc.eval(t[i+2:i+j], line, file, w)
-		if v.kind == vUnknown || v.kind == vNodes {
-			return value{kind: vUnknown, s: "`" + t + "`"}
+		v := sc.Eval(t[i+2:i+j], line, file, w)
+		if v.Kind == VUnknown || v.Kind == VNodes {
+			return Value{Kind: VUnknown, S: "`" + t + "`"}
 		}
 		b.WriteString(t[:i])
-		b.WriteString(v.str())
+		b.WriteString(v.Str())
 		t = t[i+j+1:]
 	}
 }
 
-func (sc *scope) object(body string, line int, file string, w *diag.Warner, depth int) value {
-	v := value{kind: vObject}
+func (sc *Scope) object(body string, line int, file string, w *diag.Warner, depth int) Value {
+	v := Value{Kind: VObject}
 	for _, part := range splitTopLevel(body, ',') {
 		part = strings.TrimSpace(part)
 		if part == "" {
@@ -228,8 +228,8 @@ func (sc *scope) object(body string, line int, file string, w *diag.Warner, dept
 		if !found {
 			val = k // shorthand {name}
 		}
-		v.keys = append(v.keys, k)
-		v.items = append(v.items, sc.evalDepth(val, line, file, w, depth))
+		v.Keys = append(v.Keys, k)
+		v.Items = append(v.Items, sc.evalDepth(val, line, file, w, depth))
 	}
 	return v
 }
@@ -242,7 +242,7 @@ func exprParenOK(e string) bool {
 
 func isPath(e string) bool {
 	for i, part := range strings.Split(e, ".") {
-		if part == "" || !(isLetter(part[0]) || part[0] == '_' || part[0] == '$') {
+		if part == "" || !(IsLetter(part[0]) || part[0] == '_' || part[0] == '$') {
 			return false
 		}
 		for j := 0; j < len(part); j++ {
@@ -276,7 +276,7 @@ func splitTopLevel(s string, sep byte) []string {
 				continue
 			}
 		case '<':
-			if i+1 < len(s) && (isLetter(s[i+1]) || s[i+1] == '>') {
+			if i+1 < len(s) && (IsLetter(s[i+1]) || s[i+1] == '>') {
 				if end := jsxEnd(s, i); end > i {
 					i = end - 1
 					continue
@@ -302,7 +302,7 @@ func cutTopLevel(s string, sep byte) (before, after string, found bool) {
 
 // jsxEnd returns the end of the JSX element starting at s[i], or -1.
 func jsxEnd(s string, i int) int {
-	p := newParser(s, "", 1, true, &diag.Warner{Mute: 1})
+	p := NewParser(s, "", 1, true, &diag.Warner{Mute: 1})
 	p.pos = i
 	if _, ok := p.element(nil); !ok {
 		return -1

@@ -1,67 +1,64 @@
-package render
+package mdx
 
 import (
-	"path"
 	"regexp"
 	"strings"
-
-	"lectern.dev/lectern/render/limits"
 )
 
-// module is a parsed .mdx or .md file: a page or a snippet.
-type module struct {
-	file  string
-	nodes []*node
+// Module is a parsed .mdx or .md file: a page or a snippet.
+type Module struct {
+	File  string
+	Nodes []*Node
 	// names are the components and values the file can use: its imports
 	// and its own exports.
-	names map[string]*binding
+	Names map[string]*Binding
 	// exports are the file's exported components.
-	exports map[string]*binding
-	// self is the binding of the whole file as a snippet.
-	self *binding
+	Exports map[string]*Binding
+	// self is the Binding of the whole file as a snippet.
+	self *Binding
 }
 
-// whole returns the binding that renders all of m, the same each time.
-func (m *module) whole() *binding {
+// whole returns the Binding that renders all of m, the same each time.
+func (m *Module) Whole() *Binding {
 	if m.self == nil {
-		m.self = &binding{kind: bSnippet, mod: m}
+		m.self = &Binding{Kind: BSnippet, Mod: m}
 	}
 	return m.self
 }
 
-// bindingKind says what a name in a module refers to.
-type bindingKind uint8
+// bindingKind says what a name in a Module refers to.
+type BindingKind uint8
 
 const (
-	bSnippet    bindingKind = iota // a default import: the whole snippet file
-	bComponent                     // export const Name = (props) => (<JSX>)
-	bUnresolved                    // an import that failed (already reported)
+	BSnippet    BindingKind = iota // a default import: the whole snippet file
+	BComponent                     // export const Name = (props) => (<JSX>)
+	BUnresolved                    // an import that failed (already reported)
 )
 
-type binding struct {
-	kind bindingKind
-	mod  *module // bSnippet: the snippet; bComponent: the defining file
+type Binding struct {
+	Kind BindingKind
+	Mod  *Module // bSnippet: the snippet; bComponent: the defining file
 	// params of a component: destructured names with default
 	// expressions, or the one name of a props object.
-	params    []param
-	propsName string
-	body      []*node
+	Params    []Param
+	PropsName string
+	Body      []*Node
 }
 
-type param struct{ name, def string }
+type Param struct{ Name, Def string }
 
-// esmSink collects the top-level import and export statements of a file.
-type esmSink struct {
-	imports []importDecl
-	exports map[string]*binding
+// ESMSink collects the top-level import and export statements of a file.
+type ESMSink struct {
+	Imports []ImportDecl
+	Exports map[string]*Binding
 }
 
-type importDecl struct {
-	line    int
-	from    string
-	def     string      // default import name
-	named   [][2]string // {imported, local}
-	starAll string      // import * as name
+type ImportDecl struct {
+	Line    int
+	From    string
+	Def     string      // default import name
+	Named   [][2]string // {imported, local}
+	StarAll string      // import * as name
 }
 
 var (
@@ -73,12 +70,12 @@ var (
 
 // statement consumes an import or export statement at p.pos (a line start
 // at the top level) and reports whether there was one.
-func (p *mdxParser) statement() bool {
+func (p *Parser) statement() bool {
 	rest := p.src[p.pos:]
 	switch {
 	case strings.HasPrefix(rest, "import") && len(rest) > 6 && strings.IndexByte(" \t\n{\"'*", rest[6]) >= 0:
 		head := rest[:min(len(rest), 4000)]
-		d := importDecl{line: p.lineOf(p.pos)}
+		d := ImportDecl{Line: p.lineOf(p.pos)}
 		var n int
 		if m := importRE.FindStringSubmatchIndex(head); m != nil {
 			n = m[1]
@@ -88,7 +85,7 @@ func (p *mdxParser) statement() bool {
 				}
 				return head[m[2*i]:m[2*i+1]]
 			}
-			d.def, d.starAll, d.from = sub(1), sub(3), sub(4)
+			d.Def, d.StarAll, d.From = sub(1), sub(3), sub(4)
 			for _, part := range strings.Split(sub(2), ",") {
 				imported, local, found := strings.Cut(strings.TrimSpace(part), " as ")
 				imported, local = strings.TrimSpace(imported), strings.TrimSpace(local)
@@ -96,20 +93,20 @@ func (p *mdxParser) statement() bool {
 					local = imported
 				}
 				if imported != "" {
-					d.named = append(d.named, [2]string{imported, local})
+					d.Named = append(d.Named, [2]string{imported, local})
 				}
 			}
 		} else if m := importBareRE.FindStringSubmatchIndex(head); m != nil {
 			n = m[1]
-			d.from = head[m[2]:m[3]]
+			d.From = head[m[2]:m[3]]
 		} else {
 			return false // prose that starts with "import"
 		}
 		if !onlySpaceAfter(p.src, p.pos+n) {
 			return false
 		}
-		p.esm.imports = append(p.esm.imports, d)
-		p.pos = lineEnd(p.src, p.pos+n)
+		p.ESM.Imports = append(p.ESM.Imports, d)
+		p.pos = LineEnd(p.src, p.pos+n)
 		return true
 	case strings.HasPrefix(rest, "export") && len(rest) > 6 && isSpace(rest[6]):
 		p.export()
@@ -120,7 +117,7 @@ func (p *mdxParser) statement() bool {
 
 // export consumes an export statement. Components written as arrow
 // functions returning JSX are kept; anything else is ignored with a warning.
-func (p *mdxParser) export() {
+func (p *Parser) export() {
 	start := p.pos
 	m := exportConstRE.FindStringSubmatch(p.src[start:])
 	if m == nil {
@@ -136,18 +133,18 @@ func (p *mdxParser) export() {
 		p.pos = statementEnd(p.src, start)
 		return
 	}
-	b := &binding{kind: bComponent}
+	b := &Binding{Kind: BComponent}
 	if am[2] != "" {
-		b.propsName = am[2]
+		b.PropsName = am[2]
 	} else {
-		b.params, b.propsName = parseParams(am[1])
+		b.Params, b.PropsName = parseParams(am[1])
 	}
 	k += len(am[0])
 	switch {
 	case k < len(p.src) && p.src[k] == '(':
 		p.pos = k + 1
 		p.stopParen = true
-		b.body, _ = p.parseFlow(nil)
+		b.Body, _ = p.ParseFlow(nil)
 		p.stopParen = false
 		if off := nextStatement(p.src[k+1 : p.pos]); off >= 0 {
 			p.warn(start, "export const %s: its body runs into the statement on line %d; is a ) missing?",
@@ -169,7 +166,7 @@ func (p *mdxParser) export() {
 			p.pos = statementEnd(p.src, start)
 			return
 		}
-		b.body = els
+		b.Body = els
 	default:
 		p.warn(start, "export const %s ignored: only components that return JSX directly are supported", name)
 		p.pos = statementEnd(p.src, start)
@@ -178,18 +175,18 @@ func (p *mdxParser) export() {
 	for p.pos < len(p.src) && (p.src[p.pos] == ';' || p.src[p.pos] == ' ' || p.src[p.pos] == '\t') {
 		p.pos++
 	}
-	if p.esm.exports == nil {
-		p.esm.exports = map[string]*binding{}
+	if p.ESM.Exports == nil {
+		p.ESM.Exports = map[string]*Binding{}
 	}
-	if p.esm.exports[name] != nil {
+	if p.ESM.Exports[name] != nil {
 		p.warn(start, "export const %s is defined more than once; the last definition is used", name)
 	}
-	p.esm.exports[name] = b
+	p.ESM.Exports[name] = b
 }
 
 // parseParams reads an arrow function's parameter list: "{ a, b = 1 }" or
 // "props".
-func parseParams(s string) (params []param, whole string) {
+func parseParams(s string) (params []Param, whole string) {
 	s = strings.TrimSpace(s)
 	if !strings.HasPrefix(s, "{") {
 		return nil, strings.TrimSpace(strings.SplitN(s, ",", 2)[0])
@@ -206,7 +203,7 @@ func parseParams(s string) (params []param, whole string) {
 			_ = k
 			name = strings.TrimSpace(alias)
 		}
-		params = append(params, param{name: name, def: strings.TrimSpace(def)})
+		params = append(params, Param{Name: name, Def: strings.TrimSpace(def)})
 	}
 	return params, ""
 }
@@ -225,7 +222,7 @@ func nextStatement(body string) int {
 
 // lineEnd returns the offset of the newline ending the line holding i, or
 // len(s).
-func lineEnd(s string, i int) int {
+func LineEnd(s string, i int) int {
 	if k := strings.IndexByte(s[i:], '\n'); k >= 0 {
 		return i + k
 	}
@@ -260,106 +257,4 @@ func statementEnd(s string, i int) int {
 		i++
 	}
 	return len(s)
-}
-
-// loadModule parses file (a clean path in the source) once per build and
-// resolves its imports. It returns nil when the file cannot be read.
-func (s *site) loadModule(file string) *module {
-	if m, ok := s.mods[file]; ok {
-		return m
-	}
-	data, err := s.readFile(file)
-	if err != nil {
-		if limits.AsError(err) != nil {
-			s.limit.Set(err)
-		}
-		return nil
-	}
-	src := normalizeNewlines(textSource(file, string(data), s.w))
-	_, body, bodyLine, _ := splitFrontMatter(src)
-	if len(src) > maxPageSource {
-		s.w.Add(file, 1, "snippet source larger than %d MiB (%s); its content is not shown", maxPageSource>>20, byteSize(len(src)))
-		body = tooLargeNotice(len(src))
-	}
-	return s.parseModule(file, body, bodyLine)
-}
-
-// parseModule parses body, the source of file from line bodyLine on.
-func (s *site) parseModule(file, body string, bodyLine int) *module {
-	m := &module{file: file, names: map[string]*binding{}}
-	s.mods[file] = m // before resolving imports, so cycles end
-	p := newParser(body, file, bodyLine, strings.HasSuffix(file, ".mdx"), s.w)
-	sink := &esmSink{}
-	p.esm = sink
-	m.nodes, _ = p.parseFlow(nil)
-	m.exports = sink.exports
-	for name, b := range sink.exports {
-		b.mod = m
-		m.names[name] = b
-	}
-	for _, d := range sink.imports {
-		s.resolveImport(m, d)
-	}
-	return m
-}
-
-// resolveImport binds the names of one import statement of m.
-func (s *site) resolveImport(m *module, d importDecl) {
-	unresolved := func() {
-		for _, n := range append([]string{d.def, d.starAll}, localNames(d.named)...) {
-			if n != "" {
-				m.names[n] = &binding{kind: bUnresolved}
-			}
-		}
-	}
-	ext := path.Ext(d.from)
-	if ext != ".mdx" && ext != ".md" {
-		if d.def == "" && d.starAll == "" && len(d.named) == 0 {
-			s.w.Add(m.file, d.line, "import %q ignored: only .mdx and .md snippets can be imported", d.from)
-		} else {
-			s.w.Add(m.file, d.line, "cannot import %q: only .mdx and .md snippets can be imported; its components are not rendered", d.from)
-		}
-		unresolved()
-		return
-	}
-	target := d.from
-	if strings.HasPrefix(target, ".") {
-		target = path.Join("/", path.Dir(m.file), target)[1:]
-	} else {
-		target = path.Clean("/" + target)[1:]
-	}
-	if !s.files[target] {
-		s.w.Add(m.file, d.line, "cannot import %q: file not found", d.from)
-		unresolved()
-		return
-	}
-	snip := s.loadModule(target)
-	if snip == nil {
-		s.w.Add(m.file, d.line, "cannot import %q: file cannot be read", d.from)
-		unresolved()
-		return
-	}
-	if d.def != "" {
-		m.names[d.def] = snip.whole()
-	}
-	if d.starAll != "" {
-		s.w.Add(m.file, d.line, "import * as %s from %q is not supported", d.starAll, d.from)
-		m.names[d.starAll] = &binding{kind: bUnresolved}
-	}
-	for _, n := range d.named {
-		if b, ok := snip.exports[n[0]]; ok {
-			m.names[n[1]] = b
-			continue
-		}
-		s.w.Add(m.file, d.line, "%s has no exported component %s", target, n[0])
-		m.names[n[1]] = &binding{kind: bUnresolved}
-	}
-}
-
-func localNames(named [][2]string) []string {
-	out := make([]string, 0, len(named))
-	for _, n := range named {
-		out = append(out, n[1])
-	}
-	return out
 }

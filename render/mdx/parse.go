@@ -1,4 +1,4 @@
-package render
+package mdx
 
 import (
 	"strings"
@@ -6,60 +6,60 @@ import (
 	"lectern.dev/lectern/render/diag"
 )
 
-// nodeKind is the kind of an MDX tree node.
-type nodeKind uint8
+// nodeKind is the kind of an MDX tree Node.
+type NodeKind uint8
 
 const (
-	nText nodeKind = iota // Markdown text
-	nElem                 // a JSX element: component, HTML tag or <> fragment
-	nExpr                 // a {expression}
-	nRaw                  // HTML written as it is: a comment or a stray closing tag
+	TextNode NodeKind = iota // Markdown text
+	ElementNode                 // a JSX element: component, HTML tag or <> fragment
+	ExprNode                 // a {expression}
+	RawNode                  // HTML written as it is: a comment or a stray closing tag
 )
 
-// node is a node of the tree the MDX scanner produces.
-type node struct {
-	kind nodeKind
-	// text is the Markdown of an nText node, the source of an nExpr node
-	// (without braces) or the HTML of an nRaw node.
-	text string
-	line int // line of the node's first byte in its file
+// Node is a Node of the tree the MDX scanner produces.
+type Node struct {
+	Kind NodeKind
+	// text is the Markdown of an nText Node, the source of an nExpr Node
+	// (without braces) or the HTML of an nRaw Node.
+	Text string
+	Line int // line of the Node's first byte in its file
 	// name is the tag name of an element; "" for a fragment.
-	name     string
-	attrs    []attr
-	children []*node
+	Name     string
+	Attrs    []Attr
+	Children []*Node
 	// raw is the source between the tags, for elements whose content is
 	// kept literal (pre, code, Latex).
-	raw string
+	Raw string
 	// block is set for an element or expression that stands on its own
 	// lines.
-	block bool
+	Block bool
 	// inlineKids is set when the children start on the open tag's line.
-	inlineKids bool
+	InlineKids bool
 }
 
-// attrKind says how an attribute's value was written.
-type attrKind uint8
+// attrKind says how an attribute's Value was written.
+type AttrKind uint8
 
 const (
-	aString attrKind = iota // name="value" or name='value'
-	aExpr                   // name={expression}
-	aBool                   // name alone
+	AttrString AttrKind = iota // name="Value" or name='Value'
+	AttrExpr                   // name={expression}
+	AttrBool                   // name alone
 )
 
 // attr is an attribute of an element.
-type attr struct {
-	name string
-	kind attrKind
-	val  string // the string, or the expression source without braces
+type Attr struct {
+	Name string
+	Kind AttrKind
+	Val  string // the string, or the expression source without braces
 }
 
 const (
-	maxNesting   = 200   // deeper elements are kept as text
+	MaxNesting   = 200   // deeper elements are kept as text
 	maxTagLength = 20000 // longer open tags are not tags
 )
 
-// mdxParser scans MDX (or Markdown, with mdx false) into nodes.
-type mdxParser struct {
+// Parser scans MDX (or Markdown, with mdx false) into nodes.
+type Parser struct {
 	src      string
 	pos      int
 	file     string
@@ -71,7 +71,7 @@ type mdxParser struct {
 	w                *diag.Warner
 	// esm receives import and export statements at the top level; nil
 	// where they are not allowed.
-	esm *esmSink
+	ESM *ESMSink
 	// stopParen ends the top-level flow at a ')' (arrow function bodies).
 	stopParen bool
 	// closeStart is the offset of the last matched closing tag.
@@ -81,20 +81,20 @@ type mdxParser struct {
 	noClose map[string]int
 	// exprs bounds the work of finding the ends of expressions.
 	exprs *exprLimiter
-	// fixedLine, when set, is the line of every node and warning: the
-	// text's own lines are not lines of the file (scope.line).
-	fixedLine int
+	// fixedLine, when set, is the line of every Node and warning: the
+	// text's own lines are not lines of the file (Scope.line).
+	FixedLine int
 }
 
-func newParser(src, file string, lineBase int, mdx bool, w *diag.Warner) *mdxParser {
-	return &mdxParser{src: src, file: file, lineBase: lineBase, lineNum: lineBase, mdx: mdx, w: w,
+func NewParser(src, file string, lineBase int, mdx bool, w *diag.Warner) *Parser {
+	return &Parser{src: src, file: file, lineBase: lineBase, lineNum: lineBase, mdx: mdx, w: w,
 		exprs: newExprLimiter(len(src))}
 }
 
 // lineOf returns the file line of offset off.
-func (p *mdxParser) lineOf(off int) int {
-	if p.fixedLine > 0 {
-		return p.fixedLine
+func (p *Parser) lineOf(off int) int {
+	if p.FixedLine > 0 {
+		return p.FixedLine
 	}
 	off = min(max(off, 0), len(p.src))
 	if off < p.lineOff {
@@ -108,23 +108,23 @@ func (p *mdxParser) lineOf(off int) int {
 	return p.lineNum
 }
 
-func (p *mdxParser) warn(off int, format string, args ...any) {
+func (p *Parser) warn(off int, format string, args ...any) {
 	p.w.Add(p.file, p.lineOf(off), format, args...)
 }
 
-func (p *mdxParser) atLineStart() bool {
+func (p *Parser) atLineStart() bool {
 	return p.pos == 0 || p.src[p.pos-1] == '\n'
 }
 
-// parseFlow reads nodes until the closing tag of stack's last element
+// ParseFlow reads nodes until the closing tag of stack's last element
 // (returning closed true), the closing tag of an outer element or the end
 // (returning closed false, except at the top level).
-func (p *mdxParser) parseFlow(stack []string) (nodes []*node, closed bool) {
+func (p *Parser) ParseFlow(stack []string) (nodes []*Node, closed bool) {
 	var text strings.Builder
 	textStart, textLine := -1, 0
 	flush := func() {
 		if text.Len() > 0 {
-			nodes = append(nodes, &node{kind: nText, text: text.String(), line: textLine})
+			nodes = append(nodes, &Node{Kind: TextNode, Text: text.String(), Line: textLine})
 			text.Reset()
 		}
 		textStart = -1
@@ -144,14 +144,14 @@ func (p *mdxParser) parseFlow(stack []string) (nodes []*node, closed bool) {
 				p.pos = end
 				continue
 			}
-			if len(stack) == 0 && p.esm != nil && p.mdx && !p.stopParen && p.statement() {
+			if len(stack) == 0 && p.ESM != nil && p.mdx && !p.stopParen && p.statement() {
 				continue
 			}
 		}
 		switch c := p.src[start]; c {
 		case '`':
-			n := runLen(p.src, start, '`')
-			end := codeSpanEnd(p.src, start+n, n)
+			n := RunLen(p.src, start, '`')
+			end := CodeSpanEnd(p.src, start+n, n)
 			if end < 0 {
 				end = start + n
 			}
@@ -185,7 +185,7 @@ func (p *mdxParser) parseFlow(stack []string) (nodes []*node, closed bool) {
 					flush()
 					return nodes, false
 				}
-				if name == "" || isComponentName(name) {
+				if name == "" || IsComponentName(name) {
 					p.warn(start, "closing tag </%s> has no matching opening tag; ignored", name)
 					p.pos = end
 					continue
@@ -213,7 +213,7 @@ func (p *mdxParser) parseFlow(stack []string) (nodes []*node, closed bool) {
 				// Keep the rest of the line as text, so that a line of
 				// unbalanced braces is scanned once.
 				p.warn(start, "unbalanced { in text; shown as is")
-				le := lineEnd(p.src, start)
+				le := LineEnd(p.src, start)
 				emit(start, le)
 				p.pos = le
 				continue
@@ -221,8 +221,8 @@ func (p *mdxParser) parseFlow(stack []string) (nodes []*node, closed bool) {
 			flush()
 			inner := p.src[start+1 : end-1]
 			if !isComment(inner) {
-				nodes = append(nodes, &node{kind: nExpr, text: inner, line: p.lineOf(start),
-					block: onlySpaceBefore(p.src, start) && onlySpaceAfter(p.src, end)})
+				nodes = append(nodes, &Node{Kind: ExprNode, Text: inner, Line: p.lineOf(start),
+					Block: onlySpaceBefore(p.src, start) && onlySpaceAfter(p.src, end)})
 			}
 			p.pos = end
 		case ')':
@@ -248,10 +248,10 @@ func (p *mdxParser) parseFlow(stack []string) (nodes []*node, closed bool) {
 	return nodes, len(stack) == 0
 }
 
-// raw returns an nRaw node for src[start:end].
-func (p *mdxParser) raw(start, end int) *node {
-	return &node{kind: nRaw, text: p.src[start:end], line: p.lineOf(start),
-		block: onlySpaceBefore(p.src, start) && onlySpaceAfter(p.src, end)}
+// raw returns an nRaw Node for src[start:end].
+func (p *Parser) raw(start, end int) *Node {
+	return &Node{Kind: RawNode, Text: p.src[start:end], Line: p.lineOf(start),
+		Block: onlySpaceBefore(p.src, start) && onlySpaceAfter(p.src, end)}
 }
 
 func isSpecial(c byte) bool {
@@ -273,23 +273,23 @@ func contains(list []string, s string) bool {
 
 // element parses the element starting at p.pos. It returns the element,
 // followed by its would-be children when it is never closed.
-func (p *mdxParser) element(stack []string) ([]*node, bool) {
+func (p *Parser) element(stack []string) ([]*Node, bool) {
 	start := p.pos
 	tag, end, ok := openTag(p.src, start, p.exprs)
 	if !ok {
 		if start+1 < len(p.src) && isUpper(p.src[start+1]) {
-			p.warn(start, "malformed tag %q; shown as text", firstLine(p.src[start:], 40))
+			p.warn(start, "malformed tag %q; shown as text", FirstLine(p.src[start:], 40))
 		}
 		return nil, false
 	}
-	el := &node{kind: nElem, name: tag.name, attrs: tag.attrs, line: p.lineOf(start)}
+	el := &Node{Kind: ElementNode, Name: tag.name, Attrs: tag.attrs, Line: p.lineOf(start)}
 	atStart := onlySpaceBefore(p.src, start)
 	p.pos = end
-	if tag.selfClosing || isVoid(tag.name) {
-		el.block = atStart && onlySpaceAfter(p.src, end)
-		return []*node{el}, true
+	if tag.selfClosing || IsVoid(tag.name) {
+		el.Block = atStart && onlySpaceAfter(p.src, end)
+		return []*Node{el}, true
 	}
-	if keepsRawContent(tag.name) {
+	if KeepsRawContent(tag.name) {
 		closeAt := -1
 		if from, known := p.noClose[tag.name]; !known || end < from {
 			closeAt = indexCloseTag(p.src, end, tag.name)
@@ -304,36 +304,36 @@ func (p *mdxParser) element(stack []string) ([]*node, bool) {
 		}
 		if closeAt < 0 {
 			p.warn(start, "<%s> is never closed", tag.name)
-			el.block = atStart && onlySpaceAfter(p.src, end)
-			return []*node{el}, true
+			el.Block = atStart && onlySpaceAfter(p.src, end)
+			return []*Node{el}, true
 		}
-		el.raw = p.src[end:closeAt]
+		el.Raw = p.src[end:closeAt]
 		_, after, _ := closingTag(p.src, closeAt)
 		p.pos = after
-		el.block = atStart && onlySpaceAfter(p.src, after)
-		return []*node{el}, true
+		el.Block = atStart && onlySpaceAfter(p.src, after)
+		return []*Node{el}, true
 	}
-	if len(stack) >= maxNesting {
+	if len(stack) >= MaxNesting {
 		p.warn(start, "elements nested too deeply; <%s> is shown as text", tag.name)
 		p.pos = start
 		return nil, false
 	}
-	el.inlineKids = !onlySpaceAfter(p.src, end)
+	el.InlineKids = !onlySpaceAfter(p.src, end)
 	inner := make([]string, len(stack)+1)
 	copy(inner, stack)
 	inner[len(stack)] = tag.name
-	kids, closed := p.parseFlow(inner)
+	kids, closed := p.ParseFlow(inner)
 	if !closed {
 		if tag.name == "" {
 			p.warn(start, "fragment <> is never closed")
 		} else {
 			p.warn(start, "<%s> is never closed", tag.name)
 		}
-		el.block = atStart && !el.inlineKids
-		return append([]*node{el}, kids...), true
+		el.Block = atStart && !el.InlineKids
+		return append([]*Node{el}, kids...), true
 	}
-	el.children = kids
-	el.raw = p.src[end:p.closeStart]
-	el.block = atStart && onlySpaceAfter(p.src, p.pos)
-	return []*node{el}, true
+	el.Children = kids
+	el.Raw = p.src[end:p.closeStart]
+	el.Block = atStart && onlySpaceAfter(p.src, p.pos)
+	return []*Node{el}, true
 }

@@ -1,11 +1,14 @@
-package render
+package mdx
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // Lexical helpers of the MDX scanner: tags, code spans, fences and
 // expressions, each working on the source string and an offset.
 
-func firstLine(s string, n int) string {
+func FirstLine(s string, n int) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
@@ -17,15 +20,15 @@ func firstLine(s string, n int) string {
 
 func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
 
-func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+func IsLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 func isNameByte(c byte) bool {
-	return isLetter(c) || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.' || c == '$'
+	return IsLetter(c) || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.' || c == '$'
 }
 
 // isComponentName reports whether a tag names a component rather than an
 // HTML element: capitalised or dotted, as in JSX.
-func isComponentName(name string) bool {
+func IsComponentName(name string) bool {
 	return name != "" && (isUpper(name[0]) || strings.Contains(name, "."))
 }
 
@@ -34,10 +37,10 @@ var voidElements = map[string]bool{
 	"input": true, "link": true, "meta": true, "param": true, "source": true, "track": true, "wbr": true,
 }
 
-func isVoid(name string) bool { return voidElements[name] }
+func IsVoid(name string) bool { return voidElements[name] }
 
 // keepsRawContent reports whether an element's content is kept literal.
-func keepsRawContent(name string) bool {
+func KeepsRawContent(name string) bool {
 	switch name {
 	case "pre", "code", "script", "style", "textarea", "Latex":
 		return true
@@ -63,7 +66,7 @@ func onlySpaceAfter(s string, i int) bool {
 	return true
 }
 
-func runLen(s string, i int, c byte) int {
+func RunLen(s string, i int, c byte) int {
 	n := 0
 	for i+n < len(s) && s[i+n] == c {
 		n++
@@ -74,11 +77,11 @@ func runLen(s string, i int, c byte) int {
 // codeSpanEnd finds the end of a code span whose opening run of n backticks
 // ends at i: after the next run of exactly n backticks before a blank line.
 // It returns -1 when there is none.
-func codeSpanEnd(s string, i, n int) int {
+func CodeSpanEnd(s string, i, n int) int {
 	for i < len(s) {
 		switch s[i] {
 		case '`':
-			m := runLen(s, i, '`')
+			m := RunLen(s, i, '`')
 			if m == n {
 				return i + m
 			}
@@ -109,8 +112,8 @@ func fenceEnd(s string, i int) int {
 	} else {
 		lineEnd += i
 	}
-	var f fenceState
-	if !f.line(s[i:lineEnd]) {
+	var f FenceState
+	if !f.Line(s[i:lineEnd]) {
 		return i
 	}
 	off := lineEnd
@@ -122,7 +125,7 @@ func fenceEnd(s string, i int) int {
 		} else {
 			end += off
 		}
-		f.line(s[off:end])
+		f.Line(s[off:end])
 		if f.n == 0 {
 			return end
 		}
@@ -141,7 +144,7 @@ func closingTag(s string, i int) (name string, end int, ok bool) {
 		j++
 	}
 	name = s[i+2 : j]
-	if name != "" && !isLetter(name[0]) {
+	if name != "" && !IsLetter(name[0]) {
 		return "", 0, false
 	}
 	for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n') {
@@ -169,7 +172,7 @@ func indexCloseTag(s string, i int, name string) int {
 
 type tagInfo struct {
 	name        string
-	attrs       []attr
+	attrs       []Attr
 	selfClosing bool
 }
 
@@ -181,7 +184,7 @@ func openTag(s string, i int, l *exprLimiter) (t tagInfo, end int, ok bool) {
 	if j < len(s) && s[j] == '>' {
 		return tagInfo{}, j + 1, true
 	}
-	if j >= len(s) || !isLetter(s[j]) {
+	if j >= len(s) || !IsLetter(s[j]) {
 		return t, 0, false
 	}
 	for j < len(s) && isNameByte(s[j]) {
@@ -214,12 +217,12 @@ func openTag(s string, i int, l *exprLimiter) (t tagInfo, end int, ok bool) {
 				return t, 0, false
 			}
 			j = e
-		case isLetter(c) || c == '_' || c == ':' || c == '@':
+		case IsLetter(c) || c == '_' || c == ':' || c == '@':
 			k := j
 			for k < len(s) && (isNameByte(s[k]) || s[k] == ':' || s[k] == '@') {
 				k++
 			}
-			a := attr{name: s[j:k], kind: aBool}
+			a := Attr{Name: s[j:k], Kind: AttrBool}
 			nameEnd := k
 			for k < len(s) && isSpace(s[k]) {
 				k++
@@ -240,14 +243,14 @@ func openTag(s string, i int, l *exprLimiter) (t tagInfo, end int, ok bool) {
 					if e < 0 {
 						return t, 0, false
 					}
-					a.kind, a.val = aString, s[k+1:k+1+e]
+					a.Kind, a.Val = AttrString, s[k+1:k+1+e]
 					k += e + 2
 				case '{':
 					e := l.end(s, k)
 					if e < 0 {
 						return t, 0, false
 					}
-					a.kind, a.val = aExpr, s[k+1:e-1]
+					a.Kind, a.Val = AttrExpr, s[k+1:e-1]
 					k = e
 				default:
 					return t, 0, false
@@ -405,4 +408,33 @@ func isComment(expr string) bool {
 		}
 	}
 	return strings.TrimSpace(expr) != ""
+}
+
+// FenceState tracks fenced code blocks line by line.
+type FenceState struct {
+	char byte
+	n    int
+}
+
+var fenceOpenRE = regexp.MustCompile("^[ \t]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ \t]+)?(```+|~~~+)")
+
+// line reports whether line is part of a code fence (including its
+// opening and closing lines) and updates the state.
+func (f *FenceState) Line(line string) bool {
+	if f.n > 0 {
+		t := strings.TrimSpace(line)
+		if len(t) >= f.n && strings.Trim(t, string(f.char)) == "" {
+			f.n = 0
+		}
+		return true
+	}
+	m := fenceOpenRE.FindStringSubmatch(line)
+	if m == nil {
+		return false
+	}
+	if m[1][0] == '`' && strings.Contains(line[len(m[0]):], "`") {
+		return false // inline code such as ```x``` is not a fence
+	}
+	f.char, f.n = m[1][0], len(m[1])
+	return true
 }

@@ -1,0 +1,111 @@
+package render
+
+import (
+	"path"
+	"strings"
+
+	"lectern.dev/lectern/render/limits"
+	"lectern.dev/lectern/render/mdx"
+)
+
+// loadModule parses file (a clean path in the source) once per build and
+// resolves its imports. It returns nil when the file cannot be read.
+func (s *site) loadModule(file string) *mdx.Module {
+	if m, ok := s.mods[file]; ok {
+		return m
+	}
+	data, err := s.readFile(file)
+	if err != nil {
+		if limits.AsError(err) != nil {
+			s.limit.Set(err)
+		}
+		return nil
+	}
+	src := normalizeNewlines(textSource(file, string(data), s.w))
+	_, body, bodyLine, _ := splitFrontMatter(src)
+	if len(src) > maxPageSource {
+		s.w.Add(file, 1, "snippet source larger than %d MiB (%s); its content is not shown", maxPageSource>>20, byteSize(len(src)))
+		body = tooLargeNotice(len(src))
+	}
+	return s.parseModule(file, body, bodyLine)
+}
+
+// parseModule parses body, the source of file from line bodyLine on.
+func (s *site) parseModule(file, body string, bodyLine int) *mdx.Module {
+	m := &mdx.Module{File: file, Names: map[string]*mdx.Binding{}}
+	s.mods[file] = m // before resolving imports, so cycles end
+	p := mdx.NewParser(body, file, bodyLine, strings.HasSuffix(file, ".mdx"), s.w)
+	sink := &mdx.ESMSink{}
+	p.ESM = sink
+	m.Nodes, _ = p.ParseFlow(nil)
+	m.Exports = sink.Exports
+	for name, b := range sink.Exports {
+		b.Mod = m
+		m.Names[name] = b
+	}
+	for _, d := range sink.Imports {
+		s.resolveImport(m, d)
+	}
+	return m
+}
+
+// resolveImport binds the names of one import statement of m.
+func (s *site) resolveImport(m *mdx.Module, d mdx.ImportDecl) {
+	unresolved := func() {
+		for _, n := range append([]string{d.Def, d.StarAll}, localNames(d.Named)...) {
+			if n != "" {
+				m.Names[n] = &mdx.Binding{Kind: mdx.BUnresolved}
+			}
+		}
+	}
+	ext := path.Ext(d.From)
+	if ext != ".mdx" && ext != ".md" {
+		if d.Def == "" && d.StarAll == "" && len(d.Named) == 0 {
+			s.w.Add(m.File, d.Line, "import %q ignored: only .mdx and .md snippets can be imported", d.From)
+		} else {
+			s.w.Add(m.File, d.Line, "cannot import %q: only .mdx and .md snippets can be imported; its components are not rendered", d.From)
+		}
+		unresolved()
+		return
+	}
+	target := d.From
+	if strings.HasPrefix(target, ".") {
+		target = path.Join("/", path.Dir(m.File), target)[1:]
+	} else {
+		target = path.Clean("/" + target)[1:]
+	}
+	if !s.files[target] {
+		s.w.Add(m.File, d.Line, "cannot import %q: file not found", d.From)
+		unresolved()
+		return
+	}
+	snip := s.loadModule(target)
+	if snip == nil {
+		s.w.Add(m.File, d.Line, "cannot import %q: file cannot be read", d.From)
+		unresolved()
+		return
+	}
+	if d.Def != "" {
+		m.Names[d.Def] = snip.Whole()
+	}
+	if d.StarAll != "" {
+		s.w.Add(m.File, d.Line, "import * as %s from %q is not supported", d.StarAll, d.From)
+		m.Names[d.StarAll] = &mdx.Binding{Kind: mdx.BUnresolved}
+	}
+	for _, n := range d.Named {
+		if b, ok := snip.Exports[n[0]]; ok {
+			m.Names[n[1]] = b
+			continue
+		}
+		s.w.Add(m.File, d.Line, "%s has no exported component %s", target, n[0])
+		m.Names[n[1]] = &mdx.Binding{Kind: mdx.BUnresolved}
+	}
+}
+
+func localNames(named [][2]string) []string {
+	out := make([]string, 0, len(named))
+	for _, n := range named {
+		out = append(out, n[1])
+	}
+	return out
+}
