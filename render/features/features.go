@@ -402,7 +402,6 @@ func (f Site) ValidateBuild() error {
 	return nil
 }
 
-
 // StripMarkup returns a page body without the markup of its features
 // (the playground's form), which the search index leaves out.
 func StripMarkup(body string) string {

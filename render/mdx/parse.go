@@ -10,10 +10,10 @@ import (
 type NodeKind uint8
 
 const (
-	TextNode NodeKind = iota // Markdown text
+	TextNode    NodeKind = iota // Markdown text
 	ElementNode                 // a JSX element: component, HTML tag or <> fragment
-	ExprNode                 // a {expression}
-	RawNode                  // HTML written as it is: a comment or a stray closing tag
+	ExprNode                    // a {expression}
+	RawNode                     // HTML written as it is: a comment or a stray closing tag
 )
 
 // Node is a Node of the tree the MDX scanner produces.
