@@ -5,10 +5,11 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
-	"lectern.dev/lectern/render/features"
-	"lectern.dev/lectern/render/mdx"
 	"path"
 	"strings"
+
+	"lectern.dev/lectern/render/features"
+	"lectern.dev/lectern/render/mdx"
 )
 
 // XML documents of the repository (SVG, XML, XHTML, XSLT) run their

@@ -15,6 +15,7 @@ import (
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/limits"
+	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/mdx"
 	"lectern.dev/lectern/render/output"
 )
@@ -118,6 +119,7 @@ type site struct {
 	fileList  []string               // the same, in the order of fs.WalkDir
 	mods      map[string]*mdx.Module // parsed files
 	redirects *config.RedirectTable
+	links     *links.Resolver // resolves links against pages, files and redirects (site_links.go)
 	theme     *theme
 	cache     *buildCache       // nil without Options.CacheDir
 	srcSums   map[string]string // page path → hash of its source, with a cache
@@ -317,6 +319,7 @@ func (s *site) load() error {
 	}
 	s.cfg = cfg
 	s.redirects = config.NewRedirectTable(cfg.Redirects)
+	s.links = s.newLinks()
 	source := cfg.Source
 	if source == "" {
 		source = "navigation"
@@ -499,7 +502,7 @@ func (s *site) writeSiteFiles() error {
 	}
 	var others []string
 	for f := range s.files {
-		if !isPageFile(f) {
+		if !links.IsPageFile(f) {
 			others = append(others, f)
 		}
 	}

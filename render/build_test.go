@@ -10,6 +10,7 @@ import (
 	"testing/fstest"
 
 	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/links"
 )
 
 // smallSite exercises config, navigation, Markdown, components, snippets,
@@ -397,7 +398,7 @@ func TestScanLikeWalkDir(t *testing.T) {
 			return nil
 		}
 		want = append(want, p)
-		if isPageFile(p) {
+		if links.IsPageFile(p) {
 			wantPages = append(wantPages, p)
 		}
 		return nil

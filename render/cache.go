@@ -25,6 +25,7 @@ import (
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/highlight"
 	"lectern.dev/lectern/render/limits"
+	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/output"
 )
 
@@ -772,7 +773,7 @@ func cacheKey(s *site, tool string) (string, error) {
 		}
 	}
 	for _, f := range s.fileList {
-		if isPageFile(f) {
+		if links.IsPageFile(f) {
 			line("page", f)
 			continue
 		}

@@ -2,11 +2,12 @@ package render
 
 import (
 	"html"
-	"lectern.dev/lectern/render/icons"
-	"lectern.dev/lectern/render/mdx"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"lectern.dev/lectern/render/icons"
+	"lectern.dev/lectern/render/mdx"
 )
 
 // componentFunc renders one known component to HTML.

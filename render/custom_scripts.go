@@ -3,9 +3,10 @@ package render
 import (
 	"fmt"
 	"io/fs"
-	"lectern.dev/lectern/render/features"
 	"sort"
 	"strings"
+
+	"lectern.dev/lectern/render/features"
 )
 
 // Custom scripts.

@@ -96,7 +96,7 @@
 //
 // Config and the Nav tree (render/config, render/config) keep everything the theme needs
 // today; later work adds fields rather than changing these. Links are
-// resolved in one place (links.go) against pages, copied files and the
+// resolved in one place (render/links) against pages, copied files and the
 // configuration's redirects. Components are a
 // table in components.go, the theme lives in theme/ (html/template, CSS, JS)
 // and is embedded, and per-page output goes through one place (page_view.go),

@@ -17,6 +17,7 @@ import (
 
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/links"
 )
 
 // siteFS builds a source tree from an archive of "-- name --" sections,
@@ -175,7 +176,7 @@ func internalLinks(t *testing.T, files map[string][]byte, opts Options) []intern
 			if href == "" || strings.HasPrefix(href, "#") || config.IsExternal(href) {
 				continue
 			}
-			p, _ := splitSuffix(href)
+			p, _ := links.SplitSuffix(href)
 			if u, err := url.PathUnescape(p); err == nil {
 				p = u
 			}
@@ -228,7 +229,7 @@ func warnedTargets(ws []diag.Warning) map[string]bool {
 		if m == nil {
 			continue
 		}
-		p, _ := splitSuffix(m[1])
+		p, _ := links.SplitSuffix(m[1])
 		if !strings.HasPrefix(p, "/") {
 			p = path.Join("/", path.Dir(w.File), p)
 		}

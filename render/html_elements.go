@@ -2,10 +2,12 @@ package render
 
 import (
 	"html"
-	"lectern.dev/lectern/render/mdx"
 	"path"
 	"strings"
 	"unicode"
+
+	"lectern.dev/lectern/render/links"
+	"lectern.dev/lectern/render/mdx"
 )
 
 // htmlElement renders a lowercase (HTML) element written in MDX: JSX
@@ -128,7 +130,7 @@ func framesDocument(tag string) bool {
 // host that does not sandbox the repository's files would run it on the
 // docs origin.
 func activeFile(u string) bool {
-	p, _ := splitSuffix(strings.TrimSpace(u))
+	p, _ := links.SplitSuffix(strings.TrimSpace(u))
 	switch strings.ToLower(path.Ext(p)) {
 	case ".svg", ".svgz", ".xml", ".xhtml", ".xht", ".xsl", ".xslt":
 		return true

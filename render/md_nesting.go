@@ -1,8 +1,9 @@
 package render
 
 import (
-	"lectern.dev/lectern/render/mdx"
 	"strings"
+
+	"lectern.dev/lectern/render/mdx"
 )
 
 // maxMarkdownNesting bounds the nesting of link brackets and of block

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"lectern.dev/lectern/render/limits"
+	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/mdx"
 )
 
@@ -311,8 +312,8 @@ func (r *renderer) linkAttr(href, attr string, line int, sc *mdx.Scope) string {
 		return ""
 	}
 	t := r.s.resolve(r.pg.path, href)
-	if t.kind == tMissing {
-		r.warn(sc, line, "broken link %q: %s", href, t.reason)
+	if t.Kind == links.Missing {
+		r.warn(sc, line, "broken link %q: %s", href, t.Reason)
 	}
 	return r.outputURL(r.s.urlFor(r.out, t), false)
 }
@@ -330,10 +331,10 @@ func (r *renderer) asset(src string, line int, sc *mdx.Scope, what string) (u st
 		return src, false // an image: checkURL allows no other data: URL
 	}
 	t := r.s.resolve(r.pg.path, src)
-	switch t.kind {
-	case tExternal:
+	switch t.Kind {
+	case links.External:
 		return src, true
-	case tMissing:
+	case links.Missing:
 		r.warn(sc, line, "%s %q not found", what, src)
 	}
 	return r.outputURL(r.s.urlFor(r.out, t), image), false

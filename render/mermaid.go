@@ -3,9 +3,10 @@ package render
 import (
 	"bytes"
 	_ "embed"
-	"lectern.dev/lectern/render/highlight"
 	"strings"
 	"sync/atomic"
+
+	"lectern.dev/lectern/render/highlight"
 )
 
 // Mermaid diagrams (```mermaid fences and <Mermaid chart="..." />) are

@@ -7,6 +7,7 @@ import (
 
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/mdx"
 )
 
@@ -57,7 +58,7 @@ func TestHiddenPageSidebar(t *testing.T) {
 		link := func(from, page string) string {
 			u := opts.BasePath + "/" + strings.TrimSuffix(page, "index")
 			if opts.Export {
-				u = relPath(pathDir(from), page+".html")
+				u = links.RelPath(pathDir(from), page+".html")
 			}
 			return `<a href="` + u + `"`
 		}

@@ -2,7 +2,6 @@ package render
 
 import (
 	"context"
-	"lectern.dev/lectern/render/features"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"lectern.dev/lectern/render/features"
 )
 
 // spec30 is a small OpenAPI 3.0 document with a $ref'd nested schema, a

@@ -15,6 +15,7 @@ import (
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/icons"
+	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/mdx"
 )
 
@@ -120,7 +121,7 @@ func (t *theme) view(outName string, p *page) *pageView {
 		ScriptURL:  s.assetURL(outName, "_lectern/site.js"),
 		InitURL:    s.assetURL(outName, "_lectern/theme-init.js"),
 		SearchURL:  s.assetURL(outName, features.SearchIndexJSFile),
-		HomeURL:    s.urlFor(outName, target{kind: tPage}),
+		HomeURL:    s.urlFor(outName, links.Target{Kind: links.Page}),
 		PrimaryHex: t.primary,
 	}
 	for _, f := range t.customJS {
@@ -543,8 +544,8 @@ func (t *theme) configLink(outName, href string) (u string, external bool) {
 		return "#", false
 	}
 	tg := t.s.resolve("", href)
-	if tg.kind == tMissing {
-		t.s.cfg.Warn(t.s.w, href, "broken link %q: %s", href, tg.reason)
+	if tg.Kind == links.Missing {
+		t.s.cfg.Warn(t.s.w, href, "broken link %q: %s", href, tg.Reason)
 	}
-	return safeHref(t.s.urlFor(outName, tg)), tg.kind == tExternal
+	return safeHref(t.s.urlFor(outName, tg)), tg.Kind == links.External
 }

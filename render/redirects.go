@@ -3,9 +3,11 @@ package render
 import (
 	"bytes"
 	"io/fs"
+	"strings"
+
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/features"
-	"strings"
+	"lectern.dev/lectern/render/links"
 )
 
 // redirectPages returns the static pages of the configuration's redirects:
@@ -57,8 +59,8 @@ func (s *site) redirectPages() []siteFile {
 			names = append(names, base+"/index.html")
 		}
 		tg := s.resolve("", r.Destination)
-		if tg.kind == tMissing {
-			s.cfg.Warn(s.w, r.Destination, "redirect destination %q (from %q) not found: %s; no redirect page is written", r.Destination, r.Source, tg.reason)
+		if tg.Kind == links.Missing {
+			s.cfg.Warn(s.w, r.Destination, "redirect destination %q (from %q) not found: %s; no redirect page is written", r.Destination, r.Source, tg.Reason)
 			continue
 		}
 		for _, name := range names {
@@ -68,8 +70,8 @@ func (s *site) redirectPages() []siteFile {
 			taken[name] = true
 			u := safeHref(s.urlFor(name, tg))
 			canonical := u
-			if s.opts.SiteURL != "" && tg.kind == tPage {
-				canonical = s.canonicalURL(tg.path) + tg.suffix
+			if s.opts.SiteURL != "" && tg.Kind == links.Page {
+				canonical = s.canonicalURL(tg.Path) + tg.Suffix
 			}
 			data := redirectHTML(u, canonical, r.Permanent)
 			if s.opts.Export {

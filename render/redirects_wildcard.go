@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"lectern.dev/lectern/render/config"
 	"net/url"
 	"path"
 	"regexp"
 	"strings"
+
+	"lectern.dev/lectern/render/config"
+	"lectern.dev/lectern/render/links"
 )
 
 // Redirects whose source has parameters ("/old/:slug*", "/a/*") cannot be
@@ -142,8 +144,8 @@ func (s *site) compileWildcard(r config.Redirect) (wildcardRule, error) {
 	}
 	if !w.External && !params {
 		// A fixed destination is checked now, as for exact redirects.
-		if tg := s.resolve("", dest); tg.kind == tMissing {
-			return w, fmt.Errorf("redirect destination %q (from %q) not found: %s; no redirect is written", r.Destination, r.Source, tg.reason)
+		if tg := s.resolve("", dest); tg.Kind == links.Missing {
+			return w, fmt.Errorf("redirect destination %q (from %q) not found: %s; no redirect is written", r.Destination, r.Source, tg.Reason)
 		}
 	}
 	return w, nil
@@ -186,7 +188,7 @@ func (s *site) redirectConfig(warn func(r config.Redirect, field string, err err
 				continue
 			}
 			tg := s.resolve("", r.Destination)
-			if tg.kind == tMissing || !urlAllowed(r.Destination, false) {
+			if tg.Kind == links.Missing || !urlAllowed(r.Destination, false) {
 				continue // a javascript: or data: destination: no redirect (redirectPages writes "#")
 			}
 			c.Exact[src] = s.rootRelativeURL(tg)
@@ -216,9 +218,9 @@ func (s *site) redirectConfig(warn func(r config.Redirect, field string, err err
 
 // rootRelativeURL is the URL of t relative to the site's root ("" for the
 // home page), or t's URL when it is on another host.
-func (s *site) rootRelativeURL(t target) string {
+func (s *site) rootRelativeURL(t links.Target) string {
 	u := s.urlFor("index.html", t) // a file at the root: relative to it in the export form
-	if t.kind == tExternal || s.opts.Export {
+	if t.Kind == links.External || s.opts.Export {
 		return u
 	}
 	return strings.TrimPrefix(strings.TrimPrefix(u, s.opts.BasePath), "/")

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"lectern.dev/lectern/render/limits"
+	"lectern.dev/lectern/render/links"
 )
 
 // scan lists the source: it sets s.files and s.fileList (and, with a
@@ -114,7 +115,7 @@ func (s *site) scan() ([]string, error) {
 			if limits.Over(len(s.fileList), s.opts.Limits.MaxFiles) || limits.Over(size, s.opts.Limits.MaxSourceBytes) {
 				return s.checkSource(size)
 			}
-			if isPageFile(p) {
+			if links.IsPageFile(p) {
 				pageFiles = append(pageFiles, p)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/output"
 )
 
@@ -267,7 +268,7 @@ func (s *site) canonicalURL(page string) string {
 	if !strings.HasSuffix(prefix, s.opts.BasePath) || s.opts.BasePath == "" {
 		prefix += s.opts.BasePath
 	}
-	return prefix + "/" + escapePath(p)
+	return prefix + "/" + links.EscapePath(p)
 }
 
 // sitemap lists the canonical URL of every page that is not noindex.
@@ -280,7 +281,7 @@ func (s *site) sitemap() []byte {
 			continue
 		}
 		b.WriteString("  <url><loc>")
-		if u := s.canonicalURL(p.path); unreservedPath(strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://")) {
+		if u := s.canonicalURL(p.path); links.Unreserved(strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://")) {
 			b.WriteString(u) // nothing to escape
 		} else {
 			_ = xml.EscapeText(&b, []byte(u))

@@ -2,12 +2,13 @@ package render
 
 import (
 	"context"
-	"lectern.dev/lectern/render/features"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"lectern.dev/lectern/render/features"
 )
 
 func TestServeHeaders(t *testing.T) {

@@ -1,11 +1,13 @@
 package render
 
 import (
-	"lectern.dev/lectern/render/config"
-	"lectern.dev/lectern/render/icons"
 	"sort"
 	"strconv"
 	"strings"
+
+	"lectern.dev/lectern/render/config"
+	"lectern.dev/lectern/render/icons"
+	"lectern.dev/lectern/render/links"
 )
 
 // Windowed sidebars.
@@ -65,7 +67,7 @@ type sideGroup struct {
 type sideEntry struct {
 	label string
 	page  string // for pages
-	link  target // for links
+	link  links.Target // for links
 	group int    // innermost group; -1 for none
 }
 
@@ -274,7 +276,7 @@ func writeSideLink(b *strings.Builder, s *site, outName string, e *sideEntry, cu
 	if e.page != "" {
 		u = s.pageURL(outName, e.page)
 	} else {
-		u, external = s.urlFor(outName, e.link), e.link.kind == tExternal
+		u, external = s.urlFor(outName, e.link), e.link.Kind == links.External
 	}
 	b.WriteString(`<li><a href="`)
 	b.WriteString(esc(safeHref(u)))

@@ -2,9 +2,10 @@ package render
 
 import (
 	"html/template"
+	"strings"
+
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/icons"
-	"strings"
 )
 
 // socialNames are display names of footer.socials keys.

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"embed"
 	"html/template"
+	"strings"
+
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/highlight"
-	"strings"
+	"lectern.dev/lectern/render/links"
 )
 
 // themeFS holds the theme: layout.html, style.css, the scripts under
@@ -130,10 +132,10 @@ func (t *theme) configFile(p, what string) string {
 		return ""
 	}
 	tg := t.s.resolve("", p)
-	switch tg.kind {
-	case tFile:
-		return tg.path
-	case tExternal:
+	switch tg.Kind {
+	case links.File:
+		return tg.Path
+	case links.External:
 		t.s.cfg.Warn(t.s.w, p, "%s %q is on another host; not used, pages load nothing from other hosts", what, p)
 	default:
 		t.s.cfg.Warn(t.s.w, p, "%s %q not found", what, p)

@@ -2,8 +2,9 @@ package render
 
 import (
 	"html"
-	"lectern.dev/lectern/render/mdx"
 	"strings"
+
+	"lectern.dev/lectern/render/mdx"
 )
 
 // Active content.
