@@ -16,6 +16,7 @@ import (
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/links"
+	"lectern.dev/lectern/render/markdown"
 	"lectern.dev/lectern/render/mdx"
 	"lectern.dev/lectern/render/output"
 )
@@ -413,7 +414,7 @@ func (s *site) renderBody(p *page, outName string) (body string) {
 	if mod == nil {
 		mod = s.parseModule(p.file, p.body, p.bodyLine)
 	}
-	r := &renderer{s: s, pg: p, out: outName, ids: newHeadingIDs()}
+	r := &renderer{s: s, pg: p, out: outName, ids: markdown.NewHeadingIDs()}
 	// Marker-like comments of the content are made inert (render/features).
 	return s.openAPIBody(r, p, mod, features.NeutralizeMarkers(r.flow(mod.Nodes, &mdx.Scope{Mod: mod}, flowOpts{})))
 }

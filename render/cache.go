@@ -26,6 +26,7 @@ import (
 	"lectern.dev/lectern/render/highlight"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/links"
+	"lectern.dev/lectern/render/markdown"
 	"lectern.dev/lectern/render/output"
 )
 
@@ -897,7 +898,7 @@ func (c *buildCache) page(s *site) func(i int) pageResult {
 		r := s.renderOne(i)
 		if r.err == nil {
 			rec.Entry, rec.Warnings = r.entry, r.warns
-			rec.Mermaid = bytes.Contains(r.data, []byte(mermaidMarker))
+			rec.Mermaid = bytes.Contains(r.data, []byte(markdown.MermaidMarker))
 			rec.Playground = bytes.Contains(r.data, []byte(playgroundMarker))
 			if len(r.deps) > 0 {
 				rec.Deps = map[string]string{}

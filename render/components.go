@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"lectern.dev/lectern/render/icons"
+	"lectern.dev/lectern/render/markdown"
 	"lectern.dev/lectern/render/mdx"
 )
 
@@ -289,7 +290,7 @@ func update(c *call) string {
 	if label := c.text("label"); label != "" {
 		idText := c.str("label")
 		if idText == "" {
-			idText = html.UnescapeString(tagRE.ReplaceAllString(label, ""))
+			idText = html.UnescapeString(markdown.TagRE.ReplaceAllString(label, ""))
 		}
 		id := c.r.ids.Generate([]byte(idText), 0)
 		b.WriteString(`<h2 class="lc-update-label" id="` + esc(string(id)) + `">` + label + "</h2>")

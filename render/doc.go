@@ -74,7 +74,7 @@
 // literals, arrays, objects, JSX and the props of the component being
 // rendered; anything else is shown as written, with a warning.
 //
-// Markdown and JSX meet in a goldmark extension (mdx_goldmark.go). To
+// Markdown and JSX meet in a goldmark extension (render/markdown). To
 // render a list of nodes (a flow), its text is handed to goldmark as
 // Markdown in which each element, JSX value and raw HTML stands as an
 // inset token; the extension's block parser turns a token alone on its

@@ -8,15 +8,16 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+	"lectern.dev/lectern/render/markdown"
 )
 
 // parseInsets parses Markdown in which insets stand as tokens and returns
 // goldmark's tree, as flow does.
 func parseInsets(src string, n int) ast.Node {
-	insets := make([]inset, n)
+	insets := make([]markdown.Inset, n)
 	pc := parser.NewContext()
-	pc.Set(insetsKey, insets)
-	return md.Parser().Parse(text.NewReader([]byte(src)), parser.WithContext(pc))
+	pc.Set(markdown.InsetsKey, insets)
+	return markdown.Engine.Parser().Parse(text.NewReader([]byte(src)), parser.WithContext(pc))
 }
 
 // kindsOf lists the kinds of the tree's nodes, parents before children.

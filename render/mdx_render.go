@@ -7,6 +7,7 @@ import (
 
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/links"
+	"lectern.dev/lectern/render/markdown"
 	"lectern.dev/lectern/render/mdx"
 )
 
@@ -19,7 +20,7 @@ type renderer struct {
 	s     *site
 	pg    *page
 	out   string // the page's output file, which relative links start from
-	ids   *headingIDs
+	ids   *markdown.HeadingIDs
 	depth int
 	// active holds the snippets and components being rendered, so that
 	// one that includes itself is stopped at once.
@@ -56,22 +57,22 @@ type flowOpts struct {
 
 // flow renders nodes: text as Markdown, in which each element, JSX value
 // and raw HTML stands as an inset that the MDX extension of goldmark
-// renders in its place (mdx_goldmark.go).
+// renders in its place (render/markdown).
 func (r *renderer) flow(nodes []*mdx.Node, sc *mdx.Scope, o flowOpts) string {
 	if sc.JSX {
 		return r.jsxFlow(nodes, sc)
 	}
 	var b strings.Builder
 	lines := 0
-	lm := &lineMap{}
-	var insets []inset
+	lm := &markdown.LineMap{}
+	var insets []markdown.Inset
 	put := func(s string) {
 		b.WriteString(s)
 		lines += strings.Count(s, "\n")
 	}
 	add := func(block bool, f func() string) {
-		put(insetToken(len(insets)))
-		insets = append(insets, inset{render: f})
+		put(markdown.InsetToken(len(insets)))
+		insets = append(insets, markdown.Inset{Render: f})
 		if block {
 			put("\n")
 		}
@@ -79,7 +80,7 @@ func (r *renderer) flow(nodes []*mdx.Node, sc *mdx.Scope, o flowOpts) string {
 	for _, n := range nodes {
 		switch n.Kind {
 		case mdx.TextNode:
-			lm.mark(lines, n.Line)
+			lm.Mark(lines, n.Line)
 			put(n.Text)
 		case mdx.RawNode:
 			add(n.Block, func() string { return rawHTML(n.Text) })

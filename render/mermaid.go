@@ -3,10 +3,9 @@ package render
 import (
 	"bytes"
 	_ "embed"
+	"lectern.dev/lectern/render/markdown"
 	"strings"
 	"sync/atomic"
-
-	"lectern.dev/lectern/render/highlight"
 )
 
 // Mermaid diagrams (```mermaid fences and <Mermaid chart="..." />) are
@@ -31,7 +30,6 @@ var mermaidInitJS = []byte(`(function () {
 `)
 
 const (
-	mermaidMarker  = `<pre class="mermaid">`
 	mermaidLibFile = "_lectern/mermaid.min.js"
 	mermaidInit    = "_lectern/mermaid-init.js"
 )
@@ -41,13 +39,6 @@ func init() {
 	if components != nil {
 		components["Mermaid"] = mermaidComponent
 	}
-}
-
-// writeMermaid writes a diagram's source for mermaid to draw.
-func writeMermaid(w *bytes.Buffer, src string) {
-	w.WriteString(mermaidMarker)
-	highlight.EscapeTo(w, src)
-	w.WriteString("</pre>\n")
 }
 
 // mermaidComponent renders <Mermaid chart="graph TD; A-->B" />; without a
@@ -61,14 +52,14 @@ func mermaidComponent(c *call) string {
 		return ""
 	}
 	var b bytes.Buffer
-	writeMermaid(&b, src)
+	markdown.WriteMermaid(&b, src)
 	return b.String()
 }
 
 // withMermaid returns a page body with the mermaid scripts appended when it
 // has a diagram, and records that the site needs the library.
 func (s *site) withMermaid(body, outName string) string {
-	if !strings.Contains(body, mermaidMarker) {
+	if !strings.Contains(body, markdown.MermaidMarker) {
 		return body
 	}
 	if s.mermaid != nil {

@@ -1,4 +1,4 @@
-package render
+package markdown
 
 import (
 	"strings"
@@ -6,18 +6,18 @@ import (
 	"lectern.dev/lectern/render/mdx"
 )
 
-// maxMarkdownNesting bounds the nesting of link brackets and of block
+// MaxNesting bounds the nesting of link brackets and of block
 // containers (lists, block quotes) that goldmark sees: its time grows
 // faster than linearly with them. Deeper markers are escaped, so that they
 // show as text.
-const maxMarkdownNesting = 64
+const MaxNesting = 64
 
-// limitNesting escapes the link brackets and the list and block-quote
-// markers of src that are nested deeper than maxMarkdownNesting. It returns
+// LimitNesting escapes the link brackets and the list and block-quote
+// markers of src that are nested deeper than MaxNesting. It returns
 // src unchanged (and false) when nothing is that deep, else the new text
 // and the offset in src of the first escaped marker.
-func limitNesting(src string) (out string, firstAt int, changed bool) {
-	if strings.Count(src, "[") <= maxMarkdownNesting && !manyContainers(src) {
+func LimitNesting(src string) (out string, firstAt int, changed bool) {
+	if strings.Count(src, "[") <= MaxNesting && !manyContainers(src) {
 		return src, 0, false
 	}
 	var b strings.Builder
@@ -70,7 +70,7 @@ func limitNesting(src string) (out string, firstAt int, changed bool) {
 		for j < end {
 			if src[j] == '>' {
 				level++
-				if level > maxMarkdownNesting {
+				if level > MaxNesting {
 					escape(j)
 					break
 				}
@@ -87,7 +87,7 @@ func limitNesting(src string) (out string, firstAt int, changed bool) {
 				break
 			}
 			level++
-			if level > maxMarkdownNesting {
+			if level > MaxNesting {
 				escape(j + w - 1) // "\-", "1\."
 				break
 			}
@@ -123,7 +123,7 @@ func limitNesting(src string) (out string, firstAt int, changed bool) {
 				noSpan[n] = blankLineAfter(src, i)
 				i += n - 1
 			case '[':
-				if depth >= maxMarkdownNesting {
+				if depth >= MaxNesting {
 					escape(i)
 					over++
 				} else {
@@ -149,8 +149,8 @@ func limitNesting(src string) (out string, firstAt int, changed bool) {
 }
 
 // manyContainers reports whether some line of src starts with more than
-// maxMarkdownNesting/2 container markers, or src has many indented list
-// items: a cheap test for limitNesting's container pass.
+// MaxNesting/2 container markers, or src has many indented list
+// items: a cheap test for LimitNesting's container pass.
 func manyContainers(src string) bool {
 	indented := 0
 	for off := 0; off < len(src); off = mdx.LineEnd(src, off) + 1 {
@@ -161,13 +161,13 @@ func manyContainers(src string) bool {
 		if j > off {
 			if w, _ := listMarker(src[j:mdx.LineEnd(src, j)]); w > 0 {
 				indented++
-				if indented > maxMarkdownNesting/2 {
+				if indented > MaxNesting/2 {
 					return true
 				}
 			}
 		}
 		n := 0
-		for j < len(src) && n <= maxMarkdownNesting/2 {
+		for j < len(src) && n <= MaxNesting/2 {
 			if src[j] == '>' {
 				j++
 			} else if w, sp := listMarker(src[j:mdx.LineEnd(src, j)]); w > 0 {
@@ -180,7 +180,7 @@ func manyContainers(src string) bool {
 				j++
 			}
 		}
-		if n > maxMarkdownNesting/2 {
+		if n > MaxNesting/2 {
 			return true
 		}
 		if j >= len(src) {

@@ -1,4 +1,4 @@
-package render
+package markdown
 
 import (
 	"bytes"
@@ -14,19 +14,16 @@ import (
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	gmrenderer "github.com/yuin/goldmark/renderer"
-	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
-	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/highlight"
-	"lectern.dev/lectern/render/mdx"
 )
 
-// md is the Markdown engine: CommonMark plus GitHub extensions (tables,
+// Engine is the Markdown engine: CommonMark plus GitHub extensions (tables,
 // strikethrough, task lists, autolinks), heading ids, the MDX extension
-// (mdx_goldmark.go), and, as in MDX, neither indented code blocks (indented
+// (insets.go), and, as in MDX, neither indented code blocks (indented
 // content inside components stays Markdown) nor goldmark's raw HTML parsers
 // (every tag is JSX, read by the MDX scanner).
-var md = newMarkdown()
+var Engine = newMarkdown()
 
 func newMarkdown() goldmark.Markdown {
 	var blocks []util.PrioritizedValue
@@ -58,67 +55,9 @@ func newMarkdown() goldmark.Markdown {
 	)
 }
 
-// markdown renders src, the Markdown of one flow in which insets stand as
-// tokens, rewriting links and images for the page. lm maps src lines to
-// file lines for warnings.
-func (r *renderer) markdown(src string, insets []inset, lm *lineMap, sc *mdx.Scope) string {
-	if limited, at, changed := limitNesting(src); changed {
-		r.warn(sc, lm.at(strings.Count(src[:at], "\n")),
-			"Markdown nested more than %d levels deep (brackets, lists or quotes); the deeper markers are shown as text", maxMarkdownNesting)
-		src = limited
-	}
-	source := []byte(src)
-	pc := parser.NewContext(parser.WithIDs(r.ids))
-	pc.Set(insetsKey, insets)
-	doc := md.Parser().Parse(text.NewReader(source), parser.WithContext(pc))
-	var swaps [][2]ast.Node
-	var store *highlight.Store
-	if r.s.cache != nil {
-		store = r.s.cache.code
-	}
-	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
-		}
-		switch x := n.(type) {
-		case *ast.FencedCodeBlock:
-			if store != nil {
-				x.SetAttribute(codeStoreAttr, store)
-			}
-		case *ast.Link:
-			dest := string(x.Destination)
-			x.Destination = []byte(r.link(dest, nodeLine(x, source, lm, dest), sc))
-		case *ast.AutoLink:
-			if u := string(x.URL(source)); x.AutoLinkType == ast.AutoLinkURL && !urlAllowed(u, false) {
-				r.warn(sc, nodeLine(x, source, lm, u), "link %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed", mdx.FirstLine(u, 60))
-				swaps = append(swaps, [2]ast.Node{x, ast.NewString(x.Label(source))})
-			}
-		case *ast.Image:
-			dest := string(x.Destination)
-			if config.IsExternal(dest) && urlAllowed(dest, false) { // data:image/ URLs are kept as images
-				swaps = append(swaps, [2]ast.Node{x, externalImageLink(x)})
-				return ast.WalkSkipChildren, nil
-			}
-			u, _ := r.asset(dest, nodeLine(x, source, lm, dest), sc, "image")
-			x.Destination = []byte(u)
-		}
-		return ast.WalkContinue, nil
-	})
-	for _, s := range swaps {
-		if parent := s[0].Parent(); parent != nil {
-			parent.ReplaceChild(parent, s[0], s[1])
-		}
-	}
-	var buf bytes.Buffer
-	if err := md.Renderer().Render(&buf, source, doc); err != nil {
-		return "<pre>" + html.EscapeString(src) + "</pre>"
-	}
-	return buf.String()
-}
-
 // externalImageLink turns an image on another host into a link to it, so
 // that pages load nothing from other hosts.
-func externalImageLink(img *ast.Image) ast.Node {
+func ExternalImageLink(img *ast.Image) ast.Node {
 	link := ast.NewLink()
 	link.Destination = img.Destination
 	link.Title = img.Title
@@ -136,7 +75,7 @@ func externalImageLink(img *ast.Image) ast.Node {
 
 // nodeLine returns the file line of an inline node: the line of needle in
 // the enclosing block, or of the block itself.
-func nodeLine(n ast.Node, source []byte, lm *lineMap, needle string) int {
+func NodeLine(n ast.Node, source []byte, lm *LineMap, needle string) int {
 	for p := n; p != nil; p = p.Parent() {
 		if p.Type() != ast.TypeBlock || p.Lines().Len() == 0 {
 			continue
@@ -147,20 +86,20 @@ func nodeLine(n ast.Node, source []byte, lm *lineMap, needle string) int {
 				off += k
 			}
 		}
-		return lm.at(bytes.Count(source[:off], []byte{'\n'}))
+		return lm.At(bytes.Count(source[:off], []byte{'\n'}))
 	}
-	return lm.at(0)
+	return lm.At(0)
 }
 
-// lineMap maps lines of a flow's Markdown to lines of its file.
-type lineMap struct{ comp, orig []int }
+// LineMap maps lines of a flow's Markdown to lines of its file.
+type LineMap struct{ comp, orig []int }
 
-func (m *lineMap) mark(compLine, origLine int) {
+func (m *LineMap) Mark(compLine, origLine int) {
 	m.comp = append(m.comp, compLine)
 	m.orig = append(m.orig, origLine)
 }
 
-func (m *lineMap) at(compLine int) int {
+func (m *LineMap) At(compLine int) int {
 	for i := len(m.comp) - 1; i >= 0; i-- {
 		if m.comp[i] <= compLine {
 			return m.orig[i] + compLine - m.comp[i]
@@ -172,13 +111,13 @@ func (m *lineMap) at(compLine int) int {
 	return 0
 }
 
-// headingIDs gives headings unique, GitHub-style ids across all the flows
+// HeadingIDs gives headings unique, GitHub-style ids across all the flows
 // of a page.
-type headingIDs struct{ used map[string]bool }
+type HeadingIDs struct{ used map[string]bool }
 
-func newHeadingIDs() *headingIDs { return &headingIDs{used: map[string]bool{}} }
+func NewHeadingIDs() *HeadingIDs { return &HeadingIDs{used: map[string]bool{}} }
 
-func (h *headingIDs) Generate(value []byte, _ ast.NodeKind) []byte {
+func (h *HeadingIDs) Generate(value []byte, _ ast.NodeKind) []byte {
 	base := slugify(string(value))
 	if base == "" {
 		base = "section"
@@ -191,17 +130,17 @@ func (h *headingIDs) Generate(value []byte, _ ast.NodeKind) []byte {
 	return []byte(id)
 }
 
-func (h *headingIDs) Put(value []byte) { h.used[string(value)] = true }
+func (h *HeadingIDs) Put(value []byte) { h.used[string(value)] = true }
 
 var (
-	tagRE    = regexp.MustCompile(`<[^>]*>`)
+	TagRE    = regexp.MustCompile(`<[^>]*>`)
 	mdLinkRE = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
 )
 
 // slugify makes a heading id: lower case letters and digits, spaces and
 // dashes as "-", everything else dropped.
 func slugify(s string) string {
-	s = tagRE.ReplaceAllString(s, "")
+	s = TagRE.ReplaceAllString(s, "")
 	s = mdLinkRE.ReplaceAllString(s, "$1")
 	s = html.UnescapeString(s)
 	var b strings.Builder
@@ -223,7 +162,7 @@ type codeRenderer struct{}
 // codeStoreAttr is the attribute of a fenced code block that holds the
 // build's store of highlighted code (renderer.markdown sets it when the
 // build has a cache).
-var codeStoreAttr = []byte("lectern-code-store")
+var CodeStoreAttr = []byte("lectern-code-store")
 
 func (codeRenderer) RegisterFuncs(reg gmrenderer.NodeRendererFuncRegisterer) {
 	reg.Register(ast.KindFencedCodeBlock, renderFence)
@@ -248,10 +187,10 @@ func renderFence(w util.BufWriter, source []byte, n ast.Node, entering bool) (as
 	buf := codeBufs.Get().(*bytes.Buffer)
 	buf.Reset()
 	if strings.EqualFold(cb.Lang, "mermaid") {
-		writeMermaid(buf, cb.Code)
+		WriteMermaid(buf, cb.Code)
 	} else {
 		var cs *highlight.Store
-		if v, ok := fc.Attribute(codeStoreAttr); ok {
+		if v, ok := fc.Attribute(CodeStoreAttr); ok {
 			cs, _ = v.(*highlight.Store)
 		}
 		highlight.Write(buf, cb, cs)
@@ -262,3 +201,14 @@ func renderFence(w util.BufWriter, source []byte, n ast.Node, entering bool) (as
 }
 
 var codeBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// WriteMermaid writes a diagram's source for mermaid to draw.
+func WriteMermaid(w *bytes.Buffer, src string) {
+	w.WriteString(MermaidMarker)
+	highlight.EscapeTo(w, src)
+	w.WriteString("</pre>\n")
+}
+
+// MermaidMarker starts the markup of a mermaid diagram: a page that has
+// it needs mermaid's script.
+const MermaidMarker = `<pre class="mermaid">`

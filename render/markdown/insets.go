@@ -1,4 +1,4 @@
-package render
+package markdown
 
 import (
 	"strconv"
@@ -16,7 +16,7 @@ import (
 // The MDX scanner (render/mdx) reads a file once into text, elements and
 // expressions. To render a list of them (a flow), the text is given to
 // goldmark as Markdown and every element or JSX value stands in it as an
-// inset token "<mdx-N>". The extension's block parser turns a token that
+// Inset token "<mdx-N>". The extension's block parser turns a token that
 // stands on its own line into an MDXBlock node, its inline parser turns any
 // other token into an MDXInline node, and its node renderer writes the
 // element's HTML in their place. So goldmark decides the Markdown structure
@@ -26,26 +26,26 @@ import (
 // parsers, which cannot mis-read it as Markdown.
 //
 // In MDX every tag is JSX, so goldmark's own raw-HTML parsers are left out
-// (newMarkdown): HTML tags are elements the scanner read, HTML comments and
+// (newEngine): HTML tags are elements the scanner read, HTML comments and
 // stray closing tags are raw insets written as they are, and a "<" that is
 // none of these is text.
 
-// inset is an element, JSX value or raw HTML of a flow, rendered on demand.
-type inset struct {
-	render func() string
+// Inset is an element, JSX value or raw HTML of a flow, rendered on demand.
+type Inset struct {
+	Render func() string
 }
 
-// insetsKey holds the []inset of the flow being parsed.
-var insetsKey = parser.NewContextKey()
+// insetsKey holds the []Inset of the flow being parsed.
+var InsetsKey = parser.NewContextKey()
 
 const insetOpen = "<mdx-"
 
-// insetToken returns the token that stands for inset i in the Markdown.
-func insetToken(i int) string { return insetOpen + strconv.Itoa(i) + ">" }
+// InsetToken returns the token that stands for Inset i in the Markdown.
+func InsetToken(i int) string { return insetOpen + strconv.Itoa(i) + ">" }
 
-// readInset reads a token at the start of line and returns its inset and
+// readInset reads a token at the start of line and returns its Inset and
 // length.
-func readInset(line []byte, pc parser.Context) (*inset, int) {
+func readInset(line []byte, pc parser.Context) (*Inset, int) {
 	if len(line) < len(insetOpen)+2 || string(line[:len(insetOpen)]) != insetOpen {
 		return nil, 0
 	}
@@ -56,7 +56,7 @@ func readInset(line []byte, pc parser.Context) (*inset, int) {
 	if end == len(insetOpen) || end >= len(line) || line[end] != '>' {
 		return nil, 0
 	}
-	insets, _ := pc.Get(insetsKey).([]inset)
+	insets, _ := pc.Get(InsetsKey).([]Inset)
 	if n >= len(insets) {
 		return nil, 0
 	}
@@ -72,7 +72,7 @@ var (
 // mdxBlock is an element or JSX value that stands on its own lines.
 type mdxBlock struct {
 	ast.BaseBlock
-	in *inset
+	in *Inset
 }
 
 func (n *mdxBlock) Kind() ast.NodeKind { return KindMDXBlock }
@@ -84,7 +84,7 @@ func (n *mdxBlock) Dump(source []byte, level int) {
 // mdxInline is an element or JSX value within a line of text.
 type mdxInline struct {
 	ast.BaseInline
-	in *inset
+	in *Inset
 }
 
 func (n *mdxInline) Kind() ast.NodeKind { return KindMDXInline }
@@ -141,14 +141,14 @@ type mdxNodeRenderer struct{}
 func (mdxNodeRenderer) RegisterFuncs(reg gmrenderer.NodeRendererFuncRegisterer) {
 	reg.Register(KindMDXBlock, func(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if entering {
-			_, _ = w.WriteString(n.(*mdxBlock).in.render())
+			_, _ = w.WriteString(n.(*mdxBlock).in.Render())
 			_ = w.WriteByte('\n')
 		}
 		return ast.WalkSkipChildren, nil
 	})
 	reg.Register(KindMDXInline, func(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if entering {
-			_, _ = w.WriteString(n.(*mdxInline).in.render())
+			_, _ = w.WriteString(n.(*mdxInline).in.Render())
 		}
 		return ast.WalkSkipChildren, nil
 	})
