@@ -66,9 +66,9 @@ type sideGroup struct {
 // configuration (resolved once; its URL depends on the output file).
 type sideEntry struct {
 	label string
-	page  string // for pages
+	page  string       // for pages
 	link  links.Target // for links
-	group int    // innermost group; -1 for none
+	group int          // innermost group; -1 for none
 }
 
 // hiddenEntry is a hidden page and the index of the visible entry it
