@@ -10,6 +10,7 @@ import (
 
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/mdx"
+	"lectern.dev/lectern/render/safe"
 )
 
 // XML documents of the repository (SVG, XML, XHTML, XSLT) run their
@@ -58,14 +59,14 @@ func activeXML(data []byte) string {
 			for _, a := range t.Attr {
 				k := strings.ToLower(a.Name.Local)
 				switch {
-				case isEventHandler(k):
+				case safe.EventHandler(k):
 					return "an event handler attribute (" + a.Name.Local + ")"
 				case k == "srcdoc":
 					return "a srcdoc attribute"
-				case k == "attributename" && (strings.Contains(strings.ToLower(a.Value), "href") || isEventHandler(a.Value)):
+				case k == "attributename" && (strings.Contains(strings.ToLower(a.Value), "href") || safe.EventHandler(a.Value)):
 					return "an animation of " + a.Value
-				case urlAttrs[k]:
-					if !urlAllowed(a.Value, true) {
+				case safe.URLAttrs[k]:
+					if !safe.URLAllowed(a.Value, true) {
 						return "a URL of another scheme (" + mdx.FirstLine(a.Value, 40) + ")"
 					}
 				}

@@ -11,12 +11,12 @@ import (
 	"strings"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/render/components"
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/links"
-	"lectern.dev/lectern/render/markdown"
 	"lectern.dev/lectern/render/mdx"
 	"lectern.dev/lectern/render/output"
 )
@@ -42,7 +42,7 @@ type Options struct {
 	// same output.Dir re-renders only the pages whose inputs changed: the
 	// page's source, the snippets it imports, its section's sidebar and
 	// its neighbours' titles. A change of the configuration, the options,
-	// the set of files, any non-page file or the renderer rebuilds all.
+	// the set of files, any non-page file or the components.Renderer rebuilds all.
 	// The output is the same as that of a build without a cache.
 	CacheDir string
 	// AllowRemote lets the build fetch OpenAPI documents named by an
@@ -400,7 +400,7 @@ func (s *site) renderPage(p *page, outName string) ([]byte, searchEntry) {
 	return data, s.searchEntry(p, features.StripMarkup(body), toc)
 }
 
-// renderBody renders the content of page p. A failure of the renderer
+// renderBody renders the content of page p. A failure of the components.Renderer
 // itself (a bug: content must never cause one) costs the page its content,
 // with a warning, rather than the whole build.
 func (s *site) renderBody(p *page, outName string) (body string) {
@@ -414,9 +414,9 @@ func (s *site) renderBody(p *page, outName string) (body string) {
 	if mod == nil {
 		mod = s.parseModule(p.file, p.body, p.bodyLine)
 	}
-	r := &renderer{s: s, pg: p, out: outName, ids: markdown.NewHeadingIDs()}
+	r := components.New(s.renderEnv(), p.file, p.path, outName)
 	// Marker-like comments of the content are made inert (render/features).
-	return s.openAPIBody(r, p, mod, features.NeutralizeMarkers(r.flow(mod.Nodes, &mdx.Scope{Mod: mod}, flowOpts{})))
+	return s.openAPIBody(r, p, mod, features.NeutralizeMarkers(r.Module(mod)))
 }
 
 // writeSiteFiles writes everything but the pages: the index copy, 404,

@@ -39,7 +39,7 @@ import (
 // (front matter, title, warnings); for each copied non-page file, its
 // source's stamp and its output file. A page is reused when:
 //
-//   - the build's key is the same: cache format, renderer binary (path,
+//   - the build's key is the same: cache format, components.Renderer binary (path,
 //     size, modification time), options, configuration file, the list of
 //     source files and the size and modification time of every non-page
 //     file (a new page, a removed one, a changed image or spec rebuilds
@@ -161,7 +161,7 @@ type cacheManifest struct {
 	Updating bool
 	// Dir is the output folder the build wrote into.
 	Dir fileID
-	// Tool identifies the format and the renderer binary: the source
+	// Tool identifies the format and the components.Renderer binary: the source
 	// records are used only when it matches; Key covers all of the
 	// build's inputs: the page records are used only when it matches.
 	Tool, Key string
@@ -260,7 +260,7 @@ type fileStamp struct {
 type buildCache struct {
 	dir  string
 	prev *cacheManifest // nil when absent or of another key
-	// last is the previous manifest as read, whatever its renderer: the
+	// last is the previous manifest as read, whatever its components.Renderer: the
 	// files it lists are removed from an output updated in place.
 	last *cacheManifest
 	next *cacheManifest
@@ -306,7 +306,7 @@ func sum(data []byte) string {
 type manifestState struct {
 	wait  func() (*cacheManifest, error)
 	once  sync.Once
-	m     *cacheManifest // nil when absent or from another renderer
+	m     *cacheManifest // nil when absent or from another components.Renderer
 	raw   *cacheManifest // as read: nil when absent or not decodable
 	index []byte         // the previous search index, as written
 	// indexFile is the file of index, open, or nil.
@@ -416,7 +416,7 @@ func checkOutputs(d output.Dir, m *cacheManifest, checks *sync.WaitGroup) {
 func (ms *manifestState) outputsChecked() { <-ms.checked }
 
 // get waits for the previous manifest; it is nil when it is absent or
-// was written by another renderer. When it was left by an update of the
+// was written by another components.Renderer. When it was left by an update of the
 // output that did not finish, only its source records are kept.
 func (ms *manifestState) get() (*cacheManifest, error) {
 	ms.once.Do(func() {
@@ -484,7 +484,7 @@ func (s *site) statFile(name string) fileStamp {
 	return stampOf(fi)
 }
 
-// toolKey identifies the cache format and the renderer binary.
+// toolKey identifies the cache format and the components.Renderer binary.
 func toolKey() string {
 	key := cacheFormat
 	if exe, err := os.Executable(); err == nil {
@@ -722,7 +722,7 @@ func markUpdating(dir string, last *cacheManifest) error {
 }
 
 // UpdateReady reports whether the cache in cacheDir describes a finished
-// build by this renderer into the folder dir, as it is now (same device
+// build by this components.Renderer into the folder dir, as it is now (same device
 // and inode). A build into output.Dir{Dir: dir, Update: true} with that
 // cache then renders and writes only what changed and removes what the
 // source no longer produces. When it is false, lectern build builds a new

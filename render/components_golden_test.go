@@ -2,6 +2,7 @@ package render
 
 import (
 	"encoding/json"
+	"lectern.dev/lectern/render/components"
 	"maps"
 	"os"
 	"path/filepath"
@@ -150,7 +151,7 @@ func TestComponentsGolden(t *testing.T) {
 		all.WriteString(src)
 	}
 	var missing []string
-	for name := range components {
+	for _, name := range components.Names() {
 		if !strings.Contains(all.String(), "<"+name+" ") && !strings.Contains(all.String(), "<"+name+">") {
 			missing = append(missing, name)
 		}

@@ -40,7 +40,7 @@
 // # Active content
 //
 // Pages run Lectern's scripts only. Every URL written into a page goes
-// through one allow-list (urlsafe.go: relative, fragment, http, https,
+// through one allow-list (render/safe: relative, fragment, http, https,
 // mailto, tel; data: only for images), event handlers and srcdoc are
 // dropped, each with a warning; ServeHeaders (render/features) says how servers
 // send each file of a site (pages under the site's policy, other files
@@ -81,14 +81,14 @@
 // line into an MDXBlock node (which can interrupt a paragraph and sit in
 // list items and quotes), its inline parser turns any other into an
 // MDXInline node (in paragraphs, headings, link texts, table cells), and
-// its node renderer writes the element's HTML in their place, rendering
+// its node components.Renderer writes the element's HTML in their place, rendering
 // the element's children the same way, recursively. goldmark itself runs
 // with GitHub-flavoured Markdown, heading ids, no indented code blocks (as
 // in MDX) and without its raw-HTML parsers: in MDX every tag is JSX, so
 // tags reach goldmark only as insets, and a "<" that the scanner did not
 // read as a tag is text. JSX therefore cannot be mis-parsed as Markdown or
 // HTML, while the Markdown around and inside components follows
-// CommonMark. Known components (components.go) become semantic HTML with
+// CommonMark. Known components (render/components) become semantic HTML with
 // classes named lc-<kebab-name>; unknown ones produce a Warning and their
 // children are still shown.
 //
@@ -98,7 +98,7 @@
 // today; later work adds fields rather than changing these. Links are
 // resolved in one place (render/links) against pages, copied files and the
 // configuration's redirects. Components are a
-// table in components.go, the theme lives in theme/ (html/template, CSS, JS)
+// table in render/components, the theme lives in theme/ (html/template, CSS, JS)
 // and is embedded, and per-page output goes through one place (page_view.go),
 // so OpenAPI pages, syntax highlighting or a search UI can be added without
 // touching the MDX pipeline.

@@ -33,7 +33,7 @@ const (
 )
 
 // internalErrorWarning is the start of the warning renderBody writes when
-// it recovers from a panic of the renderer: content must never cause one.
+// it recovers from a panic of the components.Renderer: content must never cause one.
 const internalErrorWarning = "internal error while rendering"
 
 // mdxSeeds are the tricky inputs the issue names, and a few more.
@@ -186,7 +186,7 @@ type buildOutcome struct {
 // given timeout, in a goroutine, so that a hang inside a page (where Build
 // does not look at its context) still ends the test. It fails t when the
 // build does not finish within the bound, panics, returns an error or
-// recovers from a renderer panic (an "internal error" warning).
+// recovers from a components.Renderer panic (an "internal error" warning).
 func boundedBuild(t *testing.T, name, src string, bound time.Duration) *Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), bound)

@@ -1,11 +1,12 @@
 package render
 
 import (
-	"bytes"
 	_ "embed"
-	"lectern.dev/lectern/render/markdown"
+	"html"
 	"strings"
 	"sync/atomic"
+
+	"lectern.dev/lectern/render/markdown"
 )
 
 // Mermaid diagrams (```mermaid fences and <Mermaid chart="..." />) are
@@ -34,28 +35,6 @@ const (
 	mermaidInit    = "_lectern/mermaid-init.js"
 )
 
-func init() {
-	// components.go's init runs first (files initialise in name order).
-	if components != nil {
-		components["Mermaid"] = mermaidComponent
-	}
-}
-
-// mermaidComponent renders <Mermaid chart="graph TD; A-->B" />; without a
-// chart, the children's text is the diagram.
-func mermaidComponent(c *call) string {
-	src := c.str("chart")
-	if src == "" {
-		src = strings.TrimSpace(c.n.Raw)
-	}
-	if src == "" {
-		return ""
-	}
-	var b bytes.Buffer
-	markdown.WriteMermaid(&b, src)
-	return b.String()
-}
-
 // withMermaid returns a page body with the mermaid scripts appended when it
 // has a diagram, and records that the site needs the library.
 func (s *site) withMermaid(body, outName string) string {
@@ -65,8 +44,8 @@ func (s *site) withMermaid(body, outName string) string {
 	if s.mermaid != nil {
 		s.mermaid.used.Store(true)
 	}
-	return body + `<script src="` + esc(s.assetURL(outName, mermaidLibFile)) + `" defer></script>` +
-		`<script src="` + esc(s.assetURL(outName, mermaidInit)) + `" defer></script>` + "\n"
+	return body + `<script src="` + html.EscapeString(s.assetURL(outName, mermaidLibFile)) + `" defer></script>` +
+		`<script src="` + html.EscapeString(s.assetURL(outName, mermaidInit)) + `" defer></script>` + "\n"
 }
 
 // mermaidUse records whether a page of the build has a diagram; the page

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"lectern.dev/lectern/render/components"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/mdx"
 )
@@ -108,4 +109,13 @@ func localNames(named [][2]string) []string {
 		out = append(out, n[1])
 	}
 	return out
+}
+
+// renderEnv is what the components.Renderer of a page needs of s.
+func (s *site) renderEnv() *components.Env {
+	env := &components.Env{W: s.w, Links: s.links, MaxExpansions: s.opts.Limits.MaxExpansions, Limit: s.limit, LoadModule: s.loadModule}
+	if s.cache != nil {
+		env.Code = s.cache.code
+	}
+	return env
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"maps"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"lectern.dev/lectern/render/components"
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/limits"
@@ -387,7 +389,7 @@ func (s *site) openAPIGenerated(e config.NavEntry) bool {
 // openAPIBody returns the body of page p: for an operation page (one
 // generated from a document or with openapi front matter), the operation's
 // reference around the page's content; else the content.
-func (s *site) openAPIBody(r *renderer, p *page, mod *mdx.Module, content string) string {
+func (s *site) openAPIBody(r *components.Renderer, p *page, mod *mdx.Module, content string) string {
 	var op *openapi.Operation
 	if s.api != nil && s.api.generated[p.path] != nil && s.api.generated[p.path].page == p {
 		op = s.api.generated[p.path].op
@@ -405,7 +407,7 @@ func (s *site) openAPIBody(r *renderer, p *page, mod *mdx.Module, content string
 	sc := &mdx.Scope{Mod: mod, Line: line}
 	pg := s.opts.features().Playground && s.playgroundAllowed(p)
 	res := openapi.Render(op, neutralOpenAPI(openapi.Options{
-		Markdown:   func(src string) string { return r.markdownText(src, sc) },
+		Markdown:   func(src string) string { return r.MarkdownText(src, sc) },
 		Playground: pg,
 		Content:    content,
 	}))
@@ -424,7 +426,7 @@ func (s *site) openAPIBody(r *renderer, p *page, mod *mdx.Module, content string
 		st.playground = true
 		st.mu.Unlock()
 		// The script, marked like the form (render/features).
-		return res.HTML + openapi.PlaygroundBegin + `<script src="` + esc(s.assetURL(r.out, features.PlaygroundJSFile)) + `" defer></script>` +
+		return res.HTML + openapi.PlaygroundBegin + `<script src="` + html.EscapeString(s.assetURL(r.Out(), features.PlaygroundJSFile)) + `" defer></script>` +
 			openapi.PlaygroundEnd + "\n"
 	}
 	return res.HTML

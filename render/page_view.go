@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"html"
 	"html/template"
 	"path"
 	"sort"
@@ -17,6 +18,7 @@ import (
 	"lectern.dev/lectern/render/icons"
 	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/mdx"
+	"lectern.dev/lectern/render/safe"
 )
 
 // pageView is what theme/layout.html renders. Every URL in it is already
@@ -428,7 +430,7 @@ func renderSidebar(items []*sideItem) *sidebarHTML {
 	w := &sidebarWriter{active: map[string][]insertion{}}
 	for _, it := range items {
 		if it.IsGroup {
-			w.b.WriteString(`<div class="lc-nav-section"><p class="lc-nav-heading">` + icons.HTML(it.Icon) + esc(it.Label) + "</p>")
+			w.b.WriteString(`<div class="lc-nav-section"><p class="lc-nav-heading">` + icons.HTML(it.Icon) + html.EscapeString(it.Label) + "</p>")
 			w.list(it.Items, nil)
 			w.b.WriteString("</div>\n")
 			continue
@@ -464,12 +466,12 @@ func (w *sidebarWriter) list(items []*sideItem, opens []int) {
 		if it.IsGroup {
 			b.WriteString(`<li class="lc-nav-group"><details`)
 			at := b.Len()
-			b.WriteString("><summary>" + icons.HTML(it.Icon) + esc(it.Label) + "</summary>")
+			b.WriteString("><summary>" + icons.HTML(it.Icon) + html.EscapeString(it.Label) + "</summary>")
 			w.list(it.Items, append(opens[:len(opens):len(opens)], at))
 			b.WriteString("</details></li>")
 			continue
 		}
-		b.WriteString(`<li><a href="` + esc(safeHref(it.URL)) + `"`)
+		b.WriteString(`<li><a href="` + html.EscapeString(safeHref(it.URL)) + `"`)
 		if it.Page != "" {
 			ins := w.active[it.Page]
 			for _, o := range opens {
@@ -480,7 +482,7 @@ func (w *sidebarWriter) list(items []*sideItem, opens []int) {
 		if it.External {
 			b.WriteString(` rel="noopener"`)
 		}
-		b.WriteString(">" + esc(it.Label) + "</a></li>")
+		b.WriteString(">" + html.EscapeString(it.Label) + "</a></li>")
 	}
 	b.WriteString("</ul>")
 }
@@ -488,7 +490,7 @@ func (w *sidebarWriter) list(items []*sideItem, opens []int) {
 // safeHref keeps URLs whose scheme is harmless in a link and replaces the
 // others (javascript:, data:, ...) by "#".
 func safeHref(u string) string {
-	if urlAllowed(u, false) {
+	if safe.URLAllowed(u, false) {
 		return u
 	}
 	return "#"
@@ -539,7 +541,7 @@ func (t *theme) links(outName string, list []config.Link) []linkView {
 // configLink resolves a link of the configuration, warning (once) when an
 // internal one is broken.
 func (t *theme) configLink(outName, href string) (u string, external bool) {
-	if !urlAllowed(href, false) {
+	if !safe.URLAllowed(href, false) {
 		t.s.cfg.Warn(t.s.w, href, "link %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed", mdx.FirstLine(href, 60))
 		return "#", false
 	}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"html"
 	"io/fs"
 	"strings"
 
@@ -86,7 +87,7 @@ func (s *site) redirectPages() []siteFile {
 
 // redirectHTML is a page that sends the browser to u at once.
 func redirectHTML(u, canonical string, permanent bool) []byte {
-	e := esc(u)
+	e := html.EscapeString(u)
 	kind := "moved"
 	if permanent {
 		kind = "moved permanently"
@@ -97,7 +98,7 @@ func redirectHTML(u, canonical string, permanent bool) []byte {
 <meta charset="utf-8">
 <title>Redirecting…</title>
 <meta http-equiv="refresh" content="0; url=` + e + `">
-<link rel="canonical" href="` + esc(canonical) + `">
+<link rel="canonical" href="` + html.EscapeString(canonical) + `">
 <meta name="robots" content="noindex">
 </head>
 <body>

@@ -3,6 +3,7 @@ package render
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"io/fs"
 	"net/url"
 	"path"
@@ -11,6 +12,7 @@ import (
 
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/links"
+	"lectern.dev/lectern/render/safe"
 )
 
 // Redirects whose source has parameters ("/old/:slug*", "/a/*") cannot be
@@ -188,7 +190,7 @@ func (s *site) redirectConfig(warn func(r config.Redirect, field string, err err
 				continue
 			}
 			tg := s.resolve("", r.Destination)
-			if tg.Kind == links.Missing || !urlAllowed(r.Destination, false) {
+			if tg.Kind == links.Missing || !safe.URLAllowed(r.Destination, false) {
 				continue // a javascript: or data: destination: no redirect (redirectPages writes "#")
 			}
 			c.Exact[src] = s.rootRelativeURL(tg)
@@ -248,5 +250,5 @@ func (s *site) redirectScriptTag() string {
 	if s.redirectConfig(nil) == nil {
 		return ""
 	}
-	return `<script src="` + esc(s.assetURL("404.html", redirectsScriptFile)) + `"></script>`
+	return `<script src="` + html.EscapeString(s.assetURL("404.html", redirectsScriptFile)) + `"></script>`
 }

@@ -313,7 +313,7 @@ func openAPIBlock(ref string) string {
 		m := strings.ToUpper(f)
 		if httpMethods[m] && i+1 < len(fields) {
 			return `<div class="lc-openapi"><span class="lc-method lc-method-` + strings.ToLower(m) + `">` + m +
-				`</span><code class="lc-openapi-path">` + esc(fields[i+1]) + "</code></div>\n"
+				`</span><code class="lc-openapi-path">` + html.EscapeString(fields[i+1]) + "</code></div>\n"
 		}
 	}
 	return ""

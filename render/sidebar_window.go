@@ -1,6 +1,7 @@
 package render
 
 import (
+	"html"
 	"sort"
 	"strconv"
 	"strings"
@@ -250,14 +251,14 @@ func commonDepth(a, b, c []int) int {
 func (w *sidebarWindow) openGroup(b *strings.Builder, g int, open bool) {
 	gr := &w.groups[g]
 	if gr.depth == 0 {
-		b.WriteString(`<div class="lc-nav-section"><p class="lc-nav-heading">` + icons.HTML(gr.icon) + esc(gr.label) + `</p><ul class="lc-nav-list">`)
+		b.WriteString(`<div class="lc-nav-section"><p class="lc-nav-heading">` + icons.HTML(gr.icon) + html.EscapeString(gr.label) + `</p><ul class="lc-nav-list">`)
 		return
 	}
 	b.WriteString(`<li class="lc-nav-group"><details`)
 	if open {
 		b.WriteString(openAttr)
 	}
-	b.WriteString("><summary>" + icons.HTML(gr.icon) + esc(gr.label) + `</summary><ul class="lc-nav-list">`)
+	b.WriteString("><summary>" + icons.HTML(gr.icon) + html.EscapeString(gr.label) + `</summary><ul class="lc-nav-list">`)
 }
 
 // closeGroup writes the end of group g.
@@ -279,7 +280,7 @@ func writeSideLink(b *strings.Builder, s *site, outName string, e *sideEntry, cu
 		u, external = s.urlFor(outName, e.link), e.link.Kind == links.External
 	}
 	b.WriteString(`<li><a href="`)
-	b.WriteString(esc(safeHref(u)))
+	b.WriteString(html.EscapeString(safeHref(u)))
 	b.WriteByte('"')
 	if e.page != "" && e.page == current {
 		b.WriteString(activeAttrs)
@@ -288,7 +289,7 @@ func writeSideLink(b *strings.Builder, s *site, outName string, e *sideEntry, cu
 		b.WriteString(` rel="noopener"`)
 	}
 	b.WriteByte('>')
-	b.WriteString(esc(e.label))
+	b.WriteString(html.EscapeString(e.label))
 	b.WriteString("</a></li>")
 }
 
@@ -319,7 +320,7 @@ func (w *sidebarWindow) more(b *strings.Builder, s *site, outName string, from, 
 	if alone {
 		b.WriteString(`<ul class="lc-nav-list">`)
 	}
-	b.WriteString(`<li><a class="lc-nav-more" href="` + esc(safeHref(u)) + `">… ` + groupDigits(to-from) + what + "</a></li>")
+	b.WriteString(`<li><a class="lc-nav-more" href="` + html.EscapeString(safeHref(u)) + `">… ` + groupDigits(to-from) + what + "</a></li>")
 	if alone {
 		b.WriteString("</ul>\n")
 	}

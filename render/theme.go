@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"embed"
+	"html"
 	"html/template"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/highlight"
 	"lectern.dev/lectern/render/links"
+	"lectern.dev/lectern/render/safe"
 )
 
 // themeFS holds the theme: layout.html, style.css, the scripts under
@@ -74,7 +76,7 @@ func newTheme(s *site) *theme {
 		if c == "" {
 			return ""
 		}
-		if safe := safeColor(c); safe != "" {
+		if safe := safe.Color(c); safe != "" {
 			return safe
 		}
 		cfg.Warn(s.w, c, "colors.%s %q is not a CSS colour; using the default", what, c)
@@ -222,7 +224,7 @@ func (t *theme) notFound() []byte {
 	v := t.view("404.html", nil)
 	v.Title = "Page not found"
 	v.Description = "The page you are looking for does not exist or has moved."
-	v.Body = template.HTML(`<p><a href="` + esc(v.HomeURL) + `">Go to the home page</a></p>`)
+	v.Body = template.HTML(`<p><a href="` + html.EscapeString(v.HomeURL) + `">Go to the home page</a></p>`)
 	v.NoIndex = true
 	v.NotFound = true
 	v.ExtraHead += template.HTML(t.s.redirectScriptTag()) // redirects_wildcard.go
@@ -234,7 +236,7 @@ func (t *theme) execute(v *pageView) []byte {
 	buf.Grow(len(v.Body) + len(v.Sidebar) + 8192)
 	if err := layoutTmpl.Execute(&buf, v); err != nil {
 		// Only a bug in the template can get here; keep the page usable.
-		return []byte("<!doctype html><meta charset=utf-8><title>" + esc(v.Title) + "</title>" + string(v.Body))
+		return []byte("<!doctype html><meta charset=utf-8><title>" + html.EscapeString(v.Title) + "</title>" + string(v.Body))
 	}
 	return buf.Bytes()
 }

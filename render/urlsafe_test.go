@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/net/html"
 	"lectern.dev/lectern/render/mdx"
+	"lectern.dev/lectern/render/safe"
 )
 
 func TestURLAllowed(t *testing.T) {
@@ -44,10 +45,10 @@ func TestURLAllowed(t *testing.T) {
 		{"blob:https://x/1", false, false},
 		{"data:image/png", false, true},
 	} {
-		if got := urlAllowed(c.u, false); got != c.link {
+		if got := safe.URLAllowed(c.u, false); got != c.link {
 			t.Errorf("urlAllowed(%q, link) = %v, want %v", c.u, got, c.link)
 		}
-		if got := urlAllowed(c.u, true); got != c.image {
+		if got := safe.URLAllowed(c.u, true); got != c.image {
 			t.Errorf("urlAllowed(%q, image) = %v, want %v", c.u, got, c.image)
 		}
 	}
@@ -298,7 +299,7 @@ func TestRawHTML(t *testing.T) {
 		"<!--><b>x</b>-->":                  "<!--<b>x</b>-->",
 		"</div>":                            "</div>",
 	} {
-		if got := rawHTML(in); got != want {
+		if got := safe.RawHTML(in); got != want {
 			t.Errorf("rawHTML(%q) = %q, want %q", in, got, want)
 		}
 	}

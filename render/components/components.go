@@ -1,14 +1,17 @@
-package render
+package components
 
 import (
+	"bytes"
 	"html"
-	"regexp"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
 	"lectern.dev/lectern/render/icons"
 	"lectern.dev/lectern/render/markdown"
 	"lectern.dev/lectern/render/mdx"
+	"lectern.dev/lectern/render/safe"
 )
 
 // componentFunc renders one known component to HTML.
@@ -39,7 +42,7 @@ func init() {
 
 // call is one use of a component.
 type call struct {
-	r  *renderer
+	r  *Renderer
 	n  *mdx.Node
 	sc *mdx.Scope
 }
@@ -108,7 +111,7 @@ func esc(s string) string { return html.EscapeString(s) }
 func callout(kind string) componentFunc {
 	return func(c *call) string {
 		style := ""
-		if col := safeColor(c.str("color")); col != "" {
+		if col := safe.Color(c.str("color")); col != "" {
 			style = ` style="--lc-callout-color: ` + col + `"`
 		}
 		return `<aside class="lc-callout lc-` + kind + `"` + style + ` role="note">` + c.icon("icon") +
@@ -268,7 +271,7 @@ func iconComponent(c *call) string {
 	if size < 0 || size > 512 {
 		size = 0
 	}
-	return c.renderIcon("icon", size, safeColor(c.str("color")))
+	return c.renderIcon("icon", size, safe.Color(c.str("color")))
 }
 
 func tooltip(c *call) string {
@@ -362,26 +365,15 @@ func snippet(c *call) string {
 	if !strings.HasPrefix(file, "snippets/") {
 		file = "snippets/" + file
 	}
-	if name == "" || !c.r.s.files[file] {
+	if name == "" || !c.r.env.Links.Files[file] {
 		c.r.warn(c.sc, c.n.Line, "<Snippet file=%q>: file not found", c.str("file"))
 		return ""
 	}
-	mod := c.r.s.loadModule(file)
+	mod := c.r.env.LoadModule(file)
 	if mod == nil {
 		return ""
 	}
 	return c.r.custom(c.n, c.sc, mod.Whole())
-}
-
-var colorRE = regexp.MustCompile(`^(#[0-9a-fA-F]{3,8}|[a-zA-Z]{3,20}|(rgb|rgba|hsl|hsla)\([0-9.,%\s/]+\))$`)
-
-// safeColor returns s when it is a plain CSS colour, else "".
-func safeColor(s string) string {
-	s = strings.TrimSpace(s)
-	if colorRE.MatchString(s) {
-		return s
-	}
-	return ""
 }
 
 func isWord(s string) bool {
@@ -421,3 +413,28 @@ func (c *call) renderIcon(attr string, size int, color string) string {
 	c.r.warn(c.sc, c.n.Line, "unknown icon %q", ic)
 	return `<span class="lc-icon" data-icon="` + esc(ic) + `" aria-hidden="true"></span>`
 }
+
+func init() {
+	// components.go's init runs first (files initialise in name order).
+	if components != nil {
+		components["Mermaid"] = mermaidComponent
+	}
+}
+
+// mermaidComponent renders <Mermaid chart="graph TD; A-->B" />; without a
+// chart, the children's text is the diagram.
+func mermaidComponent(c *call) string {
+	src := c.str("chart")
+	if src == "" {
+		src = strings.TrimSpace(c.n.Raw)
+	}
+	if src == "" {
+		return ""
+	}
+	var b bytes.Buffer
+	markdown.WriteMermaid(&b, src)
+	return b.String()
+}
+
+// Names returns the names of the known components.
+func Names() []string { return slices.Sorted(maps.Keys(components)) }

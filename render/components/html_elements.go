@@ -1,4 +1,4 @@
-package render
+package components
 
 import (
 	"html"
@@ -8,6 +8,7 @@ import (
 
 	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/mdx"
+	"lectern.dev/lectern/render/safe"
 )
 
 // htmlElement renders a lowercase (HTML) element written in MDX: JSX
@@ -15,7 +16,7 @@ import (
 // become CSS, links and media sources are rewritten for the page, and media
 // on other hosts become plain links, so that pages load nothing from
 // elsewhere. Scripts, styles and head elements are removed with a warning.
-func (r *renderer) htmlElement(n *mdx.Node, sc *mdx.Scope) string {
+func (r *Renderer) htmlElement(n *mdx.Node, sc *mdx.Scope) string {
 	name := strings.ToLower(n.Name)
 	switch name {
 	case "script", "style", "link", "meta", "base":
@@ -27,12 +28,12 @@ func (r *renderer) htmlElement(n *mdx.Node, sc *mdx.Scope) string {
 	for _, a := range n.Attrs {
 		k := htmlAttrName(a.Name)
 		if k == "" {
-			if isEventHandler(a.Name) {
+			if safe.EventHandler(a.Name) {
 				r.warn(sc, n.Line, "<%s %s>: event handler attributes are not allowed in page content; removed", name, a.Name)
 			}
 			continue
 		}
-		if droppedAttrs[k] {
+		if safe.DroppedAttrs[k] {
 			r.warn(sc, n.Line, "<%s %s>: not allowed in page content (it runs the HTML it holds); removed", name, k)
 			continue
 		}
@@ -78,7 +79,7 @@ func (r *renderer) htmlElement(n *mdx.Node, sc *mdx.Scope) string {
 			}
 			s = u
 		case "srcset", "imagesrcset":
-			if !srcsetAllowed(s) {
+			if !safe.SrcsetAllowed(s) {
 				r.warn(sc, n.Line, "<%s %s> removed: its URLs must be relative or data:image/ URLs", name, k)
 				continue
 			}
@@ -89,12 +90,12 @@ func (r *renderer) htmlElement(n *mdx.Node, sc *mdx.Scope) string {
 		case "attributename":
 			// SVG animations (<set>, <animate>) that change a link or an
 			// event handler could give it any URL or script.
-			if l := strings.ToLower(strings.TrimSpace(s)); strings.Contains(l, "href") || isEventHandler(l) {
+			if l := strings.ToLower(strings.TrimSpace(s)); strings.Contains(l, "href") || safe.EventHandler(l) {
 				r.warn(sc, n.Line, "<%s attributeName=%q>: animating a link or an event handler is not allowed; removed", name, s)
 				continue
 			}
 		default:
-			if urlAttrs[k] {
+			if safe.URLAttrs[k] {
 				if _, ok := r.checkURL(s, "<"+name+" "+k+">", false, n.Line, sc); !ok {
 					continue
 				}
@@ -196,20 +197,13 @@ func htmlAttrName(k string) string {
 		return h
 	}
 	lower := strings.ToLower(k)
-	if isEventHandler(k) {
+	if safe.EventHandler(k) {
 		return ""
 	}
 	if strings.HasPrefix(lower, "aria-") || strings.HasPrefix(lower, "data-") {
 		return k
 	}
 	return lower
-}
-
-// isEventHandler reports whether attribute k is an event handler (onclick,
-// onError, ...): "on" and a letter, except open.
-func isEventHandler(k string) bool {
-	lower := strings.ToLower(strings.TrimSpace(k))
-	return strings.HasPrefix(lower, "on") && len(lower) > 2 && lower != "open"
 }
 
 var unitless = map[string]bool{

@@ -1,24 +1,45 @@
-package render
+package components
 
 import (
 	"fmt"
 	"html"
 	"strings"
 
+	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/highlight"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/markdown"
 	"lectern.dev/lectern/render/mdx"
+	"lectern.dev/lectern/render/safe"
 )
 
 // maxRenderDepth bounds element and snippet nesting at render time, which
 // also ends snippets that include themselves.
 const maxRenderDepth = 64
 
-// renderer renders the MDX of one page (and the snippets it uses).
-type renderer struct {
-	s     *site
-	pg    *page
+// Env is what the Renderer needs of the build.
+type Env struct {
+	// W receives the warnings.
+	W *diag.Warner
+	// Links resolves links and writes their URLs.
+	Links *links.Resolver
+	// MaxExpansions bounds the snippets and components one page renders
+	// (Limits.MaxExpansions); Limit records the first limit passed.
+	MaxExpansions int
+	Limit         *limits.State
+	// Code is the rebuild cache's store of highlighted code, or nil.
+	Code *highlight.Store
+	// LoadModule returns the parsed file of the source, or nil (with a
+	// warning) when it cannot be read.
+	LoadModule func(file string) *mdx.Module
+}
+
+// Renderer renders the MDX of one page (and the snippets it uses).
+type Renderer struct {
+	env   *Env
+	file  string // the page's source file
+	page  string // the page's navigation path, which links resolve from
 	out   string // the page's output file, which relative links start from
 	ids   *markdown.HeadingIDs
 	depth int
@@ -31,21 +52,21 @@ type renderer struct {
 	over       bool
 }
 
-func (r *renderer) warn(sc *mdx.Scope, line int, format string, args ...any) {
+func (r *Renderer) warn(sc *mdx.Scope, line int, format string, args ...any) {
 	if l := sc.PinnedLine(); l > 0 {
 		line = l
 	}
-	r.s.w.Add(r.fileOf(sc), line, format, args...)
+	r.env.W.Add(r.fileOf(sc), line, format, args...)
 }
 
 // fileOf returns the file whose text sc renders.
-func (r *renderer) fileOf(sc *mdx.Scope) string {
+func (r *Renderer) fileOf(sc *mdx.Scope) string {
 	for s := sc; s != nil; s = s.Parent {
 		if s.Mod != nil {
 			return s.Mod.File
 		}
 	}
-	return r.pg.file
+	return r.file
 }
 
 // flowOpts say how a list of nodes is rendered.
@@ -58,7 +79,7 @@ type flowOpts struct {
 // flow renders nodes: text as Markdown, in which each element, JSX value
 // and raw HTML stands as an inset that the MDX extension of goldmark
 // renders in its place (render/markdown).
-func (r *renderer) flow(nodes []*mdx.Node, sc *mdx.Scope, o flowOpts) string {
+func (r *Renderer) flow(nodes []*mdx.Node, sc *mdx.Scope, o flowOpts) string {
 	if sc.JSX {
 		return r.jsxFlow(nodes, sc)
 	}
@@ -83,11 +104,11 @@ func (r *renderer) flow(nodes []*mdx.Node, sc *mdx.Scope, o flowOpts) string {
 			lm.Mark(lines, n.Line)
 			put(n.Text)
 		case mdx.RawNode:
-			add(n.Block, func() string { return rawHTML(n.Text) })
+			add(n.Block, func() string { return safe.RawHTML(n.Text) })
 		case mdx.ElementNode:
 			add(n.Block, func() string { return r.element(n, sc) })
 		case mdx.ExprNode:
-			v := sc.Eval(n.Text, n.Line, r.fileOf(sc), r.s.w)
+			v := sc.Eval(n.Text, n.Line, r.fileOf(sc), r.env.W)
 			switch v.Kind {
 			case mdx.VString, mdx.VNumber:
 				put(escapeMarkdown(v.S))
@@ -113,8 +134,8 @@ func (r *renderer) flow(nodes []*mdx.Node, sc *mdx.Scope, o flowOpts) string {
 // markdownText renders Markdown that is not MDX, such as an OpenAPI
 // description: braces are text, and HTML tags are read as elements, so
 // that they are checked as they are in pages.
-func (r *renderer) markdownText(src string, sc *mdx.Scope) string {
-	p := mdx.NewParser(src, r.fileOf(sc), 0, false, r.s.w)
+func (r *Renderer) MarkdownText(src string, sc *mdx.Scope) string {
+	p := mdx.NewParser(src, r.fileOf(sc), 0, false, r.env.W)
 	p.FixedLine = sc.PinnedLine()
 	nodes, _ := p.ParseFlow(nil)
 	return r.flow(nodes, sc, flowOpts{})
@@ -122,7 +143,7 @@ func (r *renderer) markdownText(src string, sc *mdx.Scope) string {
 
 // jsxFlow renders nodes as JSX: text is literal with JSX whitespace rules,
 // elements and expressions are rendered in place.
-func (r *renderer) jsxFlow(nodes []*mdx.Node, sc *mdx.Scope) string {
+func (r *Renderer) jsxFlow(nodes []*mdx.Node, sc *mdx.Scope) string {
 	var b strings.Builder
 	for _, n := range nodes {
 		switch n.Kind {
@@ -131,9 +152,9 @@ func (r *renderer) jsxFlow(nodes []*mdx.Node, sc *mdx.Scope) string {
 		case mdx.ElementNode:
 			b.WriteString(r.element(n, sc))
 		case mdx.RawNode:
-			b.WriteString(rawHTML(n.Text))
+			b.WriteString(safe.RawHTML(n.Text))
 		case mdx.ExprNode:
-			v := sc.Eval(n.Text, n.Line, r.fileOf(sc), r.s.w)
+			v := sc.Eval(n.Text, n.Line, r.fileOf(sc), r.env.W)
 			switch v.Kind {
 			case mdx.VString, mdx.VNumber, mdx.VNodes, mdx.VArray:
 				b.WriteString(r.valueHTML(v, true))
@@ -169,7 +190,7 @@ func jsxText(s string) string {
 }
 
 // valueHTML renders a JSX value or an array of values.
-func (r *renderer) valueHTML(v mdx.Value, inline bool) string {
+func (r *Renderer) valueHTML(v mdx.Value, inline bool) string {
 	switch v.Kind {
 	case mdx.VNodes:
 		return r.flow(v.Nodes, v.Scope, flowOpts{dedent: true, skipFirst: v.Inline, unwrap: v.Inline})
@@ -186,7 +207,7 @@ func (r *renderer) valueHTML(v mdx.Value, inline bool) string {
 }
 
 // kids renders an element's children.
-func (r *renderer) kids(n *mdx.Node, sc *mdx.Scope) string {
+func (r *Renderer) kids(n *mdx.Node, sc *mdx.Scope) string {
 	if len(n.Children) == 0 {
 		return ""
 	}
@@ -196,7 +217,7 @@ func (r *renderer) kids(n *mdx.Node, sc *mdx.Scope) string {
 // element renders one element: an HTML tag, a fragment, a component bound
 // in the file (snippet or exported component), a known component, or an
 // unknown component (a warning; its children are still shown).
-func (r *renderer) element(n *mdx.Node, sc *mdx.Scope) string {
+func (r *Renderer) element(n *mdx.Node, sc *mdx.Scope) string {
 	if r.depth >= maxRenderDepth {
 		r.warn(sc, n.Line, "components nested too deeply (a snippet that includes itself?); <%s> is not rendered", n.Name)
 		return ""
@@ -225,14 +246,14 @@ func (r *renderer) element(n *mdx.Node, sc *mdx.Scope) string {
 
 // custom renders a snippet or an exported component with the element's
 // attributes as props.
-func (r *renderer) custom(n *mdx.Node, sc *mdx.Scope, b *mdx.Binding) string {
+func (r *Renderer) custom(n *mdx.Node, sc *mdx.Scope, b *mdx.Binding) string {
 	if r.over {
 		return ""
 	}
-	if r.expansions++; limits.Over(r.expansions, r.s.opts.Limits.MaxExpansions) {
+	if r.expansions++; limits.Over(r.expansions, r.env.MaxExpansions) {
 		r.over = true
-		max := r.s.opts.Limits.MaxExpansions
-		r.s.limit.Set(limits.Errorf(limits.MaxExpansions, r.pg.file, fmt.Sprint(max),
+		max := r.env.MaxExpansions
+		r.env.Limit.Set(limits.Errorf(limits.MaxExpansions, r.file, fmt.Sprint(max),
 			"the page uses snippets and components more than %d times, counting those inside others (<%s> in %s, line %d)", max, n.Name, r.fileOf(sc), n.Line))
 		return ""
 	}
@@ -266,7 +287,7 @@ func (r *renderer) custom(n *mdx.Node, sc *mdx.Scope, b *mdx.Binding) string {
 			if v, ok := props[p.Name]; ok {
 				vars[p.Name] = v
 			} else if p.Def != "" {
-				vars[p.Name] = (&mdx.Scope{Mod: b.Mod}).Eval(p.Def, n.Line, b.Mod.File, r.s.w)
+				vars[p.Name] = (&mdx.Scope{Mod: b.Mod}).Eval(p.Def, n.Line, b.Mod.File, r.env.W)
 			} else {
 				vars[p.Name] = mdx.Value{}
 			}
@@ -279,7 +300,7 @@ func (r *renderer) custom(n *mdx.Node, sc *mdx.Scope, b *mdx.Binding) string {
 
 // props evaluates an element's attributes, plus its children as
 // "children".
-func (r *renderer) props(n *mdx.Node, sc *mdx.Scope) map[string]mdx.Value {
+func (r *Renderer) props(n *mdx.Node, sc *mdx.Scope) map[string]mdx.Value {
 	props := map[string]mdx.Value{}
 	for _, a := range n.Attrs {
 		props[a.Name] = r.attrValue(a, n, sc)
@@ -290,62 +311,62 @@ func (r *renderer) props(n *mdx.Node, sc *mdx.Scope) map[string]mdx.Value {
 	return props
 }
 
-func (r *renderer) attrValue(a mdx.Attr, n *mdx.Node, sc *mdx.Scope) mdx.Value {
+func (r *Renderer) attrValue(a mdx.Attr, n *mdx.Node, sc *mdx.Scope) mdx.Value {
 	switch a.Kind {
 	case mdx.AttrString:
 		return mdx.Value{Kind: mdx.VString, S: html.UnescapeString(a.Val)}
 	case mdx.AttrBool:
 		return mdx.Value{Kind: mdx.VBool, B: true}
 	}
-	return sc.Eval(a.Val, n.Line, r.fileOf(sc), r.s.w)
+	return sc.Eval(a.Val, n.Line, r.fileOf(sc), r.env.W)
 }
 
 // link rewrites an href for the page and warns when its target is missing.
-// A URL of a scheme that is not allowed (urlAllowed) gives "" and a
+// A URL of a scheme that is not allowed (safe.URLAllowed) gives "" and a
 // warning.
-func (r *renderer) link(href string, line int, sc *mdx.Scope) string {
+func (r *Renderer) link(href string, line int, sc *mdx.Scope) string {
 	return r.linkAttr(href, "link", line, sc)
 }
 
 // linkAttr is link for attribute attr (named in the warning).
-func (r *renderer) linkAttr(href, attr string, line int, sc *mdx.Scope) string {
+func (r *Renderer) linkAttr(href, attr string, line int, sc *mdx.Scope) string {
 	if _, ok := r.checkURL(href, attr, false, line, sc); !ok {
 		return ""
 	}
-	t := r.s.resolve(r.pg.path, href)
+	t := r.env.Links.Resolve(r.page, href)
 	if t.Kind == links.Missing {
 		r.warn(sc, line, "broken link %q: %s", href, t.Reason)
 	}
-	return r.outputURL(r.s.urlFor(r.out, t), false)
+	return r.outputURL(r.env.Links.URL(r.out, t), false)
 }
 
 // asset rewrites the URL of an image or other media; external reports
 // whether it is on another host (and must not be loaded). A URL of a
 // scheme that is not allowed gives "" and a warning; a data:image URL of
 // an image is kept as it is (it makes no request).
-func (r *renderer) asset(src string, line int, sc *mdx.Scope, what string) (u string, external bool) {
+func (r *Renderer) asset(src string, line int, sc *mdx.Scope, what string) (u string, external bool) {
 	image := what == "image"
 	if _, ok := r.checkURL(src, what, image, line, sc); !ok {
 		return "", false
 	}
-	if scheme, _, ok := urlScheme(src); ok && scheme == "data" {
+	if scheme, _, ok := safe.Scheme(src); ok && scheme == "data" {
 		return src, false // an image: checkURL allows no other data: URL
 	}
-	t := r.s.resolve(r.pg.path, src)
+	t := r.env.Links.Resolve(r.page, src)
 	switch t.Kind {
 	case links.External:
 		return src, true
 	case links.Missing:
 		r.warn(sc, line, "%s %q not found", what, src)
 	}
-	return r.outputURL(r.s.urlFor(r.out, t), image), false
+	return r.outputURL(r.env.Links.URL(r.out, t), image), false
 }
 
 // outputURL makes a URL that the build wrote from a path safe to carry:
 // a relative path whose first segment reads as a scheme ("javascript:x"
 // from a link to a missing page of that name) gets a leading "./".
-func (r *renderer) outputURL(u string, image bool) string {
-	if urlAllowed(u, image) {
+func (r *Renderer) outputURL(u string, image bool) string {
+	if safe.URLAllowed(u, image) {
 		return u
 	}
 	return "./" + u
@@ -398,3 +419,28 @@ var mdEscaper = strings.NewReplacer(
 
 // escapeMarkdown makes text appear literally when rendered as Markdown.
 func escapeMarkdown(s string) string { return mdEscaper.Replace(s) }
+
+// checkURL returns u when safe.URLAllowed, else "" after a warning that names
+// attribute attr and says what is allowed.
+func (r *Renderer) checkURL(u, attr string, image bool, line int, sc *mdx.Scope) (string, bool) {
+	if safe.URLAllowed(u, image) {
+		return u, true
+	}
+	r.warn(sc, line, "%s %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed%s",
+		attr, mdx.FirstLine(u, 60), map[bool]string{true: " (and data:image/ URLs for images)", false: ""}[image])
+	return "", false
+}
+
+// newRenderer returns the Renderer of the page whose source is file, at
+// navigation path page, written to the output file out.
+func New(env *Env, file, page, out string) *Renderer {
+	return &Renderer{env: env, file: file, page: page, out: out, ids: markdown.NewHeadingIDs()}
+}
+
+// module renders a parsed file as the page's content.
+func (r *Renderer) Module(mod *mdx.Module) string {
+	return r.flow(mod.Nodes, &mdx.Scope{Mod: mod}, flowOpts{})
+}
+
+// outFile returns the page's output file.
+func (r *Renderer) Out() string { return r.out }

@@ -1,17 +1,16 @@
-package render
+package safe
 
 import (
 	"html"
+	"regexp"
 	"strings"
-
-	"lectern.dev/lectern/render/mdx"
 )
 
 // Active content.
 //
 // Page content must not run script on the docs origin. Scripts, styles and
 // head elements are removed (htmlElement); what remains are attributes,
-// and urlAllowed is the one check that every URL written into a page goes
+// and URLAllowed is the one check that every URL written into a page goes
 // through: the href and src of HTML elements written in MDX and of
 // components (Card, Tile, images, icons), Markdown links and images,
 // OpenAPI descriptions (rendered as Markdown) and links of the
@@ -22,9 +21,9 @@ import (
 // scheme (relative, or a fragment) is always allowed.
 var allowedSchemes = map[string]bool{"http": true, "https": true, "mailto": true, "tel": true}
 
-// urlAttrs are the attributes whose value browsers read as a URL (or a
+// URLAttrs are the attributes whose value browsers read as a URL (or a
 // list of URLs), besides href and src, which every element may use.
-var urlAttrs = map[string]bool{
+var URLAttrs = map[string]bool{
 	"href": true, "src": true, "action": true, "formaction": true, "data": true, "poster": true,
 	"xlink:href": true, "srcset": true, "imagesrcset": true, "background": true, "cite": true,
 	"ping": true, "longdesc": true, "lowsrc": true, "dynsrc": true, "usemap": true, "manifest": true,
@@ -33,9 +32,9 @@ var urlAttrs = map[string]bool{
 
 // droppedAttrs are attributes that are never written: srcdoc makes an
 // iframe of HTML given inline, which runs its scripts.
-var droppedAttrs = map[string]bool{"srcdoc": true}
+var DroppedAttrs = map[string]bool{"srcdoc": true}
 
-// urlAllowed reports whether u, as a browser reads it from an attribute,
+// URLAllowed reports whether u, as a browser reads it from an attribute,
 // is relative, a fragment or of an allowed scheme (http, https, mailto,
 // tel); image says that it is the source of an image, for which data:image
 // URLs are allowed too (they make no request and run no script in <img>).
@@ -44,19 +43,19 @@ var droppedAttrs = map[string]bool{"srcdoc": true}
 // breaks inside ignored, the scheme case-insensitive. Both the value and
 // its decoded form must pass, so that a value decoded once more by
 // whoever reads the page does not turn into another scheme.
-func urlAllowed(u string, image bool) bool {
-	if !schemeAllowed(u, image) {
+func URLAllowed(u string, image bool) bool {
+	if !SchemeAllowed(u, image) {
 		return false
 	}
 	if strings.IndexByte(u, '&') >= 0 {
-		return schemeAllowed(html.UnescapeString(u), image)
+		return SchemeAllowed(html.UnescapeString(u), image)
 	}
 	return true
 }
 
-// schemeAllowed is urlAllowed without decoding character references.
-func schemeAllowed(u string, image bool) bool {
-	scheme, rest, ok := urlScheme(u)
+// SchemeAllowed is URLAllowed without decoding character references.
+func SchemeAllowed(u string, image bool) bool {
+	scheme, rest, ok := Scheme(u)
 	if !ok {
 		return true
 	}
@@ -66,10 +65,10 @@ func schemeAllowed(u string, image bool) bool {
 	return image && scheme == "data" && strings.HasPrefix(strings.ToLower(strings.TrimLeft(rest, " ")), "image/")
 }
 
-// urlScheme returns the lower-cased scheme of u as the WHATWG URL parser
+// Scheme returns the lower-cased scheme of u as the WHATWG URL parser
 // finds it, and what follows its colon; ok is false for a URL without a
 // scheme (relative).
-func urlScheme(u string) (scheme, rest string, ok bool) {
+func Scheme(u string) (scheme, rest string, ok bool) {
 	// Leading and trailing C0 controls and spaces are stripped, and tabs
 	// and line breaks anywhere are removed.
 	u = strings.TrimFunc(u, func(r rune) bool { return r <= ' ' })
@@ -90,39 +89,28 @@ func urlScheme(u string) (scheme, rest string, ok bool) {
 	return "", "", false
 }
 
-// srcsetAllowed reports whether every URL of a srcset value (candidates
+// SrcsetAllowed reports whether every URL of a srcset value (candidates
 // separated by commas, each a URL and an optional descriptor) is allowed
 // for an image, and none is on another host.
-func srcsetAllowed(s string) bool {
+func SrcsetAllowed(s string) bool {
 	if strings.Contains(s, "//") {
 		return false
 	}
 	for _, cand := range strings.Split(s, ",") {
 		f := strings.Fields(cand)
-		if len(f) > 0 && !urlAllowed(f[0], true) {
+		if len(f) > 0 && !URLAllowed(f[0], true) {
 			return false
 		}
 	}
-	return urlAllowed(s, true)
+	return URLAllowed(s, true)
 }
 
-// checkURL returns u when urlAllowed, else "" after a warning that names
-// attribute attr and says what is allowed.
-func (r *renderer) checkURL(u, attr string, image bool, line int, sc *mdx.Scope) (string, bool) {
-	if urlAllowed(u, image) {
-		return u, true
-	}
-	r.warn(sc, line, "%s %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed%s",
-		attr, mdx.FirstLine(u, 60), map[bool]string{true: " (and data:image/ URLs for images)", false: ""}[image])
-	return "", false
-}
-
-// rawHTML returns the HTML of an nRaw node as a page may carry it. A
+// RawHTML returns the HTML of an nRaw node as a page may carry it. A
 // comment is kept only when it is one comment for browsers too: "--!>"
 // inside also ends a comment for them (what follows would be markup),
 // and an unterminated one would swallow the rest of the page. A stray
 // closing tag is kept as it is.
-func rawHTML(text string) string {
+func RawHTML(text string) string {
 	if !strings.HasPrefix(text, "<!--") {
 		return text
 	}
@@ -134,4 +122,22 @@ func rawHTML(text string) string {
 		inner = strings.NewReplacer("--!>", "-- !>").Replace(strings.TrimLeft(inner, "->"))
 	}
 	return "<!--" + inner + "-->"
+}
+
+var colorRE = regexp.MustCompile(`^(#[0-9a-fA-F]{3,8}|[a-zA-Z]{3,20}|(rgb|rgba|hsl|hsla)\([0-9.,%\s/]+\))$`)
+
+// Color returns s when it is a plain CSS colour, else "".
+func Color(s string) string {
+	s = strings.TrimSpace(s)
+	if colorRE.MatchString(s) {
+		return s
+	}
+	return ""
+}
+
+// EventHandler reports whether attribute k is an event handler (onclick,
+// onError, ...): "on" and a letter, except open.
+func EventHandler(k string) bool {
+	lower := strings.ToLower(strings.TrimSpace(k))
+	return strings.HasPrefix(lower, "on") && len(lower) > 2 && lower != "open"
 }

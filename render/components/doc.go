@@ -1,0 +1,20 @@
+// Package components turns a page's MDX tree into HTML: this is where a
+// <Card>, a <Steps> or a <Tabs> becomes markup.
+//
+// A Renderer renders one page (Module) and the snippets and components it
+// uses. Text goes through render/markdown with each element, JSX value
+// and raw HTML as an inset; elements become HTML here. The components
+// table (components.go) maps each Mintlify component to the function that
+// writes it, with classes named lc-<kebab-name>; lowercase elements are
+// HTML, kept to what is safe (html_elements.go, render/safe); components a
+// file exports as arrow functions and imported snippets are expanded with
+// their props, within Env.MaxExpansions. Every link and image goes
+// through Env.Links; problems are warnings on Env.W, with file and line.
+//
+// To add a component, add its function to the table and a page using it
+// to the golden test (render/testdata/components), which fails for a
+// component without one.
+//
+// It knows nothing of the page around the content (render/layout), the
+// site's files or the cache: Env is all it asks of the build.
+package components
