@@ -19,6 +19,7 @@ import (
 	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/mdx"
 	"lectern.dev/lectern/render/output"
+	"lectern.dev/lectern/render/search"
 )
 
 // Options control a build.
@@ -133,11 +134,11 @@ type site struct {
 	// (parallel.go: ensureBody); read-only once the pages are loaded.
 	lazy       map[*page]*lazyBody
 	search     [][]byte // search entries as JSON, in navigation order
-	searchJSON []byte   // the search index, once assembled (search.go)
+	searchJSON []byte   // the search index, once assembled (render/search)
 	// searchOffsets is where each page's entry is in searchJSON, -1
 	// when it is not in it.
 	searchOffsets []int
-	searchJS      []byte // the search index as a script (search.go)
+	searchJS      []byte // the search index as a script (render/search)
 	// searchSpliced says the search index is written from parts of the
 	// previous one (buildCache.searchParts), not assembled.
 	searchSpliced bool
@@ -393,9 +394,9 @@ func (s *site) writeParts(name string, parts []output.Part) error {
 }
 
 // renderPage renders page p as the output file outName.
-func (s *site) renderPage(p *page, outName string) ([]byte, searchEntry) {
+func (s *site) renderPage(p *page, outName string) ([]byte, search.Entry) {
 	body := s.renderBody(p, outName)
-	toc := tableOfContents(body)
+	toc := search.TOC(body)
 	data := s.theme.page(p, outName, s.withMermaid(body, outName), toc)
 	return data, s.searchEntry(p, features.StripMarkup(body), toc)
 }
@@ -447,7 +448,7 @@ func (s *site) writeSiteFiles() error {
 		}
 	}
 	// With a cache, the search index is spliced from the previous one
-	// when it can be, rather than assembled (search.go).
+	// when it can be, rather than assembled (render/search).
 	var searchParts []output.Part
 	if s.cache != nil {
 		searchParts = s.cache.searchParts(s)
@@ -481,8 +482,7 @@ func (s *site) writeSiteFiles() error {
 	for _, f := range s.themeFiles() { // theme.go: theme-init.js, search-index.js, redirect pages
 		var err error
 		if f.name == features.SearchIndexJSFile && searchParts != nil {
-			parts := append([]output.Part{{Data: []byte(searchJSPrefix)}}, searchParts...)
-			err = s.writeParts(f.name, append(parts, output.Part{Data: []byte(searchJSSuffix)}))
+			err = s.writeParts(f.name, search.ScriptParts(searchParts))
 		} else {
 			err = s.write(f.name, f.data)
 		}

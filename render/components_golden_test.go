@@ -2,7 +2,6 @@ package render
 
 import (
 	"encoding/json"
-	"lectern.dev/lectern/render/components"
 	"maps"
 	"os"
 	"path/filepath"
@@ -10,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"lectern.dev/lectern/render/components"
 )
 
 const fence = "```"

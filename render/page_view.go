@@ -19,6 +19,7 @@ import (
 	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/mdx"
 	"lectern.dev/lectern/render/safe"
+	"lectern.dev/lectern/render/search"
 )
 
 // pageView is what theme/layout.html renders. Every URL in it is already
@@ -71,7 +72,7 @@ type pageView struct {
 	Breadcrumbs   []linkView
 
 	Body template.HTML
-	TOC  []tocItem
+	TOC  []search.TOCItem
 	Prev *linkView
 	Next *linkView
 }

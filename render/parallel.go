@@ -12,6 +12,7 @@ import (
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/mdx"
+	"lectern.dev/lectern/render/search"
 )
 
 // Pages are rendered by GOMAXPROCS workers and written by Build's own
@@ -32,7 +33,7 @@ const pageWindow = 4
 // pageResult is a rendered (or reused) page.
 type pageResult struct {
 	data   []byte
-	entry  []byte // search entry, JSON (search.go)
+	entry  []byte // search entry, JSON (render/search)
 	warns  []diag.Warning
 	deps   []string    // other source files the page read (imported snippets)
 	reused bool        // kept from the previous build (cache.go); data is nil
@@ -74,7 +75,7 @@ func (s *site) renderOne(i int) (r pageResult) {
 	}
 	ps := s.pageSite()
 	data, entry := ps.renderPage(p, p.path+".html")
-	r = pageResult{data: data, entry: encodeSearchEntry(entry), warns: ps.w.List()}
+	r = pageResult{data: data, entry: search.Encode(entry), warns: ps.w.List()}
 	for f := range ps.mods {
 		if f != p.file {
 			r.deps = append(r.deps, f)

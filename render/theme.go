@@ -12,6 +12,7 @@ import (
 	"lectern.dev/lectern/render/highlight"
 	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/safe"
+	"lectern.dev/lectern/render/search"
 )
 
 // themeFS holds the theme: layout.html, style.css, the scripts under
@@ -183,7 +184,7 @@ func (s *site) themeFiles() []siteFile {
 }
 
 // page renders page p, written as outName, with its rendered body.
-func (t *theme) page(p *page, outName, body string, toc []tocItem) []byte {
+func (t *theme) page(p *page, outName, body string, toc []search.TOCItem) []byte {
 	v := t.view(outName, p)
 	v.Title = p.title
 	v.Description = p.fm.Description

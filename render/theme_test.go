@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"lectern.dev/lectern/render/search"
 )
 
 // themeSite has every piece of chrome the theme shows: navbar links and
@@ -319,7 +321,7 @@ func TestSearchIndexCapsText(t *testing.T) {
 	if err := json.Unmarshal([]byte(out.get(t, "_lectern/search-index.json")), &idx); err != nil {
 		t.Fatal(err)
 	}
-	if len(idx.Pages) != 1 || len(idx.Pages[0].Text) > maxSearchText || len(idx.Pages[0].Text) < maxSearchText/2 {
-		t.Errorf("text of %d bytes, want at most %d", len(idx.Pages[0].Text), maxSearchText)
+	if len(idx.Pages) != 1 || len(idx.Pages[0].Text) > search.MaxText || len(idx.Pages[0].Text) < search.MaxText/2 {
+		t.Errorf("text of %d bytes, want at most %d", len(idx.Pages[0].Text), search.MaxText)
 	}
 }
