@@ -1,0 +1,70 @@
+package render
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+
+	"lectern.dev/lectern/render/limits"
+	"lectern.dev/lectern/render/links"
+)
+
+func sum(data []byte) string {
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:16])
+}
+
+// toolKey identifies the cache format and the components.Renderer binary.
+func toolKey() string {
+	key := cacheFormat
+	if exe, err := os.Executable(); err == nil {
+		if fi, err := os.Stat(exe); err == nil {
+			key += " " + strconv.Quote(exe) + " " + strconv.FormatInt(fi.Size(), 10) + " " + strconv.FormatInt(fi.ModTime().UnixNano(), 10)
+		}
+	}
+	return key
+}
+
+// cacheKey hashes what every page depends on.
+func cacheKey(s *site, tool string) (string, error) {
+	h := sha256.New()
+	line := func(parts ...string) {
+		for _, p := range parts {
+			h.Write([]byte(strconv.Quote(p)))
+			h.Write([]byte{' '})
+		}
+		h.Write([]byte{'\n'})
+	}
+	line(tool)
+	line("opts", s.opts.BasePath, strconv.FormatBool(s.opts.Export), s.opts.SiteURL, strconv.FormatBool(s.opts.AllowRemote),
+		fmt.Sprintf("%+v", s.opts.features()), strconv.FormatBool(s.opts.CustomScripts))
+	for _, name := range []string{"docs.json", "mint.json"} {
+		if s.files[name] {
+			data, err := s.readFile(name)
+			if err != nil {
+				return "", limits.ReadError(name, err)
+			}
+			line("config", name, sum(data))
+		}
+	}
+	for _, f := range s.fileList {
+		if links.IsPageFile(f) {
+			line("page", f)
+			continue
+		}
+		st, ok := s.stamps[f]
+		if !ok {
+			fi, err := fs.Stat(s.src, f)
+			if err != nil {
+				line("file", f, "?")
+				continue
+			}
+			st = stampOf(fi)
+		}
+		line("file", f, strconv.FormatInt(st.Size, 10), strconv.FormatInt(st.ModTime, 10))
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

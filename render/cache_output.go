@@ -1,0 +1,144 @@
+package render
+
+import (
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sync"
+
+	"lectern.dev/lectern/render/output"
+)
+
+// dirOutputOf returns the output.Dir that out is, if it is one.
+func dirOutputOf(out output.Output) (output.Dir, bool) {
+	switch d := out.(type) {
+	case output.Dir:
+		return d, true
+	case *output.Dir:
+		if d != nil {
+			return *d, true
+		}
+	}
+	return output.Dir{}, false
+}
+
+// dirTracker is the Output of a build with a cache into a output.Dir: it
+// records the names written (the manifest's Outputs).
+type dirTracker struct {
+	d     output.Dir
+	mu    sync.Mutex
+	names map[string]bool
+	// kept are files of Dir as the previous build wrote them (the search
+	// index and its script), which are the same as that build's when
+	// keptSame says so: output.Dir.Update leaves them alone, without
+	// reading them to compare, when they are still as recorded.
+	kept     map[string]output.FileInfo
+	keptSame func() bool
+	// dirs are the folders of Dir opened by FileInfo, by slash-separated
+	// path with a trailing slash ("" for Dir).
+	dirs map[string]*os.Root
+}
+
+// WriteParts writes the file name from parts (Dir.WriteParts),
+// unless it is kept (WriteFile).
+func (t *dirTracker) WriteParts(name string, parts []output.Part, src *os.File) error {
+	var size int64
+	for _, p := range parts {
+		if p.Data != nil {
+			size += int64(len(p.Data))
+		} else {
+			size += p.N
+		}
+	}
+	f, ok := t.kept[name]
+	if !ok || !t.keptSame() || size != f.Size {
+		if err := t.d.WriteParts(name, parts, src); err != nil {
+			return err
+		}
+	} else if got, ok := t.d.FileInfo(name); !ok || got != f {
+		if err := t.d.WriteParts(name, parts, src); err != nil {
+			return err
+		}
+	}
+	t.mu.Lock()
+	t.names[name] = true
+	t.mu.Unlock()
+	return nil
+}
+
+func (t *dirTracker) WriteFile(name string, data []byte) error {
+	if f, ok := t.kept[name]; ok && t.keptSame() && int64(len(data)) == f.Size {
+		if got, ok := t.d.FileInfo(name); ok && got == f {
+			t.mu.Lock()
+			t.names[name] = true
+			t.mu.Unlock()
+			return nil
+		}
+	}
+	err := t.d.WriteFile(name, data)
+	if err == nil {
+		t.mu.Lock()
+		t.names[name] = true
+		t.mu.Unlock()
+	}
+	return err
+}
+
+func (t *dirTracker) KeepFile(name string, f output.FileInfo) bool {
+	if t.d.Prev != "" {
+		return t.d.KeepFile(name, f)
+	}
+	got, ok := t.FileInfo(name)
+	return ok && got == f
+}
+
+// FileInfo is output.Dir.FileInfo, with the file looked up in its folder
+// opened once (dirs), which costs less than a lookup of its whole path:
+// a rebuild looks up every page's file.
+func (t *dirTracker) FileInfo(name string) (output.FileInfo, bool) {
+	if !fs.ValidPath(name) || t.d.Dir == "" {
+		return output.FileInfo{}, false
+	}
+	dir, base := path.Split(name)
+	t.mu.Lock()
+	r, ok := t.dirs[dir]
+	t.mu.Unlock()
+	if !ok {
+		var err error
+		if r, err = os.OpenRoot(filepath.Join(t.d.Dir, filepath.FromSlash(dir))); err != nil {
+			// Not (yet) there: not remembered, a later write creates it.
+			return t.d.FileInfo(name)
+		}
+		t.mu.Lock()
+		if old, ok := t.dirs[dir]; ok {
+			r.Close()
+			r = old
+		} else {
+			if t.dirs == nil {
+				t.dirs = map[string]*os.Root{}
+			}
+			t.dirs[dir] = r
+		}
+		t.mu.Unlock()
+	}
+	fi, err := r.Lstat(base)
+	if err != nil || !fi.Mode().IsRegular() {
+		return output.FileInfo{}, false
+	}
+	return output.FileInfo{Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}, true
+}
+
+// closeDirs closes the folders FileInfo opened.
+func (t *dirTracker) closeDirs() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, r := range t.dirs {
+		r.Close()
+	}
+	t.dirs = nil
+}
+
+func (t *dirTracker) ReadKept(name string, f output.FileInfo) ([]byte, *os.File, func(), bool) {
+	return t.d.ReadKept(name, f)
+}

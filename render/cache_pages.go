@@ -1,0 +1,295 @@
+package render
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+
+	"lectern.dev/lectern/render/features"
+	"lectern.dev/lectern/render/markdown"
+	"lectern.dev/lectern/render/output"
+)
+
+// fileSum returns the hash of a source file, "" when it cannot be read.
+// An unchanged stamp saves reading it.
+func (c *buildCache) fileSum(s *site, name string) string {
+	c.mu.Lock()
+	v, ok := c.sums[name]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	st := s.statFile(name)
+	if old := s.manifest.trusted(name, st); old != nil {
+		v = old.Sum
+		s.manifest.put(name, &cachedSource{Stamp: st, Sum: v})
+	} else if data, err := s.readFile(name); err == nil {
+		v = sum(data)
+		s.manifest.put(name, &cachedSource{Stamp: st, Sum: v})
+	}
+	c.mu.Lock()
+	c.sums[name] = v
+	c.mu.Unlock()
+	return v
+}
+
+// contextHash hashes what page i shows of the rest of the site: its
+// section's sidebar and the labels and paths of its neighbours.
+func (c *buildCache) contextHash(s *site, i int) string {
+	p := s.order[i]
+	h := sha256.New()
+	if s.theme != nil {
+		// The sidebar's inputs rather than the sidebar itself, which is
+		// then rendered only for a page rendered.
+		sh := s.theme.sidebarSums[s.theme.sidebarKeyOf(s.sections[i], p.path+".html")]
+		// Length-prefixed strings: sidebar hash, then the path and label
+		// of each neighbour (none: an empty path).
+		buf := make([]byte, 0, 256)
+		field := func(v string) {
+			buf = binary.AppendUvarint(buf, uint64(len(v)))
+			buf = append(buf, v...)
+		}
+		field(sh)
+		for _, j := range []int{i - 1, i + 1} {
+			if j >= 0 && j < len(s.order) {
+				q := s.order[j]
+				field(q.path)
+				field(s.theme.navLabel(q))
+			} else {
+				field("")
+			}
+		}
+		h.Write(buf)
+	}
+	var sumBuf [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sumBuf[:0])[:16])
+}
+
+// reuse returns the function that keeps page i from the previous build
+// when its inputs are those of that build (ok), for site.renderPages; it
+// is nil without a previous build.
+func (c *buildCache) reuse(s *site) func(i int) (pageResult, bool) {
+	if c.prev == nil {
+		return nil
+	}
+	keeper, _ := s.out.(output.Keeper)
+	if keeper == nil {
+		return nil
+	}
+	c.contexts = make([]string, len(s.order))
+	s.manifest.outputsChecked()
+	return func(i int) (pageResult, bool) {
+		p := s.order[i]
+		rec := &cachedPage{Src: s.srcSums[p.path], Context: c.contextHash(s, i)}
+		c.contexts[i] = rec.Context
+		old := c.reusable(s, p, rec)
+		if old == nil {
+			return pageResult{}, false
+		}
+		if old.outChecked && !old.outOK || !old.outChecked && !keeper.KeepFile(p.path+".html", old.Out) {
+			return pageResult{}, false
+		}
+		if old.Mermaid && s.mermaid != nil {
+			s.mermaid.used.Store(true)
+		}
+		if old.Playground {
+			st := s.apiState()
+			st.mu.Lock()
+			st.playground = true
+			st.mu.Unlock()
+		}
+		return pageResult{reused: true, entry: c.entry(old), warns: old.Warnings, cached: old}, true
+	}
+}
+
+// page returns the worker function of a build with a cache that renders
+// page i (those reuse keeps are not given to it) and makes its record.
+func (c *buildCache) page(s *site) func(i int) pageResult {
+	return func(i int) pageResult {
+		p := s.order[i]
+		rec := &cachedPage{Src: s.srcSums[p.path]}
+		if c.contexts != nil {
+			rec.Context = c.contexts[i]
+		} else {
+			rec.Context = c.contextHash(s, i)
+		}
+		r := s.renderOne(i)
+		if r.err == nil {
+			rec.Entry, rec.Warnings = r.entry, r.warns
+			rec.Mermaid = bytes.Contains(r.data, []byte(markdown.MermaidMarker))
+			rec.Playground = bytes.Contains(r.data, []byte(playgroundMarker))
+			if len(r.deps) > 0 {
+				rec.Deps = map[string]string{}
+				for _, d := range r.deps {
+					rec.Deps[d] = c.fileSum(s, d)
+				}
+			}
+			r.cached = rec
+		}
+		return r
+	}
+}
+
+// reusable returns the previous record of p when its inputs match rec's.
+func (c *buildCache) reusable(s *site, p *page, rec *cachedPage) *cachedPage {
+	if c.prev == nil {
+		return nil
+	}
+	old := c.prev.Pages[p.path]
+	if old == nil || old.Src == "" || old.Src != rec.Src || old.Context != rec.Context || c.entry(old) == nil {
+		return nil
+	}
+	for d, h := range old.Deps {
+		if h == "" || c.fileSum(s, d) != h {
+			return nil
+		}
+	}
+	return old
+}
+
+// entry returns the search entry of a previous page record, nil when it
+// is not available (the previous search index is not there).
+func (c *buildCache) entry(old *cachedPage) []byte {
+	if !old.InIndex {
+		return old.Entry
+	}
+	end := old.EntryOff + old.EntryLen
+	if old.EntryOff < 0 || old.EntryLen < 2 || end > int64(len(c.prevIndex)) {
+		return nil
+	}
+	e := c.prevIndex[old.EntryOff:end:end]
+	if e[0] != '{' || e[len(e)-1] != '}' {
+		return nil
+	}
+	return e
+}
+
+// finish moves the search entries of the pages that are in the search
+// index, as written, out of their records: the next build reads them
+// from the index. It runs once the site files are written.
+func (c *buildCache) finish(s *site) {
+	keeper, ok := s.out.(output.Keeper)
+	if !ok || s.searchOffsets == nil {
+		return
+	}
+	f, ok := keeper.FileInfo(features.SearchIndexFile)
+	if !ok {
+		return
+	}
+	c.next.Index = f
+	c.next.IndexJS, _ = keeper.FileInfo(features.SearchIndexJSFile)
+	for i, p := range s.order {
+		rec := c.next.Pages[p.path]
+		if rec == nil || s.searchOffsets[i] < 0 {
+			continue
+		}
+		if rec.InIndex && rec.Entry == nil && rec.EntryOff == int64(s.searchOffsets[i]) && rec.EntryLen == int64(len(s.search[i])) {
+			continue // a reused record, its entry where it was
+		}
+		// A copy: the record may be the previous build's.
+		r := *rec
+		r.Entry, r.InIndex, r.EntryOff, r.EntryLen = nil, true, int64(s.searchOffsets[i]), int64(len(s.search[i]))
+		c.next.Pages[p.path] = &r
+	}
+}
+
+// record adds page i, as written, to the next manifest. It runs on the
+// goroutine that writes the pages.
+func (c *buildCache) record(s *site, i int, r pageResult) {
+	if i == 0 {
+		c.firstReused = r.reused
+	}
+	if c.prevIndex != nil {
+		if c.indexFrom == nil {
+			c.indexFrom = make([]int64, len(s.order))
+		}
+		c.indexFrom[i] = -1
+		if r.reused && r.cached.InIndex {
+			// r.entry is the bytes of prevIndex there (entry).
+			c.indexFrom[i] = r.cached.EntryOff
+		}
+	}
+	if !c.entriesChanged && !r.reused {
+		// A reused page has its previous entry, at its place (the pages
+		// and their order are those of the previous build: same key).
+		old := c.prev.Pages[s.order[i].path]
+		c.entriesChanged = old == nil || old.InIndex == s.order[i].fm.NoIndex || !bytes.Equal(r.entry, c.entry(old))
+	}
+	rec := r.cached
+	if rec == nil {
+		return
+	}
+	if !r.reused {
+		keeper, ok := s.out.(output.Keeper)
+		if !ok {
+			return
+		}
+		f, ok := keeper.FileInfo(s.order[i].path + ".html")
+		if !ok {
+			return
+		}
+		rec.Out = f
+	}
+	c.next.Pages[s.order[i].path] = rec
+}
+
+// keepHome reports whether index.html, a copy of the first page (there is
+// no "index" page), is kept from the previous build: that page was, and
+// the Output still holds the index.html written with it.
+func (c *buildCache) keepHome(s *site) bool {
+	if c.prev == nil || c.out == nil || !c.firstReused || c.prev.HomePage != s.order[0].path || c.prev.Home.Size == 0 {
+		return false
+	}
+	if !c.out.KeepFile("index.html", c.prev.Home) {
+		return false
+	}
+	c.out.mu.Lock()
+	c.out.names["index.html"] = true
+	c.out.mu.Unlock()
+	c.next.Home, c.next.HomePage = c.prev.Home, c.prev.HomePage
+	return true
+}
+
+// recordHome records index.html as just written, a copy of the first page.
+func (c *buildCache) recordHome(s *site) {
+	if c.out == nil {
+		return
+	}
+	if f, ok := c.out.FileInfo("index.html"); ok {
+		c.next.Home, c.next.HomePage = f, s.order[0].path
+	}
+}
+
+// keepAsset reports whether the copied file name, whose source has the
+// stamp st, is kept from the previous build (and records it).
+func (c *buildCache) keepAsset(s *site, name string, st fileStamp) bool {
+	keeper, ok := s.out.(output.Keeper)
+	if !ok || !st.OK {
+		return false
+	}
+	m, _ := s.manifest.get()
+	if m == nil {
+		return false
+	}
+	old := m.Assets[name]
+	if old == nil || old.Stamp != st {
+		return false
+	}
+	if st.racy(m.Start) || !keeper.KeepFile(name, old.Out) {
+		return false
+	}
+	c.next.Assets[name] = old
+	return true
+}
+
+// recordAsset records the copied file name as just written.
+func (c *buildCache) recordAsset(s *site, name string, st fileStamp) {
+	keeper, ok := s.out.(output.Keeper)
+	if !ok || !st.OK {
+		return
+	}
+	if f, ok := keeper.FileInfo(name); ok {
+		c.next.Assets[name] = &cachedAsset{Stamp: st, Out: f}
+	}
+}
