@@ -59,47 +59,68 @@
 // link, an expression that cannot be evaluated) is reported as a Warning with
 // file and line, and the page is still produced.
 //
+// # The packages
+//
+// Build (this package) orchestrates; each step is a package of its own,
+// and a package imports only those of lower layers (layers_test.go keeps
+// it so). From the bottom:
+//
+//   - layer 0, knowing nothing of the others: diag (warnings), limits (a
+//     build's budgets and the error that ends a build over one), output
+//     (where files go: Output, the folder writer Dir), highlight (fenced
+//     code to highlighted HTML, and its on-disk store), icons (Lucide and
+//     brand icons as inline SVG), safe (the allow-list of URLs,
+//     attributes and colours), features (optional features, their
+//     markers, Transform and the serving policy), openapi (OpenAPI
+//     documents to operation pages);
+//   - layer 1: config (docs.json, mint.json or the folder tree to Config
+//     and the Nav tree), mdx (MDX source to a tree of text, elements and
+//     expressions; snippet imports and exported components), search (page
+//     entries and the search index);
+//   - layer 2: links (links resolved against pages, files and redirects,
+//     and the URLs written for live sites and exports), markdown
+//     (goldmark with the MDX inset extension);
+//   - layer 3: components (the MDX tree of a page to HTML: every Mintlify
+//     component, HTML elements, snippets and exported components);
+//   - layer 4, this package: the build itself (build.go, parallel.go:
+//     scan the source, load the configuration and pages, render pages on
+//     all cores), the page layout and theme (theme.go, page_view.go,
+//     sidebar.go, sidebar_window.go, socials.go, theme/), OpenAPI pages
+//     (openapi_nav.go, openapi_page.go), redirects, the site's other
+//     files (site_files.go, activefile.go, custom_scripts.go, mermaid.go)
+//     and the incremental rebuild cache (cache*.go).
+//
+// What flows through them: source tree → config (Config, Nav) → pages
+// (page.go: front matter, title) → mdx (a Module per file) → components
+// (HTML of the body, through markdown and highlight, links through links)
+// → the theme's layout (the page around the body) → output (Dir), with
+// search collecting each page's entry and the cache recording what each
+// page read and wrote.
+//
+// # Where to add
+//
+//   - a component: its function in the table of render/components
+//     (components.go), and a page using it to the golden test
+//     (components_golden_test.go, testdata/components), which fails for a
+//     component without one;
+//   - a navigation form: render/config (nav.go), as a new NavKind, then
+//     the theme's sidebar and selectors (page_view.go, sidebar.go);
+//   - an output file: writeSiteFiles (site_files.go) writes every file
+//     other than the pages; a file of a feature is named in
+//     render/features (Files) so that Transform can drop it.
+//
 // # How MDX is handled
 //
-// Lectern does not run JavaScript. MDX is read by a small scanner of its own
-// (render/mdx, render/mdx) that understands the parts of MDX that
+// Lectern does not run JavaScript. render/mdx reads the parts of MDX that
 // documentation sites use: fenced code and code spans (left literal), JSX
-// elements (capitalised components and lowercase HTML, self-closing or with
-// children, nested, attributes as "strings", {expressions} and bare
-// booleans), {/* comments */}, {expressions}, imports of .mdx/.md snippets
-// (render/mdx) and components exported as arrow functions returning JSX
-// (export const Name = ({ a, b }) => (<JSX/>)); other exports are ignored
-// with a warning. The scanner yields a tree of text, element and expression
-// nodes. Expressions are evaluated without running code (render/mdx):
-// literals, arrays, objects, JSX and the props of the component being
-// rendered; anything else is shown as written, with a warning.
-//
-// Markdown and JSX meet in a goldmark extension (render/markdown). To
-// render a list of nodes (a flow), its text is handed to goldmark as
-// Markdown in which each element, JSX value and raw HTML stands as an
-// inset token; the extension's block parser turns a token alone on its
-// line into an MDXBlock node (which can interrupt a paragraph and sit in
-// list items and quotes), its inline parser turns any other into an
-// MDXInline node (in paragraphs, headings, link texts, table cells), and
-// its node components.Renderer writes the element's HTML in their place, rendering
-// the element's children the same way, recursively. goldmark itself runs
-// with GitHub-flavoured Markdown, heading ids, no indented code blocks (as
-// in MDX) and without its raw-HTML parsers: in MDX every tag is JSX, so
-// tags reach goldmark only as insets, and a "<" that the scanner did not
-// read as a tag is text. JSX therefore cannot be mis-parsed as Markdown or
-// HTML, while the Markdown around and inside components follows
-// CommonMark. Known components (render/components) become semantic HTML with
-// classes named lc-<kebab-name>; unknown ones produce a Warning and their
-// children are still shown.
-//
-// # Extending
-//
-// Config and the Nav tree (render/config, render/config) keep everything the theme needs
-// today; later work adds fields rather than changing these. Links are
-// resolved in one place (render/links) against pages, copied files and the
-// configuration's redirects. Components are a
-// table in render/components, the theme lives in theme/ (html/template, CSS, JS)
-// and is embedded, and per-page output goes through one place (page_view.go),
-// so OpenAPI pages, syntax highlighting or a search UI can be added without
-// touching the MDX pipeline.
+// elements, {/* comments */}, {expressions}, imports of .mdx/.md snippets
+// and components exported as arrow functions returning JSX; other exports
+// are ignored with a warning. Expressions are evaluated without running
+// code: literals, arrays, objects, JSX and the props of the component being
+// rendered; anything else is shown as written, with a warning. Markdown
+// and JSX meet in render/markdown's goldmark extension, in which each
+// element stands as an inset token: goldmark decides the Markdown
+// structure around elements, and JSX never reaches its parsers. Known
+// components become semantic HTML with classes named lc-<kebab-name>;
+// unknown ones produce a Warning and their children are still shown.
 package render

@@ -415,7 +415,7 @@ func (c *call) renderIcon(attr string, size int, color string) string {
 }
 
 func init() {
-	// components.go's init runs first (files initialise in name order).
+	// The table is filled by the first init of this file.
 	if components != nil {
 		components["Mermaid"] = mermaidComponent
 	}

@@ -223,7 +223,7 @@ func (f Site) Transform(name string, data []byte) (out []byte, keep bool, err er
 
 func (f Site) transformHTML(data []byte) []byte {
 	if bytes.Contains(data, []byte(cspMetaStart)) {
-		// An export page's policy (serving.go) becomes this site's.
+		// An export page's policy (serving.go, MetaContentSecurityPolicy) becomes this site's.
 		meta := []byte(CSPMetaTag(f.MetaContentSecurityPolicy()))
 		data = cspMetaRE.ReplaceAllLiteral(data, meta)
 	}

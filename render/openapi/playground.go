@@ -13,7 +13,7 @@ import (
 var PlaygroundJS []byte
 
 // PlaygroundBegin and PlaygroundEnd are written around the "Try it" form
-// so that the form can be removed from a built page (render.SiteFeatures).
+// so that the form can be removed from a built page (features.Site.Transform).
 const (
 	PlaygroundBegin = "<!--lectern:playground-->"
 	PlaygroundEnd   = "<!--/lectern:playground-->"
