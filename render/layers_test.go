@@ -17,7 +17,7 @@ var renderLayers = map[string]int{
 	"mdx": 1, "config": 1, "search": 1,
 	"links": 2, "markdown": 2,
 	"components": 3,
-	".": 4,
+	".":          4,
 }
 
 // TestRenderLayers checks that the packages of render import only

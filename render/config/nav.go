@@ -42,7 +42,7 @@ type Nav struct {
 	Hidden bool
 	// Children are in source order.
 	Children []*Nav
-	// OpenAPI is the node's "openapi" key, or nil (openapi_page.go).
+	// OpenAPI is the node's "openapi" key, or nil (the build expands it: render/openapi_nav.go).
 	OpenAPI *NavOpenAPI
 }
 
