@@ -28,6 +28,8 @@ HUGO=${HUGO:-$(command -v hugo || true)}
 [ -x /usr/bin/time ] || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 
 # Built as `make build` builds the released binary (static, stripped),
 # whose start-up is part of every rebuild.
@@ -44,25 +46,6 @@ else
 	BUILD=("$work/renderdriver")
 	how="bench/renderdriver (render.Build)"
 fi
-
-# measure CMD...: runs CMD under /usr/bin/time -v; sets WALL (s, to the
-# millisecond) and RSS (MB).
-measure() {
-	local t0 t1
-	t0=$(date +%s%N)
-	if ! /usr/bin/time -v -o "$work/time.txt" "$@" >"$work/cmd.log" 2>&1; then
-		cat "$work/cmd.log" >&2
-		echo "failed: $*" >&2
-		exit 1
-	fi
-	t1=$(date +%s%N)
-	WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
-	RSS=$(awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$work/time.txt")
-}
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-maxof() { printf '%s\n' "$@" | sort -g | tail -1; }
-rate() { awk -v n="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.0f", n / s; else print "inf" }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }'; }
 
 echo "render benchmark: $(nproc) CPUs, $(go version | awk '{print $3}'), builder: $how${HUGO:+, $("$HUGO" version | awk '{print $1, $2}')}"
 rows=()
