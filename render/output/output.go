@@ -55,25 +55,11 @@ type Dir struct {
 // with "..", "." or empty segments) and, through os.Root, one that would
 // leave Dir by a symbolic link; other errors are the file system's.
 func (d Dir) WriteFile(name string, data []byte) error {
-	if !fs.ValidPath(name) || name == "." {
-		return lectern.Errorf(lectern.EINVALID, "render: refusing to write %q outside the output folder", name)
-	}
-	if d.Dir == "" {
-		return lectern.Errorf(lectern.EINVALID, "render: the output has no folder")
-	}
-	if err := os.MkdirAll(d.Dir, 0o755); err != nil {
-		return err
-	}
-	root, err := os.OpenRoot(d.Dir)
+	root, err := d.openFor(name)
 	if err != nil {
 		return err
 	}
 	defer root.Close()
-	if dir := path.Dir(name); dir != "." {
-		if err := root.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	}
 	if d.Update {
 		return replaceFile(root, name, data)
 	}
@@ -147,23 +133,40 @@ func sameContent(root *os.Root, name string, data []byte) bool {
 	return n == 0
 }
 
+// openFor checks name (WriteFile) and returns Dir opened as a root, with
+// the folder that name goes in made.
+func (d Dir) openFor(name string) (*os.Root, error) {
+	if !fs.ValidPath(name) || name == "." {
+		return nil, lectern.Errorf(lectern.EINVALID, "render: refusing to write %q outside the output folder", name)
+	}
+	if d.Dir == "" {
+		return nil, lectern.Errorf(lectern.EINVALID, "render: the output has no folder")
+	}
+	if err := os.MkdirAll(d.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(d.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if dir := path.Dir(name); dir != "." {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			root.Close()
+			return nil, err
+		}
+	}
+	return root, nil
+}
+
 // WriteParts writes the file name as WriteFile does, its content being
 // parts: data, or bytes of the file src (copied by the system where it
 // can, without reading them).
 func (d Dir) WriteParts(name string, parts []Part, src *os.File) error {
-	if !fs.ValidPath(name) || name == "." || d.Dir == "" {
-		return lectern.Errorf(lectern.EINVALID, "render: refusing to write %q outside the output folder", name)
-	}
-	root, err := os.OpenRoot(d.Dir)
+	root, err := d.openFor(name)
 	if err != nil {
 		return err
 	}
 	defer root.Close()
-	if dir := path.Dir(name); dir != "." {
-		if err := root.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	}
 	write := func(f *os.File) error {
 		for _, p := range parts {
 			if p.Data != nil {
