@@ -18,11 +18,6 @@ import (
 // key on the command line would show in the process list.
 const secretKeyEnv = "LECTERN_SECRET_KEY"
 
-// oldLinkKeyName is the secret under which earlier releases kept the
-// link-signing key in clear in the database; it is now derived from the
-// secret key, and the stored one is deleted.
-const oldLinkKeyName = "link-signing-key"
-
 // errNoSecretKey is returned when no key is configured and none may be
 // generated.
 var errNoSecretKey = errors.New("no secret key: with PostgreSQL or S3 several processes share the data, so each needs the same key; " +
@@ -128,16 +123,13 @@ func displayRepo(repoURL string) string {
 }
 
 // startSecrets loads the secret key for serve (which needs one), derives
-// the link-signing key from it, deletes the clear link-signing key earlier
-// releases stored in the database, and moves credentials out of
-// repository URLs.
+// the link-signing key from it and moves credentials out of repository
+// URLs. (The clear link-signing key of earlier releases goes with the
+// migration that drops its table.)
 func (s *storageFlags) startSecrets(ctx context.Context, e *env, st store.Store, log *slog.Logger) (*secrets.Key, []byte, error) {
 	key, err := s.loadSecretKey(e.getenv, log)
 	if err != nil {
 		return nil, nil, err
-	}
-	if err := st.DeleteSecret(ctx, oldLinkKeyName); err != nil {
-		return nil, nil, fmt.Errorf("delete the clear link-signing key of earlier releases: %w", err)
 	}
 	if err := moveRepoCredentials(ctx, st, key, log); err != nil {
 		return nil, nil, err

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"io"
 	"io/fs"
@@ -202,8 +203,9 @@ func TestRepoCredentialsRefused(t *testing.T) {
 
 // Credentials that an earlier release kept in a project's repository URL
 // are moved into encrypted storage at start, with a log line that does
-// not show them; the clear link-signing key of earlier releases is
-// deleted; the database files keep neither in clear.
+// not show them; the clear link-signing key of earlier releases goes with
+// the migration that drops its table; the database files keep neither in
+// clear.
 func TestOldSecretsMovedAtStart(t *testing.T) {
 	t.Parallel()
 	data := t.TempDir()
@@ -225,10 +227,26 @@ func TestOldSecretsMovedAtStart(t *testing.T) {
 	if err := st.CreateProject(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.GetOrCreateSecret(t.Context(), "link-signing-key", func() ([]byte, error) { return oldLinkKey, nil }); err != nil {
+	st.Close()
+	// The table in which earlier releases kept the link-signing key in
+	// clear, with the key, and the schema before the migration that drops
+	// it.
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(data, "lectern.db")+"?_pragma=busy_timeout(10000)")
+	if err != nil {
 		t.Fatal(err)
 	}
-	st.Close()
+	for _, q := range []string{
+		`CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL, created_at INTEGER NOT NULL)`,
+		`DELETE FROM schema_migrations WHERE version = 5`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	if _, err := db.Exec(`INSERT INTO secrets VALUES ('link-signing-key', ?, 0)`, oldLinkKey); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
 
 	list, errs, err := run("", "admin", "--data-dir", data, "--json", "project", "list")
 	if err != nil {
@@ -344,7 +362,7 @@ func TestRepoCredentialsOnPostgres(t *testing.T) {
 	}
 	noToken(t, "the projects table", url, creds)
 	var n int
-	if err := db.QueryRow(t.Context(), `SELECT count(*) FROM secrets`).Scan(&n); err != nil || n != 0 {
-		t.Errorf("secrets table holds %d rows (%v), want none: the link-signing key is derived", n, err)
+	if err := db.QueryRow(t.Context(), `SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'secrets'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d secrets tables (%v), want none: the link-signing key is derived, not stored", n, err)
 	}
 }

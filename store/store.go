@@ -28,7 +28,6 @@ type Store interface {
 	Exports
 	Jobs
 	Idempotency
-	Secrets
 	RateLimits
 
 	// Ping checks that the database answers.
@@ -247,17 +246,6 @@ type Idempotency interface {
 	DeleteIdempotency(ctx context.Context, scope, key string) error
 	// PruneIdempotency deletes records created before t.
 	PruneIdempotency(ctx context.Context, t time.Time) (int, error)
-}
-
-// Secrets stores process-wide secrets such as the link-signing key.
-type Secrets interface {
-	// GetOrCreateSecret returns the secret stored under name, storing
-	// create() first when there is none. Concurrent callers all get the same
-	// value.
-	GetOrCreateSecret(ctx context.Context, name string, create func() ([]byte, error)) ([]byte, error)
-	// DeleteSecret removes the secret stored under name; it is not an
-	// error when there is none.
-	DeleteSecret(ctx context.Context, name string) error
 }
 
 // RateLimits keeps token buckets in the database, so that every process

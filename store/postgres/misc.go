@@ -76,32 +76,3 @@ func (s *Store) PruneIdempotency(ctx context.Context, t time.Time) (int, error) 
 	}
 	return int(tag.RowsAffected()), nil
 }
-
-// GetOrCreateSecret returns the named secret, creating it once.
-func (s *Store) GetOrCreateSecret(ctx context.Context, name string, create func() ([]byte, error)) ([]byte, error) {
-	var v []byte
-	err := s.pool.QueryRow(ctx, `SELECT value FROM secrets WHERE name = $1`, name).Scan(&v)
-	if err == nil {
-		return v, nil
-	}
-	if !errors.Is(err, pgx.ErrNoRows) {
-		return nil, wrap(err)
-	}
-	fresh, err := create()
-	if err != nil {
-		return nil, err
-	}
-	// Of concurrent creators the first insert wins; every caller reads it.
-	if _, err := s.pool.Exec(ctx, `INSERT INTO secrets (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`,
-		name, fresh, now()); err != nil {
-		return nil, wrap(err)
-	}
-	err = s.pool.QueryRow(ctx, `SELECT value FROM secrets WHERE name = $1`, name).Scan(&v)
-	return v, wrap(err)
-}
-
-// DeleteSecret removes a named secret.
-func (s *Store) DeleteSecret(ctx context.Context, name string) error {
-	_, err := s.pool.Exec(ctx, `DELETE FROM secrets WHERE name = $1`, name)
-	return wrap(err)
-}

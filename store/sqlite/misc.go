@@ -71,40 +71,6 @@ func (s *Store) PruneIdempotency(ctx context.Context, t time.Time) (int, error) 
 	return int(n), nil
 }
 
-// GetOrCreateSecret returns the named secret, creating it once.
-func (s *Store) GetOrCreateSecret(ctx context.Context, name string, create func() ([]byte, error)) ([]byte, error) {
-	var v []byte
-	err := s.r.QueryRowContext(ctx, `SELECT value FROM secrets WHERE name = ?`, name).Scan(&v)
-	if err == nil {
-		return v, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return nil, wrap(err)
-	}
-	fresh, err := create()
-	if err != nil {
-		return nil, err
-	}
-	err = s.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO secrets (name, value, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING`,
-			name, fresh, ts(now())); err != nil {
-			return err
-		}
-		return tx.QueryRowContext(ctx, `SELECT value FROM secrets WHERE name = ?`, name).Scan(&v)
-	})
-	return v, err
-}
-
-// DeleteSecret removes a named secret; its bytes are overwritten on disk
-// (secure_delete) and the write-ahead log is emptied when it can be.
-func (s *Store) DeleteSecret(ctx context.Context, name string) error {
-	if _, err := s.w.ExecContext(ctx, `DELETE FROM secrets WHERE name = ?`, name); err != nil {
-		return wrap(err)
-	}
-	s.truncateWAL(ctx)
-	return nil
-}
-
 // truncateWAL copies the write-ahead log into the database and empties it,
 // so that pages it held (old versions of overwritten rows) are gone. It is
 // best effort: with a reader in the middle of a transaction the log stays.

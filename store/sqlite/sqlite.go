@@ -135,6 +135,13 @@ func (s *Store) migrate(ctx context.Context) error {
 			return err
 		}
 	}
+	if applied < store.LatestMigration(names) {
+		// A migration may drop what must not stay on disk (the clear
+		// link-signing key of earlier releases): secure_delete overwrote
+		// the pages, and the write-ahead log is emptied of their old
+		// versions.
+		s.truncateWAL(ctx)
+	}
 	return nil
 }
 

@@ -45,7 +45,6 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Exports", exportCases},
 		{"Jobs", jobCases},
 		{"Idempotency", idempotencyCases},
-		{"Secrets", secretCases},
 		{"RateLimits", rateLimitCases},
 		{"Lifecycle", lifecycleCases},
 	}
