@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"lectern.dev/lectern"
-	"lectern.dev/lectern/store"
 )
 
 // hostFlags are the settings that name the server's own hosts, which no
@@ -54,12 +52,7 @@ func (h *hostFlags) serverHosts(addr string) (*lectern.ServerHosts, error) {
 // warnServerHostDomains logs a warning for each project domain that is one
 // of the server's own hosts (stored before such domains were refused): the
 // server answers on those itself and never serves the project's site there.
-func warnServerHostDomains(ctx context.Context, log *slog.Logger, st store.Store, hosts *lectern.ServerHosts) {
-	projects, err := st.ListProjects(ctx, "")
-	if err != nil {
-		log.Warn("could not check project domains against the server's own hosts", "err", err)
-		return
-	}
+func warnServerHostDomains(log *slog.Logger, projects []*lectern.Project, hosts *lectern.ServerHosts) {
 	for _, p := range projects {
 		for _, d := range p.Domains {
 			if hosts.Contains(d) {

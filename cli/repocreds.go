@@ -27,14 +27,11 @@ const maxTokenSize = 16 << 10
 // credentials needs one there). With a key, credentials left in
 // repository URLs by earlier releases are moved into encrypted storage.
 func adminSecretKey(ctx context.Context, sf *storageFlags, e *env, st store.Store, log *slog.Logger) (*secrets.Key, error) {
-	key, err := sf.loadSecretKey(e.getenv, log)
+	key, _, err := sf.projectSecrets(ctx, e.getenv, st, log)
 	if errors.Is(err, errNoSecretKey) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	return key, moveRepoCredentials(ctx, st, key, log)
+	return key, err
 }
 
 // setRepoCredentials takes the credentials of a new project's repository

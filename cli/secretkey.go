@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 
+	"lectern.dev/lectern"
 	"lectern.dev/lectern/gitsource"
 	"lectern.dev/lectern/secrets"
 	"lectern.dev/lectern/store"
@@ -34,9 +36,10 @@ func (s *storageFlags) keyFilePath() string { return filepath.Join(s.dataDir, "s
 
 // loadSecretKey returns the secret key: LECTERN_SECRET_KEY, else the file
 // named by --secret-key-file, else, for the embedded default, the key file
-// in the data folder, generated on first start. errNoSecretKey when none
-// applies. Errors never show the key.
-func (s *storageFlags) loadSecretKey(getenv func(string) string, log *slog.Logger) (*secrets.Key, error) {
+// in the data folder, generated on first start unless sealedBy names the
+// key that sealed stored credentials (a new key could not read them).
+// errNoSecretKey when none applies. Errors never show the key.
+func (s *storageFlags) loadSecretKey(getenv func(string) string, log *slog.Logger, sealedBy string) (*secrets.Key, error) {
 	if v := getenv(secretKeyEnv); v != "" {
 		if s.secretKeyFile != "" {
 			return nil, fmt.Errorf("both %s and --secret-key-file (LECTERN_SECRET_KEY_FILE) are set: keep one", secretKeyEnv)
@@ -57,6 +60,10 @@ func (s *storageFlags) loadSecretKey(getenv func(string) string, log *slog.Logge
 	if !s.embeddedKey() {
 		return nil, errNoSecretKey
 	}
+	if _, err := os.Stat(s.keyFilePath()); sealedBy != "" && errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s is missing, but projects' repository credentials were sealed with the secret key of id %s, which a new key could not read: "+
+			"restore the key file from the data folder's backup, or give that key in %s or --secret-key-file", s.keyFilePath(), sealedBy, secretKeyEnv)
+	}
 	k, created, err := secrets.LoadOrCreateFile(s.keyFilePath())
 	if err != nil {
 		return nil, err
@@ -72,11 +79,7 @@ func (s *storageFlags) loadSecretKey(getenv func(string) string, log *slog.Logge
 // projects' repository URLs (https://user:token@host/...) into the sealed
 // field, leaving the URL without them. One log line per project, without
 // the secret.
-func moveRepoCredentials(ctx context.Context, st store.Store, key *secrets.Key, log *slog.Logger) error {
-	ps, err := st.ListProjects(ctx, "")
-	if err != nil {
-		return fmt.Errorf("read projects to move repository credentials: %w", err)
-	}
+func moveRepoCredentials(ctx context.Context, st store.Store, key *secrets.Key, ps []*lectern.Project, log *slog.Logger) error {
 	for _, p := range ps {
 		clean, user, pass, ok := splitUserinfo(p.RepoURL)
 		if !ok {
@@ -122,19 +125,46 @@ func displayRepo(repoURL string) string {
 	return gitsource.Redact(repoURL)
 }
 
-// startSecrets loads the secret key for serve (which needs one), derives
-// the link-signing key from it and moves credentials out of repository
-// URLs. (The clear link-signing key of earlier releases goes with the
-// migration that drops its table.)
-func (s *storageFlags) startSecrets(ctx context.Context, e *env, st store.Store, log *slog.Logger) (*secrets.Key, []byte, error) {
-	key, err := s.loadSecretKey(e.getenv, log)
+// projectSecrets reads the projects once, loads the secret key (nil
+// with errNoSecretKey when none is configured and none may be made),
+// checks that it is the key that sealed the credentials stored in
+// projects, and moves credentials that earlier releases left in
+// repository URLs into encrypted storage. It returns the projects, as
+// they were read.
+func (s *storageFlags) projectSecrets(ctx context.Context, getenv func(string) string, st store.Store, log *slog.Logger) (*secrets.Key, []*lectern.Project, error) {
+	ps, err := st.ListProjects(ctx, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("read projects to check their repository credentials: %w", err)
 	}
-	if err := moveRepoCredentials(ctx, st, key, log); err != nil {
-		return nil, nil, err
+	sealed := map[string]int{} // key id → projects
+	var sealedBy string
+	for _, p := range ps {
+		if id, ok := secrets.KeyID(p.RepoCredentials); ok {
+			sealed[id]++
+			sealedBy = id
+		}
 	}
-	return key, key.Derive("link-signing"), nil
+	key, err := s.loadSecretKey(getenv, log, sealedBy)
+	if err != nil {
+		return nil, ps, err
+	}
+	for id, n := range sealed {
+		if id != key.ID() {
+			return nil, ps, fmt.Errorf("the repository credentials of %d project(s) were sealed with the secret key of id %s, but this process has the key of id %s: "+
+				"give every process the key they were stored with (%s, --secret-key-file, or the data folder's secret.key)", n, id, key.ID(), secretKeyEnv)
+		}
+	}
+	return key, ps, moveRepoCredentials(ctx, st, key, ps, log)
+}
+
+// startSecrets loads and checks the secret key for serve, which needs one
+// (projectSecrets), and derives the link-signing key from it.
+func (s *storageFlags) startSecrets(ctx context.Context, e *env, st store.Store, log *slog.Logger) (*secrets.Key, []byte, []*lectern.Project, error) {
+	key, ps, err := s.projectSecrets(ctx, e.getenv, st, log)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return key, key.Derive("link-signing"), ps, nil
 }
 
 // stderrLogger is the logger of the commands that are not serve: text

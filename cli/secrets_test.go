@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"io"
 	"io/fs"
 	"net/http"
@@ -15,9 +16,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	lecternpkg "lectern.dev/lectern"
 	"lectern.dev/lectern/cli"
+	"lectern.dev/lectern/secrets"
 	"lectern.dev/lectern/store/postgres/pgtest"
 	"lectern.dev/lectern/store/sqlite"
 )
@@ -364,5 +367,57 @@ func TestRepoCredentialsOnPostgres(t *testing.T) {
 	var n int
 	if err := db.QueryRow(t.Context(), `SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'secrets'`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("%d secrets tables (%v), want none: the link-signing key is derived, not stored", n, err)
+	}
+}
+
+// A data folder whose projects hold credentials sealed with one key is
+// not given another: without the key file, admin and serve refuse and
+// make no new key; with another key, they name both.
+func TestSecretKeyMismatchRefused(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	keyFile := filepath.Join(t.TempDir(), "secret.key")
+	if err := os.WriteFile(keyFile, []byte(testSecretKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	org := lastLine(lectern(t, "admin", "--data-dir", data, "--secret-key-file", keyFile, "org", "create", "--name", "Acme"))
+	if _, errs, err := run(repoToken, "admin", "--data-dir", data, "--secret-key-file", keyFile, "project", "create", "--org", org,
+		"--name", "P", "--domain", "docs.acme.test", "--repo", "https://git.acme.test/x.git", "--repo-token-file", "-"); err != nil {
+		t.Fatal(err, errs)
+	}
+	stored, err := secrets.ReadFile(keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	generated := filepath.Join(data, "secret.key")
+	_, _, err = run("", "admin", "--data-dir", data, "org", "list")
+	if err == nil || !strings.Contains(err.Error(), "is missing") || !strings.Contains(err.Error(), stored.ID()) {
+		t.Errorf("admin without the key that sealed the credentials: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err = cli.Run(ctx, []string{"serve", "--addr", freeAddr(t), "--data-dir", data}, noEnv, strings.NewReader(""), io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), stored.ID()) {
+		t.Errorf("serve without the key that sealed the credentials: %v", err)
+	}
+	if _, err := os.Stat(generated); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a new key file was made over sealed credentials: %v", err)
+	}
+
+	other := filepath.Join(t.TempDir(), "other.key")
+	if err := os.WriteFile(other, []byte(secrets.Generate()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	otherKey, err := secrets.ReadFile(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = run("", "admin", "--data-dir", data, "--secret-key-file", other, "org", "list")
+	if err == nil || !strings.Contains(err.Error(), stored.ID()) || !strings.Contains(err.Error(), otherKey.ID()) {
+		t.Errorf("admin with another key: %v, want both key ids", err)
+	}
+	if out := lectern(t, "admin", "--data-dir", data, "--secret-key-file", keyFile, "org", "list"); !strings.Contains(out, "Acme") {
+		t.Errorf("admin with the right key: %s", out)
 	}
 }

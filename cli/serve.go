@@ -181,7 +181,7 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 		return err
 	}
 	defer bucket.Close()
-	secretKey, signKey, err := f.startSecrets(ctx, e, st, log)
+	secretKey, signKey, projects, err := f.startSecrets(ctx, e, st, log)
 	if err != nil {
 		return err
 	}
@@ -243,7 +243,7 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 		ClientRateLimit: httpapi.RateLimit{Rate: f.clientRateLimit, Burst: f.clientRateBurst}, TrustedProxies: proxies,
 		ExportsPerHour: f.exportsPerHour, LogRequests: f.logRequests, ServerHosts: hosts, NoMetrics: f.metricsAddr != ""})
 	if api {
-		warnServerHostDomains(ctx, log, st, hosts)
+		warnServerHostDomains(log, projects, hosts)
 	}
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {

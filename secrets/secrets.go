@@ -136,17 +136,22 @@ func (k *Key) Seal(plaintext []byte, context string) string {
 	return sealPrefix + k.id + "." + base64.RawURLEncoding.EncodeToString(ct)
 }
 
-// IsSealed reports whether s has the form of a sealed value.
-func IsSealed(s string) bool { return strings.HasPrefix(s, sealPrefix) }
+// KeyID returns the id of the key that sealed s, and false when s is not
+// a sealed value.
+func KeyID(sealed string) (string, bool) {
+	rest, ok := strings.CutPrefix(sealed, sealPrefix)
+	id, _, ok2 := strings.Cut(rest, ".")
+	return id, ok && ok2 && id != ""
+}
 
 // Open decrypts a value sealed for context. The error says why it cannot
 // (another key, a damaged value) and never repeats the value.
 func (k *Key) Open(sealed, context string) ([]byte, error) {
-	rest, ok := strings.CutPrefix(sealed, sealPrefix)
-	id, body, ok2 := strings.Cut(rest, ".")
-	if !ok || !ok2 {
+	id, ok := KeyID(sealed)
+	if !ok {
 		return nil, errors.New("the stored secret is not in a form this release reads")
 	}
+	body := strings.TrimPrefix(sealed, sealPrefix+id+".")
 	if id != k.id {
 		return nil, fmt.Errorf("the stored secret was sealed with another secret key (id %s; this process has key id %s): give every process the key the secret was stored with", id, k.id)
 	}

@@ -27,8 +27,11 @@ func TestSealOpen(t *testing.T) {
 		t.Error("two seals of one value are equal; want a fresh nonce each time")
 	}
 	for _, s := range []string{s1, s2} {
-		if !IsSealed(s) || !strings.HasPrefix(s, "v1."+k.ID()+".") || strings.Contains(s, "ghp_") {
+		if id, ok := KeyID(s); !ok || id != k.ID() || !strings.HasPrefix(s, "v1."+k.ID()+".") || strings.Contains(s, "ghp_") {
 			t.Errorf("sealed value %q: want v1.%s.<ciphertext>", s, k.ID())
+		}
+		if _, ok := KeyID("prj_" + s); ok {
+			t.Errorf("KeyID of a value that is not sealed: ok")
 		}
 		got, err := k.Open(s, "project-repo:prj_1")
 		if err != nil || !bytes.Equal(got, secret) {
