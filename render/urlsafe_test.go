@@ -94,6 +94,10 @@ title: Vectors
 <iframe src="evil.svg?x=1"></iframe>
 
 <svg><set attributeName="onmouseover" to="window.__pwned=1" /></svg>
+
+<pre><img src="x" onerror="window.__pwned=1"><a href="javascript:window.__pwned=1">pre</a><meta http-equiv="refresh" content="0;url=https://evil.example/"></pre>
+<code><script src="custom.js"></script></code>
+<textarea></TEXTAREA><img src="x" onerror="window.__pwned=1"></textarea>
 `
 
 // activeContent returns what in doc (an HTML document) could run script:
@@ -125,6 +129,13 @@ func activeContent(doc string) []string {
 		tok := z.Token()
 		if tok.Data == "script" && tt == html.StartTagToken {
 			inScript = true
+		}
+		if tok.Data == "meta" || tok.Data == "base" {
+			for _, a := range tok.Attr {
+				if k := strings.ToLower(a.Key); k == "http-equiv" && strings.EqualFold(a.Val, "refresh") || tok.Data == "base" && k == "href" {
+					bad = append(bad, "<"+tok.Data+" "+k+"="+a.Val+">")
+				}
+			}
 		}
 		for _, a := range tok.Attr {
 			k := strings.ToLower(a.Key)
@@ -249,6 +260,8 @@ func FuzzActiveContent(f *testing.F) {
 		"javascript&colon;alert(1)", "data:image/svg+xml,<svg onload=alert(1)>", "https://example.com/",
 		"<img src=x onerror=alert(1)>", "<iframe srcdoc='<script>alert(1)</script>'/>", activeVectors,
 		"<!-- a --!><script>alert(1)</script> -->", "x <!-- a --!><img src=x onerror=alert(1)> -->", "<!--", "<!--><b>x</b>-->",
+		"<pre><img src=x onerror=alert(1)></pre>", "<textarea></TEXTAREA><img src=x onerror=alert(1)></textarea>",
+		`<code><meta http-equiv="refresh" content="0;url=https://evil.example/"></code>`,
 	} {
 		f.Add(s)
 	}

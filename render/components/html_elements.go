@@ -108,7 +108,10 @@ func (r *Renderer) htmlElement(n *mdx.Node, sc *mdx.Scope) string {
 		return b.String()
 	}
 	if mdx.KeepsRawContent(name) {
-		b.WriteString(n.Raw)
+		// The content is text (as MDX reads it: braces and tags inside
+		// stay as written), shown as such: a tag in it is never markup
+		// that would escape the checks every element goes through.
+		b.WriteString(html.EscapeString(html.UnescapeString(n.Raw)))
 	} else {
 		b.WriteString(r.kids(n, sc))
 	}
