@@ -97,3 +97,21 @@ func TestSiteFiles(t *testing.T) {
 		}
 	}
 }
+
+func TestTruncate(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"abcdefghijk", 5, "abcde…"},
+		{"ééé", 3, "é…"}, // never half a character
+	} {
+		if got := lectern.Truncate(c.in, c.n); got != c.want {
+			t.Errorf("Truncate(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}

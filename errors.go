@@ -3,6 +3,7 @@ package lectern
 import (
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Error codes. Each is a stable snake_case identifier that the HTTP layer
@@ -94,4 +95,18 @@ func AsError(err error) *Error {
 		return e
 	}
 	return nil
+}
+
+// Truncate shortens s to at most n bytes, on a UTF-8 boundary, with "…"
+// after the cut: for text from outside (a repository, a command's output)
+// that goes into messages, logs and records.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -125,11 +125,14 @@ func (c *Child) Build(ctx context.Context, req Request, progress func(done, tota
 		}
 		last = m
 	}
+	scanErr := sc.Err() // a line longer than the buffer: the result is lost
 	io.Copy(io.Discard, out)
 	waitErr := cmd.Wait()
 	switch {
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
+	case scanErr != nil:
+		return nil, fmt.Errorf("read the build process's result: %w", scanErr)
 	case errors.Is(bctx.Err(), context.DeadlineExceeded):
 		return nil, timeoutError(c.Timeout)
 	case last.Result != nil && waitErr == nil:

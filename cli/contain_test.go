@@ -266,6 +266,40 @@ func TestContainUntrustedRepositories(t *testing.T) {
 		}
 	})
 
+	t.Run("messages quoting the repository are bounded", func(t *testing.T) {
+		long := strings.Repeat("&", 40<<10)
+		var body strings.Builder
+		for i := range 20 {
+			fmt.Fprintf(&body, "[link %d](/%s%d)\n\n", i, long, i)
+		}
+		warns := smallSite("Many long links.")
+		warns["index.mdx"] = "---\ntitle: Home\n---\n" + body.String()
+		repo, _ := newRepo(t, warns)
+		tn := newTenant(t, bin, data, "Long links", repo, "long-links.test")
+		st := waitUpdate(t, base, tn.key, trigger(t, base, tn.key, tn.project))
+		if st["status"] != "success" {
+			t.Fatalf("a page of long broken links: %v", st)
+		}
+		logs, _ := st["logs"].([]any)
+		for _, l := range logs {
+			if s, _ := l.(string); len(s) > 3<<10 {
+				t.Errorf("a log line of %d bytes: %.100s", len(s), s)
+			}
+		}
+		if len(logs) < 20 {
+			t.Errorf("%d log lines, want the broken links named", len(logs))
+		}
+
+		missing := smallSite("x")
+		missing["docs.json"] = `{"name": "Missing", "navigation": {"pages": ["index", "` + strings.Repeat("p", 500<<10) + `"]}}`
+		repo, _ = newRepo(t, missing)
+		bad := newTenant(t, bin, data, "Long name", repo, "long-name.test")
+		st = failsWith(t, base, bad, good, "docs.json: navigation page")
+		if sum, _ := st["summary"].(string); len(sum) > 5<<10 {
+			t.Errorf("a summary of %d bytes", len(sum))
+		}
+	})
+
 	t.Run("real docs fit the default limits", func(t *testing.T) {
 		corpus, _ := filepath.Abs("../../shared/corpus/pipecat-docs")
 		if _, err := os.Stat(corpus); err != nil {

@@ -190,7 +190,7 @@ func (f *Fetcher) Fetch(ctx context.Context, repoURL, branch, dir string) (lecte
 	if !found || !isHex(sha) {
 		return lectern.Commit{}, &lectern.Error{Code: lectern.EINTERNAL,
 			Message: fmt.Sprintf("cannot read the fetched commit of branch %q from %s", branch, src.display),
-			Err:     fmt.Errorf("unexpected git log output %q", truncate(string(out), 200))}
+			Err:     fmt.Errorf("unexpected git log output %q", lectern.Truncate(string(out), 200))}
 	}
 	if sha != remoteSHA {
 		f.logf("gitsource: branch %q moved during the fetch, now at %s", branch, sha)
@@ -323,11 +323,4 @@ func isHex(s string) bool {
 		}
 	}
 	return true
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

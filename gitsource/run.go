@@ -275,7 +275,7 @@ func detail(stderr string, src *source) string {
 			}
 			return r
 		}, line)
-		line = truncate(redactText(line, src), 300)
+		line = lectern.Truncate(redactText(line, src), 300)
 		all = append(all, line)
 		if strings.HasPrefix(line, "fatal:") || strings.HasPrefix(line, "error:") {
 			errs = append(errs, line)

@@ -118,7 +118,7 @@ func (h *ExportHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 
 func (h *ExportHandler) fail(ctx context.Context, lease store.Lease, code, msg string) error {
 	return h.Store.FinishExport(ctx, lease, store.ExportResult{Status: lectern.ExportFailed, At: time.Now(),
-		Error: &lectern.JobError{Code: code, Message: msg}})
+		Error: &lectern.JobError{Code: code, Message: lectern.Truncate(msg, maxSummary)}})
 }
 
 // Fail records the export as failed.

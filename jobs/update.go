@@ -26,8 +26,14 @@ import (
 	"lectern.dev/lectern/store"
 )
 
-// maxLogLines bounds the build log kept with an update.
-const maxLogLines = 500
+// maxLogLines bounds the build log kept with an update, maxLogLine each
+// of its lines and maxSummary the summary: all may quote the repository
+// (warnings, errors), which must not grow the update's record.
+const (
+	maxLogLines = 500
+	maxLogLine  = 2 << 10
+	maxSummary  = 4 << 10
+)
 
 // UpdateHandler builds and publishes a project's deployment: fetch the
 // deployment branch, render it, store the site and a source snapshot in the
@@ -75,7 +81,7 @@ func (l *buildLog) add(format string, args ...any) {
 	if len(l.lines) > maxLogLines {
 		return
 	}
-	l.lines = append(l.lines, fmt.Sprintf(format, args...))
+	l.lines = append(l.lines, lectern.Truncate(fmt.Sprintf(format, args...), maxLogLine))
 }
 
 func (l *buildLog) all() []string {
@@ -179,7 +185,7 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 
 func (h *UpdateHandler) finishFailed(ctx context.Context, lease store.Lease, commit *lectern.Commit, log *buildLog, summary string) error {
 	log.add("Update failed; the live site is unchanged.")
-	return h.Store.FinishUpdate(ctx, lease, store.UpdateResult{Status: lectern.UpdateFailure, Summary: summary,
+	return h.Store.FinishUpdate(ctx, lease, store.UpdateResult{Status: lectern.UpdateFailure, Summary: lectern.Truncate(summary, maxSummary),
 		Commit: commit, Logs: log.all(), EndedAt: time.Now()})
 }
 

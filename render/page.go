@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+	"lectern.dev/lectern"
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/mdx"
@@ -107,7 +108,7 @@ func parseFrontMatter(yml, file string, w *diag.Warner) frontMatter {
 			line += n
 			msg = strings.TrimPrefix(strings.TrimPrefix(msg, m[0]), ": ")
 		}
-		w.Add(file, line, "invalid front matter: %s", truncateMessage(msg, maxYAMLError))
+		w.Add(file, line, "invalid front matter: %s", lectern.Truncate(msg, maxYAMLError))
 		return fm
 	}
 	fm.Raw = raw
@@ -179,19 +180,6 @@ func firstBytesOf(s string, n int) string {
 		return s[:n]
 	}
 	return s
-}
-
-// truncateMessage shortens msg to about n bytes, on a UTF-8 boundary, and
-// marks the cut.
-func truncateMessage(msg string, n int) string {
-	if len(msg) <= n {
-		return msg
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(msg[cut]) {
-		cut--
-	}
-	return msg[:cut] + "…"
 }
 
 func scalar(v any) string {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+
+	"lectern.dev/lectern"
 )
 
 // Warning is a non-fatal problem of the source, with file and line when
@@ -39,11 +41,15 @@ type Warner struct {
 // warning says when more were left out.
 const MaxWarningsPerFile = 50
 
+// MaxMessage bounds a warning's message, which may quote the source (a
+// link, an import, a page name) in bytes.
+const MaxMessage = 1024
+
 func (w *Warner) Add(file string, line int, format string, args ...any) {
 	if w.Mute > 0 {
 		return
 	}
-	wa := Warning{File: file, Line: line, Message: fmt.Sprintf(format, args...)}
+	wa := Warning{File: file, Line: line, Message: lectern.Truncate(fmt.Sprintf(format, args...), MaxMessage)}
 	if w.seen == nil {
 		w.seen = map[Warning]bool{}
 		w.perFile = map[string]int{}

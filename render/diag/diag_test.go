@@ -1,6 +1,10 @@
 package diag
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
 
 func TestWarningString(t *testing.T) {
 	t.Parallel()
@@ -15,5 +19,14 @@ func TestWarningString(t *testing.T) {
 		if got := tt.w.String(); got != tt.want {
 			t.Errorf("%#v.String() = %q, want %q", tt.w, got, tt.want)
 		}
+	}
+}
+
+func TestWarnerBoundsMessages(t *testing.T) {
+	t.Parallel()
+	var w Warner
+	w.Add("a.mdx", 1, "broken link %q", strings.Repeat("é", 10000))
+	if got := w.List()[0].Message; len(got) > MaxMessage+len("…") || !strings.HasPrefix(got, `broken link "é`) || !utf8.ValidString(got) {
+		t.Errorf("message of %d bytes (valid UTF-8 %t): %.60s", len(got), utf8.ValidString(got), got)
 	}
 }
