@@ -1,10 +1,14 @@
 package cli_test
 
 import (
+	"archive/tar"
+	"compress/gzip"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -212,6 +216,7 @@ func TestContainUntrustedRepositories(t *testing.T) {
 			"content/img/a.txt":  "asset",
 			"content/img/.keep":  "",
 			"content/other/b.md": "b",
+			"content/.cache/x":   "not part of the docs",
 		})
 		os.Symlink("extra.mdx", filepath.Join(repo, "content", "alias.mdx"))
 		os.Symlink("img", filepath.Join(repo, "content", "pictures"))
@@ -235,6 +240,17 @@ func TestContainUntrustedRepositories(t *testing.T) {
 		}
 		if code, body := page(t, base, tn.domain, "/"); code != 200 || !strings.Contains(body, "Real page.") {
 			t.Errorf("home: %d %.200s", code, body)
+		}
+		// The source snapshot holds what the render read: no links, no
+		// dot-files or dot-folders.
+		names := sourceSnapshot(t, data, tn.project)
+		if !slices.Contains(names, "index.mdx") || !slices.Contains(names, "img/a.txt") {
+			t.Errorf("source snapshot %v lacks the docs", names)
+		}
+		for _, n := range names {
+			if strings.HasPrefix(n, ".") || strings.Contains(n, "/.") || strings.Contains(n, "passwd") || strings.HasPrefix(n, "alias") {
+				t.Errorf("source snapshot holds %s: %v", n, names)
+			}
 		}
 	})
 
@@ -394,4 +410,40 @@ func TestContainMemoryTimeAndStop(t *testing.T) {
 			t.Errorf("the render %s (%s) outlived the server", pid, cmd)
 		}
 	}
+}
+
+// sourceSnapshot lists the files of the source snapshot of project's
+// deployment in the data folder's blobs.
+func sourceSnapshot(t *testing.T, data, project string) []string {
+	t.Helper()
+	var names []string
+	filepath.WalkDir(data, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.Name() != "source.tar.gz" || !strings.Contains(p, project) {
+			return nil
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := tar.NewReader(zr)
+		for {
+			h, err := tr.Next()
+			if err != nil {
+				break
+			}
+			if h.Typeflag == tar.TypeReg {
+				names = append(names, strings.TrimPrefix(h.Name, "./"))
+			}
+		}
+		return nil
+	})
+	if names == nil {
+		t.Fatalf("no source snapshot of %s under %s", project, data)
+	}
+	return names
 }

@@ -93,7 +93,9 @@ func (r *runner) configArgs() []string {
 
 // env returns the environment of git: the process environment without git's
 // own variables (a stray GIT_DIR or GIT_CONFIG_* must not change what is
-// fetched), plus settings that isolate git and forbid prompts.
+// fetched) and without the server's secrets (LECTERN_*: the secret key, the
+// database URL; AWS_*: the object store's credentials), plus settings that
+// isolate git and forbid prompts.
 func (r *runner) env() []string {
 	keep := map[string]bool{"GIT_SSL_CAINFO": true, "GIT_SSL_CAPATH": true, "GIT_EXEC_PATH": true}
 	drop := map[string]bool{"HOME": true, "XDG_CONFIG_HOME": true, "LANG": true, "LANGUAGE": true,
@@ -101,7 +103,8 @@ func (r *runner) env() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if drop[k] || strings.HasPrefix(k, "LC_") || strings.HasPrefix(k, "GIT_") && !keep[k] {
+		if drop[k] || strings.HasPrefix(k, "LC_") || strings.HasPrefix(k, "LECTERN_") || strings.HasPrefix(k, "AWS_") ||
+			strings.HasPrefix(k, "GIT_") && !keep[k] {
 			continue
 		}
 		env = append(env, kv)

@@ -179,16 +179,17 @@ func (b *blobWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// regularFiles is a folder in which only folders and regular files are
-// listed: the source snapshot leaves symbolic links out, as the render
-// does (it warns about each).
+// regularFiles is a folder in which only folders and regular files whose
+// names do not start with a dot are listed: the source snapshot holds what
+// the render reads and its limits counted, without symbolic links (the
+// render warns about each) or dot-files and dot-folders (.git, caches).
 type regularFiles struct{ fs.FS }
 
 func (r regularFiles) ReadDir(name string) ([]fs.DirEntry, error) {
 	ents, err := fs.ReadDir(r.FS, name)
 	kept := ents[:0]
 	for _, e := range ents {
-		if e.IsDir() || e.Type().IsRegular() {
+		if (e.IsDir() || e.Type().IsRegular()) && !strings.HasPrefix(e.Name(), ".") {
 			kept = append(kept, e)
 		}
 	}

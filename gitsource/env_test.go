@@ -1,0 +1,24 @@
+package gitsource
+
+import (
+	"strings"
+	"testing"
+)
+
+// git gets none of the server's secrets from its environment.
+func TestEnvLeavesOutServerSecrets(t *testing.T) {
+	t.Setenv("LECTERN_SECRET_KEY", "c2VjcmV0")
+	t.Setenv("LECTERN_DATABASE_URL", "postgres://u:p@db/lectern")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "aws-secret")
+	t.Setenv("GIT_DIR", "/elsewhere")
+	r := &runner{git: "git", home: t.TempDir(), src: &source{}}
+	env := strings.Join(r.env(), "\n")
+	for _, bad := range []string{"c2VjcmV0", "postgres://", "aws-secret", "/elsewhere"} {
+		if strings.Contains(env, bad) {
+			t.Errorf("git's environment holds %q:\n%s", bad, env)
+		}
+	}
+	if !strings.Contains(env, "PATH=") {
+		t.Errorf("git's environment lost PATH:\n%s", env)
+	}
+}
