@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/xml"
 	"errors"
 	"io"
@@ -23,6 +24,21 @@ import (
 
 // xmlDocExts are the extensions of files browsers open as XML documents.
 var xmlDocExts = map[string]bool{".svg": true, ".xml": true, ".xhtml": true, ".xht": true, ".xsl": true, ".xslt": true}
+
+// htmlExts are the extensions, besides .html and .htm, that common static
+// servers send as HTML: an export gives them the policy of HTML files.
+var htmlExts = map[string]bool{".shtml": true, ".shtm": true}
+
+// gunzipped returns the gzip data decompressed, and false when it is not
+// gzip or is larger than maxXMLCheck decompressed.
+func gunzipped(data []byte) ([]byte, bool) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, false
+	}
+	out, err := io.ReadAll(io.LimitReader(zr, maxXMLCheck+1))
+	return out, err == nil && len(out) <= maxXMLCheck
+}
 
 // maxXMLCheck is the size above which an XML document is not read to
 // find out whether it is active: it is taken as active.
@@ -84,21 +100,32 @@ func activeXML(data []byte) string {
 }
 
 // exportCopy returns a file of the repository as an export copies it, or
-// keep false when it is left out: an HTML file starts with the <meta
-// http-equiv> of rawHTMLCSP; an XML document that could run script is
-// left out, with a warning. Live builds copy every file as it is.
+// keep false when it is left out: an HTML file (.html, .htm, .shtml,
+// .shtm) starts with the <meta http-equiv> of features.RawHTMLCSP; an XML
+// document (or gzipped SVG) that could run script is left out, with a
+// warning. Live builds copy every file as it is.
 func (s *site) exportCopy(name string, data []byte) (out []byte, keep bool) {
 	if !s.opts.Export {
 		return data, true
 	}
-	if features.IsPage(name) {
+	ext := strings.ToLower(path.Ext(name))
+	if features.IsPage(name) || htmlExts[ext] {
 		return append([]byte(features.CSPMetaTag(features.RawHTMLCSP)+"\n"), data...), true
 	}
-	if xmlDocExts[strings.ToLower(path.Ext(name))] {
-		if why := activeXML(data); why != "" {
-			s.w.Add(name, 0, "not copied into the export: opened directly, it could run script (%s); remove it from the file", why)
-			return nil, false
+	why := ""
+	switch {
+	case ext == ".svgz": // gzipped SVG, which servers send as SVG
+		if doc, ok := gunzipped(data); ok {
+			why = activeXML(doc)
+		} else {
+			why = "compressed content that cannot be checked"
 		}
+	case xmlDocExts[ext]:
+		why = activeXML(data)
+	}
+	if why != "" {
+		s.w.Add(name, 0, "not copied into the export: opened directly, it could run script (%s); remove it from the file", why)
+		return nil, false
 	}
 	return data, true
 }

@@ -1,6 +1,8 @@
 package render
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"strings"
 	"testing"
@@ -64,5 +66,36 @@ func TestExportLeavesOutActiveXML(t *testing.T) {
 		if warned != export {
 			t.Errorf("export=%v: warned %v: %v", export, warned, res.Warnings)
 		}
+	}
+}
+
+// Files common static servers send as HTML or SVG under other names get
+// the export's treatment too.
+func TestExportOtherActiveNames(t *testing.T) {
+	t.Parallel()
+	gz := func(s string) []byte {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write([]byte(s))
+		zw.Close()
+		return b.Bytes()
+	}
+	src := fstest.MapFS{
+		"docs.json":       {Data: []byte(`{"name": "X", "navigation": {"pages": ["index"]}}`)},
+		"index.mdx":       {Data: []byte("# Hi\n")},
+		"evil.shtml":      {Data: []byte(`<script>document.title="pwned"</script>`)},
+		"images/ok.svgz":  {Data: gz(`<svg xmlns="http://www.w3.org/2000/svg"><rect width="1" height="1"/></svg>`)},
+		"images/bad.svgz": {Data: gz(`<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>`)},
+		"images/odd.svgz": {Data: []byte(`<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>`)},
+	}
+	out := newMemOutput()
+	if _, err := Build(context.Background(), src, out, Options{Export: true}); err != nil {
+		t.Fatal(err)
+	}
+	if page := out.get(t, "evil.shtml"); !strings.HasPrefix(page, `<meta http-equiv="Content-Security-Policy"`) {
+		t.Errorf("evil.shtml has no policy: %.120s", page)
+	}
+	if !out.has("images/ok.svgz") || out.has("images/bad.svgz") || out.has("images/odd.svgz") {
+		t.Errorf("svgz copied: ok %v, bad %v, not gzip %v", out.has("images/ok.svgz"), out.has("images/bad.svgz"), out.has("images/odd.svgz"))
 	}
 }

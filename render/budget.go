@@ -2,7 +2,9 @@ package render
 
 import (
 	"fmt"
+	"strings"
 
+	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/limits"
 )
 
@@ -13,8 +15,21 @@ func (s *site) readFile(name string) ([]byte, error) {
 }
 
 // countOutput adds a file of n bytes to the build's output, failing when
-// the output grows past Limits.MaxOutputBytes.
+// the output grows past Limits.MaxOutputBytes, or past more files than the
+// source's, its pages' and the few of the build could make (each redirect
+// of the configuration writes files of its own).
 func (s *site) countOutput(name string, n int64) error {
+	l := s.opts.Limits
+	if l.MaxFiles > 0 && l.MaxPages > 0 {
+		if max := l.MaxFiles + 2*l.MaxPages + 64; s.written >= max {
+			var source string
+			if s.cfg != nil {
+				source = s.cfg.Source
+			}
+			return limits.Errorf(limits.MaxFiles, source, fmt.Sprint(l.MaxFiles),
+				"the site would have more than %d files (its files, two per page and per redirect)", max)
+		}
+	}
 	s.outBytes += n
 	if limits.Over(s.outBytes, s.opts.Limits.MaxOutputBytes) {
 		return limits.Errorf(limits.MaxOutputSize, "", limits.FormatSize(s.opts.Limits.MaxOutputBytes),
@@ -42,4 +57,11 @@ func (s *site) checkPages(source string, n int) error {
 		return limits.Errorf(limits.MaxPages, source, fmt.Sprint(max), "the navigation has %d pages", n)
 	}
 	return nil
+}
+
+// reserved reports whether f is in the folder of the build's own files,
+// _lectern/, in any case (a file system that ignores case would put it
+// there).
+func reserved(f string) bool {
+	return len(f) >= len(features.ScriptDir) && strings.EqualFold(f[:len(features.ScriptDir)], features.ScriptDir)
 }

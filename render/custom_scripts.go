@@ -1,12 +1,11 @@
 package render
 
 import (
-	"fmt"
-	"io/fs"
 	"sort"
 	"strings"
 
 	"lectern.dev/lectern/render/features"
+	"lectern.dev/lectern/render/limits"
 )
 
 // Custom scripts.
@@ -28,7 +27,7 @@ func (s *site) customScriptFiles() []string {
 	}
 	var out []string
 	for f := range s.files {
-		if strings.HasSuffix(strings.ToLower(f), ".js") && !strings.HasPrefix(f, "_lectern/") &&
+		if strings.HasSuffix(strings.ToLower(f), ".js") && !reserved(f) &&
 			!strings.HasPrefix(f, "node_modules/") && !strings.Contains(f, "/node_modules/") {
 			out = append(out, f)
 		}
@@ -40,9 +39,9 @@ func (s *site) customScriptFiles() []string {
 // writeCustomScripts writes the copies of the custom scripts.
 func (s *site) writeCustomScripts() error {
 	for _, f := range s.theme.customJS {
-		data, err := fs.ReadFile(s.src, f)
+		data, err := s.readFile(f)
 		if err != nil {
-			return fmt.Errorf("render: read %s: %w", f, err)
+			return limits.ReadError(f, err)
 		}
 		if err := s.write(features.CustomScriptDir+f, data); err != nil {
 			return err

@@ -166,3 +166,39 @@ func TestLimitPagesFilesAndOutput(t *testing.T) {
 		}
 	}
 }
+
+// Redirects write files of their own: a configuration cannot make a site
+// of more files than its source, pages and a few of the build's.
+func TestLimitOutputFiles(t *testing.T) {
+	t.Parallel()
+	var redirects []string
+	for i := range 300 {
+		redirects = append(redirects, fmt.Sprintf(`{"source": "/old/r%d", "destination": "/index"}`, i))
+	}
+	fsys := fstest.MapFS{
+		"docs.json": {Data: []byte(`{"name": "R", "navigation": {"pages": ["index"]}, "redirects": [` + strings.Join(redirects, ",") + `]}`)},
+		"index.mdx": {Data: []byte("---\ntitle: Home\n---\nHi\n")},
+	}
+	le := buildLimitErr(t, fsys, Options{Limits: limits.Limits{MaxFiles: 100, MaxPages: 50}}, limits.MaxFiles)
+	if le.File != "docs.json" {
+		t.Errorf("limit error names %q, want docs.json", le.File)
+	}
+	if _, err := Build(context.Background(), fsys, newMemOutput(), Options{}); err != nil {
+		t.Errorf("the default limits: %v", err)
+	}
+}
+
+// The folder of the build's own files is reserved in any case.
+func TestReservedFolderAnyCase(t *testing.T) {
+	t.Parallel()
+	res, out := build(t, "-- docs.json --\n{\"navigation\": {\"pages\": [\"index\"]}}\n-- index.mdx --\nhi\n-- _Lectern/x.js --\nalert(1)\n-- _LECTERN/custom/y.js --\nalert(2)\n",
+		Options{CustomScripts: true})
+	for name := range out.files {
+		if strings.EqualFold(name, "_lectern/x.js") || strings.HasSuffix(strings.ToLower(name), "custom/y.js") || strings.Contains(name, "_Lectern") {
+			t.Errorf("the source's %s was written", name)
+		}
+	}
+	if !strings.Contains(fmt.Sprint(res.Warnings), "_Lectern/x.js: not copied") {
+		t.Errorf("no warning for _Lectern/x.js: %v", res.Warnings)
+	}
+}

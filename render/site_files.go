@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"path"
 	"sort"
-	"strings"
 
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/limits"
@@ -137,7 +136,7 @@ func (s *site) writeSiteFiles() error {
 		if base == "docs.json" || base == "mint.json" {
 			continue
 		}
-		if generated[f] || strings.HasPrefix(f, "_lectern/") {
+		if generated[f] || reserved(f) {
 			s.w.Add(f, 0, "not copied: the build writes a file of the same name")
 			continue
 		}
