@@ -21,11 +21,9 @@ package buildproc
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"time"
 
-	"lectern.dev/lectern"
 	"lectern.dev/lectern/render"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/output"
@@ -139,15 +137,10 @@ func pause(ctx context.Context, d time.Duration) {
 
 // timeoutError is the limit error of a render that ran out of time.
 func timeoutError(d time.Duration) error {
-	return limitError(LimitTimeout, d.String(), "the build took longer than %s", d)
+	return limits.Errorf(LimitTimeout, "", d.String(), "the build took longer than %s", d)
 }
 
 // memoryError is the limit error of a render that ran out of memory.
 func memoryError(bytes int64) error {
-	return limitError(LimitMemory, limits.FormatSize(bytes), "the build needed more than %s of memory", limits.FormatSize(bytes))
-}
-
-func limitError(limit, max, format string, args ...any) error {
-	le := &limits.Error{Limit: limit, Max: max, Detail: fmt.Sprintf(format, args...)}
-	return &lectern.Error{Code: lectern.EINVALID, Message: le.Error(), Err: le}
+	return limits.Errorf(LimitMemory, "", limits.FormatSize(bytes), "the build needed more than %s of memory", limits.FormatSize(bytes))
 }

@@ -35,9 +35,6 @@ type Child struct {
 	Timeout time.Duration
 	// Memory bounds the child's heap; 0 means DefaultMemory.
 	Memory int64
-	// Env is the child's environment; nil means none but PATH, HOME and
-	// TMPDIR, so that the server's settings and secrets stay with it.
-	Env []string
 }
 
 var _ Builder = (*Child)(nil)
@@ -88,10 +85,7 @@ func (c *Child) Build(ctx context.Context, req Request, progress func(done, tota
 	}
 	args := append(append([]string(nil), c.Args...), "--memory", fmt.Sprint(memory))
 	cmd := exec.CommandContext(bctx, c.Exe, args...)
-	cmd.Env = c.Env
-	if cmd.Env == nil {
-		cmd.Env = childEnv()
-	}
+	cmd.Env = childEnv()
 	isolate(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	in, err := json.Marshal(wireRequest{Request: req, BasePath: req.Options.BasePath, Export: req.Options.Export,

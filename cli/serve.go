@@ -166,6 +166,10 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	if f.bundleURLTTL < time.Second {
 		return fmt.Errorf("--bundle-url-ttl %s is shorter than a second", f.bundleURLTTL)
 	}
+	buildLimits, builder, err := f.builds.limits()
+	if err != nil {
+		return err
+	}
 
 	st, err := f.openStore(ctx, log)
 	if err != nil {
@@ -203,15 +207,11 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	var janitor *jobs.Janitor
 	if worker {
 		fetcher := &gitsource.Fetcher{Timeout: f.gitTimeout}
-		limits, builder, err := f.builds.limits()
-		if err != nil {
-			return err
-		}
 		handlers := map[string]jobs.Handler{
 			store.KindUpdate: &jobs.UpdateHandler{Log: log, Store: st, Bucket: bucket, Fetcher: fetcher, PageDelay: f.updatePageDelay,
-				SecretKey: secretKey, Builder: builder, Limits: limits},
+				SecretKey: secretKey, Builder: builder, Limits: buildLimits},
 			store.KindExport: &jobs.ExportHandler{Log: log, Store: st, Bucket: bucket, PageDelay: f.renderPageDelay,
-				Builder: builder, Limits: limits},
+				Builder: builder, Limits: buildLimits},
 		}
 		runner = jobs.NewRunner(log, st, handlers, jobs.Config{Workers: f.workers, LeaseFor: f.jobLease, DrainTimeout: f.shutdownTimeout},
 			jobs.NewMetrics(reg, st))
