@@ -173,12 +173,16 @@ func projectCmd(with withStore, e *env, keyOf func() (*secrets.Key, error)) *cob
 			if err != nil {
 				return err
 			}
+			_, _, pass, _ := splitUserinfo(p.RepoURL)
 			if err := setRepoCredentials(p, tokenFile, e.stdin, keyOf); err != nil {
 				return err
 			}
 			p.CustomScripts = customScripts
 			if err := st.CreateProject(ctx, p); err != nil {
 				return err
+			}
+			if pass != "" {
+				fmt.Fprintln(e.stderr, "warning: --repo holds a password or token, which the process list and your shell's history show: give it with --repo-token-file next time, and replace the token if others can see them")
 			}
 			creds := ""
 			if p.RepoCredentials != "" {
@@ -196,7 +200,7 @@ func projectCmd(with withStore, e *env, keyOf func() (*secrets.Key, error)) *cob
 	fl.StringVar(&docsRoot, "docs-root", "/", "folder of the docs inside the repository")
 	fl.StringArrayVar(&domains, "domain", nil, "a domain of the site (repeatable; at least one)")
 	fl.StringVar(&depType, "deployment-type", "cloud", "cloud, client-hosted or air-gapped")
-	hf.register(fl, "the server's --public-url: its host is the server's own, which no project may use (give serve's --public-url and --reserved-hosts here, or in the same LECTERN_ variables or config file)")
+	hf.register(fl, "the server's --public-url: its host is the server's own, which no project may use (give serve's --public-url and --reserved-hosts here, or in the same LECTERN_PUBLIC_URL and LECTERN_RESERVED_HOSTS variables)")
 	fl.BoolVar(&customScripts, "custom-scripts", false, "load the repository's .js files on every page, as Mintlify does (off: the site runs none of them)")
 
 	var listOrg string

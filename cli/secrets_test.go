@@ -125,6 +125,9 @@ func TestRepoCredentials(t *testing.T) {
 		"in the URL":  create("url.acme.test", "", "--repo", "http://docs-bot:"+repoToken+"@"+host),
 		"JSON output": "",
 	}
+	if n := strings.Count(strings.Join(outputs, "\n"), "warning: --repo holds a password or token"); n != 1 {
+		t.Errorf("%d warnings about a token on the command line, want one (for the URL that holds it)", n)
+	}
 	out, errs, err := run("", "admin", "--data-dir", data, "--json", "project", "create", "--org", org, "--name", "Private",
 		"--domain", "json.acme.test", "--repo", "http://docs-bot@"+host, "--repo-token-file", tokenFile)
 	if err != nil {

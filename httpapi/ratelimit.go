@@ -89,6 +89,7 @@ func (l *limiter) take(key string, now time.Time) (ok bool, remaining int, reset
 			}
 		}
 		l.sweep = now
+		b = l.buckets[key] // the sweep may have forgotten key's bucket
 	}
 	if full && len(l.buckets) >= maxBuckets {
 		// Keys are client addresses, which a flood can invent: past

@@ -31,7 +31,7 @@ import (
 const KeySize = 32
 
 // CreateHint tells an operator how to create a key.
-const CreateHint = `create one with "head -c 32 /dev/urandom | base64 > secret.key && chmod 600 secret.key"`
+const CreateHint = `create one with "(umask 077; head -c 32 /dev/urandom | base64 > secret.key)"`
 
 // sealPrefix starts every sealed value.
 const sealPrefix = "v1."
@@ -97,29 +97,35 @@ func ReadFile(path string) (*Key, error) {
 	return k, nil
 }
 
-// LoadOrCreateFile reads the key file at path, creating it (mode 0600,
-// exclusively, so concurrent starters agree on one key) with a new key
-// when it does not exist. created reports whether this call wrote it.
+// LoadOrCreateFile reads the key file at path, creating it (mode 0600, as
+// os.CreateTemp makes files)
+// with a new key when it does not exist. The new key is written whole to a
+// file of its own, then linked to path, which fails when another process
+// linked its key first: concurrent starters agree on one key, and none
+// reads a file half written. created reports whether this call made it.
 func LoadOrCreateFile(path string) (k *Key, created bool, err error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return nil, false, fmt.Errorf("secret key file: %w", err)
 		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		switch {
+		f, err := os.CreateTemp(filepath.Dir(path), ".secret.key-*")
+		if err != nil {
+			return nil, false, fmt.Errorf("secret key file: %w", err)
+		}
+		defer os.Remove(f.Name())
+		text := Generate() + "\n"
+		_, werr := f.WriteString(text)
+		if err := errors.Join(werr, f.Sync(), f.Close()); err != nil {
+			return nil, false, fmt.Errorf("secret key file: %w", err)
+		}
+		switch err := os.Link(f.Name(), path); {
 		case err == nil:
-			text := Generate() + "\n"
-			_, werr := f.WriteString(text)
-			if err := errors.Join(werr, f.Sync(), f.Close()); err != nil {
-				os.Remove(path)
-				return nil, false, fmt.Errorf("secret key file: %w", err)
-			}
 			k, err := Parse(text)
 			return k, true, err
 		case !errors.Is(err, os.ErrExist):
 			return nil, false, fmt.Errorf("secret key file: %w", err)
 		}
-		// Another process created it just now: read theirs.
+		// Another process made it just now: read theirs.
 	}
 	k, err = ReadFile(path)
 	return k, false, err

@@ -82,14 +82,6 @@ func New(log *slog.Logger, st Resolver, bucket *blob.Bucket) *Server {
 	return &Server{log: log, store: st, bucket: bucket, hosts: map[string]hostEntry{}, last: map[string]lookup{}}
 }
 
-// hostname returns the lower-case host of a Host header, without port.
-func hostname(host string) string {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	return strings.TrimSuffix(strings.ToLower(host), ".")
-}
-
 // resolve reads the host's project and live deployment from the store.
 // When the store fails (not ENOTFOUND), it answers with the host's last
 // successful lookup, if any, and otherwise returns the error; for cacheFor
@@ -165,7 +157,7 @@ func (s *Server) remember(h string, l lookup) {
 // be looked up and was never seen is not served here: its requests go to
 // the API, which answers them as it answers any unknown path.
 func (s *Server) Serves(ctx context.Context, host string) bool {
-	h := hostname(host)
+	h := lectern.HostName(host)
 	s.mu.Lock()
 	e, ok := s.hosts[h]
 	s.mu.Unlock()
@@ -189,7 +181,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	e, err := s.resolve(r.Context(), hostname(r.Host))
+	e, err := s.resolve(r.Context(), lectern.HostName(r.Host))
 	if err != nil {
 		unavailable(w)
 		return
