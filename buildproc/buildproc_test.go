@@ -96,7 +96,7 @@ func TestChildBuilds(t *testing.T) {
 
 func TestChildLimits(t *testing.T) {
 	t.Parallel()
-	// A limit of the render comes back as the same LimitError.
+	// A limit of the render comes back as the same limits.Error.
 	src := site(t, pages(5))
 	_, err := child(t, 0, time.Minute).Build(context.Background(), buildproc.Request{Src: src, Out: filepath.Join(t.TempDir(), "o"),
 		Options: render.Options{Limits: limits.Limits{MaxPages: 3}}}, nil)

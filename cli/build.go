@@ -288,7 +288,7 @@ func isBuildFailure(err error) bool {
 }
 
 // buildAndSwap builds into a new folder beside out, with the previous
-// output as DirOutput.Prev when there is a cache (unchanged pages are
+// output as output.Dir.Prev when there is a cache (unchanged pages are
 // linked from it), and replaces out with it when the build succeeds; the
 // old folder is removed only after.
 func (f *buildFlags) buildAndSwap(out, cacheDir string, build func(render.Output) (*render.Result, error)) (*render.Result, error) {

@@ -47,7 +47,7 @@ const maxXMLCheck = 16 << 20
 // activeXML says why the XML document data could run script when opened
 // directly ("" when it cannot): a script, handler or listener element,
 // foreignObject (which holds HTML), an event handler or srcdoc attribute,
-// a URL of a scheme urlAllowed refuses, an animation of a link or a
+// a URL of a scheme safe.URLAllowed refuses, an animation of a link or a
 // handler, a style sheet processing instruction (XSLT), an entity
 // declaration, or markup that cannot be read.
 func activeXML(data []byte) string {

@@ -41,7 +41,7 @@ type Options struct {
 	// same output.Dir re-renders only the pages whose inputs changed: the
 	// page's source, the snippets it imports, its section's sidebar and
 	// its neighbours' titles. A change of the configuration, the options,
-	// the set of files, any non-page file or the components.Renderer rebuilds all.
+	// the set of files, any non-page file or the renderer rebuilds all.
 	// The output is the same as that of a build without a cache.
 	CacheDir string
 	// AllowRemote lets the build fetch OpenAPI documents named by an
@@ -49,7 +49,7 @@ type Options struct {
 	AllowRemote bool
 	// Features are the optional features the pages include, each marked
 	// so that features.Site.Transform can remove it later (render/features);
-	// nil means DefaultSiteFeatures (search and the "Try it" playground).
+	// nil means features.Default() (search and the "Try it" playground).
 	// A feature that is off leaves no trace: without Playground, OpenAPI
 	// pages have no "Try it" form and _lectern/playground.js is not
 	// written. AssistantURL and AnalyticsURL, when set, are written into
@@ -62,7 +62,7 @@ type Options struct {
 	// inside the source, which would otherwise be copied into the next
 	// output as files of the site.
 	Exclude []string
-	// Limits bound what the build may read, expand and write (limits.go);
+	// Limits bound what the build may read, expand and write (render/limits);
 	// the zero value is limits.Default.
 	Limits limits.Limits
 	// CustomScripts makes every page load the source's .js files, as
@@ -145,7 +145,7 @@ type site struct {
 	sections []*config.Nav
 	mermaid  *mermaidUse   // whether a page has a mermaid diagram (mermaid.go)
 	api      *apiState     // OpenAPI documents and generated pages (openapi_page.go)
-	limit    *limits.State // the first limit exceeded while rendering (limits.go)
+	limit    *limits.State // the first limit exceeded while rendering (render/limits)
 	outBytes int64         // bytes written, against Limits.MaxOutputBytes
 }
 

@@ -27,7 +27,7 @@ import (
 // (front matter, title, warnings); for each copied non-page file, its
 // source's stamp and its output file. A page is reused when:
 //
-//   - the build's key is the same: cache format, components.Renderer binary (path,
+//   - the build's key is the same: cache format, renderer binary (path,
 //     size, modification time), options, configuration file, the list of
 //     source files and the size and modification time of every non-page
 //     file (a new page, a removed one, a changed image or spec rebuilds
@@ -149,7 +149,7 @@ type cacheManifest struct {
 	Updating bool
 	// Dir is the output folder the build wrote into.
 	Dir fileID
-	// Tool identifies the format and the components.Renderer binary: the source
+	// Tool identifies the format and the renderer binary: the source
 	// records are used only when it matches; Key covers all of the
 	// build's inputs: the page records are used only when it matches.
 	Tool, Key string
@@ -248,7 +248,7 @@ type fileStamp struct {
 type buildCache struct {
 	dir  string
 	prev *cacheManifest // nil when absent or of another key
-	// last is the previous manifest as read, whatever its components.Renderer: the
+	// last is the previous manifest as read, whatever its renderer: the
 	// files it lists are removed from an output updated in place.
 	last *cacheManifest
 	next *cacheManifest

@@ -295,7 +295,7 @@ func (d *decBuf) stamp() fileStamp {
 func (d *decBuf) file() output.FileInfo { return output.FileInfo{Size: d.int(), ModTime: d.int()} }
 
 // head decodes the fields before the records: format, state,
-// folder, components.Renderer, key and start.
+// folder, renderer, key and start.
 func (d *decBuf) head() (*cacheManifest, bool) {
 	if d.str() != cacheFormat || d.bad || len(d.b) == 0 {
 		return nil, false

@@ -17,7 +17,7 @@ func sum(data []byte) string {
 	return hex.EncodeToString(h[:16])
 }
 
-// toolKey identifies the cache format and the components.Renderer binary.
+// toolKey identifies the cache format and the renderer binary.
 func toolKey() string {
 	key := cacheFormat
 	if exe, err := os.Executable(); err == nil {

@@ -20,7 +20,7 @@ import (
 type manifestState struct {
 	wait  func() (*cacheManifest, error)
 	once  sync.Once
-	m     *cacheManifest // nil when absent or from another components.Renderer
+	m     *cacheManifest // nil when absent or from another renderer
 	raw   *cacheManifest // as read: nil when absent or not decodable
 	index []byte         // the previous search index, as written
 	// indexFile is the file of index, open, or nil.
@@ -130,7 +130,7 @@ func checkOutputs(d output.Dir, m *cacheManifest, checks *sync.WaitGroup) {
 func (ms *manifestState) outputsChecked() { <-ms.checked }
 
 // get waits for the previous manifest; it is nil when it is absent or
-// was written by another components.Renderer. When it was left by an update of the
+// was written by another renderer. When it was left by an update of the
 // output that did not finish, only its source records are kept.
 func (ms *manifestState) get() (*cacheManifest, error) {
 	ms.once.Do(func() {
@@ -216,7 +216,7 @@ func markUpdating(dir string, last *cacheManifest) error {
 }
 
 // UpdateReady reports whether the cache in cacheDir describes a finished
-// build by this components.Renderer into the folder dir, as it is now (same device
+// build by this renderer into the folder dir, as it is now (same device
 // and inode). A build into output.Dir{Dir: dir, Update: true} with that
 // cache then renders and writes only what changed and removes what the
 // source no longer produces. When it is false, lectern build builds a new

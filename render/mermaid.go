@@ -44,8 +44,8 @@ func (s *site) withMermaid(body, outName string) string {
 	if s.mermaid != nil {
 		s.mermaid.used.Store(true)
 	}
-	return body + `<script src="` + html.EscapeString(s.assetURL(outName, mermaidLibFile)) + `" defer></script>` +
-		`<script src="` + html.EscapeString(s.assetURL(outName, mermaidInit)) + `" defer></script>` + "\n"
+	return body + `<script src="` + html.EscapeString(s.links.AssetURL(outName, mermaidLibFile)) + `" defer></script>` +
+		`<script src="` + html.EscapeString(s.links.AssetURL(outName, mermaidInit)) + `" defer></script>` + "\n"
 }
 
 // mermaidUse records whether a page of the build has a diagram; the page

@@ -91,7 +91,7 @@ func (s *site) openAPIBody(r *components.Renderer, p *page, mod *mdx.Module, con
 		st.playground = true
 		st.mu.Unlock()
 		// The script, marked like the form (render/features).
-		return res.HTML + openapi.PlaygroundBegin + `<script src="` + html.EscapeString(s.assetURL(r.Out(), features.PlaygroundJSFile)) + `" defer></script>` +
+		return res.HTML + openapi.PlaygroundBegin + `<script src="` + html.EscapeString(s.links.AssetURL(r.Out(), features.PlaygroundJSFile)) + `" defer></script>` +
 			openapi.PlaygroundEnd + "\n"
 	}
 	return res.HTML

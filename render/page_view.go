@@ -111,29 +111,29 @@ func (t *theme) view(outName string, p *page) *pageView {
 	s := t.s
 	v := &pageView{
 		SiteName:   s.cfg.Name,
-		StyleURL:   s.assetURL(outName, "_lectern/style.css"),
-		ScriptURL:  s.assetURL(outName, "_lectern/site.js"),
-		InitURL:    s.assetURL(outName, "_lectern/theme-init.js"),
-		SearchURL:  s.assetURL(outName, features.SearchIndexJSFile),
-		HomeURL:    s.urlFor(outName, links.Target{Kind: links.Page}),
+		StyleURL:   s.links.AssetURL(outName, "_lectern/style.css"),
+		ScriptURL:  s.links.AssetURL(outName, "_lectern/site.js"),
+		InitURL:    s.links.AssetURL(outName, "_lectern/theme-init.js"),
+		SearchURL:  s.links.AssetURL(outName, features.SearchIndexJSFile),
+		HomeURL:    s.links.URL(outName, links.Target{Kind: links.Page}),
 		PrimaryHex: t.primary,
 	}
 	for _, f := range t.customJS {
-		v.CustomScripts = append(v.CustomScripts, s.assetURL(outName, features.CustomScriptDir+f))
+		v.CustomScripts = append(v.CustomScripts, s.links.AssetURL(outName, features.CustomScriptDir+f))
 	}
 	v.Features = s.opts.features()
 	if s.opts.Export {
 		v.CSP = v.Features.MetaContentSecurityPolicy()
 	}
 	if v.Features.Search {
-		v.SearchJSURL = s.assetURL(outName, features.SearchJSFile)
+		v.SearchJSURL = s.links.AssetURL(outName, features.SearchJSFile)
 	}
 	if v.Features.Assistant {
-		v.AssistantJSURL = s.assetURL(outName, features.AssistantJSFile)
+		v.AssistantJSURL = s.links.AssetURL(outName, features.AssistantJSFile)
 		v.AssistantMeta = template.HTML(features.MetaTag(features.AssistantMetaName, v.Features.AssistantURL))
 	}
 	if v.Features.Analytics {
-		v.AnalyticsJSURL = s.assetURL(outName, features.AnalyticsJSFile)
+		v.AnalyticsJSURL = s.links.AssetURL(outName, features.AnalyticsJSFile)
 		v.AnalyticsMeta = template.HTML(features.MetaTag(features.AnalyticsMetaName, v.Features.AnalyticsURL))
 	}
 	v.RootURL = v.HomeURL
@@ -145,13 +145,13 @@ func (t *theme) view(outName string, p *page) *pageView {
 		v.LogoHref, _ = t.configLink(outName, t.logoHref)
 	}
 	if t.favicon != "" {
-		v.Favicon = s.assetURL(outName, t.favicon)
+		v.Favicon = s.links.AssetURL(outName, t.favicon)
 	}
 	if t.logoLight != "" {
-		v.LogoLight = s.assetURL(outName, t.logoLight)
+		v.LogoLight = s.links.AssetURL(outName, t.logoLight)
 	}
 	if t.logoDark != "" {
-		v.LogoDark = s.assetURL(outName, t.logoDark)
+		v.LogoDark = s.links.AssetURL(outName, t.logoDark)
 	}
 	nav := t.links(outName, s.cfg.NavbarLinks)
 	if t.navbarPrimary && len(nav) > 0 {
@@ -197,7 +197,7 @@ func (t *theme) view(outName string, p *page) *pageView {
 			}
 			l := linkView{Label: c.Label, Icon: c.Icon, Active: c == n}
 			if first := c.FirstPage(); first != "" {
-				l.URL = s.pageURL(outName, first)
+				l.URL = s.links.PageURL(outName, first)
 			} else if c.Href != "" {
 				l.URL, l.External = t.configLink(outName, c.Href)
 			} else {
@@ -239,7 +239,7 @@ func (t *theme) breadcrumbs(outName string, p *page, chain []*config.Nav) []link
 		case n.IsDivision():
 			l := linkView{Label: n.Label}
 			if first := n.FirstPage(); first != "" {
-				l.URL = t.s.pageURL(outName, first)
+				l.URL = t.s.links.PageURL(outName, first)
 			}
 			out = append(out, l)
 		case n.Kind == config.NavGroup:
@@ -271,9 +271,9 @@ func (t *theme) configLink(outName, href string) (u string, external bool) {
 		t.s.cfg.Warn(t.s.w, href, "link %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed", mdx.FirstLine(href, 60))
 		return "#", false
 	}
-	tg := t.s.resolve("", href)
+	tg := t.s.links.Resolve("", href)
 	if tg.Kind == links.Missing {
 		t.s.cfg.Warn(t.s.w, href, "broken link %q: %s", href, tg.Reason)
 	}
-	return safeHref(t.s.urlFor(outName, tg)), tg.Kind == links.External
+	return safeHref(t.s.links.URL(outName, tg)), tg.Kind == links.External
 }

@@ -59,7 +59,7 @@ func (s *site) redirectPages() []siteFile {
 		if !s.opts.Export {
 			names = append(names, base+"/index.html")
 		}
-		tg := s.resolve("", r.Destination)
+		tg := s.links.Resolve("", r.Destination)
 		if tg.Kind == links.Missing {
 			s.cfg.Warn(s.w, r.Destination, "redirect destination %q (from %q) not found: %s; no redirect page is written", r.Destination, r.Source, tg.Reason)
 			continue
@@ -69,7 +69,7 @@ func (s *site) redirectPages() []siteFile {
 				continue
 			}
 			taken[name] = true
-			u := safeHref(s.urlFor(name, tg))
+			u := safeHref(s.links.URL(name, tg))
 			canonical := u
 			if s.opts.SiteURL != "" && tg.Kind == links.Page {
 				canonical = s.canonicalURL(tg.Path) + tg.Suffix

@@ -146,7 +146,7 @@ func (s *site) compileWildcard(r config.Redirect) (wildcardRule, error) {
 	}
 	if !w.External && !params {
 		// A fixed destination is checked now, as for exact redirects.
-		if tg := s.resolve("", dest); tg.Kind == links.Missing {
+		if tg := s.links.Resolve("", dest); tg.Kind == links.Missing {
 			return w, fmt.Errorf("redirect destination %q (from %q) not found: %s; no redirect is written", r.Destination, r.Source, tg.Reason)
 		}
 	}
@@ -189,7 +189,7 @@ func (s *site) redirectConfig(warn func(r config.Redirect, field string, err err
 			if _, dup := c.Exact[src]; dup {
 				continue
 			}
-			tg := s.resolve("", r.Destination)
+			tg := s.links.Resolve("", r.Destination)
 			if tg.Kind == links.Missing || !safe.URLAllowed(r.Destination, false) {
 				continue // a javascript: or data: destination: no redirect (redirectPages writes "#")
 			}
@@ -221,7 +221,7 @@ func (s *site) redirectConfig(warn func(r config.Redirect, field string, err err
 // rootRelativeURL is the URL of t relative to the site's root ("" for the
 // home page), or t's URL when it is on another host.
 func (s *site) rootRelativeURL(t links.Target) string {
-	u := s.urlFor("index.html", t) // a file at the root: relative to it in the export form
+	u := s.links.URL("index.html", t) // a file at the root: relative to it in the export form
 	if t.Kind == links.External || s.opts.Export {
 		return u
 	}
@@ -250,5 +250,5 @@ func (s *site) redirectScriptTag() string {
 	if s.redirectConfig(nil) == nil {
 		return ""
 	}
-	return `<script src="` + html.EscapeString(s.assetURL("404.html", redirectsScriptFile)) + `"></script>`
+	return `<script src="` + html.EscapeString(s.links.AssetURL("404.html", redirectsScriptFile)) + `"></script>`
 }

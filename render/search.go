@@ -15,7 +15,7 @@ func (s *site) searchEntry(p *page, body string, toc []search.TOCItem) search.En
 	if g := s.entries[p.path].Groups; len(g) > 0 {
 		group = g[len(g)-1]
 	}
-	return search.NewEntry(p.path, s.pageURL("index.html", p.path), p.title, p.fm.Description, group, p.fm.Keywords, body, toc)
+	return search.NewEntry(p.path, s.links.PageURL("index.html", p.path), p.title, p.fm.Description, group, p.fm.Keywords, body, toc)
 }
 
 // searchIndex is the JSON of _lectern/search-index.json: every page that is

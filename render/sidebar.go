@@ -265,7 +265,7 @@ func (t *theme) sideItems(nodes []*config.Nav, outName, show string) []*sideItem
 			if p == nil || p.fm.Hidden && n.Page != show {
 				continue
 			}
-			out = append(out, &sideItem{Label: t.navLabel(p), URL: t.s.pageURL(outName, n.Page), Icon: p.fm.Icon, Page: n.Page})
+			out = append(out, &sideItem{Label: t.navLabel(p), URL: t.s.links.PageURL(outName, n.Page), Icon: p.fm.Icon, Page: n.Page})
 		case n.Kind == config.NavLink:
 			u, ext := t.configLink(outName, n.Href)
 			out = append(out, &sideItem{Label: n.Label, URL: u, Icon: n.Icon, External: ext})

@@ -130,12 +130,12 @@ func (t *theme) flattenSidebar(w *sidebarWindow, nodes []*config.Nav, parent, de
 			w.pages = append(w.pages, len(w.entries))
 			w.entries = append(w.entries, e)
 		case n.Kind == config.NavLink:
-			w.entries = append(w.entries, sideEntry{label: n.Label, link: t.s.resolve("", n.Href), group: parent})
+			w.entries = append(w.entries, sideEntry{label: n.Label, link: t.s.links.Resolve("", n.Href), group: parent})
 		case len(n.Children) > 0:
 			w.groups = append(w.groups, sideGroup{label: n.Label, icon: n.Icon, parent: parent, depth: depth})
 			t.flattenSidebar(w, n.Children, len(w.groups)-1, depth+1)
 		case n.Href != "":
-			w.entries = append(w.entries, sideEntry{label: n.Label, link: t.s.resolve("", n.Href), group: parent})
+			w.entries = append(w.entries, sideEntry{label: n.Label, link: t.s.links.Resolve("", n.Href), group: parent})
 		}
 	}
 }
@@ -275,9 +275,9 @@ func writeSideLink(b *strings.Builder, s *site, outName string, e *sideEntry, cu
 	var u string
 	external := false
 	if e.page != "" {
-		u = s.pageURL(outName, e.page)
+		u = s.links.PageURL(outName, e.page)
 	} else {
-		u, external = s.urlFor(outName, e.link), e.link.Kind == links.External
+		u, external = s.links.URL(outName, e.link), e.link.Kind == links.External
 	}
 	b.WriteString(`<li><a href="`)
 	b.WriteString(html.EscapeString(safeHref(u)))
@@ -302,9 +302,9 @@ func (w *sidebarWindow) more(b *strings.Builder, s *site, outName string, from, 
 	pages := sort.SearchInts(w.pages, to) - first
 	var u string
 	if pages > 0 {
-		u = s.pageURL(outName, w.entries[w.pages[first]].page)
+		u = s.links.PageURL(outName, w.entries[w.pages[first]].page)
 	} else {
-		u = s.urlFor(outName, w.entries[from].link)
+		u = s.links.URL(outName, w.entries[from].link)
 	}
 	what := " more page"
 	if pages != to-from {

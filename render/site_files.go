@@ -26,7 +26,7 @@ func (s *site) write(name string, data []byte) error {
 	return nil
 }
 
-// WriteParts sends one file, as parts of the previous search index and
+// writeParts sends one file, as parts of the previous search index and
 // new bytes, to the output (buildCache.searchParts).
 func (s *site) writeParts(name string, parts []output.Part) error {
 	var n int64

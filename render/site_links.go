@@ -25,8 +25,3 @@ func (s *site) newLinks() *links.Resolver {
 	}
 	return r
 }
-
-func (s *site) resolve(fromPage, href string) links.Target   { return s.links.Resolve(fromPage, href) }
-func (s *site) urlFor(fromOut string, t links.Target) string { return s.links.URL(fromOut, t) }
-func (s *site) pageURL(fromOut, page string) string          { return s.links.PageURL(fromOut, page) }
-func (s *site) assetURL(fromOut, file string) string         { return s.links.AssetURL(fromOut, file) }

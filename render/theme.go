@@ -134,7 +134,7 @@ func (t *theme) configFile(p, what string) string {
 	if p == "" {
 		return ""
 	}
-	tg := t.s.resolve("", p)
+	tg := t.s.links.Resolve("", p)
 	switch tg.Kind {
 	case links.File:
 		return tg.Path
@@ -211,10 +211,10 @@ func (t *theme) page(p *page, outName, body string, toc []search.TOCItem) []byte
 	if i, ok := t.index[p]; ok {
 		order := t.s.order
 		if i > 0 {
-			v.Prev = &linkView{Label: t.navLabel(order[i-1]), URL: t.s.pageURL(outName, order[i-1].path)}
+			v.Prev = &linkView{Label: t.navLabel(order[i-1]), URL: t.s.links.PageURL(outName, order[i-1].path)}
 		}
 		if i+1 < len(order) {
-			v.Next = &linkView{Label: t.navLabel(order[i+1]), URL: t.s.pageURL(outName, order[i+1].path)}
+			v.Next = &linkView{Label: t.navLabel(order[i+1]), URL: t.s.links.PageURL(outName, order[i+1].path)}
 		}
 	}
 	return t.execute(v)

@@ -131,7 +131,7 @@ func (r *Renderer) flow(nodes []*mdx.Node, sc *mdx.Scope, o flowOpts) string {
 	return out
 }
 
-// markdownText renders Markdown that is not MDX, such as an OpenAPI
+// MarkdownText renders Markdown that is not MDX, such as an OpenAPI
 // description: braces are text, and HTML tags are read as elements, so
 // that they are checked as they are in pages.
 func (r *Renderer) MarkdownText(src string, sc *mdx.Scope) string {
@@ -437,7 +437,7 @@ func New(env *Env, file, page, out string) *Renderer {
 	return &Renderer{env: env, file: file, page: page, out: out, ids: markdown.NewHeadingIDs()}
 }
 
-// module renders a parsed file as the page's content.
+// Module renders a parsed file as the page's content.
 func (r *Renderer) Module(mod *mdx.Module) string {
 	return r.flow(mod.Nodes, &mdx.Scope{Mod: mod}, flowOpts{})
 }

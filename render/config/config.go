@@ -45,7 +45,7 @@ type Config struct {
 	data []byte // the file, to find the line of a value
 }
 
-// warn reports a problem with a value of the configuration, on the line
+// Warn reports a problem with a value of the configuration, on the line
 // where the value (a string) first appears.
 func (c *Config) Warn(w *diag.Warner, value, format string, args ...any) {
 	(&cfgWarner{w: w, file: c.Source, data: c.data}).warn(value, format, args...)

@@ -65,7 +65,7 @@ type NavEntry struct {
 	Division string
 }
 
-// hasOpenAPI reports whether a node of n has an "openapi" key.
+// HasOpenAPI reports whether a node of n has an "openapi" key.
 func (n *Nav) HasOpenAPI() bool {
 	if n.OpenAPI != nil {
 		return true

@@ -21,7 +21,7 @@ func NewRedirectTable(list []Redirect) *RedirectTable {
 	return t
 }
 
-// match returns the destination for path p ("/a/b"), with :params filled.
+// Match returns the destination for path p ("/a/b"), with :params filled.
 func (t *RedirectTable) Match(p string) (string, bool) {
 	if d, ok := t.exact[p]; ok {
 		return d, true

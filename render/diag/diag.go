@@ -32,14 +32,14 @@ func (w Warning) String() string {
 type Warner struct {
 	list []Warning
 	seen map[Warning]bool
-	// mute suppresses warnings while positive (a second render of a page).
+	// Mute suppresses warnings while positive (a second render of a page).
 	Mute    int
 	perFile map[string]int
 }
 
-// MaxWarningsPerFile bounds the warnings kept for one file; a summary
+// maxWarningsPerFile bounds the warnings kept for one file; a summary
 // warning says when more were left out.
-const MaxWarningsPerFile = 50
+const maxWarningsPerFile = 50
 
 // MaxMessage bounds a warning's message, which may quote the source (a
 // link, an import, a page name) in bytes.
@@ -60,15 +60,15 @@ func (w *Warner) Add(file string, line int, format string, args ...any) {
 	w.seen[wa] = true
 	w.perFile[file]++
 	switch n := w.perFile[file]; {
-	case n == MaxWarningsPerFile+1:
+	case n == maxWarningsPerFile+1:
 		wa = Warning{File: file, Message: "more warnings for this file were left out"}
-	case n > MaxWarningsPerFile:
+	case n > maxWarningsPerFile:
 		return
 	}
 	w.list = append(w.list, wa)
 }
 
-// sorted returns the warnings grouped by file, files in the order their
+// Sorted returns the warnings grouped by file, files in the order their
 // first warning was found, and by line within a file.
 func (w *Warner) Sorted() []Warning {
 	order := map[string]int{}
@@ -87,17 +87,17 @@ func (w *Warner) Sorted() []Warning {
 	return out
 }
 
-// merge adds warnings found by a page's own Warner, as if they had been
+// Merge adds warnings found by a page's own Warner, as if they had been
 // found by w: once each, at most MaxWarningsPerFile per file.
 func (w *Warner) Merge(list []Warning) {
 	for _, wa := range list {
-		if wa.Line == 0 && wa.Message == MoreWarningsMessage {
+		if wa.Line == 0 && wa.Message == moreWarningsMessage {
 			// The page alone had more than the limit for this file: w
 			// has (at least) as many.
 			if w.seen == nil {
 				w.seen, w.perFile = map[Warning]bool{}, map[string]int{}
 			}
-			w.perFile[wa.File] = max(w.perFile[wa.File], MaxWarningsPerFile)
+			w.perFile[wa.File] = max(w.perFile[wa.File], maxWarningsPerFile)
 		}
 		w.Add(wa.File, wa.Line, "%s", wa.Message)
 	}
@@ -105,7 +105,7 @@ func (w *Warner) Merge(list []Warning) {
 
 // moreWarningsMessage is the summary Warner.Add puts after the last
 // warning kept for a file.
-const MoreWarningsMessage = "more warnings for this file were left out"
+const moreWarningsMessage = "more warnings for this file were left out"
 
 // List returns the warnings in the order they were found.
 func (w *Warner) List() []Warning { return w.list }

@@ -75,7 +75,7 @@ func All() Site {
 	return Site{Search: true, Assistant: true, Analytics: true, Playground: true}
 }
 
-// siteFeatureNames are the features with markup, in the table's order.
+// Names are the features with markup, in the table's order.
 var Names = []lectern.Feature{lectern.FeatureSearch, lectern.FeatureAssistant, lectern.FeatureAnalytics, lectern.FeaturePlayground}
 
 // Enabled reports whether feature name is on.
@@ -124,7 +124,7 @@ func EndMarker(f lectern.Feature) string      { return "<!--/lectern:" + string(
 func CSSBeginMarker(f lectern.Feature) string { return "/*lectern:" + string(f) + "*/" }
 func CSSEndMarker(f lectern.Feature) string   { return "/*/lectern:" + string(f) + "*/" }
 
-// neutralizeMarkers makes marker-like comments of page content inert
+// NeutralizeMarkers makes marker-like comments of page content inert
 // ("<!--lectern:" becomes "<!-- lectern:"), so that Transform finds only
 // the markers the build writes around the features' markup.
 func NeutralizeMarkers(s string) string {
@@ -223,7 +223,7 @@ func (f Site) Transform(name string, data []byte) (out []byte, keep bool, err er
 
 func (f Site) transformHTML(data []byte) []byte {
 	if bytes.Contains(data, []byte(cspMetaStart)) {
-		// An export page's policy (serving.go, MetaContentSecurityPolicy) becomes this site's.
+		// An export page's policy (MetaContentSecurityPolicy) becomes this site's.
 		meta := []byte(CSPMetaTag(f.MetaContentSecurityPolicy()))
 		data = cspMetaRE.ReplaceAllLiteral(data, meta)
 	}
@@ -241,7 +241,7 @@ func (f Site) transformHTML(data []byte) []byte {
 	})
 }
 
-// transformRegions removes the regions of the features that are off and
+// TransformRegions removes the regions of the features that are off and
 // the markers of those that are on (unless keepMarkers), passing the
 // content of each kept region through configure when it is not nil.
 func (f Site) TransformRegions(data []byte, begin, end func(lectern.Feature) string, keepMarkers bool, configure func(lectern.Feature, []byte) []byte) []byte {
@@ -348,7 +348,7 @@ func setMeta(region []byte, name, value string) []byte {
 	})
 }
 
-// metaTag is the meta element carrying an endpoint, as the layout writes
+// MetaTag is the meta element carrying an endpoint, as the layout writes
 // it and Transform rewrites it.
 func MetaTag(name, value string) string {
 	return `<meta name="` + name + `" content="` + html.EscapeString(value) + `">`
@@ -388,7 +388,7 @@ func (f Site) ContentSecurityPolicy() string {
 		"connect-src " + strings.Join(connect, " ") + "; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'"
 }
 
-// validateBuild checks the endpoints given to a build: they may be empty
+// ValidateBuild checks the endpoints given to a build: they may be empty
 // (Transform writes them later) but not of another kind than http(s).
 func (f Site) ValidateBuild() error {
 	for _, e := range []struct{ setting, raw string }{{"AssistantURL", f.AssistantURL}, {"AnalyticsURL", f.AnalyticsURL}} {

@@ -99,7 +99,7 @@ func metaPolicy(csp string) string {
 	return strings.Join(keep, "; ")
 }
 
-// rawHTMLCSP is the policy an export writes at the start of the
+// RawHTMLCSP is the policy an export writes at the start of the
 // repository's own HTML files (not pages of the navigation): nothing runs,
 // also when the bundle is opened from file:// or served by a static host
 // that sends no header.

@@ -29,7 +29,7 @@ import (
 // written after them. A build that renders every page writes a new file
 // with the blocks it used, leaving out those no page uses any more.
 //
-// The Markdown of a page is parsed per flow (renderer.markdown), which
+// The Markdown of a page is parsed per flow (components.Renderer.markdown), which
 // hands its build's store to each fenced code block of the tree it walks;
 // Write asks and tells that store (stored, record), nil in a
 // build without a cache.
@@ -157,7 +157,7 @@ func (cs *Store) read(rec []byte) (string, bool) {
 	return string(buf), true
 }
 
-// save writes the blocks highlighted in this build to the cache folder and
+// Save writes the blocks highlighted in this build to the cache folder and
 // returns the index of the next manifest. With all (every page was
 // rendered), the blocks no page used are left out: the blocks used are
 // written to a new file, as they are when the file is missing or too big.

@@ -1,6 +1,6 @@
 // Package icons draws the icons pages name ("rocket", "github",
 // "fa-brands fa-github") as inline SVG: SVG and HTML give an icon's
-// markup, Lookup its body and whether it is a brand logo, IsPath tells an
+// markup (a brand logo where the name is one), IsPath tells an
 // icon name from an image path.
 //
 // It knows nothing of components or the theme, which call it.
@@ -176,12 +176,12 @@ var faIcons = map[string]string{
 	"face-smiling-hands": "smile", "burger": "hamburger",
 }
 
-// Lookup returns the inner SVG of a named icon, or "" when the name
+// lookup returns the inner SVG of a named icon, or "" when the name
 // is unknown; brand says it is a filled brand logo rather than a stroked
 // Lucide icon. Font Awesome style prefixes ("fa-", "fa-brands fa-") are
 // ignored. Brand names come first, so that "apple" or "chrome" are the
 // logos, as in Font Awesome.
-func Lookup(name string) (body string, brand bool) {
+func lookup(name string) (body string, brand bool) {
 	n := strings.ToLower(strings.TrimSpace(name))
 	if i := strings.LastIndexByte(n, ' '); i >= 0 { // "fa-solid fa-rocket"
 		n = n[i+1:]
@@ -208,7 +208,7 @@ func Lookup(name string) (body string, brand bool) {
 // when the name is unknown. size is in pixels (0: the CSS decides, 1em by
 // default); color is a safe CSS colour or "".
 func SVG(name string, size int, color string) string {
-	body, brand := Lookup(name)
+	body, brand := lookup(name)
 	if body == "" {
 		return ""
 	}

@@ -16,7 +16,7 @@ func TestIconAliasesResolve(t *testing.T) {
 		}
 	}
 	for _, n := range []string{"rocket", "code", "terminal", "github", "book-open", "square-pen", "house", "mic", "edit", "help-circle"} {
-		if body, _ := Lookup(n); body == "" {
+		if body, _ := lookup(n); body == "" {
 			t.Errorf("icon %q missing", n)
 		}
 	}
@@ -34,17 +34,17 @@ func TestIconAliasesResolve(t *testing.T) {
 func TestBrandIcons(t *testing.T) {
 	t.Parallel()
 	for _, n := range []string{"openai", "anthropic", "github", "discord", "x-twitter", "youtube", "google", "apple", "docker", "python", "react", "aws", "whatsapp", "node-js", "hacker-news", "square-github", "fa-brands fa-github"} {
-		if body, brand := Lookup(n); body == "" || !brand {
+		if body, brand := lookup(n); body == "" || !brand {
 			t.Errorf("%q is not a brand icon", n)
 		}
 	}
 	// "x" is Font Awesome's letter X (Lucide's close icon), not the logo.
-	if _, brand := Lookup("x"); brand {
+	if _, brand := lookup("x"); brand {
 		t.Errorf(`icon "x" is a brand icon`)
 	}
 	if b, l := brandIcons()["apple"], lucideIcons()["apple"]; b == "" || l == "" {
 		t.Errorf("apple: brand %t, lucide %t", b != "", l != "")
-	} else if body, _ := Lookup("apple"); body != b {
+	} else if body, _ := lookup("apple"); body != b {
 		t.Errorf(`icon "apple" is not the logo`)
 	}
 	for name, body := range brandIcons() {

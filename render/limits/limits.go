@@ -100,7 +100,7 @@ func (l Limits) WithDefaults() Limits {
 	}
 }
 
-// over reports whether n exceeds the limit max: never when max is not
+// Over reports whether n exceeds the limit max: never when max is not
 // positive (no limit; zeros are replaced by defaults in Build).
 func Over[T int | int64](n, max T) bool { return max > 0 && n > max }
 
@@ -181,7 +181,7 @@ func ReadFile(fsys fs.FS, name string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s is a folder", name)
 	}
 	if Over(fi.Size(), max) {
-		return nil, FileTooLarge(name, fi.Size(), max)
+		return nil, fileTooLarge(name, fi.Size(), max)
 	}
 	r := io.Reader(f)
 	if max > 0 {
@@ -192,12 +192,12 @@ func ReadFile(fsys fs.FS, name string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	if Over(int64(buf.Len()), max) {
-		return nil, FileTooLarge(name, int64(buf.Len()), max)
+		return nil, fileTooLarge(name, int64(buf.Len()), max)
 	}
 	return buf.Bytes(), nil
 }
 
-func FileTooLarge(name string, size, max int64) error {
+func fileTooLarge(name string, size, max int64) error {
 	return Errorf(MaxFileSize, name, FormatSize(max), "the file is %s", FormatSize(size))
 }
 
@@ -219,7 +219,7 @@ func FormatSize(n int64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
-// readError wraps an error reading file of the source; limit errors are
+// ReadError wraps an error reading file of the source; limit errors are
 // returned as they are, since they already name the file.
 func ReadError(file string, err error) error {
 	if AsError(err) != nil {

@@ -35,7 +35,7 @@ type Inset struct {
 	Render func() string
 }
 
-// insetsKey holds the []Inset of the flow being parsed.
+// InsetsKey holds the []Inset of the flow being parsed.
 var InsetsKey = parser.NewContextKey()
 
 const insetOpen = "<mdx-"

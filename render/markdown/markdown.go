@@ -55,7 +55,7 @@ func newMarkdown() goldmark.Markdown {
 	)
 }
 
-// externalImageLink turns an image on another host into a link to it, so
+// ExternalImageLink turns an image on another host into a link to it, so
 // that pages load nothing from other hosts.
 func ExternalImageLink(img *ast.Image) ast.Node {
 	link := ast.NewLink()
@@ -73,7 +73,7 @@ func ExternalImageLink(img *ast.Image) ast.Node {
 	return link
 }
 
-// nodeLine returns the file line of an inline node: the line of needle in
+// NodeLine returns the file line of an inline node: the line of needle in
 // the enclosing block, or of the block itself.
 func NodeLine(n ast.Node, source []byte, lm *LineMap, needle string) int {
 	for p := n; p != nil; p = p.Parent() {
@@ -159,8 +159,8 @@ func slugify(s string) string {
 // writes them: ```lang title {1,3}.
 type codeRenderer struct{}
 
-// codeStoreAttr is the attribute of a fenced code block that holds the
-// build's store of highlighted code (renderer.markdown sets it when the
+// CodeStoreAttr is the attribute of a fenced code block that holds the
+// build's store of highlighted code (components.Renderer.markdown sets it when the
 // build has a cache).
 var CodeStoreAttr = []byte("lectern-code-store")
 

@@ -7,7 +7,7 @@ import (
 	"lectern.dev/lectern/render/diag"
 )
 
-// valueKind is the type of an evaluated expression.
+// ValueKind is the type of an evaluated expression.
 type ValueKind uint8
 
 const (
@@ -26,18 +26,18 @@ const (
 // never runs code.
 type Value struct {
 	Kind  ValueKind
-	S     string // vString, vNumber; the source of a vUnknown
+	S     string // VString, VNumber; the source of a VUnknown
 	B     bool
-	Items []Value // vArray; the values of a vObject
+	Items []Value // VArray; the values of a VObject
 	Keys  []string
-	Nodes []*Node // vNodes
-	Scope *Scope  // where vNodes are rendered
-	// inline is set for vNodes whose content is phrasing (a JSX attribute,
+	Nodes []*Node // VNodes
+	Scope *Scope  // where VNodes are rendered
+	// Inline is set for VNodes whose content is phrasing (a JSX attribute,
 	// or children that start on their open tag's line).
 	Inline bool
 }
 
-// str returns v as attribute text: "" for booleans, undefined, JSX and
+// Str returns v as attribute text: "" for booleans, undefined, JSX and
 // values that cannot be evaluated.
 func (v Value) Str() string {
 	switch v.Kind {
@@ -53,7 +53,7 @@ func (v Value) Str() string {
 	return ""
 }
 
-// truthy reports whether v counts as true, as in JavaScript.
+// Truthy reports whether v counts as true, as in JavaScript.
 func (v Value) Truthy() bool {
 	switch v.Kind {
 	case VString:
@@ -69,7 +69,7 @@ func (v Value) Truthy() bool {
 	return true
 }
 
-// field returns the Value of an object's key, or undefined.
+// Field returns the Value of an object's key, or undefined.
 func (v Value) Field(key string) Value {
 	for i, k := range v.Keys {
 		if k == key {
@@ -84,16 +84,16 @@ type Scope struct {
 	Vars   map[string]Value
 	Parent *Scope
 	Mod    *Module // the file whose text is being rendered
-	// jsx is set inside JavaScript (a component body or a JSX attribute):
+	// JSX is set inside JavaScript (a component body or a JSX attribute):
 	// text there is JSX text, not Markdown.
 	JSX bool
-	// line, when set, is where every warning about this text is reported:
+	// Line, when set, is where every warning about this text is reported:
 	// the text comes from elsewhere (an OpenAPI description) and its own
 	// lines are not lines of the file.
 	Line int
 }
 
-// pinnedLine returns the line warnings of sc are reported at, or 0 when
+// PinnedLine returns the line warnings of sc are reported at, or 0 when
 // they keep their own.
 func (sc *Scope) PinnedLine() int {
 	for s := sc; s != nil; s = s.Parent {
@@ -123,8 +123,8 @@ func (sc *Scope) Binding(name string) *Binding {
 	return nil
 }
 
-// eval evaluates the expression source src. It never fails: what it cannot
-// evaluate is a vUnknown holding the source.
+// Eval evaluates the expression source src. It never fails: what it cannot
+// evaluate is a VUnknown holding the source.
 func (sc *Scope) Eval(src string, line int, file string, w *diag.Warner) Value {
 	return sc.evalDepth(src, line, file, w, 0)
 }

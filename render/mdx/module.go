@@ -9,16 +9,16 @@ import (
 type Module struct {
 	File  string
 	Nodes []*Node
-	// names are the components and values the file can use: its imports
+	// Names are the components and values the file can use: its imports
 	// and its own exports.
 	Names map[string]*Binding
-	// exports are the file's exported components.
+	// Exports are the file's exported components.
 	Exports map[string]*Binding
 	// self is the Binding of the whole file as a snippet.
 	self *Binding
 }
 
-// whole returns the Binding that renders all of m, the same each time.
+// Whole returns the Binding that renders all of m, the same each time.
 func (m *Module) Whole() *Binding {
 	if m.self == nil {
 		m.self = &Binding{Kind: BSnippet, Mod: m}
@@ -26,7 +26,7 @@ func (m *Module) Whole() *Binding {
 	return m.self
 }
 
-// bindingKind says what a name in a Module refers to.
+// BindingKind says what a name in a Module refers to.
 type BindingKind uint8
 
 const (
@@ -37,8 +37,8 @@ const (
 
 type Binding struct {
 	Kind BindingKind
-	Mod  *Module // bSnippet: the snippet; bComponent: the defining file
-	// params of a component: destructured names with default
+	Mod  *Module // BSnippet: the snippet; BComponent: the defining file
+	// Params of a component: destructured names with default
 	// expressions, or the one name of a props object.
 	Params    []Param
 	PropsName string
@@ -220,7 +220,7 @@ func nextStatement(body string) int {
 	return -1
 }
 
-// lineEnd returns the offset of the newline ending the line holding i, or
+// LineEnd returns the offset of the newline ending the line holding i, or
 // len(s).
 func LineEnd(s string, i int) int {
 	if k := strings.IndexByte(s[i:], '\n'); k >= 0 {

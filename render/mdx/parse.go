@@ -6,7 +6,7 @@ import (
 	"lectern.dev/lectern/render/diag"
 )
 
-// nodeKind is the kind of an MDX tree Node.
+// NodeKind is the kind of an MDX tree Node.
 type NodeKind uint8
 
 const (
@@ -19,25 +19,25 @@ const (
 // Node is a Node of the tree the MDX scanner produces.
 type Node struct {
 	Kind NodeKind
-	// text is the Markdown of an nText Node, the source of an nExpr Node
-	// (without braces) or the HTML of an nRaw Node.
+	// Text is the Markdown of a TextNode, the source of an ExprNode
+	// (without braces) or the HTML of a RawNode.
 	Text string
 	Line int // line of the Node's first byte in its file
-	// name is the tag name of an element; "" for a fragment.
+	// Name is the tag name of an element; "" for a fragment.
 	Name     string
 	Attrs    []Attr
 	Children []*Node
-	// raw is the source between the tags, for elements whose content is
+	// Raw is the source between the tags, for elements whose content is
 	// kept literal (pre, code, Latex).
 	Raw string
-	// block is set for an element or expression that stands on its own
+	// Block is set for an element or expression that stands on its own
 	// lines.
 	Block bool
-	// inlineKids is set when the children start on the open tag's line.
+	// InlineKids is set when the children start on the open tag's line.
 	InlineKids bool
 }
 
-// attrKind says how an attribute's Value was written.
+// AttrKind says how an attribute's Value was written.
 type AttrKind uint8
 
 const (
@@ -46,7 +46,7 @@ const (
 	AttrBool                   // name alone
 )
 
-// attr is an attribute of an element.
+// Attr is an attribute of an element.
 type Attr struct {
 	Name string
 	Kind AttrKind
@@ -69,7 +69,7 @@ type Parser struct {
 	lineOff, lineNum int
 	mdx              bool
 	w                *diag.Warner
-	// esm receives import and export statements at the top level; nil
+	// ESM receives import and export statements at the top level; nil
 	// where they are not allowed.
 	ESM *ESMSink
 	// stopParen ends the top-level flow at a ')' (arrow function bodies).
@@ -81,7 +81,7 @@ type Parser struct {
 	noClose map[string]int
 	// exprs bounds the work of finding the ends of expressions.
 	exprs *exprLimiter
-	// fixedLine, when set, is the line of every Node and warning: the
+	// FixedLine, when set, is the line of every Node and warning: the
 	// text's own lines are not lines of the file (Scope.line).
 	FixedLine int
 }
@@ -248,7 +248,7 @@ func (p *Parser) ParseFlow(stack []string) (nodes []*Node, closed bool) {
 	return nodes, len(stack) == 0
 }
 
-// raw returns an nRaw Node for src[start:end].
+// raw returns a RawNode for src[start:end].
 func (p *Parser) raw(start, end int) *Node {
 	return &Node{Kind: RawNode, Text: p.src[start:end], Line: p.lineOf(start),
 		Block: onlySpaceBefore(p.src, start) && onlySpaceAfter(p.src, end)}

@@ -26,7 +26,7 @@ func isNameByte(c byte) bool {
 	return IsLetter(c) || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.' || c == '$'
 }
 
-// isComponentName reports whether a tag names a component rather than an
+// IsComponentName reports whether a tag names a component rather than an
 // HTML element: capitalised or dotted, as in JSX.
 func IsComponentName(name string) bool {
 	return name != "" && (isUpper(name[0]) || strings.Contains(name, "."))
@@ -39,7 +39,7 @@ var voidElements = map[string]bool{
 
 func IsVoid(name string) bool { return voidElements[name] }
 
-// keepsRawContent reports whether an element's content is kept literal.
+// KeepsRawContent reports whether an element's content is kept literal.
 func KeepsRawContent(name string) bool {
 	switch name {
 	case "pre", "code", "script", "style", "textarea", "Latex":
@@ -74,7 +74,7 @@ func RunLen(s string, i int, c byte) int {
 	return n
 }
 
-// codeSpanEnd finds the end of a code span whose opening run of n backticks
+// CodeSpanEnd finds the end of a code span whose opening run of n backticks
 // ends at i: after the next run of exactly n backticks before a blank line.
 // It returns -1 when there is none.
 func CodeSpanEnd(s string, i, n int) int {
@@ -418,7 +418,7 @@ type FenceState struct {
 
 var fenceOpenRE = regexp.MustCompile("^[ \t]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ \t]+)?(```+|~~~+)")
 
-// line reports whether line is part of a code fence (including its
+// Line reports whether line is part of a code fence (including its
 // opening and closing lines) and updates the state.
 func (f *FenceState) Line(line string) bool {
 	if f.n > 0 {

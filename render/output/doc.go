@@ -5,7 +5,7 @@
 // leaves a file alone when its content is unchanged, writes a file from
 // parts of another (Part: the search index spliced from the previous one),
 // and, for the rebuild cache, keeps or hard-links the files of a previous
-// build (Keeper, FileInfo). MapFile maps a file into memory read-only.
+// build (Keeper, FileInfo), reading kept files mapped into memory.
 //
 // It knows nothing of pages, MDX or the cache's records: names are clean
 // slash-separated paths relative to the site root, and data is bytes.

@@ -9,7 +9,7 @@ import (
 	"syscall"
 )
 
-// MapFile maps the file name, of size bytes, into memory read-only, and
+// mapFile maps the file name, of size bytes, into memory read-only, and
 // returns it open as well (to copy parts of it without reading them);
 // release unmaps and closes it (once, whoever calls it). Nothing may read
 // data or file after release,
@@ -17,7 +17,7 @@ import (
 // end would fault): it is used only for files a build replaces by renaming
 // another over them, or does not write (cache.go: the previous search
 // index).
-func MapFile(name string, size int64) (data []byte, file *os.File, release func(), err error) {
+func mapFile(name string, size int64) (data []byte, file *os.File, release func(), err error) {
 	if size <= 0 || int64(int(size)) != size {
 		return nil, nil, nil, errors.New("render: cannot map a file of this size")
 	}

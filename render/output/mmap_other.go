@@ -7,9 +7,9 @@ import (
 	"os"
 )
 
-// MapFile reads the file name, of size bytes (other systems than Linux do
+// mapFile reads the file name, of size bytes (other systems than Linux do
 // not map it, nor return it open; see cache_mmap_linux.go).
-func MapFile(name string, size int64) (data []byte, file *os.File, release func(), err error) {
+func mapFile(name string, size int64) (data []byte, file *os.File, release func(), err error) {
 	data, err = os.ReadFile(name)
 	if err != nil {
 		return nil, nil, nil, err

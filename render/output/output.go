@@ -202,7 +202,7 @@ func (d Dir) WriteParts(name string, parts []Part, src *os.File) error {
 	return renameInto(root, name, write)
 }
 
-// removeFiles removes the files names (slash-separated, relative) of Dir
+// RemoveFiles removes the files names (slash-separated, relative) of Dir
 // and then the folders they leave empty. It returns the names it could not
 // remove (a missing file counts as removed).
 func (d Dir) RemoveFiles(names []string) []string {
@@ -301,7 +301,7 @@ func (d Dir) ReadKept(name string, f FileInfo) (data []byte, file *os.File, rele
 		}
 		file := filepath.Join(dir, filepath.FromSlash(name))
 		if d.Update || dir == d.Prev {
-			if data, open, release, err := MapFile(file, f.Size); err == nil {
+			if data, open, release, err := mapFile(file, f.Size); err == nil {
 				return data, open, release, true
 			}
 		}

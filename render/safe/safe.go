@@ -30,7 +30,7 @@ var URLAttrs = map[string]bool{
 	"codebase": true, "archive": true, "classid": true, "icon": true, "profile": true, "itemtype": true,
 }
 
-// droppedAttrs are attributes that are never written: srcdoc makes an
+// DroppedAttrs are attributes that are never written: srcdoc makes an
 // iframe of HTML given inline, which runs its scripts.
 var DroppedAttrs = map[string]bool{"srcdoc": true}
 
@@ -44,17 +44,17 @@ var DroppedAttrs = map[string]bool{"srcdoc": true}
 // its decoded form must pass, so that a value decoded once more by
 // whoever reads the page does not turn into another scheme.
 func URLAllowed(u string, image bool) bool {
-	if !SchemeAllowed(u, image) {
+	if !schemeAllowed(u, image) {
 		return false
 	}
 	if strings.IndexByte(u, '&') >= 0 {
-		return SchemeAllowed(html.UnescapeString(u), image)
+		return schemeAllowed(html.UnescapeString(u), image)
 	}
 	return true
 }
 
-// SchemeAllowed is URLAllowed without decoding character references.
-func SchemeAllowed(u string, image bool) bool {
+// schemeAllowed is URLAllowed without decoding character references.
+func schemeAllowed(u string, image bool) bool {
 	scheme, rest, ok := Scheme(u)
 	if !ok {
 		return true
@@ -105,7 +105,7 @@ func SrcsetAllowed(s string) bool {
 	return URLAllowed(s, true)
 }
 
-// RawHTML returns the HTML of an nRaw node as a page may carry it. A
+// RawHTML returns the HTML of a RawNode (render/mdx) as a page may carry it. A
 // comment is kept only when it is one comment for browsers too: "--!>"
 // inside also ends a comment for them (what follows would be markup),
 // and an unterminated one would swallow the rest of the page. A stray

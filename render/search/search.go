@@ -34,7 +34,7 @@ var headingRE = regexp.MustCompile(`(?s)<h([23])[^>]*\sid="([^"]+)"[^>]*>(.*?)</
 func TOC(body string) []TOCItem {
 	var out []TOCItem
 	for _, m := range headingRE.FindAllStringSubmatch(body, -1) {
-		text := Text(m[3])
+		text := text(m[3])
 		if text == "" {
 			continue
 		}
@@ -47,10 +47,10 @@ func TOC(body string) []TOCItem {
 	return out
 }
 
-// Text returns the text of an HTML fragment, tags dropped, entities
+// text returns the text of an HTML fragment, tags dropped, entities
 // decoded and whitespace collapsed. Rendered bodies hold no scripts or
 // styles, so all text counts.
-func Text(s string) string {
+func text(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) / 2)
 	space := true // drop leading space
@@ -116,7 +116,7 @@ const MaxText = 3000
 // Encode is the JSON of one entry of the search index, as
 // json.Marshal writes it in the index's list of pages. The pages' entries
 // are encoded by the workers (or kept in the cache) and joined by
-// searchIndex.
+// Assemble.
 func Encode(e Entry) []byte {
 	if e.Headings == nil {
 		e.Headings = []Heading{}
@@ -235,7 +235,7 @@ func Splice(entries [][]byte, indexed func(i int) bool, from []int64) (parts []o
 // title, description, keywords and group, the headings of its table of
 // contents, and its text, cut to a bound, from body, its HTML.
 func NewEntry(path, url, title, description, group string, keywords []string, body string, toc []TOCItem) Entry {
-	text := Text(body)
+	text := text(body)
 	if len(text) > MaxText {
 		cut := MaxText
 		for cut > 0 && !utf8.RuneStart(text[cut]) {
