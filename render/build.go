@@ -17,6 +17,7 @@ import (
 	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/mdx"
 	"lectern.dev/lectern/render/output"
+	"lectern.dev/lectern/render/page"
 	"lectern.dev/lectern/render/search"
 )
 
@@ -112,8 +113,8 @@ type site struct {
 	w         *diag.Warner
 	out       output.Output
 	written   int
-	pages     map[string]*page // navigation pages by path
-	order     []*page          // in navigation order
+	pages     map[string]*page.Page // navigation pages by path
+	order     []*page.Page          // in navigation order
 	entries   map[string]config.NavEntry
 	files     map[string]bool        // every regular file of the source
 	fileList  []string               // the same, in the order of fs.WalkDir
@@ -130,7 +131,7 @@ type site struct {
 	stamps   map[string]fileStamp // source file → stamp, with a cache
 	// lazy holds the pages loaded from the cache without their body
 	// (parallel.go: ensureBody); read-only once the pages are loaded.
-	lazy       map[*page]*lazyBody
+	lazy       map[*page.Page]*lazyBody
 	search     [][]byte // search entries as JSON, in navigation order
 	searchJSON []byte   // the search index, once assembled (render/search)
 	// searchOffsets is where each page's entry is in searchJSON, -1
@@ -219,12 +220,12 @@ func Build(ctx context.Context, src fs.FS, out output.Output, opts Options) (*Re
 		reuse, render = s.cache.reuse(s), s.cache.page(s)
 	}
 	err = s.renderPages(ctx, reuse, render, func(i int, r pageResult) error {
-		name := s.order[i].path + ".html"
+		name := s.order[i].Path + ".html"
 		if err := s.limit.Err(); err != nil {
 			return err
 		}
 		if limits.Over(len(r.data), s.opts.Limits.MaxPageBytes) {
-			return limits.Errorf(limits.MaxPageSize, s.order[i].file, limits.FormatSize(int64(s.opts.Limits.MaxPageBytes)),
+			return limits.Errorf(limits.MaxPageSize, s.order[i].File, limits.FormatSize(int64(s.opts.Limits.MaxPageBytes)),
 				"the page renders to %s of HTML", limits.FormatSize(int64(len(r.data))))
 		}
 		if r.reused {
@@ -326,7 +327,7 @@ func (s *site) load() error {
 	}
 	// The pages of the navigation: the OpenAPI ones now, the others in
 	// loadPages.
-	s.pages, s.entries = make(map[string]*page, len(navPages)), make(map[string]config.NavEntry, len(navPages))
+	s.pages, s.entries = make(map[string]*page.Page, len(navPages)), make(map[string]config.NavEntry, len(navPages))
 	var missing []string
 	var jobs []loadJob
 	for _, e := range navPages {
@@ -363,7 +364,7 @@ func (s *site) load() error {
 }
 
 // renderPage renders page p as the output file outName.
-func (s *site) renderPage(p *page, outName string) ([]byte, search.Entry) {
+func (s *site) renderPage(p *page.Page, outName string) ([]byte, search.Entry) {
 	body := s.renderBody(p, outName)
 	toc := search.TOC(body)
 	data := s.theme.page(p, outName, s.withMermaid(body, outName), toc)
@@ -373,18 +374,18 @@ func (s *site) renderPage(p *page, outName string) ([]byte, search.Entry) {
 // renderBody renders the content of page p. A failure of the components.Renderer
 // itself (a bug: content must never cause one) costs the page its content,
 // with a warning, rather than the whole build.
-func (s *site) renderBody(p *page, outName string) (body string) {
+func (s *site) renderBody(p *page.Page, outName string) (body string) {
 	defer func() {
 		if v := recover(); v != nil {
-			s.w.Add(p.file, 0, "internal error while rendering this page (please report it): %v", v)
+			s.w.Add(p.File, 0, "internal error while rendering this page (please report it): %v", v)
 			body = `<p class="lc-render-error">This page could not be rendered.</p>`
 		}
 	}()
-	mod := s.mods[p.file]
+	mod := s.mods[p.File]
 	if mod == nil {
-		mod = s.parseModule(p.file, p.body, p.bodyLine)
+		mod = s.parseModule(p.File, p.Body, p.BodyLine)
 	}
-	r := components.New(s.renderEnv(), p.file, p.path, outName)
+	r := components.New(s.renderEnv(), p.File, p.Path, outName)
 	// Marker-like comments of the content are made inert (render/features).
 	return s.openAPIBody(r, p, mod, features.NeutralizeMarkers(r.Module(mod)))
 }

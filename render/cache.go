@@ -314,7 +314,7 @@ func openCache(s *site, ms *manifestState) (*buildCache, error) {
 	c.next.fileOrder = s.fileList
 	c.next.pageOrder = make([]string, len(s.order))
 	for i, p := range s.order {
-		c.next.pageOrder[i] = p.path
+		c.next.pageOrder[i] = p.Path
 	}
 	c.releaseIndex = ms.release
 	if m != nil && m.Key == key && !m.Updating {

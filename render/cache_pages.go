@@ -9,6 +9,7 @@ import (
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/markdown"
 	"lectern.dev/lectern/render/output"
+	"lectern.dev/lectern/render/page"
 )
 
 // fileSum returns the hash of a source file, "" when it cannot be read.
@@ -42,7 +43,7 @@ func (c *buildCache) contextHash(s *site, i int) string {
 	if s.theme != nil {
 		// The sidebar's inputs rather than the sidebar itself, which is
 		// then rendered only for a page rendered.
-		sh := s.theme.sidebarSums[s.theme.sidebarKeyOf(s.sections[i], p.path+".html")]
+		sh := s.theme.sidebarSums[s.theme.sidebarKeyOf(s.sections[i], p.Path+".html")]
 		// Length-prefixed strings: sidebar hash, then the path and label
 		// of each neighbour (none: an empty path).
 		buf := make([]byte, 0, 256)
@@ -54,7 +55,7 @@ func (c *buildCache) contextHash(s *site, i int) string {
 		for _, j := range []int{i - 1, i + 1} {
 			if j >= 0 && j < len(s.order) {
 				q := s.order[j]
-				field(q.path)
+				field(q.Path)
 				field(s.theme.navLabel(q))
 			} else {
 				field("")
@@ -81,13 +82,13 @@ func (c *buildCache) reuse(s *site) func(i int) (pageResult, bool) {
 	s.manifest.outputsChecked()
 	return func(i int) (pageResult, bool) {
 		p := s.order[i]
-		rec := &cachedPage{Src: s.srcSums[p.path], Context: c.contextHash(s, i)}
+		rec := &cachedPage{Src: s.srcSums[p.Path], Context: c.contextHash(s, i)}
 		c.contexts[i] = rec.Context
 		old := c.reusable(s, p, rec)
 		if old == nil {
 			return pageResult{}, false
 		}
-		if old.outChecked && !old.outOK || !old.outChecked && !keeper.KeepFile(p.path+".html", old.Out) {
+		if old.outChecked && !old.outOK || !old.outChecked && !keeper.KeepFile(p.Path+".html", old.Out) {
 			return pageResult{}, false
 		}
 		if old.Mermaid && s.mermaid != nil {
@@ -108,7 +109,7 @@ func (c *buildCache) reuse(s *site) func(i int) (pageResult, bool) {
 func (c *buildCache) page(s *site) func(i int) pageResult {
 	return func(i int) pageResult {
 		p := s.order[i]
-		rec := &cachedPage{Src: s.srcSums[p.path]}
+		rec := &cachedPage{Src: s.srcSums[p.Path]}
 		if c.contexts != nil {
 			rec.Context = c.contexts[i]
 		} else {
@@ -132,11 +133,11 @@ func (c *buildCache) page(s *site) func(i int) pageResult {
 }
 
 // reusable returns the previous record of p when its inputs match rec's.
-func (c *buildCache) reusable(s *site, p *page, rec *cachedPage) *cachedPage {
+func (c *buildCache) reusable(s *site, p *page.Page, rec *cachedPage) *cachedPage {
 	if c.prev == nil {
 		return nil
 	}
-	old := c.prev.Pages[p.path]
+	old := c.prev.Pages[p.Path]
 	if old == nil || old.Src == "" || old.Src != rec.Src || old.Context != rec.Context || c.entry(old) == nil {
 		return nil
 	}
@@ -180,7 +181,7 @@ func (c *buildCache) finish(s *site) {
 	c.next.Index = f
 	c.next.IndexJS, _ = keeper.FileInfo(features.SearchIndexJSFile)
 	for i, p := range s.order {
-		rec := c.next.Pages[p.path]
+		rec := c.next.Pages[p.Path]
 		if rec == nil || s.searchOffsets[i] < 0 {
 			continue
 		}
@@ -190,7 +191,7 @@ func (c *buildCache) finish(s *site) {
 		// A copy: the record may be the previous build's.
 		r := *rec
 		r.Entry, r.InIndex, r.EntryOff, r.EntryLen = nil, true, int64(s.searchOffsets[i]), int64(len(s.search[i]))
-		c.next.Pages[p.path] = &r
+		c.next.Pages[p.Path] = &r
 	}
 }
 
@@ -213,8 +214,8 @@ func (c *buildCache) record(s *site, i int, r pageResult) {
 	if !c.entriesChanged && !r.reused {
 		// A reused page has its previous entry, at its place (the pages
 		// and their order are those of the previous build: same key).
-		old := c.prev.Pages[s.order[i].path]
-		c.entriesChanged = old == nil || old.InIndex == s.order[i].fm.NoIndex || !bytes.Equal(r.entry, c.entry(old))
+		old := c.prev.Pages[s.order[i].Path]
+		c.entriesChanged = old == nil || old.InIndex == s.order[i].Front.NoIndex || !bytes.Equal(r.entry, c.entry(old))
 	}
 	rec := r.cached
 	if rec == nil {
@@ -225,20 +226,20 @@ func (c *buildCache) record(s *site, i int, r pageResult) {
 		if !ok {
 			return
 		}
-		f, ok := keeper.FileInfo(s.order[i].path + ".html")
+		f, ok := keeper.FileInfo(s.order[i].Path + ".html")
 		if !ok {
 			return
 		}
 		rec.Out = f
 	}
-	c.next.Pages[s.order[i].path] = rec
+	c.next.Pages[s.order[i].Path] = rec
 }
 
 // keepHome reports whether index.html, a copy of the first page (there is
 // no "index" page), is kept from the previous build: that page was, and
 // the Output still holds the index.html written with it.
 func (c *buildCache) keepHome(s *site) bool {
-	if c.prev == nil || c.out == nil || !c.firstReused || c.prev.HomePage != s.order[0].path || c.prev.Home.Size == 0 {
+	if c.prev == nil || c.out == nil || !c.firstReused || c.prev.HomePage != s.order[0].Path || c.prev.Home.Size == 0 {
 		return false
 	}
 	if !c.out.KeepFile("index.html", c.prev.Home) {
@@ -257,7 +258,7 @@ func (c *buildCache) recordHome(s *site) {
 		return
 	}
 	if f, ok := c.out.FileInfo("index.html"); ok {
-		c.next.Home, c.next.HomePage = f, s.order[0].path
+		c.next.Home, c.next.HomePage = f, s.order[0].Path
 	}
 }
 

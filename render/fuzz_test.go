@@ -9,6 +9,7 @@ import (
 
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/mdx"
+	"lectern.dev/lectern/render/page"
 )
 
 // Fuzzing the MDX scanner and the front-matter reader: whatever the bytes
@@ -247,7 +248,7 @@ func boundedParse(t *testing.T, src string, isMDX bool, bound time.Duration) int
 			o.panicked = recover()
 			done <- o
 		}()
-		p := mdx.NewParser(normalizeNewlines(src), "index.mdx", 1, isMDX, &diag.Warner{})
+		p := mdx.NewParser(page.NormalizeNewlines(src), "index.mdx", 1, isMDX, &diag.Warner{})
 		p.ESM = &mdx.ESMSink{}
 		nodes, _ := p.ParseFlow(nil)
 		o.depth = treeDepth(nodes)
@@ -310,18 +311,18 @@ func FuzzFrontMatter(f *testing.F) {
 		go func() {
 			defer func() { done <- recover() }()
 			src := "---\n" + yml + "\n---\n" + body
-			p := loadPage("index", "index.mdx", src, &diag.Warner{})
-			if p.title == "" {
+			p := page.Load("index", "index.mdx", src, &diag.Warner{})
+			if p.Title == "" {
 				panic("loadPage left the title empty")
 			}
-			if p.bodyLine < 1 {
+			if p.BodyLine < 1 {
 				panic("loadPage returned a body line below 1")
 			}
 			// A page that is nothing but a header, and one whose header
 			// never ends.
-			loadPage("index", "index.mdx", "---\n"+yml, &diag.Warner{})
-			splitFrontMatter(yml)
-			parseFrontMatter(yml, "index.mdx", &diag.Warner{})
+			page.Load("index", "index.mdx", "---\n"+yml, &diag.Warner{})
+			page.SplitFrontMatter(yml)
+			page.ParseFrontMatter(yml, "index.mdx", &diag.Warner{})
 		}()
 		timer := time.NewTimer(fuzzBound)
 		defer timer.Stop()

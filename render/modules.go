@@ -7,6 +7,7 @@ import (
 	"lectern.dev/lectern/render/components"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/mdx"
+	"lectern.dev/lectern/render/page"
 )
 
 // loadModule parses file (a clean path in the source) once per build and
@@ -22,11 +23,11 @@ func (s *site) loadModule(file string) *mdx.Module {
 		}
 		return nil
 	}
-	src := normalizeNewlines(textSource(file, string(data), s.w))
-	_, body, bodyLine, _ := splitFrontMatter(src)
-	if len(src) > maxPageSource {
-		s.w.Add(file, 1, "snippet source larger than %d MiB (%s); its content is not shown", maxPageSource>>20, byteSize(len(src)))
-		body = tooLargeNotice(len(src))
+	src := page.NormalizeNewlines(page.TextSource(file, string(data), s.w))
+	_, body, bodyLine, _ := page.SplitFrontMatter(src)
+	if len(src) > page.MaxSource {
+		s.w.Add(file, 1, "snippet source larger than %d MiB (%s); its content is not shown", page.MaxSource>>20, page.ByteSize(len(src)))
+		body = page.TooLargeNotice(len(src))
 	}
 	return s.parseModule(file, body, bodyLine)
 }

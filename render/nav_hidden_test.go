@@ -9,6 +9,7 @@ import (
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/mdx"
+	"lectern.dev/lectern/render/page"
 )
 
 // hiddenSite has hidden pages: one between two pages of a group, one
@@ -105,12 +106,12 @@ func TestHiddenPageSidebar(t *testing.T) {
 func TestHiddenPageSidebarNotShared(t *testing.T) {
 	t.Parallel()
 	s := &site{src: siteFS(t, hiddenSite), opts: Options{}, out: newMemOutput(), w: &diag.Warner{},
-		pages: map[string]*page{}, entries: map[string]config.NavEntry{}, files: map[string]bool{}, mods: map[string]*mdx.Module{}}
+		pages: map[string]*page.Page{}, entries: map[string]config.NavEntry{}, files: map[string]bool{}, mods: map[string]*mdx.Module{}}
 	if err := s.load(); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range s.order {
-		s.renderPage(p, p.path+".html")
+		s.renderPage(p, p.Path+".html")
 	}
 	if n := len(s.theme.sidebars.m); n != 2 {
 		t.Errorf("%d sidebars rendered for the cache, want 2 (one per tab)", n)

@@ -17,6 +17,7 @@ import (
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/openapi"
+	"lectern.dev/lectern/render/page"
 )
 
 // specKey turns a reference to a document into a source path (no leading
@@ -323,9 +324,9 @@ func (s *site) generatedNav(op *openapi.Operation, key, dir string, used map[str
 	used[slug] = true
 	ref := op.Ref()
 	ref.File = key
-	p := &page{path: slug, file: key, title: op.Title(), mdx: true, bodyLine: 1}
-	p.fm.OpenAPI = ref.String()
-	p.fm.Title = p.title
+	p := &page.Page{Path: slug, File: key, Title: op.Title(), MDX: true, BodyLine: 1}
+	p.Front.OpenAPI = ref.String()
+	p.Front.Title = p.Title
 	st.generated[slug] = &apiGenerated{op: op, page: p}
 	return &config.Nav{Kind: config.NavPage, Page: slug}
 }

@@ -12,6 +12,7 @@ import (
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/mdx"
 	"lectern.dev/lectern/render/openapi"
+	"lectern.dev/lectern/render/page"
 )
 
 // apiState is the OpenAPI state of a build: documents loaded, pages
@@ -41,7 +42,7 @@ type apiSpec struct {
 
 type apiGenerated struct {
 	op   *openapi.Operation
-	page *page
+	page *page.Page
 }
 
 func (s *site) apiState() *apiState {
@@ -54,14 +55,14 @@ func (s *site) apiState() *apiState {
 // openAPIBody returns the body of page p: for an operation page (one
 // generated from a document or with openapi front matter), the operation's
 // reference around the page's content; else the content.
-func (s *site) openAPIBody(r *components.Renderer, p *page, mod *mdx.Module, content string) string {
+func (s *site) openAPIBody(r *components.Renderer, p *page.Page, mod *mdx.Module, content string) string {
 	var op *openapi.Operation
-	if s.api != nil && s.api.generated[p.path] != nil && s.api.generated[p.path].page == p {
-		op = s.api.generated[p.path].op
-	} else if p.fm.OpenAPI != "" {
+	if s.api != nil && s.api.generated[p.Path] != nil && s.api.generated[p.Path].page == p {
+		op = s.api.generated[p.Path].op
+	} else if p.Front.OpenAPI != "" {
 		op = s.findOperation(p)
 		if op == nil {
-			return openAPIBlock(p.fm.OpenAPI) + content
+			return openAPIBlock(p.Front.OpenAPI) + content
 		}
 	} else {
 		return content
@@ -77,7 +78,7 @@ func (s *site) openAPIBody(r *components.Renderer, p *page, mod *mdx.Module, con
 		Content:    content,
 	}))
 	for _, prob := range res.Problems {
-		s.w.Add(p.file, line, "OpenAPI %s %s: %s", op.Doc().Name, op.Ref().String(), prob)
+		s.w.Add(p.File, line, "OpenAPI %s %s: %s", op.Doc().Name, op.Ref().String(), prob)
 	}
 	// The document's own problems ($refs to other files that lead nowhere)
 	// are given where the $ref is; every page of the document gives them,
@@ -108,7 +109,7 @@ func neutralOpenAPI(o openapi.Options) openapi.Options {
 
 // playgroundAllowed reads the "playground" setting of the page (front
 // matter) and of the configuration (api.playground.display or mode).
-func (s *site) playgroundAllowed(p *page) bool {
+func (s *site) playgroundAllowed(p *page.Page) bool {
 	off := func(v any) bool {
 		switch config.Str(v) {
 		case "none", "hide", "false":
@@ -117,7 +118,7 @@ func (s *site) playgroundAllowed(p *page) bool {
 		b, isBool := v.(bool)
 		return isBool && !b
 	}
-	if p.fm.Raw != nil && off(p.fm.Raw["playground"]) {
+	if p.Front.Raw != nil && off(p.Front.Raw["playground"]) {
 		return false
 	}
 	if s.cfg != nil {
@@ -130,30 +131,30 @@ func (s *site) playgroundAllowed(p *page) bool {
 
 // findOperation resolves the openapi front matter of p, warning when it
 // cannot.
-func (s *site) findOperation(p *page) *openapi.Operation {
+func (s *site) findOperation(p *page.Page) *openapi.Operation {
 	line := s.frontMatterLine(p, "openapi")
-	ref, ok := openapi.ParseRef(p.fm.OpenAPI)
+	ref, ok := openapi.ParseRef(p.Front.OpenAPI)
 	if !ok {
-		s.w.Add(p.file, line, "openapi %q is not an operation reference such as \"GET /path\" or \"WEBHOOK name\"", p.fm.OpenAPI)
+		s.w.Add(p.File, line, "openapi %q is not an operation reference such as \"GET /path\" or \"WEBHOOK name\"", p.Front.OpenAPI)
 		return nil
 	}
 	st := s.apiState()
 	if ref.File != "" {
-		key := specKey(ref.File, path.Dir(p.file), s.files)
+		key := specKey(ref.File, path.Dir(p.File), s.files)
 		sp := s.loadSpec(key)
 		if sp.err != nil {
-			s.w.Add(p.file, line, "%v", sp.err)
+			s.w.Add(p.File, line, "%v", sp.err)
 			return nil
 		}
 		if op := sp.doc.Find(ref); op != nil {
 			return op
 		}
-		s.w.Add(p.file, line, "unknown operation %q: not in %s", ref.String(), key)
+		s.w.Add(p.File, line, "unknown operation %q: not in %s", ref.String(), key)
 		return nil
 	}
 	var keys []string
 	seen := map[string]bool{}
-	for _, list := range [][]string{{st.pageSpec[p.path]}, st.declared, s.scanSpecs()} {
+	for _, list := range [][]string{{st.pageSpec[p.Path]}, st.declared, s.scanSpecs()} {
 		for _, k := range list {
 			if k != "" && !seen[k] {
 				seen[k] = true
@@ -173,28 +174,28 @@ func (s *site) findOperation(p *page) *openapi.Operation {
 		}
 	}
 	for _, prob := range problems {
-		s.w.Add(p.file, line, "%s", prob)
+		s.w.Add(p.File, line, "%s", prob)
 	}
 	switch {
 	case len(keys) == 0:
-		s.w.Add(p.file, line, "unknown operation %q: no OpenAPI document found in the source", ref.String())
+		s.w.Add(p.File, line, "unknown operation %q: no OpenAPI document found in the source", ref.String())
 	default:
 		sort.Strings(keys)
-		s.w.Add(p.file, line, "unknown operation %q: not in %s", ref.String(), strings.Join(keys, ", "))
+		s.w.Add(p.File, line, "unknown operation %q: not in %s", ref.String(), strings.Join(keys, ", "))
 	}
 	return nil
 }
 
 // frontMatterLine returns the line of key in p's front matter, else 1.
-func (s *site) frontMatterLine(p *page, key string) int {
-	if s.api != nil && s.api.generated[p.path] != nil {
+func (s *site) frontMatterLine(p *page.Page, key string) int {
+	if s.api != nil && s.api.generated[p.Path] != nil {
 		return 0
 	}
-	data, err := s.readFile(p.file)
+	data, err := s.readFile(p.File)
 	if err != nil {
 		return 1
 	}
-	lines := strings.Split(normalizeNewlines(string(data)), "\n")
+	lines := strings.Split(page.NormalizeNewlines(string(data)), "\n")
 	for i, l := range lines {
 		if i > 0 && strings.TrimSpace(l) == "---" {
 			break

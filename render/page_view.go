@@ -9,6 +9,7 @@ import (
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/mdx"
+	"lectern.dev/lectern/render/page"
 	"lectern.dev/lectern/render/safe"
 	"lectern.dev/lectern/render/search"
 )
@@ -107,7 +108,7 @@ type sideItem struct {
 
 // view builds the site chrome for the output file outName, showing page p
 // as current (p is nil for 404.html).
-func (t *theme) view(outName string, p *page) *pageView {
+func (t *theme) view(outName string, p *page.Page) *pageView {
 	s := t.s
 	v := &pageView{
 		SiteName:   s.cfg.Name,
@@ -165,8 +166,8 @@ func (t *theme) view(outName string, p *page) *pageView {
 	current := ""
 	var chain []*config.Nav
 	if p != nil {
-		current = p.path
-		chain = t.chains[p.path]
+		current = p.Path
+		chain = t.chains[p.Path]
 	} else {
 		// 404.html shows the first section.
 		for n := s.cfg.Nav; n != nil; {
@@ -216,10 +217,10 @@ func (t *theme) view(outName string, p *page) *pageView {
 	}
 	if w := t.sidebarWindowOf(root); w != nil {
 		v.Sidebar = template.HTML(w.render(s, outName, current)) // sidebar_window.go
-	} else if p != nil && p.fm.Hidden {
+	} else if p != nil && p.Front.Hidden {
 		// A hidden page is shown in the sidebar where the navigation has
 		// it, on its own page only: that sidebar is not shared.
-		v.Sidebar = renderSidebar(t.sideItems(root.Children, outName, p.path)).forPage(current)
+		v.Sidebar = renderSidebar(t.sideItems(root.Children, outName, p.Path)).forPage(current)
 	} else {
 		v.Sidebar = t.sidebar(root, outName).forPage(current)
 	}
@@ -231,7 +232,7 @@ func (t *theme) view(outName string, p *page) *pageView {
 
 // breadcrumbs lists the divisions (linked to their first page) and groups
 // above page p, then the page itself.
-func (t *theme) breadcrumbs(outName string, p *page, chain []*config.Nav) []linkView {
+func (t *theme) breadcrumbs(outName string, p *page.Page, chain []*config.Nav) []linkView {
 	var out []linkView
 	for i, n := range chain {
 		switch {

@@ -12,6 +12,7 @@ import (
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/mdx"
+	"lectern.dev/lectern/render/page"
 	"lectern.dev/lectern/render/search"
 )
 
@@ -67,17 +68,17 @@ func (s *site) renderOne(i int) (r pageResult) {
 	p := s.order[i]
 	defer func() {
 		if v := recover(); v != nil {
-			r = pageResult{err: fmt.Errorf("render: internal error while rendering %s: %v", p.file, v)}
+			r = pageResult{err: fmt.Errorf("render: internal error while rendering %s: %v", p.File, v)}
 		}
 	}()
 	if err := s.ensureBody(p); err != nil {
 		return pageResult{err: err}
 	}
 	ps := s.pageSite()
-	data, entry := ps.renderPage(p, p.path+".html")
+	data, entry := ps.renderPage(p, p.Path+".html")
 	r = pageResult{data: data, entry: search.Encode(entry), warns: ps.w.List()}
 	for f := range ps.mods {
-		if f != p.file {
+		if f != p.File {
 			r.deps = append(r.deps, f)
 		}
 	}
@@ -107,7 +108,7 @@ func (s *site) prewarmSidebars() {
 			warned[root] = true
 			t.sidebarLinks(root.Children)
 		}
-		if key := t.sidebarKeyOf(root, p.path+".html"); !s.cacheOff() {
+		if key := t.sidebarKeyOf(root, p.Path+".html"); !s.cacheOff() {
 			if _, ok := t.sidebarSums[key]; !ok {
 				sum, ok := sectionSums[root]
 				if !ok {
@@ -127,9 +128,9 @@ func (s *site) cacheOff() bool { return s.opts.CacheDir == "" }
 
 // sectionOf returns the navigation section whose sidebar page p shows: the
 // innermost division of its first appearance, or the root.
-func (s *site) sectionOf(p *page) *config.Nav {
+func (s *site) sectionOf(p *page.Page) *config.Nav {
 	root := s.cfg.Nav
-	for i, n := range s.theme.chains[p.path] {
+	for i, n := range s.theme.chains[p.Path] {
 		if i > 0 && n.IsDivision() {
 			root = n
 		}
@@ -282,7 +283,7 @@ type loadJob struct {
 // unchanged is taken from the previous manifest instead (cachedLoad).
 func (s *site) loadPages(jobs []loadJob) error {
 	type loaded struct {
-		p     *page
+		p     *page.Page
 		sum   string
 		warns []diag.Warning
 		lazy  bool
@@ -321,7 +322,7 @@ func (s *site) loadPages(jobs []loadJob) error {
 				}
 				if ms == nil {
 					w := &diag.Warner{}
-					res[i].p = loadPage(j.entry.Page, j.file, string(data), w)
+					res[i].p = page.Load(j.entry.Page, j.file, string(data), w)
 					res[i].warns = w.List()
 					continue
 				}
@@ -332,7 +333,7 @@ func (s *site) loadPages(jobs []loadJob) error {
 					continue
 				}
 				w := &diag.Warner{}
-				p := loadPage(j.entry.Page, j.file, string(data), w)
+				p := page.Load(j.entry.Page, j.file, string(data), w)
 				res[i] = loaded{p: p, sum: h, warns: w.List(), rec: &cachedSource{Stamp: st, Sum: h, Load: newCachedLoad(p, w.List())}}
 			}
 		}()
@@ -340,7 +341,7 @@ func (s *site) loadPages(jobs []loadJob) error {
 	wg.Wait()
 	if ms != nil {
 		s.srcSums = make(map[string]string, len(jobs))
-		s.lazy = make(map[*page]*lazyBody, len(jobs))
+		s.lazy = make(map[*page.Page]*lazyBody, len(jobs))
 		// The pages are the first sources recorded (buildCache.fileSum
 		// runs once the site is loaded): room for every file.
 		ms.mu.Lock()
@@ -373,17 +374,17 @@ func (s *site) loadPages(jobs []loadJob) error {
 }
 
 // newCachedLoad is the manifest record of page p, loaded with warnings.
-func newCachedLoad(p *page, warns []diag.Warning) *cachedLoad {
-	return &cachedLoad{Nav: p.path, Title: p.fm.Title, Description: p.fm.Description, SidebarTitle: p.fm.SidebarTitle,
-		Icon: p.fm.Icon, OpenAPI: p.fm.OpenAPI, Mode: p.fm.Mode, Hidden: p.fm.Hidden, NoIndex: p.fm.NoIndex,
-		Keywords: p.fm.Keywords, PageTitle: p.title, BodyLine: p.bodyLine, Warnings: warns}
+func newCachedLoad(p *page.Page, warns []diag.Warning) *cachedLoad {
+	return &cachedLoad{Nav: p.Path, Title: p.Front.Title, Description: p.Front.Description, SidebarTitle: p.Front.SidebarTitle,
+		Icon: p.Front.Icon, OpenAPI: p.Front.OpenAPI, Mode: p.Front.Mode, Hidden: p.Front.Hidden, NoIndex: p.Front.NoIndex,
+		Keywords: p.Front.Keywords, PageTitle: p.Title, BodyLine: p.BodyLine, Warnings: warns}
 }
 
 // page returns the page l describes, without its body and raw front
 // matter (site.ensureBody reads them when the page is rendered).
-func (l *cachedLoad) page(navPath, file string) *page {
-	p := &page{path: navPath, file: file, title: l.PageTitle, bodyLine: l.BodyLine, mdx: strings.HasSuffix(file, ".mdx")}
-	p.fm = frontMatter{Title: l.Title, Description: l.Description, SidebarTitle: l.SidebarTitle, Icon: l.Icon,
+func (l *cachedLoad) page(navPath, file string) *page.Page {
+	p := &page.Page{Path: navPath, File: file, Title: l.PageTitle, BodyLine: l.BodyLine, MDX: strings.HasSuffix(file, ".mdx")}
+	p.Front = page.FrontMatter{Title: l.Title, Description: l.Description, SidebarTitle: l.SidebarTitle, Icon: l.Icon,
 		OpenAPI: l.OpenAPI, Mode: l.Mode, Hidden: l.Hidden, NoIndex: l.NoIndex, Keywords: l.Keywords}
 	return p
 }
@@ -400,19 +401,19 @@ type lazyBody struct {
 // The warnings of loading it were already given (from the cache); they
 // are not given again. Should the source have changed since it was
 // loaded (an edit during the build), the body read is the new one.
-func (s *site) ensureBody(p *page) error {
+func (s *site) ensureBody(p *page.Page) error {
 	l := s.lazy[p]
 	if l == nil {
 		return nil
 	}
 	l.once.Do(func() {
-		data, err := s.readFile(p.file)
+		data, err := s.readFile(p.File)
 		if err != nil {
-			l.err = limits.ReadError(p.file, err)
+			l.err = limits.ReadError(p.File, err)
 			return
 		}
-		q := loadPage(p.path, p.file, string(data), &diag.Warner{})
-		p.body, p.fm.Raw = q.body, q.fm.Raw
+		q := page.Load(p.Path, p.File, string(data), &diag.Warner{})
+		p.Body, p.Front.Raw = q.Body, q.Front.Raw
 	})
 	return l.err
 }

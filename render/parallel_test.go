@@ -14,6 +14,7 @@ import (
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/mdx"
+	"lectern.dev/lectern/render/page"
 )
 
 // bigSite returns a site of tabs × groups × perGroup pages with code,
@@ -111,14 +112,14 @@ func TestParallelMatchesSequential(t *testing.T) {
 	}
 	// Render page by page through the same code, without workers.
 	s := &site{src: fsys, opts: Options{}, out: newMemOutput(), w: &diag.Warner{},
-		pages: map[string]*page{}, entries: map[string]config.NavEntry{}, files: map[string]bool{}, mods: map[string]*mdx.Module{}}
+		pages: map[string]*page.Page{}, entries: map[string]config.NavEntry{}, files: map[string]bool{}, mods: map[string]*mdx.Module{}}
 	if err := s.load(); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range s.order {
-		data, _ := s.renderPage(p, p.path+".html")
-		if got := par.files[p.path+".html"]; !bytes.Equal(got, data) {
-			t.Fatalf("%s: parallel output differs from a sequential render", p.path)
+		data, _ := s.renderPage(p, p.Path+".html")
+		if got := par.files[p.Path+".html"]; !bytes.Equal(got, data) {
+			t.Fatalf("%s: parallel output differs from a sequential render", p.Path)
 		}
 	}
 	seq := s.w.Sorted()

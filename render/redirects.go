@@ -37,7 +37,7 @@ func (s *site) redirectPages() []siteFile {
 		taken[f] = true
 	}
 	for _, p := range s.order {
-		taken[p.path+".html"] = true
+		taken[p.Path+".html"] = true
 	}
 	for _, r := range s.cfg.Redirects {
 		src := strings.Trim(strings.TrimSpace(r.Source), "/")

@@ -213,7 +213,7 @@ func (s *site) redirectConfig(warn func(r config.Redirect, field string, err err
 		return nil
 	}
 	for _, p := range s.order {
-		c.Pages = append(c.Pages, p.path)
+		c.Pages = append(c.Pages, p.Path)
 	}
 	return c
 }

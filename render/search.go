@@ -7,15 +7,16 @@ import (
 
 	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/output"
+	"lectern.dev/lectern/render/page"
 	"lectern.dev/lectern/render/search"
 )
 
-func (s *site) searchEntry(p *page, body string, toc []search.TOCItem) search.Entry {
+func (s *site) searchEntry(p *page.Page, body string, toc []search.TOCItem) search.Entry {
 	var group string
-	if g := s.entries[p.path].Groups; len(g) > 0 {
+	if g := s.entries[p.Path].Groups; len(g) > 0 {
 		group = g[len(g)-1]
 	}
-	return search.NewEntry(p.path, s.links.PageURL("index.html", p.path), p.title, p.fm.Description, group, p.fm.Keywords, body, toc)
+	return search.NewEntry(p.Path, s.links.PageURL("index.html", p.Path), p.Title, p.Front.Description, group, p.Front.Keywords, body, toc)
 }
 
 // searchIndex is the JSON of _lectern/search-index.json: every page that is
@@ -32,7 +33,7 @@ func (s *site) searchIndex() []byte {
 }
 
 // indexed reports whether page i of s.order is in the search index.
-func (s *site) indexed(i int) bool { return i < len(s.order) && !s.order[i].fm.NoIndex }
+func (s *site) indexed(i int) bool { return i < len(s.order) && !s.order[i].Front.NoIndex }
 
 // splicedSearchIndex lays out the search index (searchIndex) as parts
 // when most of it is the previous build's index: from[i] is where page
@@ -80,11 +81,11 @@ func (s *site) sitemap() []byte {
 	b.WriteString(xml.Header)
 	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">` + "\n")
 	for _, p := range s.order {
-		if p.fm.NoIndex {
+		if p.Front.NoIndex {
 			continue
 		}
 		b.WriteString("  <url><loc>")
-		if u := s.canonicalURL(p.path); links.Unreserved(strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://")) {
+		if u := s.canonicalURL(p.Path); links.Unreserved(strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://")) {
 			b.WriteString(u) // nothing to escape
 		} else {
 			_ = xml.EscapeText(&b, []byte(u))

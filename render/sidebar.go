@@ -150,9 +150,9 @@ func (t *theme) sidebarInputs(root *config.Nav) string {
 					buf = append(buf, 0)
 				} else {
 					field(t.navLabel(p))
-					field(p.fm.Icon)
+					field(p.Front.Icon)
 					buf = append(buf, 1)
-					if p.fm.Hidden {
+					if p.Front.Hidden {
 						buf = append(buf, 1)
 					} else {
 						buf = append(buf, 0)
@@ -262,10 +262,10 @@ func (t *theme) sideItems(nodes []*config.Nav, outName, show string) []*sideItem
 		switch {
 		case n.Kind == config.NavPage:
 			p := t.s.pages[n.Page]
-			if p == nil || p.fm.Hidden && n.Page != show {
+			if p == nil || p.Front.Hidden && n.Page != show {
 				continue
 			}
-			out = append(out, &sideItem{Label: t.navLabel(p), URL: t.s.links.PageURL(outName, n.Page), Icon: p.fm.Icon, Page: n.Page})
+			out = append(out, &sideItem{Label: t.navLabel(p), URL: t.s.links.PageURL(outName, n.Page), Icon: p.Front.Icon, Page: n.Page})
 		case n.Kind == config.NavLink:
 			u, ext := t.configLink(outName, n.Href)
 			out = append(out, &sideItem{Label: n.Label, URL: u, Icon: n.Icon, External: ext})

@@ -118,7 +118,7 @@ func (t *theme) flattenSidebar(w *sidebarWindow, nodes []*config.Nav, parent, de
 				continue
 			}
 			e := sideEntry{label: t.navLabel(p), page: n.Page, group: parent}
-			if p.fm.Hidden {
+			if p.Front.Hidden {
 				if _, ok := w.hidden[n.Page]; !ok {
 					w.hidden[n.Page] = hiddenEntry{entry: e, at: len(w.entries)}
 				}

@@ -13,6 +13,7 @@ import (
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/icons"
 	"lectern.dev/lectern/render/mdx"
+	"lectern.dev/lectern/render/page"
 )
 
 func fileExists(name string) bool {
@@ -275,14 +276,14 @@ func TestSidebarWindowCountsHiddenPages(t *testing.T) {
 		archive += "-- h" + string(rune('0'+i)) + ".mdx --\n---\ntitle: H" + string(rune('0'+i)) + "\nhidden: true\n---\nx\n"
 	}
 	s := &site{src: siteFS(t, archive), opts: Options{}, out: newMemOutput(), w: &diag.Warner{},
-		pages: map[string]*page{}, entries: map[string]config.NavEntry{}, files: map[string]bool{}, mods: map[string]*mdx.Module{}}
+		pages: map[string]*page.Page{}, entries: map[string]config.NavEntry{}, files: map[string]bool{}, mods: map[string]*mdx.Module{}}
 	if err := s.load(); err != nil {
 		t.Fatal(err)
 	}
 	var h3 string
 	for _, p := range s.order {
-		data, _ := s.renderPage(p, p.path+".html")
-		if p.path == "h3" {
+		data, _ := s.renderPage(p, p.Path+".html")
+		if p.Path == "h3" {
 			h3 = sidebarOf(t, string(data))
 		}
 	}

@@ -48,7 +48,7 @@ func (s *site) writeParts(name string, parts []output.Part) error {
 func (s *site) writeSiteFiles() error {
 	generated := map[string]bool{}
 	for _, p := range s.order {
-		generated[p.path+".html"] = true
+		generated[p.Path+".html"] = true
 	}
 	if s.pages["index"] == nil && len(s.order) > 0 {
 		// A copy of the first page, kept when that page is (cache.go).

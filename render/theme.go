@@ -11,6 +11,7 @@ import (
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/highlight"
 	"lectern.dev/lectern/render/links"
+	"lectern.dev/lectern/render/page"
 	"lectern.dev/lectern/render/safe"
 	"lectern.dev/lectern/render/search"
 )
@@ -59,7 +60,7 @@ type theme struct {
 	// (custom_scripts.go).
 	customJS []string
 	// index is each page's position in s.order, for previous and next.
-	index    map[*page]int
+	index    map[*page.Page]int
 	sidebars *sidebarCache // shared by the per-page copies of a parallel build (build.go)
 	// sidebarSums are the hashes of the sidebars' inputs (sidebarInputs of
 	// the section, then the folder in the export form),
@@ -71,7 +72,7 @@ type theme struct {
 }
 
 func newTheme(s *site) *theme {
-	t := &theme{s: s, primary: defaultPrimary, chains: map[string][]*config.Nav{}, index: map[*page]int{}, sidebars: &sidebarCache{}}
+	t := &theme{s: s, primary: defaultPrimary, chains: map[string][]*config.Nav{}, index: map[*page.Page]int{}, sidebars: &sidebarCache{}}
 	cfg := s.cfg
 	color := func(c, what string) string {
 		if c == "" {
@@ -184,10 +185,10 @@ func (s *site) themeFiles() []siteFile {
 }
 
 // page renders page p, written as outName, with its rendered body.
-func (t *theme) page(p *page, outName, body string, toc []search.TOCItem) []byte {
+func (t *theme) page(p *page.Page, outName, body string, toc []search.TOCItem) []byte {
 	v := t.view(outName, p)
-	v.Title = p.title
-	v.Description = p.fm.Description
+	v.Title = p.Title
+	v.Description = p.Front.Description
 	v.Body = template.HTML(body)
 	if t.s.opts.Export && v.Features.Playground {
 		// The "Try it" forms of the page may call the API servers it
@@ -199,22 +200,22 @@ func (t *theme) page(p *page, outName, body string, toc []search.TOCItem) []byte
 		}
 	}
 	v.TOC = toc
-	v.Mode = p.fm.Mode
-	v.NoIndex = p.fm.NoIndex
-	v.Keywords = strings.Join(p.fm.Keywords, ", ")
-	if g := t.s.entries[p.path].Groups; len(g) > 0 {
+	v.Mode = p.Front.Mode
+	v.NoIndex = p.Front.NoIndex
+	v.Keywords = strings.Join(p.Front.Keywords, ", ")
+	if g := t.s.entries[p.Path].Groups; len(g) > 0 {
 		v.Eyebrow = g[len(g)-1]
 	}
 	if t.s.opts.SiteURL != "" {
-		v.Canonical = t.s.canonicalURL(p.path)
+		v.Canonical = t.s.canonicalURL(p.Path)
 	}
 	if i, ok := t.index[p]; ok {
 		order := t.s.order
 		if i > 0 {
-			v.Prev = &linkView{Label: t.navLabel(order[i-1]), URL: t.s.links.PageURL(outName, order[i-1].path)}
+			v.Prev = &linkView{Label: t.navLabel(order[i-1]), URL: t.s.links.PageURL(outName, order[i-1].Path)}
 		}
 		if i+1 < len(order) {
-			v.Next = &linkView{Label: t.navLabel(order[i+1]), URL: t.s.links.PageURL(outName, order[i+1].path)}
+			v.Next = &linkView{Label: t.navLabel(order[i+1]), URL: t.s.links.PageURL(outName, order[i+1].Path)}
 		}
 	}
 	return t.execute(v)
@@ -243,9 +244,9 @@ func (t *theme) execute(v *pageView) []byte {
 }
 
 // navLabel is a page's label in navigation: sidebarTitle, else title.
-func (t *theme) navLabel(p *page) string {
-	if p.fm.SidebarTitle != "" {
-		return p.fm.SidebarTitle
+func (t *theme) navLabel(p *page.Page) string {
+	if p.Front.SidebarTitle != "" {
+		return p.Front.SidebarTitle
 	}
-	return p.title
+	return p.Title
 }

@@ -1,4 +1,9 @@
-package render
+// Package page reads one navigation page of a docs tree: its source made
+// valid text (NormalizeNewlines, TextSource), the YAML front matter
+// (FrontMatter) and the title, from the front matter or the first heading
+// (Load). It owns the Page the rest of the build passes around; it knows
+// nothing of how a page is rendered, laid out, indexed or cached.
+package page
 
 import (
 	"fmt"
@@ -15,8 +20,8 @@ import (
 	"lectern.dev/lectern/render/mdx"
 )
 
-// frontMatter is the YAML header of a page.
-type frontMatter struct {
+// FrontMatter is the YAML header of a page.
+type FrontMatter struct {
 	Title, Description, SidebarTitle, Icon string
 	// OpenAPI is an operation reference such as "GET /plants" or
 	// "openapi.json POST /plants".
@@ -30,19 +35,19 @@ type frontMatter struct {
 	Raw map[string]any
 }
 
-// page is a navigation page and its parsed source.
-type page struct {
-	path     string // navigation path, e.g. "guides/x"
-	file     string // source file, e.g. "guides/x.mdx"
-	fm       frontMatter
-	title    string
-	body     string // source after the front matter
-	bodyLine int    // line of the body's first byte in file
-	mdx      bool
+// Page is a navigation page and its parsed source.
+type Page struct {
+	Path     string // navigation path, e.g. "guides/x"
+	File     string // source file, e.g. "guides/x.mdx"
+	Front    FrontMatter
+	Title    string
+	Body     string // source after the front matter
+	BodyLine int    // line of the body's first byte in file
+	MDX      bool
 }
 
-// normalizeNewlines turns CRLF and CR line ends into LF and drops a BOM.
-func normalizeNewlines(s string) string {
+// NormalizeNewlines turns CRLF and CR line ends into LF and drops a BOM.
+func NormalizeNewlines(s string) string {
 	s = strings.TrimPrefix(s, "\ufeff")
 	if strings.IndexByte(s, '\r') < 0 {
 		return s
@@ -50,9 +55,9 @@ func normalizeNewlines(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }
 
-// splitFrontMatter separates a leading "---" YAML block from the body. It
+// SplitFrontMatter separates a leading "---" YAML block from the body. It
 // returns the YAML text, the body and the body's first line.
-func splitFrontMatter(src string) (yml, body string, bodyLine int, ok bool) {
+func SplitFrontMatter(src string) (yml, body string, bodyLine int, ok bool) {
 	if !strings.HasPrefix(src, "---") {
 		return "", src, 1, false
 	}
@@ -86,10 +91,10 @@ const (
 	maxYAMLError = 200
 )
 
-// parseFrontMatter decodes the YAML header of file. Invalid YAML is a
+// ParseFrontMatter decodes the YAML header of file. Invalid YAML is a
 // warning and yields an empty header.
-func parseFrontMatter(yml, file string, w *diag.Warner) frontMatter {
-	var fm frontMatter
+func ParseFrontMatter(yml, file string, w *diag.Warner) FrontMatter {
+	var fm FrontMatter
 	if strings.TrimSpace(yml) == "" {
 		return fm
 	}
@@ -204,29 +209,29 @@ func truthy(v any) bool {
 	return false
 }
 
-// maxPageSource bounds the source of a page or snippet. Goldmark's time
+// MaxSource bounds the source of a page or snippet. Goldmark's time
 // grows faster than linearly on some inputs (long runs of brackets,
 // emphasis or tags on one line), so a larger file is replaced by a short
 // notice rather than rendered.
-const maxPageSource = 1 << 20
+const MaxSource = 1 << 20
 
-// tooLargeNotice is the body that replaces a source of n bytes that is
+// TooLargeNotice is the body that replaces a source of n bytes that is
 // larger than maxPageSource.
-func tooLargeNotice(n int) string {
+func TooLargeNotice(n int) string {
 	return fmt.Sprintf("<p class=\"lc-page-too-large\">This page is too large to be shown (%s; the limit is %d MiB).</p>\n",
-		byteSize(n), maxPageSource>>20)
+		ByteSize(n), MaxSource>>20)
 }
 
-// byteSize formats n bytes for a message: "1.5 MiB".
-func byteSize(n int) string {
+// ByteSize formats n bytes for a message: "1.5 MiB".
+func ByteSize(n int) string {
 	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
 }
 
-// textSource makes the source of a page or snippet valid UTF-8 text: NUL
+// TextSource makes the source of a page or snippet valid UTF-8 text: NUL
 // bytes and bytes that are not UTF-8 are replaced by U+FFFD, with a warning
 // giving the line of the first, so that a binary file saved as a page is
 // reported and no output is invalid UTF-8.
-func textSource(file, src string, w *diag.Warner) string {
+func TextSource(file, src string, w *diag.Warner) string {
 	if nul := strings.IndexByte(src, 0); nul >= 0 {
 		w.Add(file, 1+strings.Count(src[:nul], "\n"), "binary file, not text (it has NUL bytes); shown with \uFFFD for the bytes that are not text")
 		src = strings.ReplaceAll(src, "\x00", "\uFFFD")
@@ -244,28 +249,28 @@ func textSource(file, src string, w *diag.Warner) string {
 	return strings.ToValidUTF8(src, "\uFFFD")
 }
 
-// loadPage parses a page's source.
-func loadPage(navPath, file, src string, w *diag.Warner) *page {
-	src = normalizeNewlines(textSource(file, src, w))
-	yml, body, bodyLine, _ := splitFrontMatter(src)
-	if len(src) > maxPageSource {
-		w.Add(file, 1, "page source larger than %d MiB (%s); its content is not shown", maxPageSource>>20, byteSize(len(src)))
-		body = tooLargeNotice(len(src))
+// Load parses a page's source.
+func Load(navPath, file, src string, w *diag.Warner) *Page {
+	src = NormalizeNewlines(TextSource(file, src, w))
+	yml, body, bodyLine, _ := SplitFrontMatter(src)
+	if len(src) > MaxSource {
+		w.Add(file, 1, "page source larger than %d MiB (%s); its content is not shown", MaxSource>>20, ByteSize(len(src)))
+		body = TooLargeNotice(len(src))
 	}
-	p := &page{path: navPath, file: file, body: body, bodyLine: bodyLine, mdx: strings.HasSuffix(file, ".mdx")}
-	p.fm = parseFrontMatter(yml, file, w)
-	p.title = p.fm.Title
-	if p.title == "" {
+	p := &Page{Path: navPath, File: file, Body: body, BodyLine: bodyLine, MDX: strings.HasSuffix(file, ".mdx")}
+	p.Front = ParseFrontMatter(yml, file, w)
+	p.Title = p.Front.Title
+	if p.Title == "" {
 		if t, start, end, first := firstHeading(body); t != "" {
-			p.title = t
+			p.Title = t
 			if first {
 				// The heading becomes the page title; keep the line count.
-				p.body = body[:start] + body[end:]
+				p.Body = body[:start] + body[end:]
 			}
 		}
 	}
-	if p.title == "" {
-		p.title = config.Humanize(path.Base(navPath))
+	if p.Title == "" {
+		p.Title = config.Humanize(path.Base(navPath))
 	}
 	return p
 }
