@@ -13,6 +13,7 @@ import (
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/features"
+	"lectern.dev/lectern/render/layout"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/mdx"
@@ -121,7 +122,8 @@ type site struct {
 	mods      map[string]*mdx.Module // parsed files
 	redirects *config.RedirectTable
 	links     *links.Resolver // resolves links against pages, files and redirects (site_links.go)
-	theme     *theme
+	theme     *layout.Theme
+	customJS  []string          // the repository's scripts pages load (custom_scripts.go)
 	cache     *buildCache       // nil without Options.CacheDir
 	srcSums   map[string]string // page path → hash of its source, with a cache
 	reused    int
@@ -141,13 +143,10 @@ type site struct {
 	// searchSpliced says the search index is written from parts of the
 	// previous one (buildCache.searchParts), not assembled.
 	searchSpliced bool
-	// sections are the sections whose sidebar each page shows, in the
-	// order of s.order (prewarmSidebars).
-	sections []*config.Nav
-	mermaid  *mermaidUse   // whether a page has a mermaid diagram (mermaid.go)
-	api      *apiState     // OpenAPI documents and generated pages (openapi_page.go)
-	limit    *limits.State // the first limit exceeded while rendering (render/limits)
-	outBytes int64         // bytes written, against Limits.MaxOutputBytes
+	mermaid       *mermaidUse   // whether a page has a mermaid diagram (mermaid.go)
+	api           *apiState     // OpenAPI documents and generated pages (openapi_page.go)
+	limit         *limits.State // the first limit exceeded while rendering (render/limits)
+	outBytes      int64         // bytes written, against Limits.MaxOutputBytes
 }
 
 // Build renders the docs tree src (its root holds docs.json or mint.json;
@@ -359,7 +358,12 @@ func (s *site) load() error {
 	if err := s.loadPages(jobs); err != nil {
 		return err
 	}
-	s.theme = newTheme(s)
+	s.customJS = s.customScriptFiles()
+	s.theme = layout.New(&layout.Site{
+		Config: s.cfg, Warner: s.w, Links: s.links, Pages: s.pages, Order: s.order, Entries: s.entries,
+		Export: s.opts.Export, SiteURL: s.opts.SiteURL, BasePath: s.opts.BasePath,
+		Features: s.opts.features(), CustomJS: s.customJS, Window: buildWindow,
+	})
 	return nil
 }
 
@@ -367,7 +371,7 @@ func (s *site) load() error {
 func (s *site) renderPage(p *page.Page, outName string) ([]byte, search.Entry) {
 	body := s.renderBody(p, outName)
 	toc := search.TOC(body)
-	data := s.theme.page(p, outName, s.withMermaid(body, outName), toc)
+	data := s.theme.Page(p, outName, s.withMermaid(body, outName), toc)
 	return data, s.searchEntry(p, features.StripMarkup(body), toc)
 }
 
@@ -395,3 +399,7 @@ type Output = output.Output
 
 // Warning is a problem of the source that left a usable site (diag.Warning).
 type Warning = diag.Warning
+
+// buildWindow is the sidebar window of every build: zero, for
+// DefaultWindow; tests lower it (sidebar_window_test.go).
+var buildWindow layout.Window

@@ -35,7 +35,7 @@ import (
 //   - the page's source and every snippet it imported have the same hash;
 //   - its context is the same: what the sidebar of its section shows of
 //     the pages (titles, sidebar titles, icons, hidden pages: hashed
-//     without rendering the sidebar, theme.sidebarInputs) and the titles
+//     without rendering the sidebar, layout.Theme.SidebarSum) and the titles
 //     and paths of the previous and next pages;
 //   - the Output still holds the file the previous build wrote (output.Dir:
 //     same size and modification time, in Dir or, linked from there, in

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 
 	"lectern.dev/lectern/render/features"
+	"lectern.dev/lectern/render/layout"
 	"lectern.dev/lectern/render/markdown"
 	"lectern.dev/lectern/render/output"
 	"lectern.dev/lectern/render/page"
@@ -38,12 +39,11 @@ func (c *buildCache) fileSum(s *site, name string) string {
 // contextHash hashes what page i shows of the rest of the site: its
 // section's sidebar and the labels and paths of its neighbours.
 func (c *buildCache) contextHash(s *site, i int) string {
-	p := s.order[i]
 	h := sha256.New()
 	if s.theme != nil {
 		// The sidebar's inputs rather than the sidebar itself, which is
 		// then rendered only for a page rendered.
-		sh := s.theme.sidebarSums[s.theme.sidebarKeyOf(s.sections[i], p.Path+".html")]
+		sh := s.theme.SidebarSum(i)
 		// Length-prefixed strings: sidebar hash, then the path and label
 		// of each neighbour (none: an empty path).
 		buf := make([]byte, 0, 256)
@@ -56,7 +56,7 @@ func (c *buildCache) contextHash(s *site, i int) string {
 			if j >= 0 && j < len(s.order) {
 				q := s.order[j]
 				field(q.Path)
-				field(s.theme.navLabel(q))
+				field(layout.NavLabel(q))
 			} else {
 				field("")
 			}

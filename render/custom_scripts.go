@@ -38,7 +38,7 @@ func (s *site) customScriptFiles() []string {
 
 // writeCustomScripts writes the copies of the custom scripts.
 func (s *site) writeCustomScripts() error {
-	for _, f := range s.theme.customJS {
+	for _, f := range s.customJS {
 		data, err := s.readFile(f)
 		if err != nil {
 			return limits.ReadError(f, err)

@@ -64,22 +64,6 @@ func TestIcons(t *testing.T) {
 	}
 }
 
-// TestBrandIcons checks the bundled brand set: every footer.socials key
-// Mintlify accepts has an icon, brand names win over Lucide's, and the
-// brands the corpora use as icons are logos, not stand-ins.
-func TestSocialIcons(t *testing.T) {
-	t.Parallel()
-	for _, key := range []string{"x", "website", "facebook", "youtube", "discord", "slack", "github", "linkedin", "instagram",
-		"hacker-news", "medium", "telegram", "twitter", "x-twitter", "earth-americas", "bluesky", "threads", "reddit", "podcast"} {
-		if socialIcon(key) == "" {
-			t.Errorf("footer.socials key %q has no icon", key)
-		}
-		if l := socialLabel(key); l == "" || strings.Contains(l, "-") {
-			t.Errorf("footer.socials key %q: label %q", key, l)
-		}
-	}
-}
-
 func TestFooterSocials(t *testing.T) {
 	t.Parallel()
 	for _, form := range []string{

@@ -1,53 +1,24 @@
 package render
 
 import (
+	"os"
 	"regexp"
 	"strings"
 	"testing"
 
-	"lectern.dev/lectern/render/config"
-	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/links"
-	"lectern.dev/lectern/render/mdx"
-	"lectern.dev/lectern/render/page"
 )
 
-// hiddenSite has hidden pages: one between two pages of a group, one
-// alone in a nested group, and one in another tab.
-const hiddenSite = `
--- docs.json --
-{"navigation": {"tabs": [
-  {"tab": "Guides", "groups": [
-    {"group": "Start", "pages": ["index", "secret", "b", {"group": "Inner", "pages": ["deep/only-hidden"]}]}
-  ]},
-  {"tab": "API", "groups": [{"group": "Calls", "pages": ["api/list", "api/internal"]}]}
-]}}
--- index.mdx --
-# Home
--- secret.mdx --
----
-title: Secret
-hidden: true
----
-Not listed.
--- b.mdx --
-# B
--- deep/only-hidden.mdx --
----
-title: Only hidden
-sidebarTitle: Lonely
-hidden: true
----
-x
--- api/list.mdx --
-# List
--- api/internal.mdx --
----
-title: Internal
-hidden: true
----
-y
-`
+// hiddenSite (testdata/hidden-pages.txtar) has hidden pages: one between
+// two pages of a group, one alone in a nested group, and one in another
+// tab. render/layout's tests read it too.
+var hiddenSite = func() string {
+	data, err := os.ReadFile("testdata/hidden-pages.txtar")
+	if err != nil {
+		panic(err)
+	}
+	return string(data)
+}()
 
 var sidebarRE = regexp.MustCompile(`(?s)<nav class="lc-sidebar".*?</nav>\n<main`)
 
@@ -97,28 +68,6 @@ func TestHiddenPageSidebar(t *testing.T) {
 		withoutSecret := regexp.MustCompile(`<li><a href="[^"]*secret[^"]*">Secret</a></li>`).ReplaceAllString(strip.Replace(side("secret.html")), "")
 		if withoutSecret != strip.Replace(side("b.html")) {
 			t.Errorf("export=%v: secret.html sidebar differs from b.html's beyond the hidden page:\n%s\n%s", opts.Export, withoutSecret, strip.Replace(side("b.html")))
-		}
-	}
-}
-
-// TestHiddenPageSidebarNotShared checks that the sidebar cache holds one
-// sidebar per section: the variants of hidden pages are not kept in it.
-func TestHiddenPageSidebarNotShared(t *testing.T) {
-	t.Parallel()
-	s := &site{src: siteFS(t, hiddenSite), opts: Options{}, out: newMemOutput(), w: &diag.Warner{},
-		pages: map[string]*page.Page{}, entries: map[string]config.NavEntry{}, files: map[string]bool{}, mods: map[string]*mdx.Module{}}
-	if err := s.load(); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range s.order {
-		s.renderPage(p, p.Path+".html")
-	}
-	if n := len(s.theme.sidebars.m); n != 2 {
-		t.Errorf("%d sidebars rendered for the cache, want 2 (one per tab)", n)
-	}
-	for key, sb := range s.theme.sidebars.m {
-		if strings.Contains(sb.html, "secret") || strings.Contains(sb.html, "internal") || strings.Contains(sb.html, "only-hidden") {
-			t.Errorf("the shared sidebar of %s lists a hidden page:\n%s", key.root.Label, sb.html)
 		}
 	}
 }

@@ -54,9 +54,7 @@ func (s *site) pageSite() *site {
 	ps.w = &diag.Warner{}
 	ps.mods = map[string]*mdx.Module{}
 	if s.theme != nil {
-		th := *s.theme
-		th.s = &ps
-		ps.theme = &th
+		ps.theme = s.theme.ForWarner(ps.w)
 	}
 	return &ps
 }
@@ -85,58 +83,16 @@ func (s *site) renderOne(i int) (r pageResult) {
 	return r
 }
 
-// prewarmSidebars finds, in navigation order and with the build's own
-// diag.Warner, the warnings of the sidebar of every section (broken links of
-// the configuration), so that they are found in the same order whatever
-// the scheduling of the workers, which render the sidebars with their
-// warnings muted (theme.sidebar). It sets s.sections and the theme's
-// sidebarSums, for buildCache.contextHash. It mirrors the choice of the
-// section in theme.view.
+// prewarmSidebars has the theme find the sidebars' warnings in
+// navigation order, and their hashes with a cache (layout.Theme.Prewarm).
 func (s *site) prewarmSidebars() {
-	if s.theme == nil {
-		return
-	}
-	t := s.theme
-	s.sections = make([]*config.Nav, len(s.order))
-	t.sidebarSums = map[sidebarKey]string{}
-	warned := map[*config.Nav]bool{}
-	sectionSums := map[*config.Nav]string{} // sidebarInputs of each section
-	for i, p := range s.order {
-		root := s.sectionOf(p)
-		s.sections[i] = root
-		if !warned[root] {
-			warned[root] = true
-			t.sidebarLinks(root.Children)
-		}
-		if key := t.sidebarKeyOf(root, p.Path+".html"); !s.cacheOff() {
-			if _, ok := t.sidebarSums[key]; !ok {
-				sum, ok := sectionSums[root]
-				if !ok {
-					sum = t.sidebarInputs(root)
-					sectionSums[root] = sum
-				}
-				// The section's hash has a fixed length: the folder
-				// (export form) follows it unambiguously.
-				t.sidebarSums[key] = sum + key.dir
-			}
-		}
+	if s.theme != nil {
+		s.theme.Prewarm(!s.cacheOff())
 	}
 }
 
 // cacheOff reports whether the build has no cache.
 func (s *site) cacheOff() bool { return s.opts.CacheDir == "" }
-
-// sectionOf returns the navigation section whose sidebar page p shows: the
-// innermost division of its first appearance, or the root.
-func (s *site) sectionOf(p *page.Page) *config.Nav {
-	root := s.cfg.Nav
-	for i, n := range s.theme.chains[p.Path] {
-		if i > 0 && n.IsDivision() {
-			root = n
-		}
-	}
-	return root
-}
 
 // renderPages calls render(i) (s.renderOne, or the cache's reuse-or-render)
 // for every page of s.order on the workers and hands each result, in

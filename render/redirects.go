@@ -9,6 +9,7 @@ import (
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/links"
+	"lectern.dev/lectern/render/safe"
 )
 
 // redirectPages returns the static pages of the configuration's redirects:
@@ -69,7 +70,7 @@ func (s *site) redirectPages() []siteFile {
 				continue
 			}
 			taken[name] = true
-			u := safeHref(s.links.URL(name, tg))
+			u := safe.Href(s.links.URL(name, tg))
 			canonical := u
 			if s.opts.SiteURL != "" && tg.Kind == links.Page {
 				canonical = s.canonicalURL(tg.Path) + tg.Suffix

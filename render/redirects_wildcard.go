@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"lectern.dev/lectern/render/config"
+	"lectern.dev/lectern/render/layout"
 	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/safe"
 )
@@ -35,7 +36,7 @@ const redirectsScriptFile = "_lectern/redirects.js"
 
 // redirectsJS is the matcher, a function expression taking a
 // redirectConfig: the build appends the call with the site's.
-var redirectsJS = mustRead("theme/redirects.js")
+var redirectsJS = layout.Asset("theme/redirects.js")
 
 // redirectConfig is the data of _lectern/redirects.js.
 type redirectConfig struct {
@@ -108,7 +109,7 @@ func (s *site) compileWildcard(r config.Redirect) (wildcardRule, error) {
 	}
 	dest := strings.TrimSpace(r.Destination)
 	w.External = config.IsExternal(dest)
-	if w.External && safeHref(dest) != dest {
+	if w.External && safe.Href(dest) != dest {
 		return w, fmt.Errorf("redirect destination %q (from %q) is not a web address; no redirect is written", r.Destination, r.Source)
 	}
 	p, suffix := splitDestSuffix(dest)

@@ -62,17 +62,9 @@ func (s *site) searchIndexJS() []byte {
 }
 
 // canonicalURL is the extensionless URL of a page for the sitemap and
-// canonical links: SiteURL (if set) + BasePath + "/" + page.
+// canonical links (links.Canonical).
 func (s *site) canonicalURL(page string) string {
-	p := page
-	if p == "index" {
-		p = ""
-	}
-	prefix := s.opts.SiteURL
-	if !strings.HasSuffix(prefix, s.opts.BasePath) || s.opts.BasePath == "" {
-		prefix += s.opts.BasePath
-	}
-	return prefix + "/" + links.EscapePath(p)
+	return links.Canonical(s.opts.SiteURL, s.opts.BasePath, page)
 }
 
 // sitemap lists the canonical URL of every page that is not noindex.

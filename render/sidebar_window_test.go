@@ -9,11 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"lectern.dev/lectern/render/config"
-	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/icons"
-	"lectern.dev/lectern/render/mdx"
-	"lectern.dev/lectern/render/page"
+	"lectern.dev/lectern/render/layout"
 )
 
 func fileExists(name string) bool {
@@ -21,16 +18,16 @@ func fileExists(name string) bool {
 	return err == nil
 }
 
-// The tests that lower sidebarWindowMin do not call t.Parallel: they run
+// The tests that lower buildWindow.Min do not call t.Parallel: they run
 // before the parallel tests of the package start.
 
 // setWindow sets the window's threshold and size until restore is
 // called (at the latest, at the end of the test).
 func setWindow(t *testing.T, minEntries, size int) (restore func()) {
 	t.Helper()
-	oldMin, oldSize := sidebarWindowMin, sidebarWindowSize
-	sidebarWindowMin, sidebarWindowSize = minEntries, size
-	restore = func() { sidebarWindowMin, sidebarWindowSize = oldMin, oldSize }
+	old := buildWindow
+	buildWindow = layout.Window{Min: minEntries, Size: size}
+	restore = func() { buildWindow = old }
 	t.Cleanup(restore)
 	return restore
 }
@@ -229,7 +226,7 @@ func TestSidebarWindowAsFull(t *testing.T) {
 func TestSidebarWindowCache(t *testing.T) {
 	setWindow(t, 20, 6)
 	for _, export := range []bool{false, true} {
-		sidebarWindowMin, sidebarWindowSize = 20, 6
+		buildWindow = layout.Window{Min: 20, Size: 6}
 		fsys := bigSite(2, 3, 10) // 60 pages, 30 per tab
 		dir, cache := t.TempDir(), t.TempDir()
 		step := func(what string, wantReused int) {
@@ -247,55 +244,12 @@ func TestSidebarWindowCache(t *testing.T) {
 		// A title is in the sidebar of its tab, windowed or not.
 		fsys["t1/p040.mdx"].Data = bytes.Replace(fsys["t1/p040.mdx"].Data, []byte("title: Page 40"), []byte("title: Renamed"), 1)
 		step("one title changed", 30)
-		sidebarWindowSize = 8
+		buildWindow.Size = 8
 		step("window size changed", 0)
-		sidebarWindowMin = 25
+		buildWindow.Min = 25
 		step("threshold changed", 0)
-		sidebarWindowMin = 1000
+		buildWindow.Min = 1000
 		step("no window", 0)
 		step("nothing changed again", 60)
-	}
-}
-
-func TestGroupDigits(t *testing.T) {
-	t.Parallel()
-	for n, want := range map[int]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 12345: "12,345", 1234567: "1,234,567"} {
-		if got := groupDigits(n); got != want {
-			t.Errorf("groupDigits(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
-// TestSidebarWindowCountsHiddenPages checks that hidden pages count
-// towards the threshold: each would otherwise render the whole section
-// for itself.
-func TestSidebarWindowCountsHiddenPages(t *testing.T) {
-	setWindow(t, 4, 100)
-	archive := "-- docs.json --\n{\"navigation\": {\"groups\": [{\"group\": \"G\", \"pages\": [\"index\", \"h1\", \"h2\", \"h3\", \"h4\", \"h5\"]}]}}\n-- index.mdx --\n# Home\n"
-	for i := 1; i <= 5; i++ {
-		archive += "-- h" + string(rune('0'+i)) + ".mdx --\n---\ntitle: H" + string(rune('0'+i)) + "\nhidden: true\n---\nx\n"
-	}
-	s := &site{src: siteFS(t, archive), opts: Options{}, out: newMemOutput(), w: &diag.Warner{},
-		pages: map[string]*page.Page{}, entries: map[string]config.NavEntry{}, files: map[string]bool{}, mods: map[string]*mdx.Module{}}
-	if err := s.load(); err != nil {
-		t.Fatal(err)
-	}
-	var h3 string
-	for _, p := range s.order {
-		data, _ := s.renderPage(p, p.Path+".html")
-		if p.Path == "h3" {
-			h3 = sidebarOf(t, string(data))
-		}
-	}
-	if w := s.theme.sidebars.windows[s.cfg.Nav]; w == nil {
-		t.Errorf("a section of 1 page and 5 hidden ones is not windowed with a threshold of 4")
-	}
-	if len(s.theme.sidebars.m) != 0 {
-		t.Errorf("%d full sidebars rendered for a windowed section", len(s.theme.sidebars.m))
-	}
-	want := `<div class="lc-nav-section"><p class="lc-nav-heading">G</p><ul class="lc-nav-list"><li><a href="/">Home</a></li><li><a href="/h3" class="lc-active" aria-current="page">H3</a></li></ul></div>
-`
-	if h3 != want {
-		t.Errorf("h3.html sidebar:\n%s\nwant:\n%s", h3, want)
 	}
 }

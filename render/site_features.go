@@ -1,6 +1,9 @@
 package render
 
-import "lectern.dev/lectern/render/features"
+import (
+	"lectern.dev/lectern/render/features"
+	"lectern.dev/lectern/render/layout"
+)
 
 // featureAssets are the files of the build's features, besides the search
 // index (build.go) and playground.js (openapi_page.go, when a page has a
@@ -28,7 +31,7 @@ func (s *site) featureCSS(css []byte) []byte {
 
 // The scripts of the features (theme/).
 var (
-	searchJS    = mustRead("theme/search.js")
-	assistantJS = mustRead("theme/assistant.js")
-	analyticsJS = mustRead("theme/analytics.js")
+	searchJS    = layout.Asset("theme/search.js")
+	assistantJS = layout.Asset("theme/assistant.js")
+	analyticsJS = layout.Asset("theme/analytics.js")
 )

@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"lectern.dev/lectern/render/features"
+	"lectern.dev/lectern/render/layout"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/output"
@@ -78,11 +79,11 @@ func (s *site) writeSiteFiles() error {
 		s.searchSpliced = searchParts != nil
 	}
 	files := map[string][]byte{
-		"404.html":           s.theme.notFound(),
+		"404.html":           s.theme.NotFound(s.redirectScriptTag()),
 		"sitemap.xml":        s.sitemap(),
 		"robots.txt":         s.robots(),
-		"_lectern/style.css": s.featureCSS(s.theme.css()),
-		"_lectern/site.js":   siteJS,
+		"_lectern/style.css": s.featureCSS(s.theme.CSS()),
+		"_lectern/site.js":   layout.SiteJS,
 	}
 	for _, name := range []string{"404.html", "sitemap.xml", "robots.txt", "_lectern/style.css", "_lectern/site.js", features.SearchIndexFile} {
 		if feat, ok := features.Files[name]; ok && !s.opts.features().Enabled(feat) {
@@ -102,7 +103,7 @@ func (s *site) writeSiteFiles() error {
 		}
 		generated[name] = true
 	}
-	for _, f := range s.themeFiles() { // theme.go: theme-init.js, search-index.js, redirect pages
+	for _, f := range s.themeFiles() { // theme-init.js, search-index.js, redirect pages
 		var err error
 		if f.name == features.SearchIndexJSFile && searchParts != nil {
 			err = s.writeParts(f.name, search.ScriptParts(searchParts))
@@ -168,4 +169,22 @@ func (s *site) writeSiteFiles() error {
 		}
 	}
 	return nil
+}
+
+// siteFile is a file the theme adds to the output.
+type siteFile struct {
+	name string
+	data []byte
+}
+
+// assets returns the theme's files besides style.css, site.js and
+// search-index.json (written by build.go): the blocking theme script, the
+// search index as a script (fetch() of a JSON file fails on file://) and
+// the redirect pages.
+func (s *site) themeFiles() []siteFile {
+	files := []siteFile{
+		{"_lectern/theme-init.js", layout.ThemeInit},
+	}
+	files = append(files, s.featureAssets()...) // render/features
+	return append(files, s.redirectPages()...)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"lectern.dev/lectern/render/layout"
 	"lectern.dev/lectern/render/search"
 )
 
@@ -223,7 +224,7 @@ func TestThemeColors(t *testing.T) {
 `
 	res, out = build(t, bad, Options{})
 	css = out.get(t, "_lectern/style.css")
-	if !strings.Contains(css, "--lc-primary: "+defaultPrimary+";") || strings.Contains(css, "display: none;") && strings.Contains(css, "red;") {
+	if !strings.Contains(css, "--lc-primary: "+layout.DefaultPrimary+";") || strings.Contains(css, "display: none;") && strings.Contains(css, "red;") {
 		t.Errorf("an unsafe colour reached the CSS:\n%s", css[:200])
 	}
 	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "colors.primary") {

@@ -217,3 +217,18 @@ func Unreserved(p string) bool {
 	}
 	return true
 }
+
+// Canonical is the extensionless URL of a page for the sitemap and
+// canonical links: siteURL (if set) + basePath + "/" + page, with "index"
+// as the root.
+func Canonical(siteURL, basePath, page string) string {
+	p := page
+	if p == "index" {
+		p = ""
+	}
+	prefix := siteURL
+	if !strings.HasSuffix(prefix, basePath) || basePath == "" {
+		prefix += basePath
+	}
+	return prefix + "/" + EscapePath(p)
+}

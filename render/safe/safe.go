@@ -141,3 +141,12 @@ func EventHandler(k string) bool {
 	lower := strings.ToLower(strings.TrimSpace(k))
 	return strings.HasPrefix(lower, "on") && len(lower) > 2 && lower != "open"
 }
+
+// Href keeps a link's URL whose scheme is harmless (URLAllowed) and
+// replaces the others (javascript:, data:, ...) by "#".
+func Href(u string) string {
+	if URLAllowed(u, false) {
+		return u
+	}
+	return "#"
+}

@@ -1,4 +1,4 @@
-package render
+package layout
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"lectern.dev/lectern/render/config"
+	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/highlight"
 	"lectern.dev/lectern/render/links"
@@ -24,12 +25,14 @@ var themeFS embed.FS
 
 var (
 	layoutTmpl = template.Must(template.New("layout.html").ParseFS(themeFS, "theme/layout.html"))
-	styleCSS   = mustRead("theme/style.css")
-	siteJS     = mustRead("theme/site.js")
-	themeInit  = mustRead("theme/theme-init.js")
+	styleCSS   = Asset("theme/style.css")
+	SiteJS     = Asset("theme/site.js")
+	ThemeInit  = Asset("theme/theme-init.js")
 )
 
-func mustRead(name string) []byte {
+// Asset returns a file of the theme folder, such as "theme/search.js".
+// It panics for a file that is not there: names are constants.
+func Asset(name string) []byte {
 	data, err := themeFS.ReadFile(name)
 	if err != nil {
 		panic(err) // embedded at compile time: cannot fail
@@ -37,13 +40,13 @@ func mustRead(name string) []byte {
 	return data
 }
 
-// defaultPrimary is the accent colour when the configuration has none.
-const defaultPrimary = "#2563eb"
+// DefaultPrimary is the accent colour when the configuration has none.
+const DefaultPrimary = "#2563eb"
 
-// theme renders pages into the site's HTML layout. Its methods are safe
-// for concurrent use once newTheme has returned.
-type theme struct {
-	s         *site
+// Theme renders pages into the site's HTML layout. Its methods are safe
+// for concurrent use once New has returned.
+type Theme struct {
+	s         *Site
 	primary   string // colors.primary: accent on light backgrounds
 	light     string // colors.light: accent on dark backgrounds
 	dark      string // colors.dark: buttons and hover on light backgrounds
@@ -59,21 +62,26 @@ type theme struct {
 	// customJS are the repository's scripts that pages load
 	// (custom_scripts.go).
 	customJS []string
-	// index is each page's position in s.order, for previous and next.
+	// index is each page's position in s.Order, for previous and next.
 	index    map[*page.Page]int
 	sidebars *sidebarCache // shared by the per-page copies of a parallel build (build.go)
 	// sidebarSums are the hashes of the sidebars' inputs (sidebarInputs of
 	// the section, then the folder in the export form),
 	// set by site.prewarmSidebars with a cache; read-only after.
 	sidebarSums map[sidebarKey]string
+	// sections are the sections whose sidebar each page shows, in the
+	// order of s.Order (prewarm).
+	sections []*config.Nav
 	// socialViews are the labels and icons of the footer's social links
 	// (socials.go), in the order of cfg.FooterLinks.
 	socialViews []socialView
 }
 
-func newTheme(s *site) *theme {
-	t := &theme{s: s, primary: defaultPrimary, chains: map[string][]*config.Nav{}, index: map[*page.Page]int{}, sidebars: &sidebarCache{}}
-	cfg := s.cfg
+// New makes the theme of site s, warning of configuration it cannot use
+// (colours, logo, favicon). s must not change after.
+func New(s *Site) *Theme {
+	t := &Theme{s: s, primary: DefaultPrimary, chains: map[string][]*config.Nav{}, index: map[*page.Page]int{}, sidebars: &sidebarCache{}}
+	cfg := s.Config
 	color := func(c, what string) string {
 		if c == "" {
 			return ""
@@ -81,7 +89,7 @@ func newTheme(s *site) *theme {
 		if safe := safe.Color(c); safe != "" {
 			return safe
 		}
-		cfg.Warn(s.w, c, "colors.%s %q is not a CSS colour; using the default", what, c)
+		cfg.Warn(s.Warner, c, "colors.%s %q is not a CSS colour; using the default", what, c)
 		return ""
 	}
 	if c := color(cfg.Colors.Primary, "primary"); c != "" {
@@ -89,7 +97,7 @@ func newTheme(s *site) *theme {
 	}
 	t.light = color(cfg.Colors.Light, "light")
 	t.dark = color(cfg.Colors.Dark, "dark")
-	t.customJS = s.customScriptFiles()
+	t.customJS = s.CustomJS
 	t.logoLight = t.configFile(cfg.Logo.Light, "logo")
 	t.logoDark = t.logoLight
 	if cfg.Logo.Dark != cfg.Logo.Light {
@@ -109,7 +117,7 @@ func newTheme(s *site) *theme {
 	} else if cfg.Source == "mint.json" {
 		_, t.navbarPrimary = config.LinkItem(cfg.Raw["topbarCtaButton"])
 	}
-	for i, p := range s.order {
+	for i, p := range s.Order {
 		t.index[p] = i
 	}
 	var walk func(n *config.Nav, chain []*config.Nav)
@@ -131,26 +139,26 @@ func newTheme(s *site) *theme {
 
 // configFile resolves a file named by the configuration (logo, favicon) to
 // a source file, warning when it is missing or on another host.
-func (t *theme) configFile(p, what string) string {
+func (t *Theme) configFile(p, what string) string {
 	if p == "" {
 		return ""
 	}
-	tg := t.s.links.Resolve("", p)
+	tg := t.s.Links.Resolve("", p)
 	switch tg.Kind {
 	case links.File:
 		return tg.Path
 	case links.External:
-		t.s.cfg.Warn(t.s.w, p, "%s %q is on another host; not used, pages load nothing from other hosts", what, p)
+		t.s.Config.Warn(t.s.Warner, p, "%s %q is on another host; not used, pages load nothing from other hosts", what, p)
 	default:
-		t.s.cfg.Warn(t.s.w, p, "%s %q not found", what, p)
+		t.s.Config.Warn(t.s.Warner, p, "%s %q not found", what, p)
 	}
 	return ""
 }
 
-// css returns _lectern/style.css with the site's colours: --lc-primary is
+// CSS returns _lectern/style.css with the site's colours: --lc-primary is
 // the accent in light mode, --lc-primary-light the accent in dark mode and
 // --lc-primary-dark that of buttons (style.css picks between them).
-func (t *theme) css() []byte {
+func (t *Theme) CSS() []byte {
 	light, dark := t.light, t.dark
 	if light == "" {
 		light = t.primary
@@ -166,31 +174,13 @@ func (t *theme) css() []byte {
 	return out
 }
 
-// siteFile is a file the theme adds to the output.
-type siteFile struct {
-	name string
-	data []byte
-}
-
-// assets returns the theme's files besides style.css, site.js and
-// search-index.json (written by build.go): the blocking theme script, the
-// search index as a script (fetch() of a JSON file fails on file://) and
-// the redirect pages.
-func (s *site) themeFiles() []siteFile {
-	files := []siteFile{
-		{"_lectern/theme-init.js", themeInit},
-	}
-	files = append(files, s.featureAssets()...) // render/features
-	return append(files, s.redirectPages()...)
-}
-
-// page renders page p, written as outName, with its rendered body.
-func (t *theme) page(p *page.Page, outName, body string, toc []search.TOCItem) []byte {
+// Page renders page p, written as outName, with its rendered body.
+func (t *Theme) Page(p *page.Page, outName, body string, toc []search.TOCItem) []byte {
 	v := t.view(outName, p)
 	v.Title = p.Title
 	v.Description = p.Front.Description
 	v.Body = template.HTML(body)
-	if t.s.opts.Export && v.Features.Playground {
+	if t.s.Export && v.Features.Playground {
 		// The "Try it" forms of the page may call the API servers it
 		// offers, also when the export is served by a static host.
 		if o := features.PlaygroundServerOrigins([]byte(body)); len(o) > 0 {
@@ -203,37 +193,37 @@ func (t *theme) page(p *page.Page, outName, body string, toc []search.TOCItem) [
 	v.Mode = p.Front.Mode
 	v.NoIndex = p.Front.NoIndex
 	v.Keywords = strings.Join(p.Front.Keywords, ", ")
-	if g := t.s.entries[p.Path].Groups; len(g) > 0 {
+	if g := t.s.Entries[p.Path].Groups; len(g) > 0 {
 		v.Eyebrow = g[len(g)-1]
 	}
-	if t.s.opts.SiteURL != "" {
-		v.Canonical = t.s.canonicalURL(p.Path)
+	if t.s.SiteURL != "" {
+		v.Canonical = links.Canonical(t.s.SiteURL, t.s.BasePath, p.Path)
 	}
 	if i, ok := t.index[p]; ok {
-		order := t.s.order
+		order := t.s.Order
 		if i > 0 {
-			v.Prev = &linkView{Label: t.navLabel(order[i-1]), URL: t.s.links.PageURL(outName, order[i-1].Path)}
+			v.Prev = &linkView{Label: NavLabel(order[i-1]), URL: t.s.Links.PageURL(outName, order[i-1].Path)}
 		}
 		if i+1 < len(order) {
-			v.Next = &linkView{Label: t.navLabel(order[i+1]), URL: t.s.links.PageURL(outName, order[i+1].Path)}
+			v.Next = &linkView{Label: NavLabel(order[i+1]), URL: t.s.Links.PageURL(outName, order[i+1].Path)}
 		}
 	}
 	return t.execute(v)
 }
 
-// notFound renders 404.html.
-func (t *theme) notFound() []byte {
+// NotFound renders 404.html, with extraHead added to its <head>.
+func (t *Theme) NotFound(extraHead string) []byte {
 	v := t.view("404.html", nil)
 	v.Title = "Page not found"
 	v.Description = "The page you are looking for does not exist or has moved."
 	v.Body = template.HTML(`<p><a href="` + html.EscapeString(v.HomeURL) + `">Go to the home page</a></p>`)
 	v.NoIndex = true
 	v.NotFound = true
-	v.ExtraHead += template.HTML(t.s.redirectScriptTag()) // redirects_wildcard.go
+	v.ExtraHead += template.HTML(extraHead)
 	return t.execute(v)
 }
 
-func (t *theme) execute(v *pageView) []byte {
+func (t *Theme) execute(v *pageView) []byte {
 	var buf bytes.Buffer
 	buf.Grow(len(v.Body) + len(v.Sidebar) + 8192)
 	if err := layoutTmpl.Execute(&buf, v); err != nil {
@@ -243,10 +233,20 @@ func (t *theme) execute(v *pageView) []byte {
 	return buf.Bytes()
 }
 
-// navLabel is a page's label in navigation: sidebarTitle, else title.
-func (t *theme) navLabel(p *page.Page) string {
+// NavLabel is a page's label in navigation: sidebarTitle, else title.
+func NavLabel(p *page.Page) string {
 	if p.Front.SidebarTitle != "" {
 		return p.Front.SidebarTitle
 	}
 	return p.Title
+}
+
+// ForWarner returns a copy of t that reports its warnings to w, for the
+// renderer of one page.
+func (t *Theme) ForWarner(w *diag.Warner) *Theme {
+	c := *t
+	s := *t.s
+	s.Warner = w
+	c.s = &s
+	return &c
 }

@@ -1,4 +1,4 @@
-package render
+package layout
 
 import (
 	"html"
@@ -9,6 +9,7 @@ import (
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/icons"
 	"lectern.dev/lectern/render/links"
+	"lectern.dev/lectern/render/safe"
 )
 
 // Windowed sidebars.
@@ -17,8 +18,8 @@ import (
 // page of it: for a section of N entries, N pages of N links each. Past a
 // few thousand entries that output grows with N² (a section of 100,000
 // pages would write megabytes of sidebar into each page). A section with
-// more than sidebarWindowMin entries therefore gets a windowed sidebar:
-// each page shows sidebarWindowSize entries around itself, in navigation
+// more than Window.Min entries therefore gets a windowed sidebar:
+// each page shows Window.Size entries around itself, in navigation
 // order, under the headings and groups that hold them (open where they
 // hold the page), and a "… N more pages" link to the first page left out
 // where entries before or after the window were left out (in the group
@@ -26,25 +27,43 @@ import (
 // reachable through those links, the pager (previous and next) and
 // search.
 //
-// A windowed sidebar costs each page O(sidebarWindowSize): the section is
+// A windowed sidebar costs each page O(Window.Size): the section is
 // flattened once into entries (sidebarWindow), and a page's sidebar is
 // written from its slice of them, with its URLs for the page's folder.
 // Sections at or under the threshold keep the full, shared sidebar
 // (sidebarHTML), byte for byte.
-var (
-	// sidebarWindowMin is the number of entries (pages, hidden ones
-	// included, and links) above which a section's sidebar is windowed. The sidebars of real
-	// documentation sites have a few hundred entries (the largest of the
-	// test corpus, Pipecat's, 392).
-	sidebarWindowMin = 1000
-	// sidebarWindowSize is the number of entries a windowed sidebar shows.
-	sidebarWindowSize = 100
-)
+//
+// Site.Window sets the threshold and the size; its zero value takes
+// DefaultWindow's.
+type Window struct {
+	// Min is the number of entries (pages, hidden ones included, and
+	// links) above which a section's sidebar is windowed.
+	Min int
+	// Size is the number of entries a windowed sidebar shows.
+	Size int
+}
+
+// DefaultWindow is the window of every build: the sidebars of real
+// documentation sites have a few hundred entries (the largest of the test
+// corpus, Pipecat's, 392).
+var DefaultWindow = Window{Min: 1000, Size: 100}
+
+// window returns the site's window, with DefaultWindow's for zero fields.
+func (t *Theme) window() Window {
+	w := t.s.Window
+	if w.Min == 0 {
+		w.Min = DefaultWindow.Min
+	}
+	if w.Size == 0 {
+		w.Size = DefaultWindow.Size
+	}
+	return w
+}
 
 // sidebarWindow is a section flattened for windowed sidebars. It depends
 // on the section only, not on the folder of the output file.
 type sidebarWindow struct {
-	size    int // entries shown: sidebarWindowSize when it was made
+	size    int // entries shown: Window.Size when it was made
 	groups  []sideGroup
 	entries []sideEntry // the visible entries, in navigation order
 	pages   []int       // indices of the page entries, ascending
@@ -82,7 +101,7 @@ type hiddenEntry struct {
 // sidebarWindowOf returns the flattened section root when its sidebar is
 // windowed, nil when it is not. Safe for concurrent use; the section is
 // flattened on first use.
-func (t *theme) sidebarWindowOf(root *config.Nav) *sidebarWindow {
+func (t *Theme) sidebarWindowOf(root *config.Nav) *sidebarWindow {
 	c := t.sidebars
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -92,11 +111,11 @@ func (t *theme) sidebarWindowOf(root *config.Nav) *sidebarWindow {
 	if c.windows == nil {
 		c.windows = map[*config.Nav]*sidebarWindow{}
 	}
-	w := &sidebarWindow{size: max(sidebarWindowSize, 1), at: map[string]int{}, hidden: map[string]hiddenEntry{}}
+	w := &sidebarWindow{size: max(t.window().Size, 1), at: map[string]int{}, hidden: map[string]hiddenEntry{}}
 	t.flattenSidebar(w, root.Children, -1, 0)
 	// Hidden pages count: each shows the sidebar with itself added, which
 	// the full sidebar renders for that page alone.
-	if len(w.entries)+len(w.hidden) <= sidebarWindowMin {
+	if len(w.entries)+len(w.hidden) <= t.window().Min {
 		w = nil
 	}
 	c.windows[root] = w
@@ -106,18 +125,18 @@ func (t *theme) sidebarWindowOf(root *config.Nav) *sidebarWindow {
 // flattenSidebar adds the entries of nodes, in group parent at depth, to
 // w. It mirrors sideItems: hidden navigation nodes are left out, and so
 // are groups without visible entries (by never being shown).
-func (t *theme) flattenSidebar(w *sidebarWindow, nodes []*config.Nav, parent, depth int) {
+func (t *Theme) flattenSidebar(w *sidebarWindow, nodes []*config.Nav, parent, depth int) {
 	for _, n := range nodes {
 		if n.Hidden {
 			continue
 		}
 		switch {
 		case n.Kind == config.NavPage:
-			p := t.s.pages[n.Page]
+			p := t.s.Pages[n.Page]
 			if p == nil {
 				continue
 			}
-			e := sideEntry{label: t.navLabel(p), page: n.Page, group: parent}
+			e := sideEntry{label: NavLabel(p), page: n.Page, group: parent}
 			if p.Front.Hidden {
 				if _, ok := w.hidden[n.Page]; !ok {
 					w.hidden[n.Page] = hiddenEntry{entry: e, at: len(w.entries)}
@@ -130,19 +149,19 @@ func (t *theme) flattenSidebar(w *sidebarWindow, nodes []*config.Nav, parent, de
 			w.pages = append(w.pages, len(w.entries))
 			w.entries = append(w.entries, e)
 		case n.Kind == config.NavLink:
-			w.entries = append(w.entries, sideEntry{label: n.Label, link: t.s.links.Resolve("", n.Href), group: parent})
+			w.entries = append(w.entries, sideEntry{label: n.Label, link: t.s.Links.Resolve("", n.Href), group: parent})
 		case len(n.Children) > 0:
 			w.groups = append(w.groups, sideGroup{label: n.Label, icon: n.Icon, parent: parent, depth: depth})
 			t.flattenSidebar(w, n.Children, len(w.groups)-1, depth+1)
 		case n.Href != "":
-			w.entries = append(w.entries, sideEntry{label: n.Label, link: t.s.links.Resolve("", n.Href), group: parent})
+			w.entries = append(w.entries, sideEntry{label: n.Label, link: t.s.Links.Resolve("", n.Href), group: parent})
 		}
 	}
 }
 
 // render writes the sidebar of the output file outName, showing page
 // current ("" for none) as the current one.
-func (w *sidebarWindow) render(s *site, outName, current string) string {
+func (w *sidebarWindow) render(s *Site, outName, current string) string {
 	n := len(w.entries)
 	size := w.size
 	center, hid := -1, (*hiddenEntry)(nil)
@@ -271,16 +290,16 @@ func (w *sidebarWindow) closeGroup(b *strings.Builder, g int) {
 }
 
 // writeSideLink writes the list item of entry e as sidebarWriter.list does.
-func writeSideLink(b *strings.Builder, s *site, outName string, e *sideEntry, current string) {
+func writeSideLink(b *strings.Builder, s *Site, outName string, e *sideEntry, current string) {
 	var u string
 	external := false
 	if e.page != "" {
-		u = s.links.PageURL(outName, e.page)
+		u = s.Links.PageURL(outName, e.page)
 	} else {
-		u, external = s.links.URL(outName, e.link), e.link.Kind == links.External
+		u, external = s.Links.URL(outName, e.link), e.link.Kind == links.External
 	}
 	b.WriteString(`<li><a href="`)
-	b.WriteString(html.EscapeString(safeHref(u)))
+	b.WriteString(html.EscapeString(safe.Href(u)))
 	b.WriteByte('"')
 	if e.page != "" && e.page == current {
 		b.WriteString(activeAttrs)
@@ -297,14 +316,14 @@ func writeSideLink(b *strings.Builder, s *site, outName string, e *sideEntry, cu
 // of the window: a link "… N more pages" (or "entries", when some are
 // links) to the first page among them (or, when there is none, to the
 // first entry); in a list of its own when alone (at the top level).
-func (w *sidebarWindow) more(b *strings.Builder, s *site, outName string, from, to int, alone bool) {
+func (w *sidebarWindow) more(b *strings.Builder, s *Site, outName string, from, to int, alone bool) {
 	first := sort.SearchInts(w.pages, from)
 	pages := sort.SearchInts(w.pages, to) - first
 	var u string
 	if pages > 0 {
-		u = s.links.PageURL(outName, w.entries[w.pages[first]].page)
+		u = s.Links.PageURL(outName, w.entries[w.pages[first]].page)
 	} else {
-		u = s.links.URL(outName, w.entries[from].link)
+		u = s.Links.URL(outName, w.entries[from].link)
 	}
 	what := " more page"
 	if pages != to-from {
@@ -320,7 +339,7 @@ func (w *sidebarWindow) more(b *strings.Builder, s *site, outName string, from, 
 	if alone {
 		b.WriteString(`<ul class="lc-nav-list">`)
 	}
-	b.WriteString(`<li><a class="lc-nav-more" href="` + html.EscapeString(safeHref(u)) + `">… ` + groupDigits(to-from) + what + "</a></li>")
+	b.WriteString(`<li><a class="lc-nav-more" href="` + html.EscapeString(safe.Href(u)) + `">… ` + groupDigits(to-from) + what + "</a></li>")
 	if alone {
 		b.WriteString("</ul>\n")
 	}

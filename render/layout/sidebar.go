@@ -1,4 +1,4 @@
-package render
+package layout
 
 import (
 	"crypto/sha256"
@@ -14,6 +14,7 @@ import (
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/icons"
+	"lectern.dev/lectern/render/page"
 	"lectern.dev/lectern/render/safe"
 )
 
@@ -76,7 +77,7 @@ type sidebarCache struct {
 // which site.prewarmSidebars calls for every section in navigation order,
 // whereas which page renders a sidebar first depends on the scheduling of
 // the workers.
-func (t *theme) sidebar(root *config.Nav, outName string) *sidebarHTML {
+func (t *Theme) sidebar(root *config.Nav, outName string) *sidebarHTML {
 	key := t.sidebarKeyOf(root, outName)
 	t.sidebars.mu.Lock()
 	defer t.sidebars.mu.Unlock()
@@ -86,10 +87,7 @@ func (t *theme) sidebar(root *config.Nav, outName string) *sidebarHTML {
 	if t.sidebars.m == nil {
 		t.sidebars.m = map[sidebarKey]*sidebarHTML{}
 	}
-	muted := *t
-	ms := *t.s
-	ms.w = &diag.Warner{Mute: 1}
-	muted.s = &ms
+	muted := t.ForWarner(&diag.Warner{Mute: 1})
 	sb := renderSidebar(muted.sideItems(root.Children, outName, ""))
 	t.sidebars.m[key] = sb
 	return sb
@@ -97,9 +95,9 @@ func (t *theme) sidebar(root *config.Nav, outName string) *sidebarHTML {
 
 // sidebarKeyOf is the key of the sidebar of section root for the output
 // file outName.
-func (t *theme) sidebarKeyOf(root *config.Nav, outName string) sidebarKey {
+func (t *Theme) sidebarKeyOf(root *config.Nav, outName string) sidebarKey {
 	key := sidebarKey{root: root}
-	if t.s.opts.Export {
+	if t.s.Export {
 		key.dir = path.Dir(outName)
 		if outName == "404.html" {
 			key.dir = outName // its URLs are absolute, unlike its neighbours'
@@ -110,7 +108,7 @@ func (t *theme) sidebarKeyOf(root *config.Nav, outName string) sidebarKey {
 
 // sidebarLinks gives the warnings of sideItems for nodes: it resolves the
 // same links, in the same order.
-func (t *theme) sidebarLinks(nodes []*config.Nav) {
+func (t *Theme) sidebarLinks(nodes []*config.Nav) {
 	for _, n := range nodes {
 		if n.Hidden {
 			continue
@@ -134,7 +132,7 @@ func (t *theme) sidebarLinks(nodes []*config.Nav) {
 // page under it and, for a windowed sidebar (sidebar_window.go), the
 // window's threshold and size. Equal inputs give an equal sidebar
 // (buildCache.contextHash), without rendering it.
-func (t *theme) sidebarInputs(root *config.Nav) string {
+func (t *Theme) sidebarInputs(root *config.Nav) string {
 	h := sha256.New()
 	buf := make([]byte, 0, 512)
 	field := func(v string) {
@@ -146,10 +144,10 @@ func (t *theme) sidebarInputs(root *config.Nav) string {
 		for _, n := range nodes {
 			if n.Kind == config.NavPage {
 				field(n.Page)
-				if p := t.s.pages[n.Page]; p == nil {
+				if p := t.s.Pages[n.Page]; p == nil {
 					buf = append(buf, 0)
 				} else {
-					field(t.navLabel(p))
+					field(NavLabel(p))
 					field(p.Front.Icon)
 					buf = append(buf, 1)
 					if p.Front.Hidden {
@@ -170,7 +168,7 @@ func (t *theme) sidebarInputs(root *config.Nav) string {
 	if w := t.sidebarWindowOf(root); w != nil {
 		// What is shown of a windowed sidebar depends on its size too.
 		buf = append(buf, 'w')
-		buf = binary.AppendUvarint(buf, uint64(sidebarWindowMin))
+		buf = binary.AppendUvarint(buf, uint64(t.window().Min))
 		buf = binary.AppendUvarint(buf, uint64(w.size))
 	}
 	h.Write(buf)
@@ -226,7 +224,7 @@ func (w *sidebarWriter) list(items []*sideItem, opens []int) {
 			b.WriteString("</details></li>")
 			continue
 		}
-		b.WriteString(`<li><a href="` + html.EscapeString(safeHref(it.URL)) + `"`)
+		b.WriteString(`<li><a href="` + html.EscapeString(safe.Href(it.URL)) + `"`)
 		if it.Page != "" {
 			ins := w.active[it.Page]
 			for _, o := range opens {
@@ -242,18 +240,9 @@ func (w *sidebarWriter) list(items []*sideItem, opens []int) {
 	b.WriteString("</ul>")
 }
 
-// safeHref keeps URLs whose scheme is harmless in a link and replaces the
-// others (javascript:, data:, ...) by "#".
-func safeHref(u string) string {
-	if safe.URLAllowed(u, false) {
-		return u
-	}
-	return "#"
-}
-
 // sideItems builds the sidebar entries for nav nodes. Hidden pages are
 // left out, except the page show ("" for none), which is the current one.
-func (t *theme) sideItems(nodes []*config.Nav, outName, show string) []*sideItem {
+func (t *Theme) sideItems(nodes []*config.Nav, outName, show string) []*sideItem {
 	var out []*sideItem
 	for _, n := range nodes {
 		if n.Hidden {
@@ -261,11 +250,11 @@ func (t *theme) sideItems(nodes []*config.Nav, outName, show string) []*sideItem
 		}
 		switch {
 		case n.Kind == config.NavPage:
-			p := t.s.pages[n.Page]
+			p := t.s.Pages[n.Page]
 			if p == nil || p.Front.Hidden && n.Page != show {
 				continue
 			}
-			out = append(out, &sideItem{Label: t.navLabel(p), URL: t.s.links.PageURL(outName, n.Page), Icon: p.Front.Icon, Page: n.Page})
+			out = append(out, &sideItem{Label: NavLabel(p), URL: t.s.Links.PageURL(outName, n.Page), Icon: p.Front.Icon, Page: n.Page})
 		case n.Kind == config.NavLink:
 			u, ext := t.configLink(outName, n.Href)
 			out = append(out, &sideItem{Label: n.Label, URL: u, Icon: n.Icon, External: ext})
@@ -281,4 +270,56 @@ func (t *theme) sideItems(nodes []*config.Nav, outName, show string) []*sideItem
 		}
 	}
 	return out
+}
+
+// Prewarm finds, in navigation order and with the build's own
+// diag.Warner, the warnings of the sidebar of every section (broken links of
+// the configuration), so that they are found in the same order whatever
+// the scheduling of the workers, which render the sidebars with their
+// warnings muted (sidebar). It sets t.sections and, with hashes (a
+// rebuild cache), t.sidebarSums, for sidebarSum. It mirrors the choice of
+// the section in view.
+func (t *Theme) Prewarm(hashes bool) {
+	t.sections = make([]*config.Nav, len(t.s.Order))
+	t.sidebarSums = map[sidebarKey]string{}
+	warned := map[*config.Nav]bool{}
+	sectionSums := map[*config.Nav]string{} // sidebarInputs of each section
+	for i, p := range t.s.Order {
+		root := t.section(p)
+		t.sections[i] = root
+		if !warned[root] {
+			warned[root] = true
+			t.sidebarLinks(root.Children)
+		}
+		if key := t.sidebarKeyOf(root, p.Path+".html"); hashes {
+			if _, ok := t.sidebarSums[key]; !ok {
+				sum, ok := sectionSums[root]
+				if !ok {
+					sum = t.sidebarInputs(root)
+					sectionSums[root] = sum
+				}
+				// The section's hash has a fixed length: the folder
+				// (export form) follows it unambiguously.
+				t.sidebarSums[key] = sum + key.dir
+			}
+		}
+	}
+}
+
+// SidebarSum is the hash of the inputs of the sidebar that page i of the
+// navigation order shows, after Prewarm with hashes.
+func (t *Theme) SidebarSum(i int) string {
+	return t.sidebarSums[t.sidebarKeyOf(t.sections[i], t.s.Order[i].Path+".html")]
+}
+
+// section returns the navigation section whose sidebar page p shows: the
+// innermost division of its first appearance, or the root.
+func (t *Theme) section(p *page.Page) *config.Nav {
+	root := t.s.Config.Nav
+	for i, n := range t.chains[p.Path] {
+		if i > 0 && n.IsDivision() {
+			root = n
+		}
+	}
+	return root
 }

@@ -1,4 +1,4 @@
-package render
+package layout
 
 import (
 	"html/template"
@@ -108,37 +108,37 @@ type sideItem struct {
 
 // view builds the site chrome for the output file outName, showing page p
 // as current (p is nil for 404.html).
-func (t *theme) view(outName string, p *page.Page) *pageView {
+func (t *Theme) view(outName string, p *page.Page) *pageView {
 	s := t.s
 	v := &pageView{
-		SiteName:   s.cfg.Name,
-		StyleURL:   s.links.AssetURL(outName, "_lectern/style.css"),
-		ScriptURL:  s.links.AssetURL(outName, "_lectern/site.js"),
-		InitURL:    s.links.AssetURL(outName, "_lectern/theme-init.js"),
-		SearchURL:  s.links.AssetURL(outName, features.SearchIndexJSFile),
-		HomeURL:    s.links.URL(outName, links.Target{Kind: links.Page}),
+		SiteName:   s.Config.Name,
+		StyleURL:   s.Links.AssetURL(outName, "_lectern/style.css"),
+		ScriptURL:  s.Links.AssetURL(outName, "_lectern/site.js"),
+		InitURL:    s.Links.AssetURL(outName, "_lectern/theme-init.js"),
+		SearchURL:  s.Links.AssetURL(outName, features.SearchIndexJSFile),
+		HomeURL:    s.Links.URL(outName, links.Target{Kind: links.Page}),
 		PrimaryHex: t.primary,
 	}
 	for _, f := range t.customJS {
-		v.CustomScripts = append(v.CustomScripts, s.links.AssetURL(outName, features.CustomScriptDir+f))
+		v.CustomScripts = append(v.CustomScripts, s.Links.AssetURL(outName, features.CustomScriptDir+f))
 	}
-	v.Features = s.opts.features()
-	if s.opts.Export {
+	v.Features = s.Features
+	if s.Export {
 		v.CSP = v.Features.MetaContentSecurityPolicy()
 	}
 	if v.Features.Search {
-		v.SearchJSURL = s.links.AssetURL(outName, features.SearchJSFile)
+		v.SearchJSURL = s.Links.AssetURL(outName, features.SearchJSFile)
 	}
 	if v.Features.Assistant {
-		v.AssistantJSURL = s.links.AssetURL(outName, features.AssistantJSFile)
+		v.AssistantJSURL = s.Links.AssetURL(outName, features.AssistantJSFile)
 		v.AssistantMeta = template.HTML(features.MetaTag(features.AssistantMetaName, v.Features.AssistantURL))
 	}
 	if v.Features.Analytics {
-		v.AnalyticsJSURL = s.links.AssetURL(outName, features.AnalyticsJSFile)
+		v.AnalyticsJSURL = s.Links.AssetURL(outName, features.AnalyticsJSFile)
 		v.AnalyticsMeta = template.HTML(features.MetaTag(features.AnalyticsMetaName, v.Features.AnalyticsURL))
 	}
 	v.RootURL = v.HomeURL
-	if s.opts.Export {
+	if s.Export {
 		v.RootURL = strings.TrimSuffix(v.HomeURL, "index.html")
 	}
 	v.LogoHref = v.HomeURL
@@ -146,21 +146,21 @@ func (t *theme) view(outName string, p *page.Page) *pageView {
 		v.LogoHref, _ = t.configLink(outName, t.logoHref)
 	}
 	if t.favicon != "" {
-		v.Favicon = s.links.AssetURL(outName, t.favicon)
+		v.Favicon = s.Links.AssetURL(outName, t.favicon)
 	}
 	if t.logoLight != "" {
-		v.LogoLight = s.links.AssetURL(outName, t.logoLight)
+		v.LogoLight = s.Links.AssetURL(outName, t.logoLight)
 	}
 	if t.logoDark != "" {
-		v.LogoDark = s.links.AssetURL(outName, t.logoDark)
+		v.LogoDark = s.Links.AssetURL(outName, t.logoDark)
 	}
-	nav := t.links(outName, s.cfg.NavbarLinks)
+	nav := t.links(outName, s.Config.NavbarLinks)
 	if t.navbarPrimary && len(nav) > 0 {
 		v.NavbarPrimary = &nav[len(nav)-1]
 		nav = nav[:len(nav)-1]
 	}
 	v.NavbarLinks = nav
-	v.Anchors = t.links(outName, s.cfg.Anchors)
+	v.Anchors = t.links(outName, s.Config.Anchors)
 	v.Footer = t.socials(outName) // socials.go
 
 	current := ""
@@ -170,7 +170,7 @@ func (t *theme) view(outName string, p *page.Page) *pageView {
 		chain = t.chains[p.Path]
 	} else {
 		// 404.html shows the first section.
-		for n := s.cfg.Nav; n != nil; {
+		for n := s.Config.Nav; n != nil; {
 			chain = append(chain, n)
 			var next *config.Nav
 			for _, c := range n.Children {
@@ -185,7 +185,7 @@ func (t *theme) view(outName string, p *page.Page) *pageView {
 	// Each division of the chain offers its siblings: tabs and anchors as
 	// tabs in the header, the other kinds as selectors. The sidebar shows
 	// the innermost division.
-	root := s.cfg.Nav
+	root := s.Config.Nav
 	for i, n := range chain {
 		if i == 0 || !n.IsDivision() {
 			continue
@@ -198,7 +198,7 @@ func (t *theme) view(outName string, p *page.Page) *pageView {
 			}
 			l := linkView{Label: c.Label, Icon: c.Icon, Active: c == n}
 			if first := c.FirstPage(); first != "" {
-				l.URL = s.links.PageURL(outName, first)
+				l.URL = s.Links.PageURL(outName, first)
 			} else if c.Href != "" {
 				l.URL, l.External = t.configLink(outName, c.Href)
 			} else {
@@ -232,7 +232,7 @@ func (t *theme) view(outName string, p *page.Page) *pageView {
 
 // breadcrumbs lists the divisions (linked to their first page) and groups
 // above page p, then the page itself.
-func (t *theme) breadcrumbs(outName string, p *page.Page, chain []*config.Nav) []linkView {
+func (t *Theme) breadcrumbs(outName string, p *page.Page, chain []*config.Nav) []linkView {
 	var out []linkView
 	for i, n := range chain {
 		switch {
@@ -240,14 +240,14 @@ func (t *theme) breadcrumbs(outName string, p *page.Page, chain []*config.Nav) [
 		case n.IsDivision():
 			l := linkView{Label: n.Label}
 			if first := n.FirstPage(); first != "" {
-				l.URL = t.s.links.PageURL(outName, first)
+				l.URL = t.s.Links.PageURL(outName, first)
 			}
 			out = append(out, l)
 		case n.Kind == config.NavGroup:
 			out = append(out, linkView{Label: n.Label})
 		}
 	}
-	return append(out, linkView{Label: t.navLabel(p), Active: true})
+	return append(out, linkView{Label: NavLabel(p), Active: true})
 }
 
 const (
@@ -256,25 +256,25 @@ const (
 )
 
 // links resolves configuration links for the output file outName.
-func (t *theme) links(outName string, list []config.Link) []linkView {
+func (t *Theme) links(outName string, list []config.Link) []linkView {
 	var out []linkView
 	for _, l := range list {
 		u, ext := t.configLink(outName, l.Href)
-		out = append(out, linkView{Label: l.Label, URL: safeHref(u), Icon: l.Icon, External: ext})
+		out = append(out, linkView{Label: l.Label, URL: safe.Href(u), Icon: l.Icon, External: ext})
 	}
 	return out
 }
 
 // configLink resolves a link of the configuration, warning (once) when an
 // internal one is broken.
-func (t *theme) configLink(outName, href string) (u string, external bool) {
+func (t *Theme) configLink(outName, href string) (u string, external bool) {
 	if !safe.URLAllowed(href, false) {
-		t.s.cfg.Warn(t.s.w, href, "link %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed", mdx.FirstLine(href, 60))
+		t.s.Config.Warn(t.s.Warner, href, "link %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed", mdx.FirstLine(href, 60))
 		return "#", false
 	}
-	tg := t.s.links.Resolve("", href)
+	tg := t.s.Links.Resolve("", href)
 	if tg.Kind == links.Missing {
-		t.s.cfg.Warn(t.s.w, href, "broken link %q: %s", href, tg.Reason)
+		t.s.Config.Warn(t.s.Warner, href, "broken link %q: %s", href, tg.Reason)
 	}
-	return safeHref(t.s.links.URL(outName, tg)), tg.Kind == links.External
+	return safe.Href(t.s.Links.URL(outName, tg)), tg.Kind == links.External
 }

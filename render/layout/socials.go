@@ -1,4 +1,4 @@
-package render
+package layout
 
 import (
 	"html/template"
@@ -50,7 +50,7 @@ type socialView struct {
 }
 
 // socialViews returns the labels and icons of links (the configuration's
-// footer.socials), which do not depend on the page: newTheme computes them
+// footer.socials), which do not depend on the page: New computes them
 // once per build.
 func socialViews(links []config.Link) []socialView {
 	views := make([]socialView, len(links))
@@ -62,8 +62,8 @@ func socialViews(links []config.Link) []socialView {
 
 // socials returns the footer's social links for the output file outName:
 // an icon each, with the network's name as the accessible label.
-func (t *theme) socials(outName string) []linkView {
-	out := t.links(outName, t.s.cfg.FooterLinks)
+func (t *Theme) socials(outName string) []linkView {
+	out := t.links(outName, t.s.Config.FooterLinks)
 	for i := range out {
 		v := t.socialViews[i]
 		out[i].Label, out[i].Icon, out[i].IconHTML = v.label, v.icon, v.iconHTML

@@ -1,0 +1,17 @@
+// Package layout puts a rendered page body into the site's HTML: the
+// header with logo, navbar and selectors, the tabs and anchors, the
+// sidebar (whole up to Window.Min entries, a window around the page beyond:
+// sidebar_window.go), breadcrumbs, the table of contents, previous and
+// next, the footer with its social links, and 404.html. The theme/ folder
+// holds the template, the stylesheet and the site's scripts (Asset).
+//
+// The build fills a Site once its pages are loaded and calls New; Theme's
+// methods are then safe for concurrent use, and ForWarner gives each page's
+// renderer a copy reporting to its own warnings. Prewarm finds the
+// sidebars' warnings in navigation order and, for the rebuild cache, the
+// hash of what each page shows of them (SidebarSum).
+//
+// layout knows the configuration, the pages and how links resolve; it
+// does not know how a body is rendered from MDX, how files are written or
+// what the rebuild cache keeps.
+package layout

@@ -1,0 +1,86 @@
+package layout
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// sideNavRE finds the sidebar's lists in a page.
+var sideNavRE = regexp.MustCompile(`(?s)<nav class="lc-sidebar" id="lc-sidebar" aria-label="Documentation">\n(.*?)\n</nav>\n<main`)
+
+// TestHiddenPageSidebarNotShared checks that the sidebar cache holds one
+// sidebar per section: the variants of hidden pages are not kept in it.
+func TestHiddenPageSidebarNotShared(t *testing.T) {
+	t.Parallel()
+	th := testTheme(t, readArchive(t, "hidden-pages.txtar"), Window{})
+	for _, p := range th.s.Order {
+		th.Page(p, p.Path+".html", "", nil)
+	}
+	if n := len(th.sidebars.m); n != 2 {
+		t.Errorf("%d sidebars rendered for the cache, want 2 (one per tab)", n)
+	}
+	for key, sb := range th.sidebars.m {
+		if strings.Contains(sb.html, "secret") || strings.Contains(sb.html, "internal") || strings.Contains(sb.html, "only-hidden") {
+			t.Errorf("the shared sidebar of %s lists a hidden page:\n%s", key.root.Label, sb.html)
+		}
+	}
+}
+
+// TestSidebarWindowCountsHiddenPages checks that hidden pages count
+// towards the threshold: each would otherwise render the whole section
+// for itself.
+func TestSidebarWindowCountsHiddenPages(t *testing.T) {
+	t.Parallel()
+	archive := "-- docs.json --\n{\"navigation\": {\"groups\": [{\"group\": \"G\", \"pages\": [\"index\", \"h1\", \"h2\", \"h3\", \"h4\", \"h5\"]}]}}\n-- index.mdx --\n# Home\n"
+	for i := 1; i <= 5; i++ {
+		archive += "-- h" + string(rune('0'+i)) + ".mdx --\n---\ntitle: H" + string(rune('0'+i)) + "\nhidden: true\n---\nx\n"
+	}
+	th := testTheme(t, archive, Window{Min: 4, Size: 100})
+	var h3 string
+	for _, p := range th.s.Order {
+		data := string(th.Page(p, p.Path+".html", "", nil))
+		if p.Path == "h3" {
+			m := sideNavRE.FindStringSubmatch(data)
+			if m == nil {
+				t.Fatalf("no sidebar in h3.html:\n%s", data)
+			}
+			h3 = m[1]
+		}
+	}
+	if w := th.sidebars.windows[th.s.Config.Nav]; w == nil {
+		t.Errorf("a section of 1 page and 5 hidden ones is not windowed with a threshold of 4")
+	}
+	if len(th.sidebars.m) != 0 {
+		t.Errorf("%d full sidebars rendered for a windowed section", len(th.sidebars.m))
+	}
+	want := `<div class="lc-nav-section"><p class="lc-nav-heading">G</p><ul class="lc-nav-list"><li><a href="/">Home</a></li><li><a href="/h3" class="lc-active" aria-current="page">H3</a></li></ul></div>
+`
+	if h3 != want {
+		t.Errorf("h3.html sidebar:\n%s\nwant:\n%s", h3, want)
+	}
+}
+
+func TestGroupDigits(t *testing.T) {
+	t.Parallel()
+	for n, want := range map[int]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 12345: "12,345", 1234567: "1,234,567"} {
+		if got := groupDigits(n); got != want {
+			t.Errorf("groupDigits(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestSocialIcons checks that every footer.socials key Mintlify accepts
+// has an icon and a label.
+func TestSocialIcons(t *testing.T) {
+	t.Parallel()
+	for _, key := range []string{"x", "website", "facebook", "youtube", "discord", "slack", "github", "linkedin", "instagram",
+		"hacker-news", "medium", "telegram", "twitter", "x-twitter", "earth-americas", "bluesky", "threads", "reddit", "podcast"} {
+		if socialIcon(key) == "" {
+			t.Errorf("footer.socials key %q has no icon", key)
+		}
+		if l := socialLabel(key); l == "" || strings.Contains(l, "-") {
+			t.Errorf("footer.socials key %q: label %q", key, l)
+		}
+	}
+}

@@ -1,0 +1,34 @@
+package layout
+
+import (
+	"lectern.dev/lectern/render/config"
+	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/features"
+	"lectern.dev/lectern/render/links"
+	"lectern.dev/lectern/render/page"
+)
+
+// Site is what the layout reads of a build. The build fills it once its
+// pages are loaded; nothing changes it after New.
+type Site struct {
+	Config *config.Config
+	// Warner receives the layout's warnings (missing logo, broken links
+	// of the configuration); Theme.For gives a copy reporting elsewhere.
+	Warner  *diag.Warner
+	Links   *links.Resolver
+	Pages   map[string]*page.Page // navigation pages by path
+	Order   []*page.Page          // in navigation order
+	Entries map[string]config.NavEntry
+	// Export says the build is an export: relative URLs, a policy in a
+	// meta element, sidebars per folder.
+	Export bool
+	// SiteURL and BasePath make the canonical URLs (links.Canonical).
+	SiteURL, BasePath string
+	Features          features.Site
+	// CustomJS are the repository's scripts every page loads, relative
+	// to features.CustomScriptDir.
+	CustomJS []string
+	// Window sets when a section's sidebar is windowed (sidebar_window.go);
+	// zero for DefaultWindow.
+	Window Window
+}
