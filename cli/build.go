@@ -19,6 +19,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/cache"
 	"lectern.dev/lectern/render/output"
 )
 
@@ -209,7 +210,7 @@ func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
 	once := func(verb string, start time.Time, after string) error {
 		var res *render.Result
 		var err error
-		if render.UpdateReady(cacheDir, out) && hasOutputMarker(out) {
+		if cache.UpdateReady(cacheDir, out) && hasOutputMarker(out) {
 			// The cache describes the output as the previous build left
 			// it: update it in place (output.Dir.Update), which
 			// costs what changed rather than the whole site.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/render/cache"
 	"lectern.dev/lectern/render/components"
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
@@ -39,7 +40,7 @@ type Options struct {
 	// from the goroutine that called Build.
 	Progress func(done, total int)
 	// CacheDir, when set, is a folder where the build keeps a manifest of
-	// its inputs and outputs (cache.go), so that the next build into the
+	// its inputs and outputs (render/cache), so that the next build into the
 	// same output.Dir re-renders only the pages whose inputs changed: the
 	// page's source, the snippets it imports, its section's sidebar and
 	// its neighbours' titles. A change of the configuration, the options,
@@ -129,8 +130,8 @@ type site struct {
 	reused    int
 	base      *site // read-only snapshot for the page renderers (parallel.go)
 	// manifest is the previous build's cache manifest, with a cache.
-	manifest *manifestState
-	stamps   map[string]fileStamp // source file → stamp, with a cache
+	manifest *cache.State
+	stamps   map[string]cache.Stamp // source file → stamp, with a cache
 	// lazy holds the pages loaded from the cache without their body
 	// (parallel.go: ensureBody); read-only once the pages are loaded.
 	lazy       map[*page.Page]*lazyBody
@@ -186,12 +187,12 @@ func Build(ctx context.Context, src fs.FS, out output.Output, opts Options) (*Re
 		mermaid: &mermaidUse{}, limit: &limits.State{},
 	}
 	if opts.CacheDir != "" {
-		s.stamps = map[string]fileStamp{}
-		s.manifest = readManifest(opts.CacheDir, out) // read while the source loads
+		s.stamps = map[string]cache.Stamp{}
+		s.manifest = cache.ReadState(opts.CacheDir, out) // read while the source loads
 	}
 	if err := cmp.Or(s.load(), s.limit.Err()); err != nil {
 		if s.manifest != nil {
-			s.manifest.get()
+			s.manifest.Get()
 		}
 		return nil, err
 	}
@@ -200,7 +201,7 @@ func Build(ctx context.Context, src fs.FS, out output.Output, opts Options) (*Re
 			return nil, err
 		}
 		if s.cache.out != nil {
-			defer s.cache.out.closeDirs()
+			defer s.cache.out.CloseDirs()
 		}
 	}
 	total := len(s.order)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"lectern.dev/lectern/render/cache"
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/links"
 )
@@ -409,7 +410,7 @@ func TestScanLikeWalkDir(t *testing.T) {
 	for _, stamps := range []bool{false, true} {
 		s := &site{src: fsys, w: &diag.Warner{}, files: map[string]bool{}}
 		if stamps {
-			s.stamps = map[string]fileStamp{}
+			s.stamps = map[string]cache.Stamp{}
 		}
 		pages, err := s.scan()
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"lectern.dev/lectern/render/cache"
 	"lectern.dev/lectern/render/output"
 )
 
@@ -29,8 +30,8 @@ func TestCacheStamps(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	time.Sleep(stampSlack + 50*time.Millisecond) // so that the stamps are trusted
-	dir, cache := t.TempDir(), t.TempDir()
+	time.Sleep(cache.StampSlack + 50*time.Millisecond) // so that the stamps are trusted
+	dir, cacheDir := t.TempDir(), t.TempDir()
 	step := func(what string, wantReused int) {
 		t.Helper()
 		root, err := os.OpenRoot(src)
@@ -38,7 +39,7 @@ func TestCacheStamps(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer root.Close()
-		res, err := Build(context.Background(), root.FS(), output.Dir{Dir: dir}, Options{CacheDir: cache})
+		res, err := Build(context.Background(), root.FS(), output.Dir{Dir: dir}, Options{CacheDir: cacheDir})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +62,7 @@ func TestCacheStamps(t *testing.T) {
 		}
 	}
 	step("first build", 0)
-	time.Sleep(stampSlack + 50*time.Millisecond)
+	time.Sleep(cache.StampSlack + 50*time.Millisecond)
 	step("nothing changed", 20)
 	step("nothing changed again", 20)
 

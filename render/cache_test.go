@@ -14,6 +14,7 @@ import (
 	"testing/fstest"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/render/cache"
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/highlight"
 	"lectern.dev/lectern/render/output"
@@ -62,11 +63,11 @@ func TestCacheRebuild(t *testing.T) {
 	t.Parallel()
 	for _, export := range []bool{false, true} {
 		fsys := bigSite(2, 3, 10) // 60 pages, 30 per tab
-		dir, cache := t.TempDir(), t.TempDir()
+		dir, cacheDir := t.TempDir(), t.TempDir()
 		total := 60
 		step := func(what string, wantReused int) {
 			t.Helper()
-			res := cacheBuild(t, fsys, dir, "", cache, export)
+			res := cacheBuild(t, fsys, dir, "", cacheDir, export)
 			if res.Reused != wantReused {
 				t.Fatalf("export=%v, %s: %d pages reused, want %d", export, what, res.Reused, wantReused)
 			}
@@ -95,7 +96,7 @@ func TestCacheRebuild(t *testing.T) {
 
 		// A new output folder, reusing the previous one's pages.
 		next := filepath.Join(t.TempDir(), "next")
-		res := cacheBuild(t, fsys, next, dir, cache, export)
+		res := cacheBuild(t, fsys, next, dir, cacheDir, export)
 		if res.Reused != total {
 			t.Fatalf("export=%v: %d pages reused from Prev, want %d", export, res.Reused, total)
 		}
@@ -103,7 +104,7 @@ func TestCacheRebuild(t *testing.T) {
 		if err := output.Dir(output.Dir{Dir: next}).WriteFile("t0/p003.html", []byte("edited")); err != nil {
 			t.Fatal(err)
 		}
-		res = cacheBuild(t, fsys, next, "", cache, export)
+		res = cacheBuild(t, fsys, next, "", cacheDir, export)
 		if res.Reused != total-1 {
 			t.Fatalf("export=%v: %d pages reused after an edit of the output, want %d", export, res.Reused, total-1)
 		}
@@ -113,10 +114,10 @@ func TestCacheRebuild(t *testing.T) {
 func TestCacheWithoutDirOutput(t *testing.T) {
 	t.Parallel()
 	fsys := bigSite(1, 2, 5)
-	cache := t.TempDir()
+	cacheDir := t.TempDir()
 	for range 2 {
 		out := newMemOutput()
-		res, err := Build(context.Background(), fsys, out, Options{CacheDir: cache})
+		res, err := Build(context.Background(), fsys, out, Options{CacheDir: cacheDir})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,19 +173,19 @@ func TestCacheUpdateInPlace(t *testing.T) {
 	for _, export := range []bool{false, true} {
 		fsys := bigSite(2, 3, 10) // 60 pages
 		fsys["images/logo.txt"] = &fstest.MapFile{Data: []byte("logo")}
-		dir, cache := filepath.Join(t.TempDir(), "site"), t.TempDir()
+		dir, cacheDir := filepath.Join(t.TempDir(), "site"), t.TempDir()
 		out := output.Dir{Dir: dir, Update: true}
 		step := func(what string, wantReused int) {
 			t.Helper()
-			res := cacheBuildTo(t, fsys, out, cache, export)
+			res := cacheBuildTo(t, fsys, out, cacheDir, export)
 			if res.Reused != wantReused {
 				t.Fatalf("export=%v, %s: %d pages reused, want %d", export, what, res.Reused, wantReused)
 			}
-			if !UpdateReady(cache, dir) {
+			if !cache.UpdateReady(cacheDir, dir) {
 				t.Fatalf("export=%v, %s: the cache does not describe the output", export, what)
 			}
 		}
-		if UpdateReady(cache, dir) {
+		if cache.UpdateReady(cacheDir, dir) {
 			t.Fatal("UpdateReady before the first build")
 		}
 		step("first build", 0)
@@ -253,14 +254,14 @@ func TestCacheUpdateInPlace(t *testing.T) {
 func TestCacheInterruptedUpdate(t *testing.T) {
 	t.Parallel()
 	fsys := bigSite(1, 2, 10) // 20 pages
-	dir, cache := t.TempDir(), t.TempDir()
+	dir, cacheDir := t.TempDir(), t.TempDir()
 	out := output.Dir{Dir: dir, Update: true}
-	cacheBuildTo(t, fsys, out, cache, false)
+	cacheBuildTo(t, fsys, out, cacheDir, false)
 
 	fsys["t0/p002.mdx"].Data = append(fsys["t0/p002.mdx"].Data, "\nOne more line.\n"...)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	opts := Options{CacheDir: cache, Progress: func(done, total int) {
+	opts := Options{CacheDir: cacheDir, Progress: func(done, total int) {
 		if done == 5 {
 			cancel()
 		}
@@ -268,7 +269,7 @@ func TestCacheInterruptedUpdate(t *testing.T) {
 	if _, err := Build(ctx, fsys, out, opts); !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted build: %v", err)
 	}
-	if UpdateReady(cache, dir) {
+	if cache.UpdateReady(cacheDir, dir) {
 		t.Fatal("an interrupted update left the cache describing the output")
 	}
 	if got := readDir(t, dir)["t0/p002.html"]; !bytes.Contains(got, []byte("One more line.")) {
@@ -288,13 +289,13 @@ func TestCacheInterruptedUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if res := cacheBuildTo(t, fsys, out, cache, false); res.Reused != 0 {
+	if res := cacheBuildTo(t, fsys, out, cacheDir, false); res.Reused != 0 {
 		t.Fatalf("the build after an interrupted update reused %d pages", res.Reused)
 	}
-	if !UpdateReady(cache, dir) {
+	if !cache.UpdateReady(cacheDir, dir) {
 		t.Fatal("the cache does not describe the output after a full build")
 	}
-	if res := cacheBuildTo(t, fsys, out, cache, false); res.Reused != 20 {
+	if res := cacheBuildTo(t, fsys, out, cacheDir, false); res.Reused != 20 {
 		t.Fatalf("the next build reused %d pages, want 20", res.Reused)
 	}
 }
@@ -304,11 +305,11 @@ func TestCacheInterruptedUpdate(t *testing.T) {
 func TestCacheFailedUpdateKeepsOutput(t *testing.T) {
 	t.Parallel()
 	fsys := bigSite(1, 2, 10) // 20 pages
-	dir, cache := t.TempDir(), t.TempDir()
+	dir, cacheDir := t.TempDir(), t.TempDir()
 	out := output.Dir{Dir: dir, Update: true}
-	cacheBuildTo(t, fsys, out, cache, false)
+	cacheBuildTo(t, fsys, out, cacheDir, false)
 	files, ids := readDir(t, dir), identities(t, dir)
-	manifest, err := os.ReadFile(filepath.Join(cache, manifestName))
+	manifest, err := os.ReadFile(filepath.Join(cacheDir, cache.ManifestName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,19 +317,19 @@ func TestCacheFailedUpdateKeepsOutput(t *testing.T) {
 	good := fsys["docs.json"].Data
 	for _, broken := range []string{`{"name": "x", "navigation": [`, `{"name":"x","navigation":{"pages":["t0/p000","gone"]}}`} {
 		fsys["docs.json"].Data = []byte(broken)
-		_, err := Build(context.Background(), fsys, out, Options{CacheDir: cache})
+		_, err := Build(context.Background(), fsys, out, Options{CacheDir: cacheDir})
 		if lectern.ErrorCode(err) != lectern.EINVALID {
 			t.Fatalf("broken configuration %s: %v", broken, err)
 		}
 		if list := rewritten(ids, identities(t, dir)); len(list) != 0 || !reflect.DeepEqual(readDir(t, dir), files) {
 			t.Fatalf("a failed build changed the output: %v", list)
 		}
-		if now, _ := os.ReadFile(filepath.Join(cache, manifestName)); !bytes.Equal(now, manifest) {
+		if now, _ := os.ReadFile(filepath.Join(cacheDir, cache.ManifestName)); !bytes.Equal(now, manifest) {
 			t.Fatal("a failed build changed the cache")
 		}
 	}
 	fsys["docs.json"].Data = good
-	if res := cacheBuildTo(t, fsys, out, cache, false); res.Reused != 20 {
+	if res := cacheBuildTo(t, fsys, out, cacheDir, false); res.Reused != 20 {
 		t.Fatalf("the build after a failed one reused %d pages, want 20", res.Reused)
 	}
 }
@@ -350,7 +351,7 @@ func TestCacheSidebarWarnings(t *testing.T) {
 		"a/one.mdx": page("One"), "a/two.mdx": page("Two"), "b/one.mdx": page("B one"),
 	}
 	for _, export := range []bool{false, true} {
-		dir, cache := filepath.Join(t.TempDir(), "site"), t.TempDir()
+		dir, cacheDir := filepath.Join(t.TempDir(), "site"), t.TempDir()
 		for _, step := range []string{"first build", "nothing changed", "a page of tab B changed", "a title changed"} {
 			switch step {
 			case "a page of tab B changed":
@@ -358,7 +359,7 @@ func TestCacheSidebarWarnings(t *testing.T) {
 			case "a title changed":
 				fsys["a/two.mdx"] = page("Two renamed")
 			}
-			res := cacheBuildTo(t, fsys, output.Dir{Dir: dir, Update: true}, cache, export)
+			res := cacheBuildTo(t, fsys, output.Dir{Dir: dir, Update: true}, cacheDir, export)
 			var links []string
 			for _, w := range res.Warnings {
 				if strings.Contains(w.Message, "gone-") {

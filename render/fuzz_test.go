@@ -313,10 +313,10 @@ func FuzzFrontMatter(f *testing.F) {
 			src := "---\n" + yml + "\n---\n" + body
 			p := page.Load("index", "index.mdx", src, &diag.Warner{})
 			if p.Title == "" {
-				panic("loadPage left the title empty")
+				panic("page.Load left the title empty")
 			}
 			if p.BodyLine < 1 {
-				panic("loadPage returned a body line below 1")
+				panic("page.Load returned a body line below 1")
 			}
 			// A page that is nothing but a header, and one whose header
 			// never ends.

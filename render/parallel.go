@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 
+	"lectern.dev/lectern/render/cache"
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/limits"
@@ -37,8 +37,8 @@ type pageResult struct {
 	entry  []byte // search entry, JSON (render/search)
 	warns  []diag.Warning
 	deps   []string    // other source files the page read (imported snippets)
-	reused bool        // kept from the previous build (cache.go); data is nil
-	cached *cachedPage // the page's cache record, when a cache is used
+	reused bool        // kept from the previous build (rebuild.go); data is nil
+	cached *cache.Page // the page's cache record, when a cache is used
 	err    error
 }
 
@@ -236,14 +236,14 @@ type loadJob struct {
 // adds them, in order, to s.pages, s.entries and s.order; their warnings
 // are merged in the same order. A read error stops the load; the first in
 // navigation order is returned. With a cache, a page whose source is
-// unchanged is taken from the previous manifest instead (cachedLoad).
+// unchanged is taken from the previous manifest instead (cache.PageLoad).
 func (s *site) loadPages(jobs []loadJob) error {
 	type loaded struct {
 		p     *page.Page
 		sum   string
 		warns []diag.Warning
 		lazy  bool
-		rec   *cachedSource // for the next manifest, with a cache
+		rec   *cache.Source // for the next manifest, with a cache
 		err   error
 	}
 	res := make([]loaded, len(jobs))
@@ -261,12 +261,12 @@ func (s *site) loadPages(jobs []loadJob) error {
 					return
 				}
 				j := jobs[i]
-				var st fileStamp
+				var st cache.Stamp
 				if ms != nil {
 					st = s.statFile(j.file)
-					if old := ms.trusted(j.file, st); old != nil && old.Load != nil && old.Load.Nav == j.entry.Page {
-						res[i] = loaded{p: old.Load.page(j.entry.Page, j.file), sum: old.Sum, warns: old.Load.Warnings, lazy: true,
-							rec: &cachedSource{Stamp: st, Sum: old.Sum, Load: old.Load}}
+					if old := ms.Trusted(j.file, st); old != nil && old.Load != nil && old.Load.Nav == j.entry.Page {
+						res[i] = loaded{p: old.Load.Page(j.entry.Page, j.file), sum: old.Sum, warns: old.Load.Warnings, lazy: true,
+							rec: &cache.Source{Stamp: st, Sum: old.Sum, Load: old.Load}}
 						continue
 					}
 				}
@@ -282,15 +282,15 @@ func (s *site) loadPages(jobs []loadJob) error {
 					res[i].warns = w.List()
 					continue
 				}
-				h := sum(data)
-				if old := ms.previous(j.file); old != nil && old.Sum == h && old.Load != nil && old.Load.Nav == j.entry.Page {
-					res[i] = loaded{p: old.Load.page(j.entry.Page, j.file), sum: h, warns: old.Load.Warnings, lazy: true,
-						rec: &cachedSource{Stamp: st, Sum: h, Load: old.Load}}
+				h := cache.Sum(data)
+				if old := ms.Previous(j.file); old != nil && old.Sum == h && old.Load != nil && old.Load.Nav == j.entry.Page {
+					res[i] = loaded{p: old.Load.Page(j.entry.Page, j.file), sum: h, warns: old.Load.Warnings, lazy: true,
+						rec: &cache.Source{Stamp: st, Sum: h, Load: old.Load}}
 					continue
 				}
 				w := &diag.Warner{}
 				p := page.Load(j.entry.Page, j.file, string(data), w)
-				res[i] = loaded{p: p, sum: h, warns: w.List(), rec: &cachedSource{Stamp: st, Sum: h, Load: newCachedLoad(p, w.List())}}
+				res[i] = loaded{p: p, sum: h, warns: w.List(), rec: &cache.Source{Stamp: st, Sum: h, Load: cache.NewPageLoad(p, w.List())}}
 			}
 		}()
 	}
@@ -300,9 +300,7 @@ func (s *site) loadPages(jobs []loadJob) error {
 		s.lazy = make(map[*page.Page]*lazyBody, len(jobs))
 		// The pages are the first sources recorded (buildCache.fileSum
 		// runs once the site is loaded): room for every file.
-		ms.mu.Lock()
-		ms.sources = make(map[string]*cachedSource, len(s.files))
-		ms.mu.Unlock()
+		ms.ResetSources(len(s.files))
 	}
 	for i, r := range res {
 		if r.err != nil {
@@ -312,7 +310,7 @@ func (s *site) loadPages(jobs []loadJob) error {
 			continue
 		}
 		if r.rec != nil {
-			ms.put(jobs[i].file, r.rec)
+			ms.Put(jobs[i].file, r.rec)
 		}
 		e := jobs[i].entry
 		s.w.Merge(r.warns)
@@ -327,22 +325,6 @@ func (s *site) loadPages(jobs []loadJob) error {
 		s.order = append(s.order, r.p)
 	}
 	return nil
-}
-
-// newCachedLoad is the manifest record of page p, loaded with warnings.
-func newCachedLoad(p *page.Page, warns []diag.Warning) *cachedLoad {
-	return &cachedLoad{Nav: p.Path, Title: p.Front.Title, Description: p.Front.Description, SidebarTitle: p.Front.SidebarTitle,
-		Icon: p.Front.Icon, OpenAPI: p.Front.OpenAPI, Mode: p.Front.Mode, Hidden: p.Front.Hidden, NoIndex: p.Front.NoIndex,
-		Keywords: p.Front.Keywords, PageTitle: p.Title, BodyLine: p.BodyLine, Warnings: warns}
-}
-
-// page returns the page l describes, without its body and raw front
-// matter (site.ensureBody reads them when the page is rendered).
-func (l *cachedLoad) page(navPath, file string) *page.Page {
-	p := &page.Page{Path: navPath, File: file, Title: l.PageTitle, BodyLine: l.BodyLine, MDX: strings.HasSuffix(file, ".mdx")}
-	p.Front = page.FrontMatter{Title: l.Title, Description: l.Description, SidebarTitle: l.SidebarTitle, Icon: l.Icon,
-		OpenAPI: l.OpenAPI, Mode: l.Mode, Hidden: l.Hidden, NoIndex: l.NoIndex, Keywords: l.Keywords}
-	return p
 }
 
 // lazyBody is the state of a page loaded from the cache without its body.

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 
+	"lectern.dev/lectern/render/cache"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/links"
 )
@@ -109,7 +110,7 @@ func (s *site) scan() ([]string, error) {
 			if fi := f.infos[i]; fi != nil {
 				size += fi.Size()
 				if s.stamps != nil {
-					s.stamps[p] = stampOf(fi)
+					s.stamps[p] = cache.StampOf(fi)
 				}
 			}
 			if limits.Over(len(s.fileList), s.opts.Limits.MaxFiles) || limits.Over(size, s.opts.Limits.MaxSourceBytes) {

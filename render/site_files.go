@@ -7,6 +7,7 @@ import (
 	"path"
 	"sort"
 
+	"lectern.dev/lectern/render/cache"
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/layout"
 	"lectern.dev/lectern/render/limits"
@@ -52,7 +53,7 @@ func (s *site) writeSiteFiles() error {
 		generated[p.Path+".html"] = true
 	}
 	if s.pages["index"] == nil && len(s.order) > 0 {
-		// A copy of the first page, kept when that page is (cache.go).
+		// A copy of the first page, kept when that page is (rebuild.go).
 		if s.cache != nil && s.cache.keepHome(s) {
 			s.written++
 		} else {
@@ -141,7 +142,7 @@ func (s *site) writeSiteFiles() error {
 			s.w.Add(f, 0, "not copied: the build writes a file of the same name")
 			continue
 		}
-		var st fileStamp
+		var st cache.Stamp
 		if s.cache != nil {
 			// An unchanged source: the output file of the previous build
 			// is kept rather than written again.

@@ -15,7 +15,7 @@ import (
 // data or file after release,
 // and the file must not be truncated while it is mapped (a read past its
 // end would fault): it is used only for files a build replaces by renaming
-// another over them, or does not write (cache.go: the previous search
+// another over them, or does not write (render/cache: the previous search
 // index).
 func mapFile(name string, size int64) (data []byte, file *os.File, release func(), err error) {
 	if size <= 0 || int64(int(size)) != size {

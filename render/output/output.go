@@ -38,7 +38,7 @@ import (
 //   - with Options.CacheDir, the build records in the cache, before it
 //     writes anything, that Dir is being updated, and removes at the end
 //     the files of the previous build into Dir that it no longer produces
-//     (see "Updating the output in place" in cache.go).
+//     (see "Updating the output in place" in render/cache).
 //
 // A build that fails to load its source (Build's EINVALID errors) writes
 // nothing. One that fails later (a write error, a cancelled context)
@@ -240,7 +240,7 @@ func (d Dir) RemoveFiles(names []string) []string {
 	return failed
 }
 
-// FileInfo describes the file name of Dir (cache.go).
+// FileInfo describes the file name of Dir (render/cache).
 func (d Dir) FileInfo(name string) (FileInfo, bool) {
 	if !fs.ValidPath(name) || d.Dir == "" {
 		return FileInfo{}, false
@@ -285,7 +285,7 @@ func (d Dir) KeepFile(name string, f FileInfo) bool {
 }
 
 // ReadKept returns the content of the file name that f describes, from
-// Dir or else from Prev (cache.go: the previous search index), and the
+// Dir or else from Prev (render/cache: the previous search index), and the
 // function that releases it. A file the build does not write (in Prev) or
 // replaces by a rename (Update) is mapped into memory rather than read: it
 // can be large, and only parts of it are copied; it is then also returned

@@ -1,4 +1,4 @@
-package render
+package cache
 
 import (
 	"errors"
@@ -15,36 +15,36 @@ import (
 	"lectern.dev/lectern/render/output"
 )
 
-// manifestState is the previous build's manifest, read in the background
+// State is the previous build's manifest, read in the background
 // while the source loads, and the records of this build's sources.
-type manifestState struct {
-	wait  func() (*cacheManifest, error)
+type State struct {
+	wait  func() (*Manifest, error)
 	once  sync.Once
-	m     *cacheManifest // nil when absent or from another renderer
-	raw   *cacheManifest // as read: nil when absent or not decodable
-	index []byte         // the previous search index, as written
-	// indexFile is the file of index, open, or nil.
-	indexFile *os.File
-	// release releases index (output.Dir.ReadKept); it runs at the end of
+	m     *Manifest // nil when absent or from another renderer
+	Raw   *Manifest // as read: nil when absent or not decodable
+	Index []byte    // the previous search index, as written
+	// IndexFile is the file of index, open, or nil.
+	IndexFile *os.File
+	// Release releases index (output.Dir.ReadKept); it runs at the end of
 	// the build (buildCache.save) or, after a failed one, when ms is
 	// collected.
-	release func()
+	Release func()
 	err     error
-	tool    string
-	start   int64
+	Tool    string
+	Start   int64
 	mu      sync.Mutex
-	sources map[string]*cachedSource // this build's
+	Sources map[string]*Source // this build's
 	// checked is closed once the output files of the page records have
 	// been looked up (checkOutputs), or when they are not.
 	checked chan struct{}
 }
 
-// readManifest starts reading the manifest of the previous build in the
+// ReadState starts reading the manifest of the previous build in the
 // background (while the source loads). A missing or unreadable manifest
 // is nil.
-func readManifest(dir string, out output.Output) *manifestState {
+func ReadState(dir string, out output.Output) *State {
 	type result struct {
-		m         *cacheManifest
+		m         *Manifest
 		index     []byte
 		indexFile *os.File
 		release   func()
@@ -58,7 +58,7 @@ func readManifest(dir string, out output.Output) *manifestState {
 			checks.Wait()
 			close(checked)
 		}()
-		data, err := os.ReadFile(filepath.Join(dir, manifestName))
+		data, err := os.ReadFile(filepath.Join(dir, ManifestName))
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				err = nil
@@ -83,16 +83,16 @@ func readManifest(dir string, out output.Output) *manifestState {
 			}
 		}
 		ch <- result{m: m, index: index, indexFile: indexFile, release: release}
-		if d, ok := dirOutputOf(out); ok && d.Update && d.Prev == "" && !m.Updating {
+		if d, ok := DirOutputOf(out); ok && d.Update && d.Prev == "" && !m.Updating {
 			checkOutputs(d, m, &checks)
 		}
 	}()
-	ms := &manifestState{start: time.Now().UnixNano(), tool: toolKey(), sources: map[string]*cachedSource{}, release: func() {},
+	ms := &State{Start: time.Now().UnixNano(), Tool: ToolKey(), Sources: map[string]*Source{}, Release: func() {},
 		checked: checked}
-	ms.wait = func() (*cacheManifest, error) {
+	ms.wait = func() (*Manifest, error) {
 		r := <-ch
 		if r.release != nil {
-			ms.index, ms.indexFile, ms.release = r.index, r.indexFile, r.release
+			ms.Index, ms.IndexFile, ms.Release = r.index, r.indexFile, r.release
 			runtime.AddCleanup(ms, func(release func()) { release() }, r.release)
 		}
 		return r.m, r.err
@@ -105,8 +105,8 @@ func readManifest(dir string, out output.Output) *manifestState {
 // build would else do when it decides to keep the page (buildCache.reuse):
 // this way the lookups, system calls that cost more than deciding, run
 // while the source loads.
-func checkOutputs(d output.Dir, m *cacheManifest, checks *sync.WaitGroup) {
-	recs := make([]*cachedPage, 0, len(m.Pages))
+func checkOutputs(d output.Dir, m *Manifest, checks *sync.WaitGroup) {
+	recs := make([]*Page, 0, len(m.Pages))
 	names := make([]string, 0, len(m.Pages))
 	for p, rec := range m.Pages {
 		recs, names = append(recs, rec), append(names, p+".html")
@@ -116,46 +116,46 @@ func checkOutputs(d output.Dir, m *cacheManifest, checks *sync.WaitGroup) {
 		checks.Add(1)
 		go func() {
 			defer checks.Done()
-			t := &dirTracker{d: d}
-			defer t.closeDirs()
+			t := &Tracker{d: d}
+			defer t.CloseDirs()
 			for i := w; i < len(recs); i += workers {
 				f, ok := t.FileInfo(names[i])
-				recs[i].outChecked, recs[i].outOK = true, ok && f == recs[i].Out
+				recs[i].OutChecked, recs[i].OutOK = true, ok && f == recs[i].Out
 			}
 		}()
 	}
 }
 
-// outputsChecked waits for checkOutputs, if it runs.
-func (ms *manifestState) outputsChecked() { <-ms.checked }
+// OutputsChecked waits for checkOutputs, if it runs.
+func (ms *State) OutputsChecked() { <-ms.checked }
 
-// get waits for the previous manifest; it is nil when it is absent or
+// Get waits for the previous manifest; it is nil when it is absent or
 // was written by another renderer. When it was left by an update of the
 // output that did not finish, only its source records are kept.
-func (ms *manifestState) get() (*cacheManifest, error) {
+func (ms *State) Get() (*Manifest, error) {
 	ms.once.Do(func() {
-		ms.raw, ms.err = ms.wait()
-		m := ms.raw
-		if m != nil && m.Tool != ms.tool {
+		ms.Raw, ms.err = ms.wait()
+		m := ms.Raw
+		if m != nil && m.Tool != ms.Tool {
 			m = nil
 		}
 		if m != nil && m.Updating {
 			// Never trust a half-updated output.
-			m = &cacheManifest{Updating: true, Tool: m.Tool, Key: m.Key, Start: m.Start, Sources: m.Sources, Code: m.Code}
+			m = &Manifest{Updating: true, Tool: m.Tool, Key: m.Key, Start: m.Start, Sources: m.Sources, Code: m.Code}
 		}
 		if m == nil || m.Updating {
-			ms.release()
-			ms.index, ms.indexFile = nil, nil
+			ms.Release()
+			ms.Index, ms.IndexFile = nil, nil
 		}
 		ms.m = m
 	})
 	return ms.m, ms.err
 }
 
-// trusted returns the previous record of the source file name when its
-// stamp is st and can be trusted (see "Stamps" above).
-func (ms *manifestState) trusted(name string, st fileStamp) *cachedSource {
-	m, _ := ms.get()
+// Trusted returns the previous record of the source file name when its
+// stamp is st and can be Trusted (see "Stamps" above).
+func (ms *State) Trusted(name string, st Stamp) *Source {
+	m, _ := ms.Get()
 	if m == nil || !st.OK {
 		return nil
 	}
@@ -163,33 +163,33 @@ func (ms *manifestState) trusted(name string, st fileStamp) *cachedSource {
 	if old == nil || old.Stamp != st {
 		return nil
 	}
-	if st.racy(m.Start) {
+	if st.Racy(m.Start) {
 		return nil
 	}
 	return old
 }
 
-// previous returns the previous record of name, whatever its stamp.
-func (ms *manifestState) previous(name string) *cachedSource {
-	m, _ := ms.get()
+// Previous returns the Previous record of name, whatever its stamp.
+func (ms *State) Previous(name string) *Source {
+	m, _ := ms.Get()
 	if m == nil {
 		return nil
 	}
 	return m.Sources[name]
 }
 
-// put records source file name for the next manifest.
-func (ms *manifestState) put(name string, rec *cachedSource) {
+// Put records source file name for the next manifest.
+func (ms *State) Put(name string, rec *Source) {
 	ms.mu.Lock()
-	ms.sources[name] = rec
+	ms.Sources[name] = rec
 	ms.mu.Unlock()
 }
 
-// markUpdating marks the manifest in dir, last as read, as that of an
+// MarkUpdating marks the manifest in dir, last as read, as that of an
 // output being updated: its state byte is set in place. A manifest that
 // could not be read is removed instead.
-func markUpdating(dir string, last *cacheManifest) error {
-	name := filepath.Join(dir, manifestName)
+func MarkUpdating(dir string, last *Manifest) error {
+	name := filepath.Join(dir, ManifestName)
 	if last == nil {
 		if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("render: write cache: %w", err)
@@ -227,7 +227,7 @@ func UpdateReady(cacheDir, dir string) bool {
 	if cacheDir == "" {
 		return false
 	}
-	f, err := os.Open(filepath.Join(cacheDir, manifestName))
+	f, err := os.Open(filepath.Join(cacheDir, ManifestName))
 	if err != nil {
 		return false
 	}
@@ -238,9 +238,16 @@ func UpdateReady(cacheDir, dir string) bool {
 		return false
 	}
 	h, ok := decodeManifestHead(buf[:n])
-	if !ok || h.Updating || h.Tool != toolKey() {
+	if !ok || h.Updating || h.Tool != ToolKey() {
 		return false
 	}
 	id, ok := dirIDOf(dir)
 	return ok && id == h.Dir
+}
+
+// ResetSources starts this build's source records, with room for n.
+func (ms *State) ResetSources(n int) {
+	ms.mu.Lock()
+	ms.Sources = make(map[string]*Source, n)
+	ms.mu.Unlock()
 }

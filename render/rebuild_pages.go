@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 
+	"lectern.dev/lectern/render/cache"
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/layout"
 	"lectern.dev/lectern/render/markdown"
@@ -23,12 +24,12 @@ func (c *buildCache) fileSum(s *site, name string) string {
 		return v
 	}
 	st := s.statFile(name)
-	if old := s.manifest.trusted(name, st); old != nil {
+	if old := s.manifest.Trusted(name, st); old != nil {
 		v = old.Sum
-		s.manifest.put(name, &cachedSource{Stamp: st, Sum: v})
+		s.manifest.Put(name, &cache.Source{Stamp: st, Sum: v})
 	} else if data, err := s.readFile(name); err == nil {
-		v = sum(data)
-		s.manifest.put(name, &cachedSource{Stamp: st, Sum: v})
+		v = cache.Sum(data)
+		s.manifest.Put(name, &cache.Source{Stamp: st, Sum: v})
 	}
 	c.mu.Lock()
 	c.sums[name] = v
@@ -79,16 +80,16 @@ func (c *buildCache) reuse(s *site) func(i int) (pageResult, bool) {
 		return nil
 	}
 	c.contexts = make([]string, len(s.order))
-	s.manifest.outputsChecked()
+	s.manifest.OutputsChecked()
 	return func(i int) (pageResult, bool) {
 		p := s.order[i]
-		rec := &cachedPage{Src: s.srcSums[p.Path], Context: c.contextHash(s, i)}
+		rec := &cache.Page{Src: s.srcSums[p.Path], Context: c.contextHash(s, i)}
 		c.contexts[i] = rec.Context
 		old := c.reusable(s, p, rec)
 		if old == nil {
 			return pageResult{}, false
 		}
-		if old.outChecked && !old.outOK || !old.outChecked && !keeper.KeepFile(p.Path+".html", old.Out) {
+		if old.OutChecked && !old.OutOK || !old.OutChecked && !keeper.KeepFile(p.Path+".html", old.Out) {
 			return pageResult{}, false
 		}
 		if old.Mermaid && s.mermaid != nil {
@@ -109,7 +110,7 @@ func (c *buildCache) reuse(s *site) func(i int) (pageResult, bool) {
 func (c *buildCache) page(s *site) func(i int) pageResult {
 	return func(i int) pageResult {
 		p := s.order[i]
-		rec := &cachedPage{Src: s.srcSums[p.Path]}
+		rec := &cache.Page{Src: s.srcSums[p.Path]}
 		if c.contexts != nil {
 			rec.Context = c.contexts[i]
 		} else {
@@ -133,7 +134,7 @@ func (c *buildCache) page(s *site) func(i int) pageResult {
 }
 
 // reusable returns the previous record of p when its inputs match rec's.
-func (c *buildCache) reusable(s *site, p *page.Page, rec *cachedPage) *cachedPage {
+func (c *buildCache) reusable(s *site, p *page.Page, rec *cache.Page) *cache.Page {
 	if c.prev == nil {
 		return nil
 	}
@@ -151,7 +152,7 @@ func (c *buildCache) reusable(s *site, p *page.Page, rec *cachedPage) *cachedPag
 
 // entry returns the search entry of a previous page record, nil when it
 // is not available (the previous search index is not there).
-func (c *buildCache) entry(old *cachedPage) []byte {
+func (c *buildCache) entry(old *cache.Page) []byte {
 	if !old.InIndex {
 		return old.Entry
 	}
@@ -245,9 +246,7 @@ func (c *buildCache) keepHome(s *site) bool {
 	if !c.out.KeepFile("index.html", c.prev.Home) {
 		return false
 	}
-	c.out.mu.Lock()
-	c.out.names["index.html"] = true
-	c.out.mu.Unlock()
+	c.out.MarkWritten("index.html")
 	c.next.Home, c.next.HomePage = c.prev.Home, c.prev.HomePage
 	return true
 }
@@ -264,12 +263,12 @@ func (c *buildCache) recordHome(s *site) {
 
 // keepAsset reports whether the copied file name, whose source has the
 // stamp st, is kept from the previous build (and records it).
-func (c *buildCache) keepAsset(s *site, name string, st fileStamp) bool {
+func (c *buildCache) keepAsset(s *site, name string, st cache.Stamp) bool {
 	keeper, ok := s.out.(output.Keeper)
 	if !ok || !st.OK {
 		return false
 	}
-	m, _ := s.manifest.get()
+	m, _ := s.manifest.Get()
 	if m == nil {
 		return false
 	}
@@ -277,7 +276,7 @@ func (c *buildCache) keepAsset(s *site, name string, st fileStamp) bool {
 	if old == nil || old.Stamp != st {
 		return false
 	}
-	if st.racy(m.Start) || !keeper.KeepFile(name, old.Out) {
+	if st.Racy(m.Start) || !keeper.KeepFile(name, old.Out) {
 		return false
 	}
 	c.next.Assets[name] = old
@@ -285,12 +284,12 @@ func (c *buildCache) keepAsset(s *site, name string, st fileStamp) bool {
 }
 
 // recordAsset records the copied file name as just written.
-func (c *buildCache) recordAsset(s *site, name string, st fileStamp) {
+func (c *buildCache) recordAsset(s *site, name string, st cache.Stamp) {
 	keeper, ok := s.out.(output.Keeper)
 	if !ok || !st.OK {
 		return
 	}
 	if f, ok := keeper.FileInfo(name); ok {
-		c.next.Assets[name] = &cachedAsset{Stamp: st, Out: f}
+		c.next.Assets[name] = &cache.Asset{Stamp: st, Out: f}
 	}
 }

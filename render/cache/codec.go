@@ -1,9 +1,12 @@
-package render
+package cache
 
 import (
 	"encoding/binary"
+	"fmt"
 	"maps"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 
@@ -13,13 +16,13 @@ import (
 )
 
 // The manifest is a compact binary file: the format string, then the
-// fields of cacheManifest in order; strings and byte slices are a length
+// fields of Manifest in order; strings and byte slices are a length
 // (uvarint) and the bytes, integers varints, maps a count and their
 // entries. A manifest that does not decode is ignored.
 //
 // Updating is the byte right after the format string, at
 // manifestStateOffset, so that a build marks the manifest by writing that
-// byte in place (markUpdating) rather than the whole file.
+// byte in place (MarkUpdating) rather than the whole file.
 
 // The values of the state byte.
 const (
@@ -28,7 +31,7 @@ const (
 )
 
 // manifestStateOffset is where the state byte is in the file.
-var manifestStateOffset = len(binary.AppendUvarint(nil, uint64(len(cacheFormat)))) + len(cacheFormat)
+var manifestStateOffset = len(binary.AppendUvarint(nil, uint64(len(Format)))) + len(Format)
 
 type encBuf struct{ b []byte }
 
@@ -60,7 +63,7 @@ func (e *encBuf) warnings(v []diag.Warning) {
 	}
 }
 
-func (e *encBuf) stamp(st fileStamp) {
+func (e *encBuf) stamp(st Stamp) {
 	e.bool(st.OK)
 	e.int(st.Size)
 	e.int(st.ModTime)
@@ -74,7 +77,7 @@ func (e *encBuf) file(f output.FileInfo) {
 	e.int(f.ModTime)
 }
 
-func encodeManifest(m *cacheManifest) []byte {
+func encodeManifest(m *Manifest) []byte {
 	size := 64
 	for k, p := range m.Pages {
 		size += len(k) + len(p.Entry) + 128
@@ -86,7 +89,7 @@ func encodeManifest(m *cacheManifest) []byte {
 	}
 	size += len(m.Outputs) * 32
 	e := &encBuf{b: make([]byte, 0, size)}
-	e.str(cacheFormat)
+	e.str(Format)
 	if m.Updating {
 		e.b = append(e.b, manifestUpdating)
 	} else {
@@ -136,12 +139,12 @@ func encodeManifest(m *cacheManifest) []byte {
 	e.strs(m.Outputs)
 	e.str(m.Code.File)
 	e.bytes(m.Code.Index)
-	e.str(cacheFormat) // end mark
+	e.str(Format) // end mark
 	return e.b
 }
 
 // encodeSources encodes the Sources of m.
-func encodeSources(e *encBuf, m *cacheManifest) {
+func encodeSources(e *encBuf, m *Manifest) {
 	e.uint(uint64(len(m.Sources)))
 	for _, k := range orderedKeys(m.Sources, m.fileOrder) {
 		s := m.Sources[k]
@@ -288,16 +291,16 @@ func (d *decBuf) warnings() []diag.Warning {
 	return v
 }
 
-func (d *decBuf) stamp() fileStamp {
-	return fileStamp{OK: d.bool(), Size: d.int(), ModTime: d.int(), CTime: d.int(), Dev: d.uint(), Ino: d.uint()}
+func (d *decBuf) stamp() Stamp {
+	return Stamp{OK: d.bool(), Size: d.int(), ModTime: d.int(), CTime: d.int(), Dev: d.uint(), Ino: d.uint()}
 }
 
 func (d *decBuf) file() output.FileInfo { return output.FileInfo{Size: d.int(), ModTime: d.int()} }
 
 // head decodes the fields before the records: format, state,
 // folder, renderer, key and start.
-func (d *decBuf) head() (*cacheManifest, bool) {
-	if d.str() != cacheFormat || d.bad || len(d.b) == 0 {
+func (d *decBuf) head() (*Manifest, bool) {
+	if d.str() != Format || d.bad || len(d.b) == 0 {
 		return nil, false
 	}
 	state := d.b[0]
@@ -305,21 +308,21 @@ func (d *decBuf) head() (*cacheManifest, bool) {
 	if state != manifestComplete && state != manifestUpdating {
 		return nil, false
 	}
-	m := &cacheManifest{Updating: state == manifestUpdating}
-	m.Dir = fileID{Dev: d.uint(), Ino: d.uint()}
+	m := &Manifest{Updating: state == manifestUpdating}
+	m.Dir = FileID{Dev: d.uint(), Ino: d.uint()}
 	m.Tool, m.Key, m.Start = d.str(), d.str(), d.int()
 	return m, !d.bad
 }
 
 // decodeManifestHead decodes the head of a manifest (the first bytes of
 // the file): Updating, Dir, Tool, Key and Start.
-func decodeManifestHead(data []byte) (*cacheManifest, bool) {
+func decodeManifestHead(data []byte) (*Manifest, bool) {
 	return (&decBuf{b: data}).head()
 }
 
 // decodeManifest decodes data (which the manifest's byte slices keep
 // referring to); ok is false when it is not a manifest of this format.
-func decodeManifest(data []byte) (*cacheManifest, bool) {
+func decodeManifest(data []byte) (*Manifest, bool) {
 	d := &decBuf{b: data, s: string(data), size: len(data)}
 	m, ok := d.head()
 	if !ok {
@@ -327,8 +330,8 @@ func decodeManifest(data []byte) (*cacheManifest, bool) {
 	}
 	// The records of a kind are allocated together.
 	n := d.count()
-	m.Pages = make(map[string]*cachedPage, n)
-	pages := make([]cachedPage, n)
+	m.Pages = make(map[string]*Page, n)
+	pages := make([]Page, n)
 	for i := range n {
 		if d.bad {
 			return nil, false
@@ -355,9 +358,9 @@ func decodeManifest(data []byte) (*cacheManifest, bool) {
 		m.Pages[k] = p
 	}
 	n = d.count()
-	m.Sources = make(map[string]*cachedSource, n)
-	sources := make([]cachedSource, n)
-	loads := make([]cachedLoad, 0, n)
+	m.Sources = make(map[string]*Source, n)
+	sources := make([]Source, n)
+	loads := make([]PageLoad, 0, n)
 	for i := range n {
 		if d.bad {
 			return nil, false
@@ -366,7 +369,7 @@ func decodeManifest(data []byte) (*cacheManifest, bool) {
 		s := &sources[i]
 		s.Stamp, s.Sum = d.stamp(), d.str()
 		if d.bool() {
-			loads = append(loads, cachedLoad{Nav: d.str(), Title: d.str(), Description: d.str(), SidebarTitle: d.str(),
+			loads = append(loads, PageLoad{Nav: d.str(), Title: d.str(), Description: d.str(), SidebarTitle: d.str(),
 				Icon: d.str(), OpenAPI: d.str(), Mode: d.str(), PageTitle: d.str()})
 			l := &loads[len(loads)-1]
 			l.Hidden = d.bool()
@@ -383,18 +386,57 @@ func decodeManifest(data []byte) (*cacheManifest, bool) {
 	m.Home = d.file()
 	m.HomePage = d.str()
 	n = d.count()
-	m.Assets = make(map[string]*cachedAsset, n)
+	m.Assets = make(map[string]*Asset, n)
 	for range n {
 		if d.bad {
 			return nil, false
 		}
 		k := d.str()
-		m.Assets[k] = &cachedAsset{Stamp: d.stamp(), Out: d.file()}
+		m.Assets[k] = &Asset{Stamp: d.stamp(), Out: d.file()}
 	}
 	m.Outputs = d.strs()
 	m.Code = highlight.Index{File: d.str(), Index: d.bytes()}
-	if d.str() != cacheFormat || d.bad || len(d.b) != 0 {
+	if d.str() != Format || d.bad || len(d.b) != 0 {
 		return nil, false
 	}
 	return m, true
+}
+
+// EncodeSourcesNow encodes the Sources of m ahead of encodeManifest, which
+// then uses the result: once the pages are rendered, no source is read any
+// more, and the encoding can run while the site files are written.
+func (m *Manifest) EncodeSourcesNow() {
+	e := &encBuf{b: make([]byte, 0, 64+len(m.Sources)*160)}
+	encodeSources(e, m)
+	m.encodedSources = e.b
+}
+
+// SetOrder sets the order in which to encode Pages and Sources.
+func (m *Manifest) SetOrder(pages, files []string) {
+	m.pageOrder, m.fileOrder = pages, files
+}
+
+// Write writes m as the manifest of the cache folder dir,
+// replacing the previous one whole.
+func Write(dir string, m *Manifest) error {
+	data := encodeManifest(m)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("render: write cache: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, ManifestName+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("render: write cache: %w", err)
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), filepath.Join(dir, ManifestName))
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("render: write cache: %w", err)
+	}
+	return nil
 }

@@ -1,17 +1,21 @@
-package render
+package cache
 
 import (
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
 	"sync"
 
 	"lectern.dev/lectern/render/output"
 )
 
-// dirOutputOf returns the output.Dir that out is, if it is one.
-func dirOutputOf(out output.Output) (output.Dir, bool) {
+// DirOutputOf returns the output.Dir that out is, if it is one.
+func DirOutputOf(out output.Output) (output.Dir, bool) {
 	switch d := out.(type) {
 	case output.Dir:
 		return d, true
@@ -23,18 +27,18 @@ func dirOutputOf(out output.Output) (output.Dir, bool) {
 	return output.Dir{}, false
 }
 
-// dirTracker is the Output of a build with a cache into a output.Dir: it
+// Tracker is the Output of a build with a cache into a output.Dir: it
 // records the names written (the manifest's Outputs).
-type dirTracker struct {
+type Tracker struct {
 	d     output.Dir
 	mu    sync.Mutex
 	names map[string]bool
-	// kept are files of Dir as the previous build wrote them (the search
+	// Kept are files of Dir as the previous build wrote them (the search
 	// index and its script), which are the same as that build's when
 	// keptSame says so: output.Dir.Update leaves them alone, without
 	// reading them to compare, when they are still as recorded.
-	kept     map[string]output.FileInfo
-	keptSame func() bool
+	Kept     map[string]output.FileInfo
+	KeptSame func() bool
 	// dirs are the folders of Dir opened by FileInfo, by slash-separated
 	// path with a trailing slash ("" for Dir).
 	dirs map[string]*os.Root
@@ -42,7 +46,7 @@ type dirTracker struct {
 
 // WriteParts writes the file name from parts (Dir.WriteParts),
 // unless it is kept (WriteFile).
-func (t *dirTracker) WriteParts(name string, parts []output.Part, src *os.File) error {
+func (t *Tracker) WriteParts(name string, parts []output.Part, src *os.File) error {
 	var size int64
 	for _, p := range parts {
 		if p.Data != nil {
@@ -51,8 +55,8 @@ func (t *dirTracker) WriteParts(name string, parts []output.Part, src *os.File) 
 			size += p.N
 		}
 	}
-	f, ok := t.kept[name]
-	if !ok || !t.keptSame() || size != f.Size {
+	f, ok := t.Kept[name]
+	if !ok || !t.KeptSame() || size != f.Size {
 		if err := t.d.WriteParts(name, parts, src); err != nil {
 			return err
 		}
@@ -67,8 +71,8 @@ func (t *dirTracker) WriteParts(name string, parts []output.Part, src *os.File) 
 	return nil
 }
 
-func (t *dirTracker) WriteFile(name string, data []byte) error {
-	if f, ok := t.kept[name]; ok && t.keptSame() && int64(len(data)) == f.Size {
+func (t *Tracker) WriteFile(name string, data []byte) error {
+	if f, ok := t.Kept[name]; ok && t.KeptSame() && int64(len(data)) == f.Size {
 		if got, ok := t.d.FileInfo(name); ok && got == f {
 			t.mu.Lock()
 			t.names[name] = true
@@ -85,7 +89,7 @@ func (t *dirTracker) WriteFile(name string, data []byte) error {
 	return err
 }
 
-func (t *dirTracker) KeepFile(name string, f output.FileInfo) bool {
+func (t *Tracker) KeepFile(name string, f output.FileInfo) bool {
 	if t.d.Prev != "" {
 		return t.d.KeepFile(name, f)
 	}
@@ -96,7 +100,7 @@ func (t *dirTracker) KeepFile(name string, f output.FileInfo) bool {
 // FileInfo is output.Dir.FileInfo, with the file looked up in its folder
 // opened once (dirs), which costs less than a lookup of its whole path:
 // a rebuild looks up every page's file.
-func (t *dirTracker) FileInfo(name string) (output.FileInfo, bool) {
+func (t *Tracker) FileInfo(name string) (output.FileInfo, bool) {
 	if !fs.ValidPath(name) || t.d.Dir == "" {
 		return output.FileInfo{}, false
 	}
@@ -129,8 +133,8 @@ func (t *dirTracker) FileInfo(name string) (output.FileInfo, bool) {
 	return output.FileInfo{Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}, true
 }
 
-// closeDirs closes the folders FileInfo opened.
-func (t *dirTracker) closeDirs() {
+// CloseDirs closes the folders FileInfo opened.
+func (t *Tracker) CloseDirs() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, r := range t.dirs {
@@ -139,6 +143,62 @@ func (t *dirTracker) closeDirs() {
 	t.dirs = nil
 }
 
-func (t *dirTracker) ReadKept(name string, f output.FileInfo) ([]byte, *os.File, func(), bool) {
+func (t *Tracker) ReadKept(name string, f output.FileInfo) ([]byte, *os.File, func(), bool) {
 	return t.d.ReadKept(name, f)
+}
+
+// RecordOutputs sets next's Dir and Outputs, from what t recorded. For an output
+// updated in place (output.Dir.Update) whose previous build last (the
+// previous manifest as read) describes, it first removes the files that build produced and
+// this one did not, and lists those it could not remove, so that the next
+// build tries again.
+func RecordOutputs(next, last *Manifest, t *Tracker) {
+	id, ok := dirIDOf(t.d.Dir)
+	if ok {
+		next.Dir = id
+	}
+	isPage := func(name string) bool {
+		p, ok := strings.CutSuffix(name, ".html")
+		return ok && next.Pages[p] != nil
+	}
+	outputs := map[string]bool{}
+	for name := range t.names {
+		if !isPage(name) {
+			outputs[name] = true
+		}
+	}
+	for name := range next.Assets {
+		outputs[name] = true
+	}
+	if t.d.Update && last != nil && ok && last.Dir == id {
+		var stale []string
+		for p := range last.Pages {
+			if name := p + ".html"; next.Pages[p] == nil && !outputs[name] {
+				stale = append(stale, name)
+			}
+		}
+		for _, name := range last.Outputs {
+			if !outputs[name] && !isPage(name) {
+				stale = append(stale, name)
+			}
+		}
+		sort.Strings(stale)
+		for _, name := range t.d.RemoveFiles(stale) {
+			outputs[name] = true
+		}
+	}
+	next.Outputs = slices.Sorted(maps.Keys(outputs))
+}
+
+// MarkWritten records name as a file of the output that the build
+// produced without writing it (a kept index.html).
+func (t *Tracker) MarkWritten(name string) {
+	t.mu.Lock()
+	t.names[name] = true
+	t.mu.Unlock()
+}
+
+// NewTracker returns a tracker of the files written to d.
+func NewTracker(d output.Dir) *Tracker {
+	return &Tracker{d: d, names: map[string]bool{}}
 }

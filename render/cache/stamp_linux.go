@@ -1,6 +1,6 @@
 //go:build linux
 
-package render
+package cache
 
 import (
 	"io/fs"
@@ -8,27 +8,27 @@ import (
 	"syscall"
 )
 
-// stampOf returns the stamp of a file (cache.go); OK only when the file
+// StampOf returns the stamp of a file (doc.go: Stamps); OK only when the file
 // system reports a change time (else only Size and ModTime are set).
-func stampOf(fi fs.FileInfo) fileStamp {
+func StampOf(fi fs.FileInfo) Stamp {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok || st == nil {
-		return fileStamp{Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}
+		return Stamp{Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}
 	}
-	return fileStamp{OK: true, Size: fi.Size(), ModTime: fi.ModTime().UnixNano(), CTime: st.Ctim.Nano(),
+	return Stamp{OK: true, Size: fi.Size(), ModTime: fi.ModTime().UnixNano(), CTime: st.Ctim.Nano(),
 		Dev: uint64(st.Dev), Ino: uint64(st.Ino)}
 }
 
 // dirIDOf identifies the folder dir by its device and inode numbers, which
 // a rename keeps; ok is false when it cannot be stat'ed.
-func dirIDOf(dir string) (id fileID, ok bool) {
+func dirIDOf(dir string) (id FileID, ok bool) {
 	fi, err := os.Stat(dir)
 	if err != nil || !fi.IsDir() {
-		return fileID{}, false
+		return FileID{}, false
 	}
 	st, isStat := fi.Sys().(*syscall.Stat_t)
 	if !isStat || st == nil {
-		return fileID{}, false
+		return FileID{}, false
 	}
-	return fileID{Dev: uint64(st.Dev), Ino: uint64(st.Ino)}, true
+	return FileID{Dev: uint64(st.Dev), Ino: uint64(st.Ino)}, true
 }

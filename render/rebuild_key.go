@@ -5,28 +5,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
-	"os"
 	"strconv"
 
+	"lectern.dev/lectern/render/cache"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/links"
 )
-
-func sum(data []byte) string {
-	h := sha256.Sum256(data)
-	return hex.EncodeToString(h[:16])
-}
-
-// toolKey identifies the cache format and the renderer binary.
-func toolKey() string {
-	key := cacheFormat
-	if exe, err := os.Executable(); err == nil {
-		if fi, err := os.Stat(exe); err == nil {
-			key += " " + strconv.Quote(exe) + " " + strconv.FormatInt(fi.Size(), 10) + " " + strconv.FormatInt(fi.ModTime().UnixNano(), 10)
-		}
-	}
-	return key
-}
 
 // cacheKey hashes what every page depends on.
 func cacheKey(s *site, tool string) (string, error) {
@@ -47,7 +31,7 @@ func cacheKey(s *site, tool string) (string, error) {
 			if err != nil {
 				return "", limits.ReadError(name, err)
 			}
-			line("config", name, sum(data))
+			line("config", name, cache.Sum(data))
 		}
 	}
 	for _, f := range s.fileList {
@@ -62,7 +46,7 @@ func cacheKey(s *site, tool string) (string, error) {
 				line("file", f, "?")
 				continue
 			}
-			st = stampOf(fi)
+			st = cache.StampOf(fi)
 		}
 		line("file", f, strconv.FormatInt(st.Size, 10), strconv.FormatInt(st.ModTime, 10))
 	}

@@ -1,0 +1,170 @@
+package render
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"lectern.dev/lectern/render/cache"
+	"lectern.dev/lectern/render/features"
+	"lectern.dev/lectern/render/highlight"
+	"lectern.dev/lectern/render/output"
+)
+
+// buildCache is the cache of one build; its methods are safe for
+// concurrent use by the workers.
+type buildCache struct {
+	dir  string
+	prev *cache.Manifest // nil when absent or of another key
+	// last is the previous manifest as read, whatever its renderer: the
+	// files it lists are removed from an output updated in place.
+	last *cache.Manifest
+	next *cache.Manifest
+	// out records the files written to a output.Dir (nil for other
+	// Outputs).
+	out *cache.Tracker
+	// code is the highlighted code (highlight.Store).
+	code *highlight.Store
+	// prevIndex is the previous build's search index, nil when it is
+	// not in the Output as written; releaseIndex releases it.
+	prevIndex    []byte
+	releaseIndex func()
+	// prevIndexFile is the file of prevIndex, open, or nil; indexFrom
+	// says, for each page (in the order of the site), where its search
+	// entry is in prevIndex, -1 when it is not the same bytes there
+	// (record).
+	prevIndexFile *os.File
+	indexFrom     []int64
+	// entriesChanged says that a page's search entry, or whether it is in
+	// the search index, is not as in the previous build (record), so that
+	// the search index is not the previous one.
+	entriesChanged bool
+
+	// contexts are the pages' context hashes (contextHash), in the order
+	// of the site, once reuse has run.
+	contexts []string
+	// firstReused says the first page was kept from the previous build.
+	firstReused bool
+	// sourcesEncoded is closed once encodeSourcesAhead is done.
+	sourcesEncoded chan struct{}
+
+	mu   sync.Mutex
+	sums map[string]string // source file → hash (snippets)
+}
+
+// statFile returns the stamp of the source file name: the one the walk
+// of the source found (site.load), else a new one.
+func (s *site) statFile(name string) cache.Stamp {
+	if st, ok := s.stamps[name]; ok {
+		return st
+	}
+	fi, err := fs.Stat(s.src, name)
+	if err != nil || !fi.Mode().IsRegular() {
+		return cache.Stamp{}
+	}
+	return cache.StampOf(fi)
+}
+
+// openCache takes the manifest of the previous build when its key matches
+// this build's.
+func openCache(s *site, ms *cache.State) (*buildCache, error) {
+	c := &buildCache{dir: s.opts.CacheDir, sums: map[string]string{}}
+	key, err := cacheKey(s, ms.Tool)
+	m, rerr := ms.Get()
+	if err != nil {
+		return nil, err
+	}
+	if rerr != nil {
+		return nil, rerr
+	}
+	c.next = &cache.Manifest{Tool: ms.Tool, Key: key, Start: ms.Start,
+		Pages: make(map[string]*cache.Page, len(s.order)), Sources: ms.Sources, Assets: map[string]*cache.Asset{}}
+	pageOrder := make([]string, len(s.order))
+	for i, p := range s.order {
+		pageOrder[i] = p.Path
+	}
+	c.next.SetOrder(pageOrder, s.fileList)
+	c.releaseIndex = ms.Release
+	if m != nil && m.Key == key && !m.Updating {
+		c.prev = m
+		c.prevIndex, c.prevIndexFile = ms.Index, ms.IndexFile
+	}
+	c.entriesChanged = c.prevIndex == nil
+	var code highlight.Index
+	if m != nil {
+		code = m.Code
+	}
+	c.code = highlight.NewStore(c.dir, code)
+	c.last = ms.Raw
+	if d, ok := cache.DirOutputOf(s.out); ok {
+		c.out = cache.NewTracker(d)
+		if d.Update && c.prevIndex != nil {
+			// Written again only if a page's entry changed (record).
+			c.out.Kept = map[string]output.FileInfo{features.SearchIndexFile: c.prev.Index}
+			if c.prev.IndexJS.Size > 0 {
+				c.out.Kept[features.SearchIndexJSFile] = c.prev.IndexJS
+			}
+			c.out.KeptSame = func() bool { return !c.entriesChanged }
+		}
+		s.out = c.out
+		if d.Update {
+			// Nothing has been written yet: mark the manifest first.
+			if err := cache.MarkUpdating(c.dir, ms.Raw); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return c, nil
+}
+
+// searchParts returns the search index as parts to splice from the
+// previous one (site.splicedSearchIndex), or nil when it is assembled in
+// memory: without a previous index in the Output, open, or with too many
+// parts.
+func (c *buildCache) searchParts(s *site) []output.Part {
+	if c.out == nil || c.prevIndexFile == nil || c.indexFrom == nil {
+		return nil
+	}
+	return s.splicedSearchIndex(c.indexFrom)
+}
+
+// encodeSourcesAhead encodes the next manifest's Sources in the background
+// (while the site files are written): once the pages are rendered, no
+// source is read any more.
+func (c *buildCache) encodeSourcesAhead() {
+	c.sourcesEncoded = make(chan struct{})
+	go func() {
+		defer close(c.sourcesEncoded)
+		c.next.EncodeSourcesNow()
+	}()
+}
+
+// save writes the manifest of this build, replacing the previous one. For
+// an output updated in place, it first removes the files of the previous
+// build into the same folder that this one did not produce.
+func (c *buildCache) save() error {
+	if c.out != nil {
+		cache.RecordOutputs(c.next, c.last, c.out)
+		c.out.CloseDirs()
+	}
+	// Without a previous record, every page was rendered.
+	c.next.Code = c.code.Save(c.prev == nil)
+	if c.sourcesEncoded != nil {
+		<-c.sourcesEncoded
+	}
+	// The previous search index is read no more.
+	c.prevIndex, c.prevIndexFile = nil, nil
+	if c.out != nil {
+		c.out.Kept = nil
+	}
+	c.releaseIndex()
+	if err := cache.Write(c.dir, c.next); err != nil {
+		return err
+	}
+	// The previous format's manifest, if any, is of no further use, nor
+	// are the files of highlighted code it does not name.
+	os.Remove(filepath.Join(c.dir, "manifest.gob"))
+	highlight.RemoveOtherFiles(c.dir, c.next.Code.File)
+	return nil
+}
