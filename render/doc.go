@@ -22,7 +22,7 @@
 // except .mdx, .md, docs.json, mint.json and dot-files (an export also
 // leaves out SVG and XML files that could run script: activefile.go). Each
 // page shows the sidebar of its section: all of it up to 1,000 entries, a
-// window around the page beyond (sidebar_window.go), so that the output
+// window around the page beyond (render/layout), so that the output
 // grows linearly with the pages. Pages never load
 // anything from another host (only the assistant and the analytics, when
 // configured, send to their endpoints): images, iframes and videos that
@@ -79,32 +79,37 @@
 //     entries and the search index);
 //   - layer 2: links (links resolved against pages, files and redirects,
 //     and the URLs written for live sites and exports), markdown
-//     (goldmark with the MDX inset extension);
+//     (goldmark with the MDX inset extension), page (a page's source,
+//     front matter and title);
 //   - layer 3: components (the MDX tree of a page to HTML: every Mintlify
-//     component, HTML elements, snippets and exported components);
-//   - layer 4, this package: the build itself (build.go, parallel.go:
-//     scan the source, load the configuration and pages, render pages on
-//     all cores), the page layout and theme (theme.go, page_view.go,
-//     sidebar.go, sidebar_window.go, socials.go, theme/), OpenAPI pages
-//     (openapi_nav.go, openapi_page.go), redirects, the site's other
-//     files (site_files.go, activefile.go, custom_scripts.go, mermaid.go)
-//     and the incremental rebuild cache (cache*.go).
+//     component, HTML elements, snippets and exported components), layout
+//     (the page around the body: header, navigation, sidebar, footer,
+//     404.html, and the theme's assets, over a layout.Site the build
+//     fills), cache (what the rebuild cache keeps: manifest, codec,
+//     stamps, the previous build's state);
+//   - layer 4, this package: the build itself (build.go, scan.go,
+//     parallel.go: scan the source, load the configuration and pages,
+//     render pages on all cores), OpenAPI pages (openapi_nav.go,
+//     openapi_page.go), redirects, the site's other files (site_files.go,
+//     activefile.go, custom_scripts.go, mermaid.go) and which pages the
+//     rebuild cache reuses (rebuild*.go).
 //
-// What flows through them: source tree → config (Config, Nav) → pages
-// (page.go: front matter, title) → mdx (a Module per file) → components
-// (HTML of the body, through markdown and highlight, links through links)
-// → the theme's layout (the page around the body) → output (Dir), with
-// search collecting each page's entry and the cache recording what each
-// page read and wrote.
+// What flows through them: source tree → config (Config, Nav) → page
+// (front matter, title) → mdx (a Module per file) → components (HTML of
+// the body, through markdown and highlight, links through links) →
+// layout (the page around the body) → output (Dir), with search
+// collecting each page's entry and cache recording what each page read
+// and wrote.
 //
 // # Where to add
 //
 //   - a component: its function in the table of render/components
-//     (components.go), and a page using it to the golden test
-//     (components_golden_test.go, testdata/components), which fails for a
-//     component without one;
+//     (components.go), and a page using it to its golden test
+//     (render/components: golden_test.go, testdata/golden), which fails
+//     for a component without one;
 //   - a navigation form: render/config (nav.go), as a new NavKind, then
-//     the theme's sidebar and selectors (page_view.go, sidebar.go);
+//     the sidebar and selectors of render/layout (page_view.go,
+//     sidebar.go);
 //   - an output file: writeSiteFiles (site_files.go) writes every file
 //     other than the pages; a file of a feature is named in
 //     render/features (Files) so that Transform can drop it.

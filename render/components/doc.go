@@ -12,7 +12,7 @@
 // through Env.Links; problems are warnings on Env.W, with file and line.
 //
 // To add a component, add its function to the table and a page using it
-// to the golden test (render/testdata/components), which fails for a
+// to the golden test (golden_test.go, testdata/golden), which fails for a
 // component without one.
 //
 // It knows nothing of the page around the content (render/layout), the

@@ -1,23 +1,30 @@
-package render
+package components_test
 
 import (
+	"context"
 	"encoding/json"
+	"flag"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 
+	"lectern.dev/lectern/render"
 	"lectern.dev/lectern/render/components"
+	"lectern.dev/lectern/render/output"
 )
 
 const fence = "```"
 
 // componentPages holds one small MDX page per known component, each with
 // Markdown inside where the component takes children. The key is the
-// golden file's name under testdata/components.
+// golden file's name under testdata/golden.
 var componentPages = map[string]string{
 	"Note":    "<Note>\n  A **note** with `code` and a [link](/target).\n</Note>\n",
 	"Warning": "<Warning>\n  Do **not** run this in production.\n</Warning>\n",
@@ -111,18 +118,23 @@ func componentSite(t *testing.T) string {
 }
 
 // TestComponentsGolden renders one page per component and compares its
-// article body with testdata/components/<Name>.golden. Run
-// `go test ./render -run TestComponentsGolden -update` after an intended
+// article body with testdata/golden/<Name>.golden. Run
+// `go test ./render/components -run TestComponentsGolden -update` after an intended
 // change and review the diff.
 func TestComponentsGolden(t *testing.T) {
 	t.Parallel()
-	res, out := build(t, componentSite(t), Options{BasePath: "/docs"})
+	out := t.TempDir()
+	res, err := render.Build(context.Background(), archiveFS(t, componentSite(t)), output.Dir{Dir: out}, render.Options{BasePath: "/docs"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, w := range res.Warnings {
 		t.Errorf("warning: %s", w)
 	}
+	files := readTree(t, out)
 	for _, name := range slices.Sorted(maps.Keys(componentPages)) {
-		got := contentOf(t, out.get(t, "c/"+name+".html")) + "\n"
-		path := filepath.Join("testdata", "components", name+".golden")
+		got := contentOf(t, files["c/"+name+".html"]) + "\n"
+		path := filepath.Join("testdata", "golden", name+".golden")
 		if *updateGolden {
 			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 				t.Fatal(err)
@@ -139,7 +151,7 @@ func TestComponentsGolden(t *testing.T) {
 		}
 	}
 	// Content for agents is left out of the site, search index included.
-	for name, data := range out.files {
+	for name, data := range files {
 		if strings.Contains(string(data), "Only for") && strings.Contains(string(data), "agents") &&
 			strings.Contains(string(data), "POST /v1/accounts") {
 			t.Errorf("%s has the <Visibility for=\"agents\"> content", name)
@@ -161,4 +173,76 @@ func TestComponentsGolden(t *testing.T) {
 	if len(missing) > 0 {
 		t.Errorf("components without a golden page: %v", missing)
 	}
+}
+
+var updateGolden = flag.Bool("update", false, "rewrite the testdata/golden files with the current output")
+
+// archiveFS reads an archive of files, each after a "-- name --" line.
+func archiveFS(t *testing.T, archive string) fstest.MapFS {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	var name string
+	for _, line := range strings.SplitAfter(archive, "\n") {
+		if trimmed := strings.TrimRight(line, "\n"); strings.HasPrefix(trimmed, "-- ") && strings.HasSuffix(trimmed, " --") && len(trimmed) > 6 {
+			name = strings.TrimSpace(trimmed[3 : len(trimmed)-3])
+			fsys[name] = &fstest.MapFile{Mode: 0o644}
+			continue
+		}
+		if name != "" {
+			fsys[name].Data = append(fsys[name].Data, line...)
+		}
+	}
+	return fsys
+}
+
+// readTree returns the files under dir by slash path.
+func readTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[filepath.ToSlash(rel)] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// contentOf returns the rendered body of a page file.
+func contentOf(t *testing.T, page string) string {
+	t.Helper()
+	start := strings.Index(page, `<div class="lc-content">`)
+	end := strings.Index(page, `</article>`)
+	if start < 0 || end < start {
+		t.Fatalf("no content in page:\n%s", page)
+	}
+	body := page[start+len(`<div class="lc-content">`) : end]
+	if i := strings.Index(body, `<nav class="lc-pager"`); i >= 0 {
+		body = body[:i]
+	}
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(body), "</div>"))
+}
+
+// firstDiff describes the first line where want and got differ.
+func firstDiff(want, got string) string {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(wl) || i < len(gl); i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			return "line " + strconv.Itoa(i+1) + ":\n  want: " + w + "\n  got:  " + g
+		}
+	}
+	return "(no line differs)"
 }
