@@ -4,9 +4,9 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
+
+	"lectern.dev/lectern/internal/sitetest"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the testdata/*.golden files with the current output")
@@ -47,25 +47,7 @@ func TestGolden(t *testing.T) {
 			t.Fatalf("%v (run with -update to create it)", err)
 		}
 		if got != string(want) {
-			t.Errorf("%s differs from %s (run with -update if intended):\n%s", c.file, path, firstDiff(string(want), got))
+			t.Errorf("%s differs from %s (run with -update if intended):\n%s", c.file, path, sitetest.FirstDiff(string(want), got))
 		}
 	}
-}
-
-// firstDiff shows the first differing line of two texts.
-func firstDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(wl) || i < len(gl); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			return "line " + strconv.Itoa(i+1) + ":\n  want: " + w + "\n  got:  " + g
-		}
-	}
-	return "(no line differs)"
 }

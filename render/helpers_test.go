@@ -15,39 +15,20 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"lectern.dev/lectern/internal/sitetest"
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/links"
 )
 
 // siteFS builds a source tree from an archive of "-- name --" sections,
-// each followed by the file's content (a txtar-like format).
+// each followed by the file's content (sitetest.Archive).
 func siteFS(t *testing.T, archive string) fstest.MapFS {
 	t.Helper()
-	fsys := fstest.MapFS{}
-	var name string
-	var body strings.Builder
-	flush := func() {
-		if name != "" {
-			fsys[name] = &fstest.MapFile{Data: []byte(body.String()), Mode: 0o644}
-		}
-		body.Reset()
+	fsys, err := sitetest.Archive(archive)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, line := range strings.SplitAfter(archive, "\n") {
-		trimmed := strings.TrimRight(line, "\n")
-		if strings.HasPrefix(trimmed, "-- ") && strings.HasSuffix(trimmed, " --") && len(trimmed) > 6 {
-			flush()
-			name = strings.TrimSpace(trimmed[3 : len(trimmed)-3])
-			if !fs.ValidPath(name) {
-				t.Fatalf("bad file name %q in archive", name)
-			}
-			continue
-		}
-		if name != "" {
-			body.WriteString(line)
-		}
-	}
-	flush()
 	return fsys
 }
 

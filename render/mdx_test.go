@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"lectern.dev/lectern/internal/sitetest"
 	"lectern.dev/lectern/render/diag"
 )
 
@@ -23,16 +24,11 @@ func renderIndex(t *testing.T, src, extra string) (string, []diag.Warning) {
 // contentOf returns the rendered page body of a page file.
 func contentOf(t *testing.T, page string) string {
 	t.Helper()
-	start := strings.Index(page, `<div class="lc-content">`)
-	end := strings.Index(page, `</article>`)
-	if start < 0 || end < start {
+	body, ok := sitetest.Content(page)
+	if !ok {
 		t.Fatalf("no content in page:\n%s", page)
 	}
-	body := page[start+len(`<div class="lc-content">`) : end]
-	if i := strings.Index(body, `<nav class="lc-pager"`); i >= 0 {
-		body = body[:i]
-	}
-	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(body), "</div>"))
+	return body
 }
 
 func warningsText(ws []diag.Warning) string {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"lectern.dev/lectern/internal/sitetest"
 	"lectern.dev/lectern/render/icons"
 	"lectern.dev/lectern/render/layout"
 )
@@ -211,7 +212,7 @@ func TestSidebarWindowAsFull(t *testing.T) {
 				}
 				n++
 				if !bytes.Equal(windowed.files[file], data) {
-					t.Errorf("%s export=%v: %s differs with a window of every entry:\n%s", name, opts.Export, file, firstDiff(string(data), string(windowed.files[file])))
+					t.Errorf("%s export=%v: %s differs with a window of every entry:\n%s", name, opts.Export, file, sitetest.FirstDiff(string(data), string(windowed.files[file])))
 				}
 			}
 			if n == 0 {

@@ -10,11 +10,10 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
-	"testing/fstest"
 
+	"lectern.dev/lectern/internal/sitetest"
 	"lectern.dev/lectern/render"
 	"lectern.dev/lectern/render/components"
 	"lectern.dev/lectern/render/output"
@@ -123,8 +122,12 @@ func componentSite(t *testing.T) string {
 // change and review the diff.
 func TestComponentsGolden(t *testing.T) {
 	t.Parallel()
+	site, err := sitetest.Archive(componentSite(t))
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := t.TempDir()
-	res, err := render.Build(context.Background(), archiveFS(t, componentSite(t)), output.Dir{Dir: out}, render.Options{BasePath: "/docs"})
+	res, err := render.Build(context.Background(), site, output.Dir{Dir: out}, render.Options{BasePath: "/docs"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +150,7 @@ func TestComponentsGolden(t *testing.T) {
 			continue
 		}
 		if got != string(want) {
-			t.Errorf("%s differs from %s (run with -update if intended):\n%s", name, path, firstDiff(string(want), got))
+			t.Errorf("%s differs from %s (run with -update if intended):\n%s", name, path, sitetest.FirstDiff(string(want), got))
 		}
 	}
 	// Content for agents is left out of the site, search index included.
@@ -177,24 +180,6 @@ func TestComponentsGolden(t *testing.T) {
 
 var updateGolden = flag.Bool("update", false, "rewrite the testdata/golden files with the current output")
 
-// archiveFS reads an archive of files, each after a "-- name --" line.
-func archiveFS(t *testing.T, archive string) fstest.MapFS {
-	t.Helper()
-	fsys := fstest.MapFS{}
-	var name string
-	for _, line := range strings.SplitAfter(archive, "\n") {
-		if trimmed := strings.TrimRight(line, "\n"); strings.HasPrefix(trimmed, "-- ") && strings.HasSuffix(trimmed, " --") && len(trimmed) > 6 {
-			name = strings.TrimSpace(trimmed[3 : len(trimmed)-3])
-			fsys[name] = &fstest.MapFile{Mode: 0o644}
-			continue
-		}
-		if name != "" {
-			fsys[name].Data = append(fsys[name].Data, line...)
-		}
-	}
-	return fsys
-}
-
 // readTree returns the files under dir by slash path.
 func readTree(t *testing.T, dir string) map[string]string {
 	t.Helper()
@@ -217,32 +202,9 @@ func readTree(t *testing.T, dir string) map[string]string {
 // contentOf returns the rendered body of a page file.
 func contentOf(t *testing.T, page string) string {
 	t.Helper()
-	start := strings.Index(page, `<div class="lc-content">`)
-	end := strings.Index(page, `</article>`)
-	if start < 0 || end < start {
+	body, ok := sitetest.Content(page)
+	if !ok {
 		t.Fatalf("no content in page:\n%s", page)
 	}
-	body := page[start+len(`<div class="lc-content">`) : end]
-	if i := strings.Index(body, `<nav class="lc-pager"`); i >= 0 {
-		body = body[:i]
-	}
-	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(body), "</div>"))
-}
-
-// firstDiff describes the first line where want and got differ.
-func firstDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(wl) || i < len(gl); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			return "line " + strconv.Itoa(i+1) + ":\n  want: " + w + "\n  got:  " + g
-		}
-	}
-	return "(no line differs)"
+	return body
 }

@@ -1,46 +1,25 @@
 package layout
 
 import (
-	"io/fs"
 	"os"
-	"strings"
 	"testing"
-	"testing/fstest"
 
+	"lectern.dev/lectern/internal/sitetest"
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/page"
 )
 
-// archiveFS reads an archive of files, each after a "-- name --" line,
-// as render's tests write them.
-func archiveFS(t *testing.T, archive string) fstest.MapFS {
-	t.Helper()
-	fsys := fstest.MapFS{}
-	var name string
-	for _, line := range strings.SplitAfter(archive, "\n") {
-		if trimmed := strings.TrimRight(line, "\n"); strings.HasPrefix(trimmed, "-- ") && strings.HasSuffix(trimmed, " --") && len(trimmed) > 6 {
-			name = strings.TrimSpace(trimmed[3 : len(trimmed)-3])
-			if !fs.ValidPath(name) {
-				t.Fatalf("bad file name %q in archive", name)
-			}
-			fsys[name] = &fstest.MapFile{Mode: 0o644}
-			continue
-		}
-		if name != "" {
-			fsys[name].Data = append(fsys[name].Data, line...)
-		}
-	}
-	return fsys
-}
-
 // testTheme lays out the live form of the site of archive, whose
 // configuration is a docs.json and whose pages are .mdx files, as the
 // build does: the pages in navigation order, then Prewarm.
 func testTheme(t *testing.T, archive string, window Window) *Theme {
 	t.Helper()
-	fsys := archiveFS(t, archive)
+	fsys, err := sitetest.Archive(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
 	w := &diag.Warner{}
 	cfg, err := config.Load(fsys, w, 1<<20)
 	if err != nil || cfg == nil {

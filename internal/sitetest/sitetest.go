@@ -1,0 +1,76 @@
+// Package sitetest holds what the renderer's tests share across its
+// packages: sites written as one archive of files, the body of a rendered
+// page, and where two golden texts differ. Only tests import it.
+package sitetest
+
+import (
+	"fmt"
+	"io/fs"
+	"strconv"
+	"strings"
+	"testing/fstest"
+)
+
+// Archive reads a site written as one text: each file starts after a
+// line "-- name --" (name a slash path) and runs to the next such line.
+// Text before the first file is ignored.
+func Archive(archive string) (fstest.MapFS, error) {
+	fsys := fstest.MapFS{}
+	var name string
+	var body strings.Builder
+	flush := func() {
+		if name != "" {
+			fsys[name] = &fstest.MapFile{Data: []byte(body.String()), Mode: 0o644}
+		}
+		body.Reset()
+	}
+	for _, line := range strings.SplitAfter(archive, "\n") {
+		trimmed := strings.TrimRight(line, "\n")
+		if strings.HasPrefix(trimmed, "-- ") && strings.HasSuffix(trimmed, " --") && len(trimmed) > 6 {
+			flush()
+			name = strings.TrimSpace(trimmed[3 : len(trimmed)-3])
+			if !fs.ValidPath(name) {
+				return nil, fmt.Errorf("bad file name %q in archive", name)
+			}
+			continue
+		}
+		if name != "" {
+			body.WriteString(line)
+		}
+	}
+	flush()
+	return fsys, nil
+}
+
+// Content returns the rendered body of a page file: the article's
+// content without the pager. ok is false for a page without one.
+func Content(page string) (body string, ok bool) {
+	start := strings.Index(page, `<div class="lc-content">`)
+	end := strings.Index(page, `</article>`)
+	if start < 0 || end < start {
+		return "", false
+	}
+	body = page[start+len(`<div class="lc-content">`) : end]
+	if i := strings.Index(body, `<nav class="lc-pager"`); i >= 0 {
+		body = body[:i]
+	}
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(body), "</div>")), true
+}
+
+// FirstDiff describes the first line where want and got differ.
+func FirstDiff(want, got string) string {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(wl) || i < len(gl); i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			return "line " + strconv.Itoa(i+1) + ":\n  want: " + w + "\n  got:  " + g
+		}
+	}
+	return "(no line differs)"
+}
