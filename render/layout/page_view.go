@@ -122,6 +122,32 @@ func (t *Theme) view(outName string, p *page.Page) *pageView {
 	for _, f := range t.customJS {
 		v.CustomScripts = append(v.CustomScripts, s.Links.AssetURL(outName, features.CustomScriptDir+f))
 	}
+	t.viewFeatures(v, outName)
+	t.viewLogos(v, outName)
+	t.viewHeaderLinks(v, outName)
+
+	current := ""
+	var chain []*config.Nav
+	if p != nil {
+		current = p.Path
+		chain = t.chains[p.Path]
+	} else {
+		// 404.html shows the first section.
+		chain = t.firstSectionChain()
+	}
+	root := t.viewDivisions(v, outName, chain)
+	t.viewSidebar(v, outName, p, root, current)
+	if p != nil {
+		v.Breadcrumbs = t.breadcrumbs(outName, p, chain)
+	}
+	return v
+}
+
+// viewFeatures sets the optional features of v: the export page's content
+// security policy, and the scripts and <meta> tags of search, the
+// assistant and analytics when they are on.
+func (t *Theme) viewFeatures(v *pageView, outName string) {
+	s := t.s
 	v.Features = s.Features
 	if s.Export {
 		v.CSP = v.Features.MetaContentSecurityPolicy()
@@ -137,6 +163,12 @@ func (t *Theme) view(outName string, p *page.Page) *pageView {
 		v.AnalyticsJSURL = s.Links.AssetURL(outName, features.AnalyticsJSFile)
 		v.AnalyticsMeta = template.HTML(features.MetaTag(features.AnalyticsMetaName, v.Features.AnalyticsURL))
 	}
+}
+
+// viewLogos sets the root URL of v (from its HomeURL), the logo's link,
+// the favicon and the light and dark logos.
+func (t *Theme) viewLogos(v *pageView, outName string) {
+	s := t.s
 	v.RootURL = v.HomeURL
 	if s.Export {
 		v.RootURL = strings.TrimSuffix(v.HomeURL, "index.html")
@@ -154,6 +186,12 @@ func (t *Theme) view(outName string, p *page.Page) *pageView {
 	if t.logoDark != "" {
 		v.LogoDark = s.Links.AssetURL(outName, t.logoDark)
 	}
+}
+
+// viewHeaderLinks sets the navbar links of v (the last one as the primary
+// button when the theme asks for it), the anchors and the footer.
+func (t *Theme) viewHeaderLinks(v *pageView, outName string) {
+	s := t.s
 	nav := t.links(outName, s.Config.NavbarLinks)
 	if t.navbarPrimary && len(nav) > 0 {
 		v.NavbarPrimary = &nav[len(nav)-1]
@@ -162,50 +200,41 @@ func (t *Theme) view(outName string, p *page.Page) *pageView {
 	v.NavbarLinks = nav
 	v.Anchors = t.links(outName, s.Config.Anchors)
 	v.Footer = t.socials(outName) // socials.go
+}
 
-	current := ""
+// firstSectionChain returns the navigation nodes from the root down to the
+// first section, following at each level the first visible division that
+// has a page.
+func (t *Theme) firstSectionChain() []*config.Nav {
 	var chain []*config.Nav
-	if p != nil {
-		current = p.Path
-		chain = t.chains[p.Path]
-	} else {
-		// 404.html shows the first section.
-		for n := s.Config.Nav; n != nil; {
-			chain = append(chain, n)
-			var next *config.Nav
-			for _, c := range n.Children {
-				if c.IsDivision() && !c.Hidden && c.FirstPage() != "" {
-					next = c
-					break
-				}
+	for n := t.s.Config.Nav; n != nil; {
+		chain = append(chain, n)
+		var next *config.Nav
+		for _, c := range n.Children {
+			if c.IsDivision() && !c.Hidden && c.FirstPage() != "" {
+				next = c
+				break
 			}
-			n = next
 		}
+		n = next
 	}
+	return chain
+}
+
+// viewDivisions sets the tabs and selectors of v from the divisions of
+// chain, and returns the innermost division (or the navigation's root),
+// whose sidebar the page shows.
+func (t *Theme) viewDivisions(v *pageView, outName string, chain []*config.Nav) *config.Nav {
 	// Each division of the chain offers its siblings: tabs and anchors as
 	// tabs in the header, the other kinds as selectors. The sidebar shows
 	// the innermost division.
-	root := s.Config.Nav
+	root := t.s.Config.Nav
 	for i, n := range chain {
 		if i == 0 || !n.IsDivision() {
 			continue
 		}
 		root = n
-		var opts []linkView
-		for _, c := range chain[i-1].Children {
-			if !c.IsDivision() || c.Hidden {
-				continue
-			}
-			l := linkView{Label: c.Label, Icon: c.Icon, Active: c == n}
-			if first := c.FirstPage(); first != "" {
-				l.URL = s.Links.PageURL(outName, first)
-			} else if c.Href != "" {
-				l.URL, l.External = t.configLink(outName, c.Href)
-			} else {
-				continue
-			}
-			opts = append(opts, l)
-		}
+		opts := t.divisionOptions(outName, chain[i-1], n)
 		switch n.Kind {
 		case config.NavTab, config.NavAnchor, config.NavMenu:
 			v.Tabs = opts
@@ -215,8 +244,36 @@ func (t *Theme) view(outName string, p *page.Page) *pageView {
 			}
 		}
 	}
+	return root
+}
+
+// divisionOptions lists the visible divisions among the children of
+// parent that lead somewhere (a first page or a link), marking active as
+// such.
+func (t *Theme) divisionOptions(outName string, parent, active *config.Nav) []linkView {
+	var opts []linkView
+	for _, c := range parent.Children {
+		if !c.IsDivision() || c.Hidden {
+			continue
+		}
+		l := linkView{Label: c.Label, Icon: c.Icon, Active: c == active}
+		if first := c.FirstPage(); first != "" {
+			l.URL = t.s.Links.PageURL(outName, first)
+		} else if c.Href != "" {
+			l.URL, l.External = t.configLink(outName, c.Href)
+		} else {
+			continue
+		}
+		opts = append(opts, l)
+	}
+	return opts
+}
+
+// viewSidebar sets the sidebar of v: that of the navigation section root,
+// with page current (empty for 404.html) marked.
+func (t *Theme) viewSidebar(v *pageView, outName string, p *page.Page, root *config.Nav, current string) {
 	if w := t.sidebarWindowOf(root); w != nil {
-		v.Sidebar = template.HTML(w.render(s, outName, current)) // sidebar_window.go
+		v.Sidebar = template.HTML(w.render(t.s, outName, current)) // sidebar_window.go
 	} else if p != nil && p.Front.Hidden {
 		// A hidden page is shown in the sidebar where the navigation has
 		// it, on its own page only: that sidebar is not shared.
@@ -224,10 +281,6 @@ func (t *Theme) view(outName string, p *page.Page) *pageView {
 	} else {
 		v.Sidebar = t.sidebar(root, outName).forPage(current)
 	}
-	if p != nil {
-		v.Breadcrumbs = t.breadcrumbs(outName, p, chain)
-	}
-	return v
 }
 
 // breadcrumbs lists the divisions (linked to their first page) and groups
