@@ -101,23 +101,44 @@ func Render(op *Operation, o Options) Page {
 	w.WriteString(w.md(op.Description))
 	w.WriteString(o.Content)
 
-	if len(secs) > 0 {
-		w.section("authorizations", "Authorizations")
-		for _, s := range secs {
-			switch s.kind {
-			case "bearer":
-				w.fieldHead("Authorization", "string", "header", true, false, nil, false)
-				w.WriteString(w.md(firstNonEmpty(s.desc, "Bearer authentication header of the form `Bearer <token>`, where `<token>` is your auth token.")))
-			case "basic":
-				w.fieldHead("Authorization", "string", "header", true, false, nil, false)
-				w.WriteString(w.md(firstNonEmpty(s.desc, "Basic authentication header of the form `Basic <encoded-value>`, where `<encoded-value>` is the base64-encoded string `username:password`.")))
-			default:
-				w.fieldHead(s.header, "string", s.in, true, false, nil, false)
-				w.WriteString(w.md(s.desc))
-			}
-			w.WriteString("</div></div>\n")
-		}
+	w.authorizations(secs)
+	w.parameters(params)
+	w.requestBody(bodyType, bodyObj)
+	responses := d.derefObj(op.op.get("responses"), r.miss)
+	w.responses(responses)
+	w.examples(params, secs, body, bodyType, responses)
+	if pg && o.ScriptURL != "" {
+		w.WriteString(`<script src="` + esc(o.ScriptURL) + `" defer></script>` + "\n")
 	}
+	return Page{HTML: w.String(), Playground: pg, Problems: r.problems}
+}
+
+// authorizations writes the Authorizations section: the header or
+// parameter each way to authenticate in secs needs.
+func (w *writer) authorizations(secs []security) {
+	if len(secs) == 0 {
+		return
+	}
+	w.section("authorizations", "Authorizations")
+	for _, s := range secs {
+		switch s.kind {
+		case "bearer":
+			w.fieldHead("Authorization", "string", "header", true, false, nil, false)
+			w.WriteString(w.md(firstNonEmpty(s.desc, "Bearer authentication header of the form `Bearer <token>`, where `<token>` is your auth token.")))
+		case "basic":
+			w.fieldHead("Authorization", "string", "header", true, false, nil, false)
+			w.WriteString(w.md(firstNonEmpty(s.desc, "Basic authentication header of the form `Basic <encoded-value>`, where `<encoded-value>` is the base64-encoded string `username:password`.")))
+		default:
+			w.fieldHead(s.header, "string", s.in, true, false, nil, false)
+			w.WriteString(w.md(s.desc))
+		}
+		w.WriteString("</div></div>\n")
+	}
+}
+
+// parameters writes a section for each location (path, query, header,
+// cookie) that has parameters in params, listing them.
+func (w *writer) parameters(params []param) {
 	for _, loc := range []struct{ in, id, title string }{
 		{"path", "path-parameters", "Path Parameters"}, {"query", "query-parameters", "Query Parameters"},
 		{"header", "headers", "Headers"}, {"cookie", "cookies", "Cookies"},
@@ -134,53 +155,66 @@ func Render(op *Operation, o Options) Page {
 			w.field("lc-param-field", p.name, p.in, p.schema, p.required, p.deprecated, p.desc, nil, 0)
 		}
 	}
-	if bodyObj != nil {
-		w.section("body", "Body")
-		w.WriteString(`<p class="lc-openapi-media"><code>` + esc(bodyType) + "</code>")
-		if bodyObj.get("required") == true {
-			w.WriteString(` <span class="lc-badge lc-required">required</span>`)
-		}
-		w.WriteString("</p>\n")
-		w.WriteString(w.md(bodyObj.str("description")))
-		if mt := bodyObj.obj("content").obj(bodyType); mt != nil && mt.has("schema") {
-			w.schemaFields("lc-param-field", mt.get("schema"), nil, "body", true)
-		}
+}
+
+// requestBody writes the Body section of the request body bodyObj (none
+// when nil): its media type bodyType, description and schema's fields.
+func (w *writer) requestBody(bodyType string, bodyObj *obj) {
+	if bodyObj == nil {
+		return
 	}
-	responses := d.derefObj(op.op.get("responses"), r.miss)
-	if responses != nil && len(responses.keys) > 0 {
-		w.section("response", "Response")
-		for _, code := range responses.keys {
-			resp := d.derefObj(responses.m[code], r.miss)
-			if resp == nil {
+	w.section("body", "Body")
+	w.WriteString(`<p class="lc-openapi-media"><code>` + esc(bodyType) + "</code>")
+	if bodyObj.get("required") == true {
+		w.WriteString(` <span class="lc-badge lc-required">required</span>`)
+	}
+	w.WriteString("</p>\n")
+	w.WriteString(w.md(bodyObj.str("description")))
+	if mt := bodyObj.obj("content").obj(bodyType); mt != nil && mt.has("schema") {
+		w.schemaFields("lc-param-field", mt.get("schema"), nil, "body", true)
+	}
+}
+
+// responses writes the Response section of the operation's responses
+// object (none when nil or empty), one block per status code.
+func (w *writer) responses(responses *obj) {
+	if responses == nil || len(responses.keys) == 0 {
+		return
+	}
+	w.section("response", "Response")
+	for _, code := range responses.keys {
+		resp := w.ops.doc.derefObj(responses.m[code], w.r.miss)
+		if resp == nil {
+			continue
+		}
+		w.response(code, resp)
+	}
+}
+
+// response writes the block of the response resp to status code code:
+// its media type, description, schema's fields and headers.
+func (w *writer) response(code string, resp *obj) {
+	d := w.ops.doc
+	mtName, mt := pickMedia(resp.obj("content"))
+	w.WriteString(`<div class="lc-openapi-response"><h3 id="response-` + esc(Slugify(code)) + `">` + esc(code))
+	if mtName != "" {
+		w.WriteString(` <code>` + esc(mtName) + "</code>")
+	}
+	w.WriteString("</h3>\n")
+	w.WriteString(w.md(resp.str("description")))
+	if mt != nil && mt.has("schema") {
+		w.schemaFields("lc-response-field", mt.get("schema"), nil, "", false)
+	}
+	if hs := resp.obj("headers"); hs != nil {
+		for _, h := range hs.keys {
+			ho := d.derefObj(hs.m[h], w.r.miss)
+			if ho == nil {
 				continue
 			}
-			mtName, mt := pickMedia(resp.obj("content"))
-			w.WriteString(`<div class="lc-openapi-response"><h3 id="response-` + esc(Slugify(code)) + `">` + esc(code))
-			if mtName != "" {
-				w.WriteString(` <code>` + esc(mtName) + "</code>")
-			}
-			w.WriteString("</h3>\n")
-			w.WriteString(w.md(resp.str("description")))
-			if mt != nil && mt.has("schema") {
-				w.schemaFields("lc-response-field", mt.get("schema"), nil, "", false)
-			}
-			if hs := resp.obj("headers"); hs != nil {
-				for _, h := range hs.keys {
-					ho := d.derefObj(hs.m[h], r.miss)
-					if ho == nil {
-						continue
-					}
-					w.field("lc-response-field", h, "header", ho.get("schema"), ho.get("required") == true, false, ho.str("description"), nil, 0)
-				}
-			}
-			w.WriteString("</div>\n")
+			w.field("lc-response-field", h, "header", ho.get("schema"), ho.get("required") == true, false, ho.str("description"), nil, 0)
 		}
 	}
-	w.examples(params, secs, body, bodyType, responses)
-	if pg && o.ScriptURL != "" {
-		w.WriteString(`<script src="` + esc(o.ScriptURL) + `" defer></script>` + "\n")
-	}
-	return Page{HTML: w.String(), Playground: pg, Problems: r.problems}
+	w.WriteString("</div>\n")
 }
 
 func firstNonEmpty(a, b string) string {
