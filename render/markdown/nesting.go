@@ -20,132 +20,167 @@ func LimitNesting(src string) (out string, firstAt int, changed bool) {
 	if strings.Count(src, "[") <= MaxNesting && !manyContainers(src) {
 		return src, 0, false
 	}
-	var b strings.Builder
-	last := 0 // src[last:] is not yet copied to b
-	escape := func(i int) {
-		if !changed {
-			changed, firstAt = true, i
-			b.Grow(len(src) + 64)
-		}
-		b.WriteString(src[last:i])
-		b.WriteByte('\\')
-		last = i
-	}
-	var (
-		fence       mdx.FenceState
-		lists       []int // content columns of the open list items
-		prevBlank   bool
-		depth, over int // bracket nesting, and brackets escaped beyond it
-		noSpan      map[int]int
-	)
+	l := nestingLimiter{src: src}
 	for off := 0; off < len(src); {
-		end := mdx.LineEnd(src, off)
-		line := src[off:end]
-		next := min(end+1, len(src))
-		if fence.Line(line) {
-			off, prevBlank = next, false
-			continue
-		}
-		if strings.TrimSpace(line) == "" {
-			depth, over, prevBlank = 0, 0, true
-			off = next
-			continue
-		}
-		// Block containers at the start of the line.
-		col, j := 0, off
-		for j < end && (src[j] == ' ' || src[j] == '\t') {
-			if src[j] == '\t' {
-				col += 4 - col%4
-			} else {
-				col++
-			}
-			j++
-		}
-		if w, _ := listMarker(src[j:end]); w > 0 || prevBlank || (j < end && src[j] == '>') {
-			for len(lists) > 0 && col < lists[len(lists)-1] {
-				lists = lists[:len(lists)-1]
-			}
-		}
-		level := len(lists)
-		for j < end {
-			if src[j] == '>' {
-				level++
-				if level > MaxNesting {
-					escape(j)
-					break
-				}
-				j++
-				col++
-				if j < end && src[j] == ' ' {
-					j++
-					col++
-				}
-				continue
-			}
-			w, sp := listMarker(src[j:end])
-			if w == 0 {
-				break
-			}
-			level++
-			if level > MaxNesting {
-				escape(j + w - 1) // "\-", "1\."
-				break
-			}
-			lists = append(lists, col+w+sp)
-			j += w + sp
-			col += w + sp
-		}
-		prevBlank = false
-		// Link brackets in the rest of the line.
-		for i := j; i < end; i++ {
-			switch src[i] {
-			case '\\':
-				i++
-			case '`':
-				n := mdx.RunLen(src, i, '`')
-				if stop, known := noSpan[n]; known && i < stop {
-					i += n - 1
-					continue
-				}
-				if e := mdx.CodeSpanEnd(src, i+n, n); e > 0 {
-					// A code span ending on a later line hides that
-					// line's markers too; good enough for a limit.
-					if e > end {
-						end = mdx.LineEnd(src, e)
-						next = min(end+1, len(src))
-					}
-					i = e - 1
-					continue
-				}
-				if noSpan == nil {
-					noSpan = map[int]int{}
-				}
-				noSpan[n] = blankLineAfter(src, i)
-				i += n - 1
-			case '[':
-				if depth >= MaxNesting {
-					escape(i)
-					over++
-				} else {
-					depth++
-				}
-			case ']':
-				switch {
-				case over > 0:
-					escape(i)
-					over--
-				case depth > 0:
-					depth--
-				}
-			}
-		}
-		off = next
+		off = l.line(off)
 	}
-	if !changed {
+	if !l.changed {
 		return src, 0, false
 	}
-	b.WriteString(src[last:])
-	return b.String(), firstAt, true
+	l.b.WriteString(src[l.last:])
+	return l.b.String(), l.firstAt, true
+}
+
+// nestingLimiter is the state of LimitNesting's scan of src, line by line.
+type nestingLimiter struct {
+	src     string
+	b       strings.Builder
+	last    int // src[last:] is not yet copied to b
+	changed bool
+	firstAt int // offset in src of the first escaped marker
+
+	fence       mdx.FenceState
+	lists       []int // content columns of the open list items
+	prevBlank   bool
+	depth, over int // bracket nesting, and brackets escaped beyond it
+	noSpan      map[int]int
+}
+
+// escape copies src up to i to the output, followed by a backslash that
+// escapes the marker at i.
+func (l *nestingLimiter) escape(i int) {
+	if !l.changed {
+		l.changed, l.firstAt = true, i
+		l.b.Grow(len(l.src) + 64)
+	}
+	l.b.WriteString(l.src[l.last:i])
+	l.b.WriteByte('\\')
+	l.last = i
+}
+
+// line scans the line of src that starts at off, escaping its markers
+// that are nested too deep, and returns the offset where the next line to
+// scan starts.
+func (l *nestingLimiter) line(off int) (next int) {
+	src := l.src
+	end := mdx.LineEnd(src, off)
+	line := src[off:end]
+	next = min(end+1, len(src))
+	if l.fence.Line(line) {
+		l.prevBlank = false
+		return next
+	}
+	if strings.TrimSpace(line) == "" {
+		l.depth, l.over, l.prevBlank = 0, 0, true
+		return next
+	}
+	// Block containers at the start of the line.
+	j := l.containers(off, end)
+	l.prevBlank = false
+	// Link brackets in the rest of the line.
+	return l.brackets(j, end, next)
+}
+
+// containers scans the block containers (block-quote and list markers) at
+// the start of the line src[off:end], escaping the first one nested too
+// deep, and returns the offset where the rest of the line starts.
+func (l *nestingLimiter) containers(off, end int) int {
+	src := l.src
+	col, j := 0, off
+	for j < end && (src[j] == ' ' || src[j] == '\t') {
+		if src[j] == '\t' {
+			col += 4 - col%4
+		} else {
+			col++
+		}
+		j++
+	}
+	if w, _ := listMarker(src[j:end]); w > 0 || l.prevBlank || (j < end && src[j] == '>') {
+		for len(l.lists) > 0 && col < l.lists[len(l.lists)-1] {
+			l.lists = l.lists[:len(l.lists)-1]
+		}
+	}
+	level := len(l.lists)
+	for j < end {
+		if src[j] == '>' {
+			level++
+			if level > MaxNesting {
+				l.escape(j)
+				break
+			}
+			j++
+			col++
+			if j < end && src[j] == ' ' {
+				j++
+				col++
+			}
+			continue
+		}
+		w, sp := listMarker(src[j:end])
+		if w == 0 {
+			break
+		}
+		level++
+		if level > MaxNesting {
+			l.escape(j + w - 1) // "\-", "1\."
+			break
+		}
+		l.lists = append(l.lists, col+w+sp)
+		j += w + sp
+		col += w + sp
+	}
+	return j
+}
+
+// brackets scans the link brackets in src[from:end], the rest of a line
+// whose next line starts at next, escaping those nested too deep. It
+// returns where the next line to scan starts: later than next when a code
+// span runs on past the line.
+func (l *nestingLimiter) brackets(from, end, next int) int {
+	src := l.src
+	for i := from; i < end; i++ {
+		switch src[i] {
+		case '\\':
+			i++
+		case '`':
+			n := mdx.RunLen(src, i, '`')
+			if stop, known := l.noSpan[n]; known && i < stop {
+				i += n - 1
+				continue
+			}
+			if e := mdx.CodeSpanEnd(src, i+n, n); e > 0 {
+				// A code span ending on a later line hides that
+				// line's markers too; good enough for a limit.
+				if e > end {
+					end = mdx.LineEnd(src, e)
+					next = min(end+1, len(src))
+				}
+				i = e - 1
+				continue
+			}
+			if l.noSpan == nil {
+				l.noSpan = map[int]int{}
+			}
+			l.noSpan[n] = blankLineAfter(src, i)
+			i += n - 1
+		case '[':
+			if l.depth >= MaxNesting {
+				l.escape(i)
+				l.over++
+			} else {
+				l.depth++
+			}
+		case ']':
+			switch {
+			case l.over > 0:
+				l.escape(i)
+				l.over--
+			case l.depth > 0:
+				l.depth--
+			}
+		}
+	}
+	return next
 }
 
 // manyContainers reports whether some line of src starts with more than
