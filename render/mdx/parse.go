@@ -120,27 +120,12 @@ func (p *Parser) atLineStart() bool {
 // (returning closed true), the closing tag of an outer element or the end
 // (returning closed false, except at the top level).
 func (p *Parser) ParseFlow(stack []string) (nodes []*Node, closed bool) {
-	var text strings.Builder
-	textStart, textLine := -1, 0
-	flush := func() {
-		if text.Len() > 0 {
-			nodes = append(nodes, &Node{Kind: TextNode, Text: text.String(), Line: textLine})
-			text.Reset()
-		}
-		textStart = -1
-	}
-	emit := func(from, to int) {
-		if textStart < 0 {
-			// The line is looked up now, while the scan moves forward.
-			textStart, textLine = from, p.lineOf(from)
-		}
-		text.WriteString(p.src[from:to])
-	}
+	f := flowState{textStart: -1}
 	for p.pos < len(p.src) {
 		start := p.pos
 		if p.atLineStart() {
 			if end := fenceEnd(p.src, start); end > start {
-				emit(start, end)
+				f.emit(p, start, end)
 				p.pos = end
 				continue
 			}
@@ -155,97 +140,140 @@ func (p *Parser) ParseFlow(stack []string) (nodes []*Node, closed bool) {
 			if end < 0 {
 				end = start + n
 			}
-			emit(start, end)
+			f.emit(p, start, end)
 			p.pos = end
 		case '\\':
 			end := min(start+2, len(p.src))
-			emit(start, end)
+			f.emit(p, start, end)
 			p.pos = end
 		case '<':
-			if strings.HasPrefix(p.src[start:], "<!--") {
-				end := strings.Index(p.src[start:], "-->")
-				if end < 0 {
-					end = len(p.src)
-				} else {
-					end += start + 3
-				}
-				flush()
-				nodes = append(nodes, p.raw(start, end))
-				p.pos = end
-				continue
+			if done, closed := p.flowTag(&f, stack, start); done {
+				return f.nodes, closed
 			}
-			if name, end, ok := closingTag(p.src, start); ok {
-				if len(stack) > 0 && name == stack[len(stack)-1] {
-					flush()
-					p.closeStart = start
-					p.pos = end
-					return nodes, true
-				}
-				if contains(stack, name) {
-					flush()
-					return nodes, false
-				}
-				if name == "" || IsComponentName(name) {
-					p.warn(start, "closing tag </%s> has no matching opening tag; ignored", name)
-					p.pos = end
-					continue
-				}
-				flush() // a stray HTML closing tag: left to the browser
-				nodes = append(nodes, p.raw(start, end))
-				p.pos = end
-				continue
-			}
-			if els, ok := p.element(stack); ok {
-				flush()
-				nodes = append(nodes, els...)
-				continue
-			}
-			emit(start, start+1)
-			p.pos = start + 1
 		case '{':
-			if !p.mdx {
-				emit(start, start+1)
-				p.pos++
-				continue
-			}
-			end := p.exprs.end(p.src, start)
-			if end < 0 {
-				// Keep the rest of the line as text, so that a line of
-				// unbalanced braces is scanned once.
-				p.warn(start, "unbalanced { in text; shown as is")
-				le := LineEnd(p.src, start)
-				emit(start, le)
-				p.pos = le
-				continue
-			}
-			flush()
-			inner := p.src[start+1 : end-1]
-			if !isComment(inner) {
-				nodes = append(nodes, &Node{Kind: ExprNode, Text: inner, Line: p.lineOf(start),
-					Block: onlySpaceBefore(p.src, start) && onlySpaceAfter(p.src, end)})
-			}
-			p.pos = end
+			p.flowExpr(&f, start)
 		case ')':
 			if p.stopParen && len(stack) == 0 {
-				flush()
-				return nodes, true
+				f.flush()
+				return f.nodes, true
 			}
-			emit(start, start+1)
+			f.emit(p, start, start+1)
 			p.pos++
 		case '\n':
-			emit(start, start+1)
+			f.emit(p, start, start+1)
 			p.pos++
 		default:
 			end := start + 1
 			for end < len(p.src) && !isSpecial(p.src[end]) {
 				end++
 			}
-			emit(start, end)
+			f.emit(p, start, end)
 			p.pos = end
 		}
 	}
-	flush()
-	return nodes, len(stack) == 0
+	f.flush()
+	return f.nodes, len(stack) == 0
+}
+
+// flowState is what a ParseFlow call has read so far: its nodes, and the
+// text not yet made into a TextNode.
+type flowState struct {
+	nodes     []*Node
+	text      strings.Builder
+	textStart int // offset of the text's first byte, or -1 when there is none
+	textLine  int
+}
+
+// flush appends the text read so far, if any, to the nodes as a TextNode.
+func (f *flowState) flush() {
+	if f.text.Len() > 0 {
+		f.nodes = append(f.nodes, &Node{Kind: TextNode, Text: f.text.String(), Line: f.textLine})
+		f.text.Reset()
+	}
+	f.textStart = -1
+}
+
+// emit adds p.src[from:to] to the text read so far.
+func (f *flowState) emit(p *Parser, from, to int) {
+	if f.textStart < 0 {
+		// The line is looked up now, while the scan moves forward.
+		f.textStart, f.textLine = from, p.lineOf(from)
+	}
+	f.text.WriteString(p.src[from:to])
+}
+
+// flowTag reads what starts with the '<' at start for ParseFlow: a
+// comment, a closing tag or an element, else the '<' as text. It returns
+// done true when ParseFlow is to return, with closed as its result.
+func (p *Parser) flowTag(f *flowState, stack []string, start int) (done, closed bool) {
+	if strings.HasPrefix(p.src[start:], "<!--") {
+		end := strings.Index(p.src[start:], "-->")
+		if end < 0 {
+			end = len(p.src)
+		} else {
+			end += start + 3
+		}
+		f.flush()
+		f.nodes = append(f.nodes, p.raw(start, end))
+		p.pos = end
+		return false, false
+	}
+	if name, end, ok := closingTag(p.src, start); ok {
+		if len(stack) > 0 && name == stack[len(stack)-1] {
+			f.flush()
+			p.closeStart = start
+			p.pos = end
+			return true, true
+		}
+		if contains(stack, name) {
+			f.flush()
+			return true, false
+		}
+		if name == "" || IsComponentName(name) {
+			p.warn(start, "closing tag </%s> has no matching opening tag; ignored", name)
+			p.pos = end
+			return false, false
+		}
+		f.flush() // a stray HTML closing tag: left to the browser
+		f.nodes = append(f.nodes, p.raw(start, end))
+		p.pos = end
+		return false, false
+	}
+	if els, ok := p.element(stack); ok {
+		f.flush()
+		f.nodes = append(f.nodes, els...)
+		return false, false
+	}
+	f.emit(p, start, start+1)
+	p.pos = start + 1
+	return false, false
+}
+
+// flowExpr reads what starts with the '{' at start for ParseFlow: in MDX
+// an expression (none for a comment), else the '{' as text.
+func (p *Parser) flowExpr(f *flowState, start int) {
+	if !p.mdx {
+		f.emit(p, start, start+1)
+		p.pos++
+		return
+	}
+	end := p.exprs.end(p.src, start)
+	if end < 0 {
+		// Keep the rest of the line as text, so that a line of
+		// unbalanced braces is scanned once.
+		p.warn(start, "unbalanced { in text; shown as is")
+		le := LineEnd(p.src, start)
+		f.emit(p, start, le)
+		p.pos = le
+		return
+	}
+	f.flush()
+	inner := p.src[start+1 : end-1]
+	if !isComment(inner) {
+		f.nodes = append(f.nodes, &Node{Kind: ExprNode, Text: inner, Line: p.lineOf(start),
+			Block: onlySpaceBefore(p.src, start) && onlySpaceAfter(p.src, end)})
+	}
+	p.pos = end
 }
 
 // raw returns a RawNode for src[start:end].
