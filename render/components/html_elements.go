@@ -26,82 +26,9 @@ func (r *Renderer) htmlElement(n *mdx.Node, sc *mdx.Scope) string {
 	var b strings.Builder
 	b.WriteString("<" + name)
 	for _, a := range n.Attrs {
-		k := htmlAttrName(a.Name)
-		if k == "" {
-			if safe.EventHandler(a.Name) {
-				r.warn(sc, n.Line, "<%s %s>: event handler attributes are not allowed in page content; removed", name, a.Name)
-			}
-			continue
+		if link := r.writeHTMLAttr(&b, name, a, n, sc); link != "" {
+			return link
 		}
-		if safe.DroppedAttrs[k] {
-			r.warn(sc, n.Line, "<%s %s>: not allowed in page content (it runs the HTML it holds); removed", name, k)
-			continue
-		}
-		v := r.attrValue(a, n, sc)
-		var s string
-		switch v.Kind {
-		case mdx.VBool:
-			if v.B {
-				b.WriteString(" " + k)
-			}
-			continue
-		case mdx.VString, mdx.VNumber:
-			s = v.S
-		case mdx.VArray:
-			s = v.Str()
-		case mdx.VObject:
-			if k != "style" {
-				continue
-			}
-			s = cssFromObject(v)
-		default:
-			continue
-		}
-		switch k {
-		case "href", "xlink:href":
-			if s = r.linkAttr(s, "<"+name+" "+k+">", n.Line, sc); s == "" {
-				continue
-			}
-		case "src", "poster", "data":
-			if framesDocument(name) && activeFile(s) {
-				r.warn(sc, n.Line, "<%s %s=%q>: a frame may not show an SVG or XML file, which can run script; removed", name, k, s)
-				continue
-			}
-			u, external := r.asset(s, n.Line, sc, mediaWhat(name))
-			if external {
-				if k == "poster" {
-					continue
-				}
-				return externalMedia(name, s, r.props(n, sc))
-			}
-			if u == "" {
-				continue
-			}
-			s = u
-		case "srcset", "imagesrcset":
-			if !safe.SrcsetAllowed(s) {
-				r.warn(sc, n.Line, "<%s %s> removed: its URLs must be relative or data:image/ URLs", name, k)
-				continue
-			}
-		case "style":
-			if unsafeCSS(s) {
-				continue
-			}
-		case "attributename":
-			// SVG animations (<set>, <animate>) that change a link or an
-			// event handler could give it any URL or script.
-			if l := strings.ToLower(strings.TrimSpace(s)); strings.Contains(l, "href") || safe.EventHandler(l) {
-				r.warn(sc, n.Line, "<%s attributeName=%q>: animating a link or an event handler is not allowed; removed", name, s)
-				continue
-			}
-		default:
-			if safe.URLAttrs[k] {
-				if _, ok := r.checkURL(s, "<"+name+" "+k+">", false, n.Line, sc); !ok {
-					continue
-				}
-			}
-		}
-		b.WriteString(" " + k + `="` + html.EscapeString(s) + `"`)
 	}
 	b.WriteString(">")
 	if mdx.IsVoid(name) {
@@ -117,6 +44,105 @@ func (r *Renderer) htmlElement(n *mdx.Node, sc *mdx.Scope) string {
 	}
 	b.WriteString("</" + name + ">")
 	return b.String()
+}
+
+// writeHTMLAttr writes attribute a of n, an HTML element named name, to b
+// as HTML, or nothing when a is dropped. When a names media on another
+// host, it writes nothing and returns the link that replaces the element;
+// else it returns "".
+func (r *Renderer) writeHTMLAttr(b *strings.Builder, name string, a mdx.Attr, n *mdx.Node, sc *mdx.Scope) (link string) {
+	k := htmlAttrName(a.Name)
+	if k == "" {
+		if safe.EventHandler(a.Name) {
+			r.warn(sc, n.Line, "<%s %s>: event handler attributes are not allowed in page content; removed", name, a.Name)
+		}
+		return ""
+	}
+	if safe.DroppedAttrs[k] {
+		r.warn(sc, n.Line, "<%s %s>: not allowed in page content (it runs the HTML it holds); removed", name, k)
+		return ""
+	}
+	v := r.attrValue(a, n, sc)
+	var s string
+	switch v.Kind {
+	case mdx.VBool:
+		if v.B {
+			b.WriteString(" " + k)
+		}
+		return ""
+	case mdx.VString, mdx.VNumber:
+		s = v.S
+	case mdx.VArray:
+		s = v.Str()
+	case mdx.VObject:
+		if k != "style" {
+			return ""
+		}
+		s = cssFromObject(v)
+	default:
+		return ""
+	}
+	s, keep, external := r.htmlAttrValue(name, k, s, n, sc)
+	if external {
+		return externalMedia(name, s, r.props(n, sc))
+	}
+	if keep {
+		b.WriteString(" " + k + `="` + html.EscapeString(s) + `"`)
+	}
+	return ""
+}
+
+// htmlAttrValue checks the value s of attribute k of n, an HTML element
+// named name, rewriting links and media sources for the page. It returns
+// the value to write, with keep true, or keep false when the attribute is
+// removed; external is set (with s returned as it is) when s names media
+// on another host, for which the element is replaced by a link.
+func (r *Renderer) htmlAttrValue(name, k, s string, n *mdx.Node, sc *mdx.Scope) (val string, keep, external bool) {
+	switch k {
+	case "href", "xlink:href":
+		if s = r.linkAttr(s, "<"+name+" "+k+">", n.Line, sc); s == "" {
+			return "", false, false
+		}
+	case "src", "poster", "data":
+		if framesDocument(name) && activeFile(s) {
+			r.warn(sc, n.Line, "<%s %s=%q>: a frame may not show an SVG or XML file, which can run script; removed", name, k, s)
+			return "", false, false
+		}
+		u, external := r.asset(s, n.Line, sc, mediaWhat(name))
+		if external {
+			if k == "poster" {
+				return "", false, false
+			}
+			return s, false, true
+		}
+		if u == "" {
+			return "", false, false
+		}
+		s = u
+	case "srcset", "imagesrcset":
+		if !safe.SrcsetAllowed(s) {
+			r.warn(sc, n.Line, "<%s %s> removed: its URLs must be relative or data:image/ URLs", name, k)
+			return "", false, false
+		}
+	case "style":
+		if unsafeCSS(s) {
+			return "", false, false
+		}
+	case "attributename":
+		// SVG animations (<set>, <animate>) that change a link or an
+		// event handler could give it any URL or script.
+		if l := strings.ToLower(strings.TrimSpace(s)); strings.Contains(l, "href") || safe.EventHandler(l) {
+			r.warn(sc, n.Line, "<%s attributeName=%q>: animating a link or an event handler is not allowed; removed", name, s)
+			return "", false, false
+		}
+	default:
+		if safe.URLAttrs[k] {
+			if _, ok := r.checkURL(s, "<"+name+" "+k+">", false, n.Line, sc); !ok {
+				return "", false, false
+			}
+		}
+	}
+	return s, true, false
 }
 
 // framesDocument reports whether element tag shows its source as a
