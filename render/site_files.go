@@ -52,25 +52,8 @@ func (s *site) writeSiteFiles() error {
 	for _, p := range s.order {
 		generated[p.Path+".html"] = true
 	}
-	if s.pages["index"] == nil && len(s.order) > 0 {
-		// A copy of the first page, kept when that page is (rebuild.go).
-		if s.cache != nil && s.cache.keepHome(s) {
-			s.written++
-		} else {
-			first := s.order[0]
-			if err := s.ensureBody(first); err != nil {
-				return err
-			}
-			s.w.Mute++
-			data, _ := s.renderPage(first, "index.html")
-			s.w.Mute--
-			if err := s.write("index.html", data); err != nil {
-				return err
-			}
-			if s.cache != nil {
-				s.cache.recordHome(s)
-			}
-		}
+	if err := s.writeIndexCopy(); err != nil {
+		return err
 	}
 	// With a cache, the search index is spliced from the previous one
 	// when it can be, rather than assembled (render/search).
@@ -79,6 +62,57 @@ func (s *site) writeSiteFiles() error {
 		searchParts = s.cache.searchParts(s)
 		s.searchSpliced = searchParts != nil
 	}
+	if err := s.writeBuildFiles(generated, searchParts); err != nil {
+		return err
+	}
+	if err := s.writeThemeFiles(generated, searchParts); err != nil {
+		return err
+	}
+	if err := s.writeMermaidAssets(); err != nil { // mermaid.go
+		return err
+	}
+	generated["index.html"] = true
+	if err := s.writeOpenAPIFiles(generated); err != nil {
+		return err
+	}
+	if err := s.writeCustomScripts(); err != nil { // custom_scripts.go
+		return err
+	}
+	return s.copySourceFiles(generated)
+}
+
+// writeIndexCopy writes index.html, a copy of the first page, when the
+// navigation has no index page of its own.
+func (s *site) writeIndexCopy() error {
+	if s.pages["index"] != nil || len(s.order) == 0 {
+		return nil
+	}
+	// A copy of the first page, kept when that page is (rebuild.go).
+	if s.cache != nil && s.cache.keepHome(s) {
+		s.written++
+		return nil
+	}
+	first := s.order[0]
+	if err := s.ensureBody(first); err != nil {
+		return err
+	}
+	s.w.Mute++
+	data, _ := s.renderPage(first, "index.html")
+	s.w.Mute--
+	if err := s.write("index.html", data); err != nil {
+		return err
+	}
+	if s.cache != nil {
+		s.cache.recordHome(s)
+	}
+	return nil
+}
+
+// writeBuildFiles writes the files the build makes of the whole site,
+// those of its features that are on: 404.html, sitemap.xml, robots.txt,
+// style.css, site.js and the search index (from searchParts when not nil).
+// It marks them in generated.
+func (s *site) writeBuildFiles(generated map[string]bool, searchParts []output.Part) error {
 	files := map[string][]byte{
 		"404.html":           s.theme.NotFound(s.redirectScriptTag()),
 		"sitemap.xml":        s.sitemap(),
@@ -104,6 +138,12 @@ func (s *site) writeSiteFiles() error {
 		}
 		generated[name] = true
 	}
+	return nil
+}
+
+// writeThemeFiles writes the theme's other files (themeFiles), the search
+// index script from searchParts when not nil, and marks them in generated.
+func (s *site) writeThemeFiles(generated map[string]bool, searchParts []output.Part) error {
 	for _, f := range s.themeFiles() { // theme-init.js, search-index.js, redirect pages
 		var err error
 		if f.name == features.SearchIndexJSFile && searchParts != nil {
@@ -116,16 +156,14 @@ func (s *site) writeSiteFiles() error {
 		}
 		generated[f.name] = true
 	}
-	if err := s.writeMermaidAssets(); err != nil { // mermaid.go
-		return err
-	}
-	generated["index.html"] = true
-	if err := s.writeOpenAPIFiles(generated); err != nil {
-		return err
-	}
-	if err := s.writeCustomScripts(); err != nil { // custom_scripts.go
-		return err
-	}
+	return nil
+}
+
+// copySourceFiles copies the source's files that are not pages to the
+// output, in name order, but for the configuration and those of a name
+// in generated or in the build's own folder (with a warning). With a
+// cache, an unchanged file's previous output is kept.
+func (s *site) copySourceFiles(generated map[string]bool) error {
 	var others []string
 	for f := range s.files {
 		if !links.IsPageFile(f) {
@@ -134,40 +172,49 @@ func (s *site) writeSiteFiles() error {
 	}
 	sort.Strings(others)
 	for _, f := range others {
-		base := path.Base(f)
-		if base == "docs.json" || base == "mint.json" {
-			continue
-		}
-		if generated[f] || reserved(f) {
-			s.w.Add(f, 0, "not copied: the build writes a file of the same name")
-			continue
-		}
-		var st cache.Stamp
-		if s.cache != nil {
-			// An unchanged source: the output file of the previous build
-			// is kept rather than written again.
-			if st = s.statFile(f); s.cache.keepAsset(s, f, st) {
-				s.written++
-				continue
-			}
-		}
-		data, err := s.readFile(f)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			return limits.ReadError(f, err)
-		}
-		data, keep := s.exportCopy(f, data) // activefile.go
-		if !keep {
-			continue
-		}
-		if err := s.write(f, data); err != nil {
+		if err := s.copySourceFile(f, generated); err != nil {
 			return err
 		}
-		if s.cache != nil {
-			s.cache.recordAsset(s, f, st)
+	}
+	return nil
+}
+
+// copySourceFile copies the source's file f to the output, or keeps its
+// previous output, or leaves it out (see copySourceFiles).
+func (s *site) copySourceFile(f string, generated map[string]bool) error {
+	base := path.Base(f)
+	if base == "docs.json" || base == "mint.json" {
+		return nil
+	}
+	if generated[f] || reserved(f) {
+		s.w.Add(f, 0, "not copied: the build writes a file of the same name")
+		return nil
+	}
+	var st cache.Stamp
+	if s.cache != nil {
+		// An unchanged source: the output file of the previous build
+		// is kept rather than written again.
+		if st = s.statFile(f); s.cache.keepAsset(s, f, st) {
+			s.written++
+			return nil
 		}
+	}
+	data, err := s.readFile(f)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return limits.ReadError(f, err)
+	}
+	data, keep := s.exportCopy(f, data) // activefile.go
+	if !keep {
+		return nil
+	}
+	if err := s.write(f, data); err != nil {
+		return err
+	}
+	if s.cache != nil {
+		s.cache.recordAsset(s, f, st)
 	}
 	return nil
 }
