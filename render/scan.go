@@ -11,6 +11,23 @@ import (
 	"lectern.dev/lectern/render/links"
 )
 
+// scanFolder is a folder of the source as scan reads it.
+type scanFolder struct {
+	path    string
+	entries []fs.DirEntry
+	infos   []fs.FileInfo // of the regular files
+	subs    []*scanFolder // in the order of entries
+	err     error
+	done    chan struct{}
+}
+
+// scanList is what scan gathers: the page files and the size of the
+// files so far.
+type scanList struct {
+	pageFiles []string
+	size      int64
+}
+
 // scan lists the source: it sets s.files and s.fileList (and, with a
 // cache, s.stamps)
 // and returns the page files, in the order of fs.WalkDir. Dot-files and
@@ -18,121 +35,132 @@ import (
 // warning). The folders are read in parallel, which matters for large
 // sources: reading a folder of an os.Root stats each of its entries.
 func (s *site) scan() ([]string, error) {
-	type folder struct {
-		path    string
-		entries []fs.DirEntry
-		infos   []fs.FileInfo // of the regular files
-		subs    []*folder     // in the order of entries
-		err     error
-		done    chan struct{}
-	}
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	var read func(f *folder)
-	read = func(f *folder) {
-		defer close(f.done)
-		sem <- struct{}{}
-		f.entries, f.err = fs.ReadDir(s.src, f.path)
-		if f.err == nil {
-			f.infos = make([]fs.FileInfo, len(f.entries))
-			for i, d := range f.entries {
-				if d.Type().IsRegular() && !strings.HasPrefix(d.Name(), ".") {
-					// From the directory entry, which costs less than a
-					// Stat of the path later (with os.Root, ReadDir has
-					// it already).
-					if fi, err := d.Info(); err == nil && fi.Mode().IsRegular() {
-						f.infos[i] = fi
-					}
-				}
-			}
-		}
-		<-sem
-		if f.err != nil {
-			return
-		}
-		for _, d := range f.entries {
-			if d.IsDir() && d.Type()&fs.ModeSymlink == 0 && !strings.HasPrefix(d.Name(), ".") {
-				sub := &folder{path: path.Join(f.path, d.Name()), done: make(chan struct{})}
-				if f.path == "." {
-					sub.path = d.Name()
-				}
-				if s.opts.excluded(sub.path) {
-					continue
-				}
-				f.subs = append(f.subs, sub)
-				go read(sub)
-			}
-		}
-	}
-	root := &folder{path: ".", done: make(chan struct{})}
+	root := &scanFolder{path: ".", done: make(chan struct{})}
 	if _, err := fs.Stat(s.src, "."); err != nil {
 		return nil, err
 	}
-	go read(root)
+	go s.readFolder(root, sem)
 	// In the order of fs.WalkDir: each folder's entries sorted by name,
 	// a sub-folder's content at its place.
-	var pageFiles []string
-	var size int64
-	var visit func(f *folder) error
-	visit = func(f *folder) error {
-		<-f.done
-		if f.err != nil {
-			return f.err
-		}
-		sub := 0
-		for i, d := range f.entries {
-			p := path.Join(f.path, d.Name())
-			if f.path == "." {
-				p = d.Name()
-			}
-			if strings.HasPrefix(d.Name(), ".") {
-				continue
-			}
-			if d.Type()&fs.ModeSymlink != 0 {
-				// Never followed: a link could leave the source tree.
-				s.w.Add(p, 0, "symbolic link not followed (links can point outside the docs folder); copy the file in instead")
-				continue
-			}
-			if d.IsDir() {
-				if s.opts.excluded(p) {
-					continue
-				}
-				if err := visit(f.subs[sub]); err != nil {
-					return err
-				}
-				sub++
-				continue
-			}
-			if !d.Type().IsRegular() {
-				continue
-			}
-			s.files[p] = true
-			s.fileList = append(s.fileList, p)
-			if fi := f.infos[i]; fi != nil {
-				size += fi.Size()
-				if s.stamps != nil {
-					s.stamps[p] = cache.StampOf(fi)
-				}
-			}
-			if limits.Over(len(s.fileList), s.opts.Limits.MaxFiles) || limits.Over(size, s.opts.Limits.MaxSourceBytes) {
-				return s.checkSource(size)
-			}
-			if links.IsPageFile(p) {
-				pageFiles = append(pageFiles, p)
-			}
-		}
-		return nil
-	}
-	err := visit(root)
+	var l scanList
+	err := s.visitFolder(root, &l)
 	if err != nil {
 		// Let the readers still running finish.
-		var wait func(f *folder)
-		wait = func(f *folder) {
-			<-f.done
-			for _, sub := range f.subs {
-				wait(sub)
+		root.wait()
+	}
+	return l.pageFiles, err
+}
+
+// readFolder reads folder f, holding a token of sem meanwhile, then
+// starts reading each of its sub-folders (but the dot-folders, symbolic
+// links and Options.Exclude) on a goroutine of its own. It closes f.done
+// when f is read.
+func (s *site) readFolder(f *scanFolder, sem chan struct{}) {
+	defer close(f.done)
+	sem <- struct{}{}
+	f.read(s.src)
+	<-sem
+	if f.err != nil {
+		return
+	}
+	for _, d := range f.entries {
+		if d.IsDir() && d.Type()&fs.ModeSymlink == 0 && !strings.HasPrefix(d.Name(), ".") {
+			sub := &scanFolder{path: path.Join(f.path, d.Name()), done: make(chan struct{})}
+			if f.path == "." {
+				sub.path = d.Name()
+			}
+			if s.opts.excluded(sub.path) {
+				continue
+			}
+			f.subs = append(f.subs, sub)
+			go s.readFolder(sub, sem)
+		}
+	}
+}
+
+// read sets f.entries, or f.err, from src, and f.infos.
+func (f *scanFolder) read(src fs.FS) {
+	f.entries, f.err = fs.ReadDir(src, f.path)
+	if f.err == nil {
+		f.infos = make([]fs.FileInfo, len(f.entries))
+		for i, d := range f.entries {
+			if d.Type().IsRegular() && !strings.HasPrefix(d.Name(), ".") {
+				// From the directory entry, which costs less than a
+				// Stat of the path later (with os.Root, ReadDir has
+				// it already).
+				if fi, err := d.Info(); err == nil && fi.Mode().IsRegular() {
+					f.infos[i] = fi
+				}
 			}
 		}
-		wait(root)
 	}
-	return pageFiles, err
+}
+
+// wait returns once f and every sub-folder of f are read.
+func (f *scanFolder) wait() {
+	<-f.done
+	for _, sub := range f.subs {
+		sub.wait()
+	}
+}
+
+// visitFolder waits for folder f to be read and adds its files, and those
+// of its sub-folders at their place, to s.files, s.fileList and l. It
+// returns the error of reading a folder, or that of a limit exceeded.
+func (s *site) visitFolder(f *scanFolder, l *scanList) error {
+	<-f.done
+	if f.err != nil {
+		return f.err
+	}
+	sub := 0
+	for i, d := range f.entries {
+		p := path.Join(f.path, d.Name())
+		if f.path == "." {
+			p = d.Name()
+		}
+		if strings.HasPrefix(d.Name(), ".") {
+			continue
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			// Never followed: a link could leave the source tree.
+			s.w.Add(p, 0, "symbolic link not followed (links can point outside the docs folder); copy the file in instead")
+			continue
+		}
+		if d.IsDir() {
+			if s.opts.excluded(p) {
+				continue
+			}
+			if err := s.visitFolder(f.subs[sub], l); err != nil {
+				return err
+			}
+			sub++
+			continue
+		}
+		if !d.Type().IsRegular() {
+			continue
+		}
+		s.addSourceFile(p, f.infos[i], l)
+		if limits.Over(len(s.fileList), s.opts.Limits.MaxFiles) || limits.Over(l.size, s.opts.Limits.MaxSourceBytes) {
+			return s.checkSource(l.size)
+		}
+		if links.IsPageFile(p) {
+			l.pageFiles = append(l.pageFiles, p)
+		}
+	}
+	return nil
+}
+
+// addSourceFile adds the regular file p to s.files and s.fileList, its
+// size (from fi, when known) to l and, with a cache, its stamp to
+// s.stamps.
+func (s *site) addSourceFile(p string, fi fs.FileInfo, l *scanList) {
+	s.files[p] = true
+	s.fileList = append(s.fileList, p)
+	if fi != nil {
+		l.size += fi.Size()
+		if s.stamps != nil {
+			s.stamps[p] = cache.StampOf(fi)
+		}
+	}
 }
