@@ -118,89 +118,129 @@ func (s *site) renderPages(ctx context.Context, reuse func(i int) (pageResult, b
 	snap := *s
 	s.base = &snap
 	defer func() { s.base = nil }()
-	var kept []pageResult
-	var done []bool
+	pl := &pagePipeline{ctx: ctx, render: render}
 	todo := n
 	if reuse != nil {
-		kept, done = make([]pageResult, n), make([]bool, n)
-		var wg sync.WaitGroup
-		var left, budget atomic.Int64
-		budget.Store(int64(workers * pageWindow))
-		chunk := (n + workers - 1) / workers
-		for w := range workers {
-			wg.Add(1)
-			go func(from, to int) {
-				defer wg.Done()
-				found := 0
-				for i := from; i < to; i++ {
-					kept[i], done[i] = reuse(i)
-					if !done[i] && ctx.Err() == nil && budget.Add(-1) >= 0 {
-						kept[i], done[i] = render(i), true
-					}
-					if done[i] {
-						found++
-					}
-				}
-				left.Add(int64(to - from - found))
-			}(w*chunk, min(n, (w+1)*chunk))
-		}
-		wg.Wait()
-		todo = int(left.Load())
+		todo = pl.reusePass(n, workers, reuse)
 	}
-	results := make([]chan pageResult, n)
-	for i := range results {
-		if done == nil || !done[i] {
-			results[i] = make(chan pageResult, 1)
+	pl.results = make([]chan pageResult, n)
+	for i := range pl.results {
+		if pl.done == nil || !pl.done[i] {
+			pl.results[i] = make(chan pageResult, 1)
 		}
 	}
-	tokens := make(chan struct{}, workers*pageWindow)
-	jobs := make(chan int)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
+	pl.tokens = make(chan struct{}, workers*pageWindow)
+	pl.jobs = make(chan int)
+	pl.stop = make(chan struct{})
 	defer func() {
-		close(stop)
-		wg.Wait()
+		close(pl.stop)
+		pl.wg.Wait()
 	}()
-	wg.Add(1)
-	go func() { // feeds the pages in order, at most the window ahead
-		defer wg.Done()
-		defer close(jobs)
-		for i := range n {
-			if done != nil && done[i] {
-				continue
-			}
-			select {
-			case tokens <- struct{}{}:
-			case <-stop:
-				return
-			}
-			select {
-			case jobs <- i:
-			case <-stop:
-				return
-			}
-		}
-	}()
+	pl.wg.Add(1)
+	go pl.feed(n)
 	for range min(workers, todo) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				if err := ctx.Err(); err != nil {
-					results[i] <- pageResult{err: err}
-					continue
-				}
-				results[i] <- render(i)
-			}
-		}()
+		pl.wg.Add(1)
+		go pl.work()
 	}
+	return pl.emitAll(n, emit)
+}
+
+// pagePipeline is the state renderPages shares with its goroutines.
+type pagePipeline struct {
+	ctx    context.Context
+	render func(i int) pageResult
+	// kept and done are, with reuse, the results of the reuse pass by
+	// page, and whether there is one; nil without reuse.
+	kept []pageResult
+	done []bool
+	// results are the channels the workers send the other pages' results
+	// on, by page.
+	results []chan pageResult
+	tokens  chan struct{} // a page fed and not yet emitted holds one
+	jobs    chan int      // the pages to render, in order
+	stop    chan struct{} // closed when renderPages returns
+	wg      sync.WaitGroup
+}
+
+// reusePass calls reuse(i) for every page on the workers, in contiguous
+// ranges, and renders the first pages it does not keep, as many as the
+// window holds. It sets pl.kept and pl.done and returns how many pages
+// are left for the pipeline.
+func (pl *pagePipeline) reusePass(n, workers int, reuse func(i int) (pageResult, bool)) int {
+	kept, done := make([]pageResult, n), make([]bool, n)
+	pl.kept, pl.done = kept, done
+	ctx, render := pl.ctx, pl.render
+	var wg sync.WaitGroup
+	var left, budget atomic.Int64
+	budget.Store(int64(workers * pageWindow))
+	chunk := (n + workers - 1) / workers
+	for w := range workers {
+		wg.Add(1)
+		go func(from, to int) {
+			defer wg.Done()
+			found := 0
+			for i := from; i < to; i++ {
+				kept[i], done[i] = reuse(i)
+				if !done[i] && ctx.Err() == nil && budget.Add(-1) >= 0 {
+					kept[i], done[i] = render(i), true
+				}
+				if done[i] {
+					found++
+				}
+			}
+			left.Add(int64(to - from - found))
+		}(w*chunk, min(n, (w+1)*chunk))
+	}
+	wg.Wait()
+	return int(left.Load())
+}
+
+// feed sends the pages the reuse pass did not do to pl.jobs, in order, at
+// most the window ahead of those emitted; it closes pl.jobs when done.
+func (pl *pagePipeline) feed(n int) {
+	defer pl.wg.Done()
+	defer close(pl.jobs)
 	for i := range n {
-		if err := ctx.Err(); err != nil {
+		if pl.done != nil && pl.done[i] {
+			continue
+		}
+		select {
+		case pl.tokens <- struct{}{}:
+		case <-pl.stop:
+			return
+		}
+		select {
+		case pl.jobs <- i:
+		case <-pl.stop:
+			return
+		}
+	}
+}
+
+// work renders the pages of pl.jobs, sending each result on its channel
+// (once ctx is done, the result is ctx's error).
+func (pl *pagePipeline) work() {
+	defer pl.wg.Done()
+	for i := range pl.jobs {
+		if err := pl.ctx.Err(); err != nil {
+			pl.results[i] <- pageResult{err: err}
+			continue
+		}
+		pl.results[i] <- pl.render(i)
+	}
+}
+
+// emitAll hands each page's result, in order, to emit, as soon as it is
+// there. It returns the first error of emit or of a result, or ctx.Err()
+// when ctx is done.
+func (pl *pagePipeline) emitAll(n int, emit func(i int, r pageResult) error) error {
+	for i := range n {
+		if err := pl.ctx.Err(); err != nil {
 			return err
 		}
-		if done != nil && done[i] {
-			r := kept[i]
-			kept[i] = pageResult{}
+		if pl.done != nil && pl.done[i] {
+			r := pl.kept[i]
+			pl.kept[i] = pageResult{}
 			if r.err != nil {
 				return r.err
 			}
@@ -211,9 +251,9 @@ func (s *site) renderPages(ctx context.Context, reuse func(i int) (pageResult, b
 		}
 		var r pageResult
 		select {
-		case r = <-results[i]:
-		case <-ctx.Done():
-			return ctx.Err()
+		case r = <-pl.results[i]:
+		case <-pl.ctx.Done():
+			return pl.ctx.Err()
 		}
 		if r.err != nil {
 			return r.err
@@ -221,7 +261,7 @@ func (s *site) renderPages(ctx context.Context, reuse func(i int) (pageResult, b
 		if err := emit(i, r); err != nil {
 			return err
 		}
-		<-tokens
+		<-pl.tokens
 	}
 	return nil
 }
