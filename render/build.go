@@ -166,18 +166,10 @@ func Build(ctx context.Context, src fs.FS, out output.Output, opts Options) (*Re
 	if src == nil || out == nil {
 		return nil, lectern.Errorf(lectern.EINVALID, "render: a source and an output are required")
 	}
-	base, err := cleanBasePath(opts.BasePath)
+	opts, err := opts.normalize()
 	if err != nil {
 		return nil, err
 	}
-	opts.BasePath = base
-	feats := opts.features()
-	if err := feats.ValidateBuild(); err != nil {
-		return nil, err
-	}
-	opts.Features = &feats
-	opts.Limits = opts.Limits.WithDefaults()
-	opts.SiteURL = strings.TrimRight(strings.TrimSpace(opts.SiteURL), "/")
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -186,23 +178,11 @@ func Build(ctx context.Context, src fs.FS, out output.Output, opts Options) (*Re
 		files: map[string]bool{}, mods: map[string]*mdx.Module{},
 		mermaid: &mermaidUse{}, limit: &limits.State{},
 	}
-	if opts.CacheDir != "" {
-		s.stamps = map[string]cache.Stamp{}
-		s.manifest = cache.ReadState(opts.CacheDir, out) // read while the source loads
-	}
-	if err := cmp.Or(s.load(), s.limit.Err()); err != nil {
-		if s.manifest != nil {
-			s.manifest.Get()
-		}
+	if err := s.loadAndOpenCache(); err != nil {
 		return nil, err
 	}
-	if opts.CacheDir != "" {
-		if s.cache, err = openCache(s, s.manifest); err != nil {
-			return nil, err
-		}
-		if s.cache.out != nil {
-			defer s.cache.out.CloseDirs()
-		}
+	if s.cache != nil && s.cache.out != nil {
+		defer s.cache.out.CloseDirs()
 	}
 	total := len(s.order)
 	progress := func(done int) {
@@ -211,62 +191,127 @@ func Build(ctx context.Context, src fs.FS, out output.Output, opts Options) (*Re
 		}
 	}
 	progress(0)
+	if err := s.writePages(ctx, progress); err != nil {
+		return nil, err
+	}
+	if err := s.finishBuild(); err != nil {
+		return nil, err
+	}
+	return &Result{Pages: total, Files: s.written, Reused: s.reused, Warnings: s.w.Sorted(), Config: s.cfg}, nil
+}
+
+// normalize returns o with its BasePath, Features, Limits and SiteURL in
+// the form the build uses, or the error of an invalid BasePath or of
+// features a build cannot have.
+func (o Options) normalize() (Options, error) {
+	base, err := cleanBasePath(o.BasePath)
+	if err != nil {
+		return o, err
+	}
+	o.BasePath = base
+	feats := o.features()
+	if err := feats.ValidateBuild(); err != nil {
+		return o, err
+	}
+	o.Features = &feats
+	o.Limits = o.Limits.WithDefaults()
+	o.SiteURL = strings.TrimRight(strings.TrimSpace(o.SiteURL), "/")
+	return o, nil
+}
+
+// loadAndOpenCache loads the source (load) and, with a cache, opens the
+// build cache (openCache) over the previous build's manifest, which is
+// read meanwhile.
+func (s *site) loadAndOpenCache() error {
+	if s.opts.CacheDir != "" {
+		s.stamps = map[string]cache.Stamp{}
+		s.manifest = cache.ReadState(s.opts.CacheDir, s.out) // read while the source loads
+	}
+	if err := cmp.Or(s.load(), s.limit.Err()); err != nil {
+		if s.manifest != nil {
+			s.manifest.Get()
+		}
+		return err
+	}
+	if s.opts.CacheDir != "" {
+		var err error
+		if s.cache, err = openCache(s, s.manifest); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writePages renders the navigation pages and writes them in order,
+// calling progress after each (parallel.go). It returns ctx.Err() when
+// ctx is done and the error of a limit exceeded.
+func (s *site) writePages(ctx context.Context, progress func(done int)) error {
 	s.prewarmSidebars()
-	s.search = make([][]byte, 0, total)
+	s.search = make([][]byte, 0, len(s.order))
 	// Pages are rendered in parallel and written in order (parallel.go).
 	render := s.renderOne
 	var reuse func(i int) (pageResult, bool)
 	if s.cache != nil {
 		reuse, render = s.cache.reuse(s), s.cache.page(s)
 	}
-	err = s.renderPages(ctx, reuse, render, func(i int, r pageResult) error {
-		name := s.order[i].Path + ".html"
-		if err := s.limit.Err(); err != nil {
-			return err
-		}
-		if limits.Over(len(r.data), s.opts.Limits.MaxPageBytes) {
-			return limits.Errorf(limits.MaxPageSize, s.order[i].File, limits.FormatSize(int64(s.opts.Limits.MaxPageBytes)),
-				"the page renders to %s of HTML", limits.FormatSize(int64(len(r.data))))
-		}
-		if r.reused {
-			s.written++
-			s.reused++
-		} else if err := s.write(name, r.data); err != nil {
-			return err
-		}
-		if s.cache != nil {
-			s.cache.record(s, i, r)
-		}
-		s.w.Merge(r.warns)
-		s.search = append(s.search, r.entry)
-		progress(i + 1)
-		return nil
+	err := s.renderPages(ctx, reuse, render, func(i int, r pageResult) error {
+		return s.writePage(i, r, progress)
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
+	return s.limit.Err()
+}
+
+// writePage writes page i of s.order, rendered (or reused) as r, records
+// it in the cache and adds its warnings and search entry; then it calls
+// progress.
+func (s *site) writePage(i int, r pageResult, progress func(done int)) error {
+	name := s.order[i].Path + ".html"
 	if err := s.limit.Err(); err != nil {
-		return nil, err
+		return err
 	}
+	if limits.Over(len(r.data), s.opts.Limits.MaxPageBytes) {
+		return limits.Errorf(limits.MaxPageSize, s.order[i].File, limits.FormatSize(int64(s.opts.Limits.MaxPageBytes)),
+			"the page renders to %s of HTML", limits.FormatSize(int64(len(r.data))))
+	}
+	if r.reused {
+		s.written++
+		s.reused++
+	} else if err := s.write(name, r.data); err != nil {
+		return err
+	}
+	if s.cache != nil {
+		s.cache.record(s, i, r)
+	}
+	s.w.Merge(r.warns)
+	s.search = append(s.search, r.entry)
+	progress(i + 1)
+	return nil
+}
+
+// finishBuild writes the files besides the pages (writeSiteFiles) and,
+// with a cache, saves the manifest for the next build.
+func (s *site) finishBuild() error {
 	if s.cache != nil {
 		s.cache.encodeSourcesAhead()
 	}
 	if err := s.writeSiteFiles(); err != nil {
-		return nil, err
+		return err
 	}
 	if err := s.limit.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	if s.cache != nil {
 		s.cache.finish(s)
 		if err := s.cache.save(); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return &Result{Pages: total, Files: s.written, Reused: s.reused, Warnings: s.w.Sorted(), Config: s.cfg}, nil
+	return nil
 }
 
 // cleanBasePath normalises Options.BasePath to "" or "/a/b".
