@@ -2,7 +2,6 @@ package render
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -36,18 +35,6 @@ func TestGolden(t *testing.T) {
 			got = contentOf(t, got) + "\n"
 		}
 		path := filepath.Join("testdata", c.golden)
-		if *updateGolden {
-			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run with -update to create it)", err)
-		}
-		if got != string(want) {
-			t.Errorf("%s differs from %s (run with -update if intended):\n%s", c.file, path, sitetest.FirstDiff(string(want), got))
-		}
+		sitetest.Golden(t, path, c.file, got, *updateGolden)
 	}
 }

@@ -1,13 +1,16 @@
 // Package sitetest holds what the renderer's tests share across its
 // packages: sites written as one archive of files, the body of a rendered
-// page, and where two golden texts differ. Only tests import it.
+// page, where two golden texts differ, and the golden-file check
+// (Golden). Only tests import it.
 package sitetest
 
 import (
 	"fmt"
 	"io/fs"
+	"os"
 	"strconv"
 	"strings"
+	"testing"
 	"testing/fstest"
 )
 
@@ -73,4 +76,25 @@ func FirstDiff(want, got string) string {
 		}
 	}
 	return "(no line differs)"
+}
+
+// Golden compares got, the output for name, with the golden file path;
+// with update, it writes got there instead. A difference or a missing
+// file fails t and says how to refresh the file.
+func Golden(t testing.TB, path, name, got string, update bool) {
+	t.Helper()
+	if update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Errorf("%v (run with -update to create it)", err)
+		return
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from %s (run with -update if intended):\n%s", name, path, FirstDiff(string(want), got))
+	}
 }

@@ -138,20 +138,7 @@ func TestComponentsGolden(t *testing.T) {
 	for _, name := range slices.Sorted(maps.Keys(componentPages)) {
 		got := contentOf(t, files["c/"+name+".html"]) + "\n"
 		path := filepath.Join("testdata", "golden", name+".golden")
-		if *updateGolden {
-			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Errorf("%v (run with -update to create it)", err)
-			continue
-		}
-		if got != string(want) {
-			t.Errorf("%s differs from %s (run with -update if intended):\n%s", name, path, sitetest.FirstDiff(string(want), got))
-		}
+		sitetest.Golden(t, path, name, got, *updateGolden)
 	}
 	// Content for agents is left out of the site, search index included.
 	for name, data := range files {
