@@ -91,23 +91,24 @@ func (r *runner) configArgs() []string {
 	return args
 }
 
-// env returns the environment of git: the process environment without git's
-// own variables (a stray GIT_DIR or GIT_CONFIG_* must not change what is
-// fetched) and without the server's secrets (LECTERN_*: the secret key, the
-// database URL; AWS_*: the object store's credentials), plus settings that
-// isolate git and forbid prompts.
+// passedEnv names the variables of the process environment git keeps:
+// what it needs to run, reach a repository through a proxy and check its
+// certificate. Nothing else reaches it: not the server's secrets
+// (LECTERN_*, the object store's AWS_*, PGPASSWORD, cloud credentials),
+// nor git's own variables (a stray GIT_DIR or GIT_CONFIG_* must not change
+// what is fetched).
+var passedEnv = []string{"PATH", "TMPDIR", "TZ",
+	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "no_proxy", "all_proxy",
+	"SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE", "GIT_SSL_CAINFO", "GIT_SSL_CAPATH", "GIT_EXEC_PATH"}
+
+// env returns the environment of git: the variables of passedEnv, plus
+// settings that isolate git and forbid prompts.
 func (r *runner) env() []string {
-	keep := map[string]bool{"GIT_SSL_CAINFO": true, "GIT_SSL_CAPATH": true, "GIT_EXEC_PATH": true}
-	drop := map[string]bool{"HOME": true, "XDG_CONFIG_HOME": true, "LANG": true, "LANGUAGE": true,
-		"SSH_ASKPASS": true, "PAGER": true, envUser: true, envPass: true}
 	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if drop[k] || strings.HasPrefix(k, "LC_") || strings.HasPrefix(k, "LECTERN_") || strings.HasPrefix(k, "AWS_") ||
-			strings.HasPrefix(k, "GIT_") && !keep[k] {
-			continue
+	for _, k := range passedEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
 		}
-		env = append(env, kv)
 	}
 	askpass := "/bin/true"
 	if _, err := os.Stat(askpass); err != nil {
