@@ -55,6 +55,12 @@ func (s *storageFlags) loadSecretKey(getenv func(string) string, log *slog.Logge
 		if err != nil {
 			return nil, fmt.Errorf("--secret-key-file (LECTERN_SECRET_KEY_FILE): %w", err)
 		}
+		if fi, err := os.Stat(s.secretKeyFile); err == nil && fi.Mode().Perm()&0o044 != 0 {
+			// A warning, not a refusal: mounted secrets (Kubernetes' default
+			// mode is 0644) are often readable by others in their own container.
+			log.Warn("the secret key file can be read by other users than its owner; make it private",
+				"file", s.secretKeyFile, "mode", fmt.Sprintf("%04o", fi.Mode().Perm()), "fix", "chmod 600 "+s.secretKeyFile)
+		}
 		return k, nil
 	}
 	if !s.embeddedKey() {

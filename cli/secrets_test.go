@@ -424,3 +424,33 @@ func TestSecretKeyMismatchRefused(t *testing.T) {
 		t.Errorf("admin with the right key: %s", out)
 	}
 }
+
+// A key file others can read works, with a warning that says how to make
+// it private; a private one gives none.
+func TestSecretKeyFileModeWarning(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	keyFile := filepath.Join(t.TempDir(), "secret.key")
+	if err := os.WriteFile(keyFile, []byte(testSecretKey+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(keyFile, 0o644); err != nil { // past the umask
+		t.Fatal(err)
+	}
+	_, errs, err := run("", "admin", "--data-dir", data, "--secret-key-file", keyFile, "org", "list")
+	if err != nil {
+		t.Fatal(err, errs)
+	}
+	if !strings.Contains(errs, "can be read by other users") || !strings.Contains(errs, "chmod 600 "+keyFile) {
+		t.Errorf("no warning for a key file of mode 0644:\n%s", errs)
+	}
+	if strings.Contains(errs, testSecretKey) {
+		t.Errorf("the warning shows the key:\n%s", errs)
+	}
+	if err := os.Chmod(keyFile, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, _ := run("", "admin", "--data-dir", data, "--secret-key-file", keyFile, "org", "list"); strings.Contains(errs, "other users") {
+		t.Errorf("a warning for a private key file:\n%s", errs)
+	}
+}
