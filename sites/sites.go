@@ -54,7 +54,12 @@ type Server struct {
 	mu    sync.Mutex
 	hosts map[string]hostEntry
 
-	policies policyCache // pages' Content-Security-Policy, by blob key
+	policies boundedCache[string] // pages' Content-Security-Policy, by blob key
+	// playgrounds says, by deployment, whether it has "Try it" forms
+	// (features.PlaygroundJSFile): pages of one without are not read.
+	playgrounds boundedCache[bool]
+	// pageReads bounds the pages read whole at once (maxPageReads).
+	pageReads chan struct{}
 
 	// last holds, per host, the last successful lookup and when a lookup
 	// last failed. The good answer stands in while the store cannot
@@ -79,7 +84,8 @@ type hostEntry struct {
 
 // New returns a Server resolving domains with st and reading files from bucket.
 func New(log *slog.Logger, st Resolver, bucket *blob.Bucket) *Server {
-	return &Server{log: log, store: st, bucket: bucket, hosts: map[string]hostEntry{}, last: map[string]lookup{}}
+	return &Server{log: log, store: st, bucket: bucket, hosts: map[string]hostEntry{}, last: map[string]lookup{},
+		pageReads: make(chan struct{}, maxPageReads)}
 }
 
 // resolve reads the host's project and live deployment from the store.
@@ -237,25 +243,11 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, e hostEntry, 
 		pageCSP, known = s.policies.get(key)
 	}
 	if features.IsPage(name) && !known {
-		// The page's policy names the API servers its "Try it" forms
-		// call, so pages are read whole (they are small).
-		data, err := io.ReadAll(io.LimitReader(rd, maxPage+1))
-		if err != nil {
-			s.log.Error("site file read failed", "key", key, "err", err)
+		var ok bool
+		if content, pageCSP, ok = s.pagePolicy(r.Context(), e, key, rd); !ok {
 			unavailable(w)
 			return true
 		}
-		if len(data) > maxPage {
-			data = nil // too large to look into: its forms reach the site only
-			if _, err := rd.Seek(0, io.SeekStart); err != nil {
-				unavailable(w)
-				return true
-			}
-		} else {
-			content = bytes.NewReader(data)
-		}
-		pageCSP = PageCSP(data)
-		s.policies.put(key, pageCSP)
 	}
 	ctype, csp := features.ServeHeaders(name, blobstore.ContentType(name), pageCSP)
 	h := w.Header()
@@ -283,31 +275,82 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, e hostEntry, 
 	return true
 }
 
-// policyCache remembers the policy of each page served (deployments are
-// immutable, so a page's policy never changes), so that a page is read
-// whole and looked into once, and streamed afterwards; at most
-// maxPolicies pages, forgotten all at once when full.
-type policyCache struct {
+// pagePolicy returns the Content-Security-Policy of the page of blob key,
+// open in rd, and the content to serve. Only the pages of a deployment
+// with "Try it" forms are read whole, to find the API servers they call:
+// at most maxPageReads at once, each up to maxPage. ok is false when the
+// object store or the request failed.
+func (s *Server) pagePolicy(ctx context.Context, e hostEntry, key string, rd *blob.Reader) (content io.ReadSeeker, csp string, ok bool) {
+	has, known := s.playgrounds.get(e.deploymentID)
+	if !known {
+		_, err := s.bucket.Attributes(ctx, blobstore.SiteKey(e.projectID, e.deploymentID, features.PlaygroundJSFile))
+		switch {
+		case err == nil:
+			has = true
+		case gcerrors.Code(err) != gcerrors.NotFound:
+			s.log.Error("site file read failed", "key", key, "err", err)
+			return nil, "", false
+		}
+		s.playgrounds.put(e.deploymentID, has)
+	}
+	if !has {
+		csp = PageCSP(nil)
+		s.policies.put(key, csp)
+		return rd, csp, true
+	}
+	select {
+	case s.pageReads <- struct{}{}:
+		defer func() { <-s.pageReads }()
+	case <-ctx.Done():
+		return nil, "", false
+	}
+	data, err := io.ReadAll(io.LimitReader(rd, maxPage+1))
+	if err != nil {
+		s.log.Error("site file read failed", "key", key, "err", err)
+		return nil, "", false
+	}
+	content = rd
+	if len(data) > maxPage {
+		data = nil // too large to look into: its forms reach the site only
+		if _, err := rd.Seek(0, io.SeekStart); err != nil {
+			return nil, "", false
+		}
+	} else {
+		content = bytes.NewReader(data)
+	}
+	csp = PageCSP(data)
+	s.policies.put(key, csp)
+	return content, csp, true
+}
+
+// maxPageReads is how many pages are read whole at once (pagePolicy): with
+// maxPage, what the policies of pages cost in memory at the most.
+const maxPageReads = 8
+
+// boundedCache remembers what never changes for a key (deployments are
+// immutable): at most maxPolicies entries, forgotten all at once when
+// full. Safe for concurrent use.
+type boundedCache[V any] struct {
 	mu sync.Mutex
-	m  map[string]string
+	m  map[string]V
 }
 
 const maxPolicies = 20_000
 
-func (c *policyCache) get(key string) (string, bool) {
+func (c *boundedCache[V]) get(key string) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	csp, ok := c.m[key]
-	return csp, ok
+	v, ok := c.m[key]
+	return v, ok
 }
 
-func (c *policyCache) put(key, csp string) {
+func (c *boundedCache[V]) put(key string, v V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || len(c.m) >= maxPolicies {
-		c.m = map[string]string{}
+		c.m = map[string]V{}
 	}
-	c.m[key] = csp
+	c.m[key] = v
 }
 
 // maxPage is the size up to which a page is read to find the API servers

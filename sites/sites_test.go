@@ -798,6 +798,7 @@ func TestActiveContentHeaders(t *testing.T) {
 	publish(t, st, b, p.ID, map[string]string{
 		"index.html": "<p>home</p>", "api.html": page, "evil.js": "window.__pwned=1", "lib/x.mjs": "export {}",
 		"_lectern/site.js": "// site", "logo.svg": "<svg/>", "raw.html": "<script>1</script>", "404.html": "<p>missing</p>",
+		"_lectern/playground.js": "// the build writes it with a page that has a Try it form",
 	})
 	srv := New(discardLog(), st, b)
 	pageCSP := PageCSP(nil)
@@ -831,5 +832,12 @@ func TestActiveContentHeaders(t *testing.T) {
 	}
 	if api := PageCSP([]byte(page)); !strings.Contains(api, "connect-src 'self' https://api.example.com") {
 		t.Errorf("the policy of a page with a Try it form does not let it reach its server: %q", api)
+	}
+	// A deployment without playground.js has no Try it form: its pages are
+	// not looked into, and markup that looks like one opens nothing.
+	q := newProject(t, st, "plain.example.com")
+	publish(t, st, b, q.ID, map[string]string{"index.html": page})
+	if got := do(srv, "GET", "plain.example.com", "/").Header().Get("Content-Security-Policy"); got != pageCSP {
+		t.Errorf("GET / of a deployment without a playground: policy %q, want the default %q", got, pageCSP)
 	}
 }
