@@ -39,7 +39,8 @@ type Child struct {
 
 var _ Builder = (*Child)(nil)
 
-// wireRequest is a Request as it crosses to the child.
+// wireRequest is a Request as it crosses to the child: its render.Options
+// but those that stay in the server (wireLeftOut).
 type wireRequest struct {
 	Request
 	BasePath string         `json:"basePath,omitempty"`
@@ -49,6 +50,17 @@ type wireRequest struct {
 	Limits   limits.Limits  `json:"limits"`
 	// CustomScripts: render.Options.CustomScripts.
 	CustomScripts bool `json:"customScripts,omitempty"`
+}
+
+// wireLeftOut are the render.Options that do not cross to the child: its
+// progress goes back as messages, it has no cache and reads nothing
+// remote, and Exclude is lectern build's own.
+var wireLeftOut = []string{"Progress", "CacheDir", "AllowRemote", "Exclude"}
+
+func newWireRequest(req Request) wireRequest {
+	o := req.Options
+	return wireRequest{Request: req, BasePath: o.BasePath, Export: o.Export, SiteURL: o.SiteURL, Features: o.Features,
+		Limits: o.Limits, CustomScripts: o.CustomScripts}
 }
 
 func (w *wireRequest) options() render.Options {
@@ -88,8 +100,7 @@ func (c *Child) Build(ctx context.Context, req Request, progress func(done, tota
 	cmd.Env = childEnv()
 	isolate(cmd)
 	cmd.WaitDelay = 5 * time.Second
-	in, err := json.Marshal(wireRequest{Request: req, BasePath: req.Options.BasePath, Export: req.Options.Export,
-		SiteURL: req.Options.SiteURL, Features: req.Options.Features, Limits: req.Options.Limits, CustomScripts: req.Options.CustomScripts})
+	in, err := json.Marshal(newWireRequest(req))
 	if err != nil {
 		return nil, err
 	}
