@@ -49,12 +49,15 @@ func (f *buildLimitFlags) register(fs *pflag.FlagSet) {
 
 // limits returns the render's limits and the builder that supervises it.
 func (f *buildLimitFlags) limits() (limits.Limits, buildproc.Builder, error) {
-	for name, v := range map[string]int64{"build-memory": int64(f.memory), "build-max-file-size": int64(f.fileSize),
-		"build-max-source-size": int64(f.srcSize), "build-max-output-size": int64(f.outSize), "build-max-page-size": int64(f.pageSize),
-		"build-max-files": int64(f.files), "build-max-pages": int64(f.pages), "build-max-expansions": int64(f.expand),
-		"build-max-yaml-values": int64(f.yaml)} {
-		if v <= 0 {
-			return limits.Limits{}, nil, fmt.Errorf("--%s must be positive", name)
+	for _, c := range []struct {
+		name string
+		v    int64
+	}{{"build-memory", int64(f.memory)}, {"build-max-file-size", int64(f.fileSize)},
+		{"build-max-source-size", int64(f.srcSize)}, {"build-max-output-size", int64(f.outSize)}, {"build-max-page-size", int64(f.pageSize)},
+		{"build-max-files", int64(f.files)}, {"build-max-pages", int64(f.pages)}, {"build-max-expansions", int64(f.expand)},
+		{"build-max-yaml-values", int64(f.yaml)}} {
+		if c.v <= 0 {
+			return limits.Limits{}, nil, fmt.Errorf("--%s must be positive", c.name)
 		}
 	}
 	if f.timeout <= 0 {
@@ -68,9 +71,13 @@ func (f *buildLimitFlags) limits() (limits.Limits, buildproc.Builder, error) {
 	if f.inProcess {
 		return l, buildproc.Local{Timeout: f.timeout}, nil
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return l, nil, fmt.Errorf("find the lectern binary to run renders in (or use --build-in-process): %w", err)
+	// On Linux, the running binary itself: a lectern upgraded on disk
+	// under a running server does not change what its renders run.
+	exe := "/proc/self/exe"
+	if _, err := os.Stat(exe); err != nil {
+		if exe, err = os.Executable(); err != nil {
+			return l, nil, fmt.Errorf("find the lectern binary to run renders in (or use --build-in-process): %w", err)
+		}
 	}
 	return l, &buildproc.Child{Exe: exe, Args: []string{"internal-build"}, Timeout: f.timeout, Memory: int64(f.memory)}, nil
 }

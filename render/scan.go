@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"lectern.dev/lectern/render/cache"
-	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/links"
 )
 
@@ -141,8 +140,8 @@ func (s *site) visitFolder(f *scanFolder, l *scanList) error {
 			continue
 		}
 		s.addSourceFile(p, f.infos[i], l)
-		if limits.Over(len(s.fileList), s.opts.Limits.MaxFiles) || limits.Over(l.size, s.opts.Limits.MaxSourceBytes) {
-			return s.checkSource(l.size)
+		if err := s.checkSource(l.size); err != nil {
+			return err
 		}
 		if links.IsPageFile(p) {
 			l.pageFiles = append(l.pageFiles, p)
