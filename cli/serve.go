@@ -238,8 +238,8 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	rl := httpapi.RateLimit{Rate: f.rateLimit, Burst: f.rateBurst}
 	orgRL := httpapi.RateLimit{Rate: f.orgRateLimit, Burst: f.orgRateBurst}
 	handler := httpapi.NewHandler(log, readcache.New(st, keyTTL, 0), notifier, links, local, sites.New(log, st, bucket), reg, reg, httpapi.Config{
-		BundleURLTTL: f.bundleURLTTL, RateLimit: rl, Limiter: f.rateLimiter(st, rl, log),
-		OrgRateLimit: orgRL, OrgLimiter: f.orgRateLimiter(st, orgRL, log),
+		BundleURLTTL: f.bundleURLTTL, RateLimit: rl, Limiter: f.rateLimiter(st, "api-key", rl, log),
+		OrgRateLimit: orgRL, OrgLimiter: f.rateLimiter(st, "org", orgRL, log),
 		ClientRateLimit: httpapi.RateLimit{Rate: f.clientRateLimit, Burst: f.clientRateBurst}, TrustedProxies: proxies,
 		ExportsPerHour: f.exportsPerHour, LogRequests: f.logRequests, ServerHosts: hosts, NoMetrics: f.metricsAddr != ""})
 	if api {

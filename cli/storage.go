@@ -76,24 +76,16 @@ func (s *storageFlags) openStore(ctx context.Context, log *slog.Logger) (store.S
 	return nil, fmt.Errorf("--database-url (LECTERN_DATABASE_URL): unsupported scheme in %s (use postgres://, postgresql:// or sqlite://PATH)", s.databaseLabel())
 }
 
-// rateLimiter returns the API's per-key rate limiter: a budget shared
-// through the database, so that it holds across every API process on it
-// (several may share PostgreSQL, or one SQLite file); nil when rate limits
-// are off.
-func (s *storageFlags) rateLimiter(st store.Store, cfg httpapi.RateLimit, log *slog.Logger) httpapi.Limiter {
+// rateLimiter returns an API rate limiter whose budgets, named within
+// scope ("api-key" per key, "org" per organization), are shared through
+// the database, so that they hold across every API process on it
+// (several may share PostgreSQL, or one SQLite file); nil when the limit
+// is off.
+func (s *storageFlags) rateLimiter(st store.Store, scope string, cfg httpapi.RateLimit, log *slog.Logger) httpapi.Limiter {
 	if cfg.Rate <= 0 {
 		return nil
 	}
-	return httpapi.NewSharedLimiter(st, cfg, log)
-}
-
-// orgRateLimiter returns the API's per-organization rate limiter, shared
-// through the database as the per-key one is; nil when the limit is off.
-func (s *storageFlags) orgRateLimiter(st store.Store, cfg httpapi.RateLimit, log *slog.Logger) httpapi.Limiter {
-	if cfg.Rate <= 0 {
-		return nil
-	}
-	return httpapi.NewSharedLimiterIn(st, "org", cfg, log)
+	return httpapi.NewSharedLimiterIn(st, scope, cfg, log)
 }
 
 // blobURLOrDefault returns the blob store URL.
