@@ -9,8 +9,8 @@ import (
 	"path"
 	"strings"
 
+	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/features"
-	"lectern.dev/lectern/render/mdx"
 	"lectern.dev/lectern/render/safe"
 )
 
@@ -83,7 +83,7 @@ func activeXML(data []byte) string {
 					return "an animation of " + a.Value
 				case safe.URLAttrs[k]:
 					if !safe.URLAllowed(a.Value, true) {
-						return "a URL of another scheme (" + mdx.FirstLine(a.Value, 40) + ")"
+						return "a URL of another scheme (" + diag.FirstLine(a.Value, 40) + ")"
 					}
 				}
 			}

@@ -8,7 +8,7 @@ import (
 	"testing/fstest"
 
 	"golang.org/x/net/html"
-	"lectern.dev/lectern/render/mdx"
+	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/safe"
 )
 
@@ -116,7 +116,7 @@ func activeContent(doc string) []string {
 			return bad
 		case html.TextToken:
 			if inScript && strings.TrimSpace(string(z.Text())) != "" {
-				bad = append(bad, "inline script "+mdx.FirstLine(string(z.Text()), 60))
+				bad = append(bad, "inline script "+diag.FirstLine(string(z.Text()), 60))
 			}
 			continue
 		case html.EndTagToken:

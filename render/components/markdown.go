@@ -9,6 +9,7 @@ import (
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"lectern.dev/lectern/render/config"
+	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/markdown"
 	"lectern.dev/lectern/render/mdx"
 	"lectern.dev/lectern/render/safe"
@@ -43,7 +44,7 @@ func (r *Renderer) markdown(src string, insets []markdown.Inset, lm *markdown.Li
 			x.Destination = []byte(r.link(dest, markdown.NodeLine(x, source, lm, dest), sc))
 		case *ast.AutoLink:
 			if u := string(x.URL(source)); x.AutoLinkType == ast.AutoLinkURL && !safe.URLAllowed(u, false) {
-				r.warn(sc, markdown.NodeLine(x, source, lm, u), "link %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed", mdx.FirstLine(u, 60))
+				r.warn(sc, markdown.NodeLine(x, source, lm, u), "link %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed", diag.FirstLine(u, 60))
 				swaps = append(swaps, [2]ast.Node{x, ast.NewString(x.Label(source))})
 			}
 		case *ast.Image:

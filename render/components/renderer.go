@@ -115,7 +115,7 @@ func (r *Renderer) flow(nodes []*mdx.Node, sc *mdx.Scope, o flowOpts) string {
 			case mdx.VNodes, mdx.VArray:
 				add(n.Block, func() string { return r.valueHTML(v, !n.Block) })
 			case mdx.VUnknown, mdx.VObject:
-				r.warn(sc, n.Line, "cannot evaluate the expression {%s}; shown as text", mdx.FirstLine(strings.TrimSpace(n.Text), 60))
+				r.warn(sc, n.Line, "cannot evaluate the expression {%s}; shown as text", diag.FirstLine(strings.TrimSpace(n.Text), 60))
 				put(escapeMarkdown("{" + n.Text + "}"))
 			}
 		}
@@ -159,7 +159,7 @@ func (r *Renderer) jsxFlow(nodes []*mdx.Node, sc *mdx.Scope) string {
 			case mdx.VString, mdx.VNumber, mdx.VNodes, mdx.VArray:
 				b.WriteString(r.valueHTML(v, true))
 			case mdx.VUnknown, mdx.VObject:
-				r.warn(sc, n.Line, "cannot evaluate the expression {%s}; shown as text", mdx.FirstLine(strings.TrimSpace(n.Text), 60))
+				r.warn(sc, n.Line, "cannot evaluate the expression {%s}; shown as text", diag.FirstLine(strings.TrimSpace(n.Text), 60))
 				b.WriteString(html.EscapeString("{" + n.Text + "}"))
 			}
 		}
@@ -427,7 +427,7 @@ func (r *Renderer) checkURL(u, attr string, image bool, line int, sc *mdx.Scope)
 		return u, true
 	}
 	r.warn(sc, line, "%s %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed%s",
-		attr, mdx.FirstLine(u, 60), map[bool]string{true: " (and data:image/ URLs for images)", false: ""}[image])
+		attr, diag.FirstLine(u, 60), map[bool]string{true: " (and data:image/ URLs for images)", false: ""}[image])
 	return "", false
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"lectern.dev/lectern"
 )
@@ -109,3 +110,12 @@ const moreWarningsMessage = "more warnings for this file were left out"
 
 // List returns the warnings in the order they were found.
 func (w *Warner) List() []Warning { return w.list }
+
+// FirstLine returns the first line of s, cut to at most n bytes (at a
+// character boundary, with "…"), for quoting content in a message.
+func FirstLine(s string, n int) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return lectern.Truncate(s, n)
+}

@@ -30,3 +30,20 @@ func TestWarnerBoundsMessages(t *testing.T) {
 		t.Errorf("message of %d bytes (valid UTF-8 %t): %.60s", len(got), utf8.ValidString(got), got)
 	}
 }
+
+func TestFirstLine(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"one\ntwo", 10, "one"},
+		{"abcdef", 3, "abc…"},
+		{"aé", 2, "a…"}, // é is two bytes: never cut in half
+	} {
+		if got := FirstLine(c.in, c.n); got != c.want {
+			t.Errorf("FirstLine(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}

@@ -6,9 +6,9 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/render/config"
+	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/links"
-	"lectern.dev/lectern/render/mdx"
 	"lectern.dev/lectern/render/page"
 	"lectern.dev/lectern/render/safe"
 	"lectern.dev/lectern/render/search"
@@ -322,7 +322,7 @@ func (t *Theme) links(outName string, list []config.Link) []linkView {
 // internal one is broken.
 func (t *Theme) configLink(outName, href string) (u string, external bool) {
 	if !safe.URLAllowed(href, false) {
-		t.s.Config.Warn(t.s.Warner, href, "link %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed", mdx.FirstLine(href, 60))
+		t.s.Config.Warn(t.s.Warner, href, "link %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed", diag.FirstLine(href, 60))
 		return "#", false
 	}
 	tg := t.s.Links.Resolve("", href)

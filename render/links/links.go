@@ -12,10 +12,11 @@
 package links
 
 import (
-	"lectern.dev/lectern/render/config"
 	"net/url"
 	"path"
 	"strings"
+
+	"lectern.dev/lectern/render/config"
 )
 
 // Kind says what a link points at.

@@ -306,7 +306,7 @@ func (p *Parser) element(stack []string) ([]*Node, bool) {
 	tag, end, ok := openTag(p.src, start, p.exprs)
 	if !ok {
 		if start+1 < len(p.src) && isUpper(p.src[start+1]) {
-			p.warn(start, "malformed tag %q; shown as text", FirstLine(p.src[start:], 40))
+			p.warn(start, "malformed tag %q; shown as text", diag.FirstLine(p.src[start:], 40))
 		}
 		return nil, false
 	}

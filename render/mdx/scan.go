@@ -8,16 +8,6 @@ import (
 // Lexical helpers of the MDX scanner: tags, code spans, fences and
 // expressions, each working on the source string and an offset.
 
-func FirstLine(s string, n int) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > n {
-		s = s[:n] + "…"
-	}
-	return s
-}
-
 func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
 
 func IsLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
