@@ -246,7 +246,11 @@ func (s *site) loadAndOpenCache() error {
 // calling progress after each (parallel.go). It returns ctx.Err() when
 // ctx is done and the error of a limit exceeded.
 func (s *site) writePages(ctx context.Context, progress func(done int)) error {
-	s.prewarmSidebars()
+	if s.theme != nil {
+		// The sidebars' warnings in navigation order, and with a cache
+		// the hashes of what each page's sidebar shows.
+		s.theme.Prewarm(s.opts.CacheDir != "")
+	}
 	s.search = make([][]byte, 0, len(s.order))
 	// Pages are rendered in parallel and written in order (parallel.go).
 	render := s.renderOne

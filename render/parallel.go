@@ -37,7 +37,7 @@ type pageResult struct {
 	entry  []byte // search entry, JSON (render/search)
 	warns  []diag.Warning
 	deps   []string    // other source files the page read (imported snippets)
-	reused bool        // kept from the previous build (rebuild.go); data is nil
+	reused bool        // kept from the previous build (rebuild_pages.go); data is nil
 	cached *cache.Page // the page's cache record, when a cache is used
 	err    error
 }
@@ -82,17 +82,6 @@ func (s *site) renderOne(i int) (r pageResult) {
 	}
 	return r
 }
-
-// prewarmSidebars has the theme find the sidebars' warnings in
-// navigation order, and their hashes with a cache (layout.Theme.Prewarm).
-func (s *site) prewarmSidebars() {
-	if s.theme != nil {
-		s.theme.Prewarm(!s.cacheOff())
-	}
-}
-
-// cacheOff reports whether the build has no cache.
-func (s *site) cacheOff() bool { return s.opts.CacheDir == "" }
 
 // renderPages calls render(i) (s.renderOne, or the cache's reuse-or-render)
 // for every page of s.order on the workers and hands each result, in

@@ -33,6 +33,10 @@ func (s *site) redirectPages() []siteFile {
 	if c != nil {
 		out = append(out, siteFile{name: redirectsScriptFile, data: redirectsScript(c)})
 	}
+	var cspMeta []byte // an export's redirect pages carry its policy
+	if s.opts.Export {
+		cspMeta = []byte("<meta charset=\"utf-8\">\n" + features.CSPMetaTag(s.opts.features().MetaContentSecurityPolicy()) + "\n")
+	}
 	taken := map[string]bool{"index.html": true, "404.html": true, "sitemap.xml": true, "robots.txt": true}
 	for f := range s.files {
 		taken[f] = true
@@ -76,9 +80,8 @@ func (s *site) redirectPages() []siteFile {
 				canonical = s.canonicalURL(tg.Path) + tg.Suffix
 			}
 			data := redirectHTML(u, canonical, r.Permanent)
-			if s.opts.Export {
-				data = bytes.Replace(data, []byte("<meta charset=\"utf-8\">\n"),
-					[]byte("<meta charset=\"utf-8\">\n"+features.CSPMetaTag(s.opts.features().MetaContentSecurityPolicy())+"\n"), 1)
+			if cspMeta != nil {
+				data = bytes.Replace(data, []byte("<meta charset=\"utf-8\">\n"), cspMeta, 1)
 			}
 			out = append(out, siteFile{name: name, data: data})
 		}

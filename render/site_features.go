@@ -6,7 +6,7 @@ import (
 )
 
 // featureAssets are the files of the build's features, besides the search
-// index (build.go) and playground.js (openapi_page.go, when a page has a
+// index (site_files.go) and playground.js (openapi_page.go, when a page has a
 // playground).
 func (s *site) featureAssets() []siteFile {
 	f := s.opts.features()

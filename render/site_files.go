@@ -87,7 +87,7 @@ func (s *site) writeIndexCopy() error {
 	if s.pages["index"] != nil || len(s.order) == 0 {
 		return nil
 	}
-	// A copy of the first page, kept when that page is (rebuild.go).
+	// A copy of the first page, kept when that page is (rebuild_pages.go: keepHome).
 	if s.cache != nil && s.cache.keepHome(s) {
 		s.written++
 		return nil
@@ -225,8 +225,8 @@ type siteFile struct {
 	data []byte
 }
 
-// assets returns the theme's files besides style.css, site.js and
-// search-index.json (written by build.go): the blocking theme script, the
+// themeFiles returns the theme's files besides style.css, site.js and
+// search-index.json (writeBuildFiles): the blocking theme script, the
 // search index as a script (fetch() of a JSON file fails on file://) and
 // the redirect pages.
 func (s *site) themeFiles() []siteFile {

@@ -23,9 +23,9 @@ type State struct {
 	m     *Manifest // nil when absent or from another renderer
 	Raw   *Manifest // as read: nil when absent or not decodable
 	Index []byte    // the previous search index, as written
-	// IndexFile is the file of index, open, or nil.
+	// IndexFile is the file of Index, open, or nil.
 	IndexFile *os.File
-	// Release releases index (output.Dir.ReadKept); it runs at the end of
+	// Release releases Index (output.Dir.ReadKept); it runs at the end of
 	// the build (buildCache.save) or, after a failed one, when ms is
 	// collected.
 	Release func()
@@ -153,7 +153,7 @@ func (ms *State) Get() (*Manifest, error) {
 }
 
 // Trusted returns the previous record of the source file name when its
-// stamp is st and can be Trusted (see "Stamps" above).
+// stamp is st and can be trusted (doc.go: Stamps).
 func (ms *State) Trusted(name string, st Stamp) *Source {
 	m, _ := ms.Get()
 	if m == nil || !st.OK {
@@ -169,7 +169,7 @@ func (ms *State) Trusted(name string, st Stamp) *Source {
 	return old
 }
 
-// Previous returns the Previous record of name, whatever its stamp.
+// Previous returns the previous record of name, whatever its stamp.
 func (ms *State) Previous(name string) *Source {
 	m, _ := ms.Get()
 	if m == nil {

@@ -35,7 +35,7 @@ type Tracker struct {
 	names map[string]bool
 	// Kept are files of Dir as the previous build wrote them (the search
 	// index and its script), which are the same as that build's when
-	// keptSame says so: output.Dir.Update leaves them alone, without
+	// KeptSame says so: output.Dir.Update leaves them alone, without
 	// reading them to compare, when they are still as recorded.
 	Kept     map[string]output.FileInfo
 	KeptSame func() bool

@@ -41,8 +41,7 @@ type pageView struct {
 	CSP         string        // the policy of an export page's <meta http-equiv> (render/features)
 	ExtraHead   template.HTML // more <head> content (page-type specific assets)
 	ExtraScript template.HTML // more scripts at the end of <body>
-	// CustomScripts are the URLs of the repository's scripts, with
-	// Options.CustomScripts (custom_scripts.go).
+	// CustomScripts are the URLs of the repository's scripts (Site.CustomJS).
 	CustomScripts []string
 
 	// Features are the optional features of the build (Options.Features),
@@ -119,7 +118,7 @@ func (t *Theme) view(outName string, p *page.Page) *pageView {
 		HomeURL:    s.Links.URL(outName, links.Target{Kind: links.Page}),
 		PrimaryHex: t.primary,
 	}
-	for _, f := range t.customJS {
+	for _, f := range t.s.CustomJS {
 		v.CustomScripts = append(v.CustomScripts, s.Links.AssetURL(outName, features.CustomScriptDir+f))
 	}
 	t.viewFeatures(v, outName)
@@ -149,9 +148,7 @@ func (t *Theme) view(outName string, p *page.Page) *pageView {
 func (t *Theme) viewFeatures(v *pageView, outName string) {
 	s := t.s
 	v.Features = s.Features
-	if s.Export {
-		v.CSP = v.Features.MetaContentSecurityPolicy()
-	}
+	v.CSP = t.metaCSP
 	if v.Features.Search {
 		v.SearchJSURL = s.Links.AssetURL(outName, features.SearchJSFile)
 	}
@@ -322,12 +319,12 @@ func (t *Theme) links(outName string, list []config.Link) []linkView {
 // internal one is broken.
 func (t *Theme) configLink(outName, href string) (u string, external bool) {
 	if !safe.URLAllowed(href, false) {
-		t.s.Config.Warn(t.s.Warner, href, "link %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed", diag.FirstLine(href, 60))
+		t.s.Config.Warn(t.w, href, "link %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed", diag.FirstLine(href, 60))
 		return "#", false
 	}
 	tg := t.s.Links.Resolve("", href)
 	if tg.Kind == links.Missing {
-		t.s.Config.Warn(t.s.Warner, href, "broken link %q: %s", href, tg.Reason)
+		t.s.Config.Warn(t.w, href, "broken link %q: %s", href, tg.Reason)
 	}
 	return safe.Href(t.s.Links.URL(outName, tg)), tg.Kind == links.External
 }

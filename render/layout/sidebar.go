@@ -74,7 +74,7 @@ type sidebarCache struct {
 // outName, rendering it on first use. Safe for concurrent use.
 //
 // Its warnings (broken links) are muted: they are those of sidebarLinks,
-// which site.prewarmSidebars calls for every section in navigation order,
+// which Prewarm calls for every section in navigation order,
 // whereas which page renders a sidebar first depends on the scheduling of
 // the workers.
 func (t *Theme) sidebar(root *config.Nav, outName string) *sidebarHTML {
@@ -128,10 +128,10 @@ func (t *Theme) sidebarLinks(nodes []*config.Nav) {
 // sidebarInputs hashes what the sidebar of section root depends on
 // besides the configuration and the set of files, which the cache's key
 // covers, and the folder of the output file (export form), which
-// site.prewarmSidebars adds: the label, icon and hidden state of each
+// Prewarm adds: the label, icon and hidden state of each
 // page under it and, for a windowed sidebar (sidebar_window.go), the
 // window's threshold and size. Equal inputs give an equal sidebar
-// (buildCache.contextHash), without rendering it.
+// (SidebarSum, for the rebuild cache), without rendering it.
 func (t *Theme) sidebarInputs(root *config.Nav) string {
 	h := sha256.New()
 	buf := make([]byte, 0, 512)
@@ -276,32 +276,30 @@ func (t *Theme) sideItems(nodes []*config.Nav, outName, show string) []*sideItem
 // diag.Warner, the warnings of the sidebar of every section (broken links of
 // the configuration), so that they are found in the same order whatever
 // the scheduling of the workers, which render the sidebars with their
-// warnings muted (sidebar). It sets t.sections and, with hashes (a
-// rebuild cache), t.sidebarSums, for sidebarSum. It mirrors the choice of
-// the section in view.
+// warnings muted (sidebar). With hashes (a rebuild cache), it also
+// records the hash of what each page's sidebar shows, for SidebarSum. It
+// mirrors the choice of the section in view.
 func (t *Theme) Prewarm(hashes bool) {
-	t.sections = make([]*config.Nav, len(t.s.Order))
-	t.sidebarSums = map[sidebarKey]string{}
 	warned := map[*config.Nav]bool{}
 	sectionSums := map[*config.Nav]string{} // sidebarInputs of each section
+	if hashes {
+		t.sidebarSums = make([]string, len(t.s.Order))
+	}
 	for i, p := range t.s.Order {
 		root := t.section(p)
-		t.sections[i] = root
 		if !warned[root] {
 			warned[root] = true
 			t.sidebarLinks(root.Children)
 		}
-		if key := t.sidebarKeyOf(root, p.Path+".html"); hashes {
-			if _, ok := t.sidebarSums[key]; !ok {
-				sum, ok := sectionSums[root]
-				if !ok {
-					sum = t.sidebarInputs(root)
-					sectionSums[root] = sum
-				}
-				// The section's hash has a fixed length: the folder
-				// (export form) follows it unambiguously.
-				t.sidebarSums[key] = sum + key.dir
+		if hashes {
+			sum, ok := sectionSums[root]
+			if !ok {
+				sum = t.sidebarInputs(root)
+				sectionSums[root] = sum
 			}
+			// The section's hash has a fixed length: the folder
+			// (export form) follows it unambiguously.
+			t.sidebarSums[i] = sum + t.sidebarKeyOf(root, p.Path+".html").dir
 		}
 	}
 }
@@ -309,7 +307,7 @@ func (t *Theme) Prewarm(hashes bool) {
 // SidebarSum is the hash of the inputs of the sidebar that page i of the
 // navigation order shows, after Prewarm with hashes.
 func (t *Theme) SidebarSum(i int) string {
-	return t.sidebarSums[t.sidebarKeyOf(t.sections[i], t.s.Order[i].Path+".html")]
+	return t.sidebarSums[i]
 }
 
 // section returns the navigation section whose sidebar page p shows: the

@@ -13,7 +13,7 @@ import (
 type Site struct {
 	Config *config.Config
 	// Warner receives the layout's warnings (missing logo, broken links
-	// of the configuration); Theme.For gives a copy reporting elsewhere.
+	// of the configuration); Theme.ForWarner gives a copy reporting elsewhere.
 	Warner  *diag.Warner
 	Links   *links.Resolver
 	Pages   map[string]*page.Page // navigation pages by path

@@ -59,19 +59,19 @@ type Theme struct {
 	// chains holds, for each page, the navigation nodes from the root to
 	// its first appearance.
 	chains map[string][]*config.Nav
-	// customJS are the repository's scripts that pages load
-	// (custom_scripts.go).
-	customJS []string
 	// index is each page's position in s.Order, for previous and next.
 	index    map[*page.Page]int
-	sidebars *sidebarCache // shared by the per-page copies of a parallel build (build.go)
-	// sidebarSums are the hashes of the sidebars' inputs (sidebarInputs of
-	// the section, then the folder in the export form),
-	// set by site.prewarmSidebars with a cache; read-only after.
-	sidebarSums map[sidebarKey]string
-	// sections are the sections whose sidebar each page shows, in the
-	// order of s.Order (prewarm).
-	sections []*config.Nav
+	sidebars *sidebarCache // shared by the per-page copies (ForWarner) of a parallel build
+	// sidebarSums are, by page of s.Order, the hashes of what its sidebar
+	// shows (sidebarInputs of the section, then the folder in the export
+	// form), set by Prewarm with hashes; read-only after.
+	sidebarSums []string
+	// metaCSP is the policy of an export's pages without a playground
+	// (features.Site.MetaContentSecurityPolicy), "" for a live site.
+	metaCSP string
+	// w receives the warnings: s.Warner, or another in a copy made by
+	// ForWarner.
+	w *diag.Warner
 	// socialViews are the labels and icons of the footer's social links
 	// (socials.go), in the order of cfg.FooterLinks.
 	socialViews []socialView
@@ -80,7 +80,10 @@ type Theme struct {
 // New makes the theme of site s, warning of configuration it cannot use
 // (colours, logo, favicon). s must not change after.
 func New(s *Site) *Theme {
-	t := &Theme{s: s, primary: DefaultPrimary, chains: map[string][]*config.Nav{}, index: map[*page.Page]int{}, sidebars: &sidebarCache{}}
+	t := &Theme{s: s, primary: DefaultPrimary, chains: map[string][]*config.Nav{}, index: map[*page.Page]int{}, sidebars: &sidebarCache{}, w: s.Warner}
+	if s.Export {
+		t.metaCSP = s.Features.MetaContentSecurityPolicy()
+	}
 	cfg := s.Config
 	color := func(c, what string) string {
 		if c == "" {
@@ -89,7 +92,7 @@ func New(s *Site) *Theme {
 		if safe := safe.Color(c); safe != "" {
 			return safe
 		}
-		cfg.Warn(s.Warner, c, "colors.%s %q is not a CSS colour; using the default", what, c)
+		cfg.Warn(t.w, c, "colors.%s %q is not a CSS colour; using the default", what, c)
 		return ""
 	}
 	if c := color(cfg.Colors.Primary, "primary"); c != "" {
@@ -97,7 +100,6 @@ func New(s *Site) *Theme {
 	}
 	t.light = color(cfg.Colors.Light, "light")
 	t.dark = color(cfg.Colors.Dark, "dark")
-	t.customJS = s.CustomJS
 	t.logoLight = t.configFile(cfg.Logo.Light, "logo")
 	t.logoDark = t.logoLight
 	if cfg.Logo.Dark != cfg.Logo.Light {
@@ -148,9 +150,9 @@ func (t *Theme) configFile(p, what string) string {
 	case links.File:
 		return tg.Path
 	case links.External:
-		t.s.Config.Warn(t.s.Warner, p, "%s %q is on another host; not used, pages load nothing from other hosts", what, p)
+		t.s.Config.Warn(t.w, p, "%s %q is on another host; not used, pages load nothing from other hosts", what, p)
 	default:
-		t.s.Config.Warn(t.s.Warner, p, "%s %q not found", what, p)
+		t.s.Config.Warn(t.w, p, "%s %q not found", what, p)
 	}
 	return ""
 }
@@ -245,8 +247,6 @@ func NavLabel(p *page.Page) string {
 // renderer of one page.
 func (t *Theme) ForWarner(w *diag.Warner) *Theme {
 	c := *t
-	s := *t.s
-	s.Warner = w
-	c.s = &s
+	c.w = w
 	return &c
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // mapFile reads the file name, of size bytes (other systems than Linux do
-// not map it, nor return it open; see cache_mmap_linux.go).
+// not map it, nor return it open; see mmap_linux.go).
 func mapFile(name string, size int64) (data []byte, file *os.File, release func(), err error) {
 	data, err = os.ReadFile(name)
 	if err != nil {

@@ -22,7 +22,7 @@ import (
 // Dir writes files under the folder Dir, creating it and any parent
 // folders as needed.
 //
-// With Options.CacheDir, a build keeps the pages of the previous build that
+// With render.Options.CacheDir, a build keeps the pages of the previous build that
 // are still valid: in Dir itself or, when Prev is set, by hard-linking (or
 // copying) them from the folder Prev, the previous output, into Dir (for
 // building into a new folder that replaces the old one).
@@ -35,7 +35,7 @@ import (
 //     either the previous or the new content, never a part; a file that
 //     already has the content to write is left alone (and keeps its
 //     modification time);
-//   - with Options.CacheDir, the build records in the cache, before it
+//   - with render.Options.CacheDir, the build records in the cache, before it
 //     writes anything, that Dir is being updated, and removes at the end
 //     the files of the previous build into Dir that it no longer produces
 //     (see "Updating the output in place" in render/cache).

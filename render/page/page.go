@@ -216,7 +216,7 @@ func truthy(v any) bool {
 const MaxSource = 1 << 20
 
 // TooLargeNotice is the body that replaces a source of n bytes that is
-// larger than maxPageSource.
+// larger than MaxSource.
 func TooLargeNotice(n int) string {
 	return fmt.Sprintf("<p class=\"lc-page-too-large\">This page is too large to be shown (%s; the limit is %d MiB).</p>\n",
 		ByteSize(n), MaxSource>>20)

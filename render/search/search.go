@@ -146,7 +146,7 @@ func Assemble(entries [][]byte, indexed func(i int) bool) (index, script []byte,
 		size += len(e) + 1
 	}
 	// One buffer for both files: the JSON is written in place in the
-	// script's (searchIndexJS), which saves a copy of a large index.
+	// script's, which saves a copy of a large index.
 	buf := make([]byte, 0, size)
 	buf = append(buf, searchJSPrefix...)
 	out := buf[len(buf):]
