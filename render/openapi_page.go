@@ -231,3 +231,16 @@ func (s *site) writeOpenAPIFiles(generated map[string]bool) error {
 	generated[name] = true
 	return nil
 }
+
+// openAPIBlock shows the operation a page's openapi front matter names,
+// such as "POST /plants" or "spec.json GET /plants", when the page is not
+// generated from the document.
+func openAPIBlock(ref string) string {
+	fields := strings.Fields(ref)
+	for i, f := range fields {
+		if openapi.IsMethod(f) && i+1 < len(fields) {
+			return openapi.Header(f, fields[i+1])
+		}
+	}
+	return ""
+}

@@ -2,7 +2,6 @@ package render
 
 import (
 	"encoding/xml"
-	"html"
 	"strings"
 
 	"lectern.dev/lectern/render/links"
@@ -95,22 +94,4 @@ func (s *site) robots() []byte {
 		b.WriteString("Sitemap: " + strings.TrimSuffix(s.canonicalURL("index"), "/") + "/sitemap.xml\n")
 	}
 	return []byte(b.String())
-}
-
-var httpMethods = map[string]bool{"GET": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true,
-	"HEAD": true, "OPTIONS": true, "TRACE": true, "WEBHOOK": true}
-
-// openAPIBlock shows the operation a page's openapi front matter names,
-// such as "POST /plants" or "spec.json GET /plants". The full reference is
-// rendered by later work.
-func openAPIBlock(ref string) string {
-	fields := strings.Fields(ref)
-	for i, f := range fields {
-		m := strings.ToUpper(f)
-		if httpMethods[m] && i+1 < len(fields) {
-			return `<div class="lc-openapi"><span class="lc-method lc-method-` + strings.ToLower(m) + `">` + m +
-				`</span><code class="lc-openapi-path">` + html.EscapeString(fields[i+1]) + "</code></div>\n"
-		}
-	}
-	return ""
 }
