@@ -241,11 +241,25 @@ var lexerAliases = map[string]string{
 }
 
 // lexerCache holds the coalesced lexer of each language seen; a nil entry
-// means plain text. chroma lexers are safe for concurrent use.
-var lexerCache sync.Map // string → chroma.Lexer (nil interface for none)
+// means plain text. chroma lexers are safe for concurrent use. Languages
+// come from the repository: misses are kept up to maxLexerMisses, so that
+// fences of ever new names cannot grow it without end.
+var (
+	lexerCache  sync.Map // string → chroma.Lexer (nil interface for none)
+	lexerMisses atomic.Int64
+)
+
+// maxLexerMisses bounds the unknown languages lexerCache keeps;
+// maxLangLen is the longest language looked up: chroma tries every
+// lexer's file name patterns on an unknown one, in time that grows with
+// its length.
+const (
+	maxLexerMisses = 4096
+	maxLangLen     = 32
+)
 
 func lexerFor(lang string) chroma.Lexer {
-	if lang == "" {
+	if lang == "" || len(lang) > maxLangLen {
 		return nil
 	}
 	if v, ok := lexerCache.Load(lang); ok {
@@ -263,7 +277,9 @@ func lexerFor(lang string) chroma.Lexer {
 		}
 	}
 	if l == nil {
-		lexerCache.Store(lang, nil)
+		if lexerMisses.Add(1) <= maxLexerMisses {
+			lexerCache.Store(lang, nil)
+		}
 		return nil
 	}
 	lexerCache.Store(lang, l)

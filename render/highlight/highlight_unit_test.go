@@ -2,8 +2,10 @@ package highlight
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseCodeInfo(t *testing.T) {
@@ -136,4 +138,23 @@ func TestHighlightCSS(t *testing.T) {
 			t.Errorf("highlight CSS has unused rule %q", bad)
 		}
 	}
+}
+
+// A language name longer than any lexer's is plain text without a lookup
+// (chroma's takes time that grows with it); known ones still highlight.
+func TestLexerForLongNames(t *testing.T) {
+	if lexerFor("go") == nil || lexerFor("Python") == nil {
+		t.Fatal("known languages are not found")
+	}
+	long := strings.Repeat("z", maxLangLen+1)
+	start := time.Now()
+	for i := range 1000 {
+		if lexerFor(long+strconv.Itoa(i)) != nil {
+			t.Fatal("a lexer for an overlong name")
+		}
+	}
+	if _, ok := lexerCache.Load(long + "0"); ok {
+		t.Error("an overlong name is kept in the cache")
+	}
+	t.Logf("1,000 overlong names in %v", time.Since(start))
 }
