@@ -44,7 +44,7 @@ func (f *buildLimitFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.files, "build-max-files", d.MaxFiles, "most files in a repository's docs folder")
 	fs.IntVar(&f.pages, "build-max-pages", d.MaxPages, "most pages in a site's navigation")
 	fs.IntVar(&f.expand, "build-max-expansions", d.MaxExpansions, "most snippet and component uses rendered for one page, nested ones included")
-	fs.IntVar(&f.yaml, "build-max-yaml-values", d.MaxYAMLValues, "most values a YAML document (OpenAPI) may expand to, aliases included")
+	fs.IntVar(&f.yaml, "build-max-yaml-values", d.MaxYAMLValues, "most values an OpenAPI YAML document and the files of its $refs may expand to together, aliases included")
 }
 
 // limits returns the render's limits and the builder that supervises it.

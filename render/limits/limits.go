@@ -40,9 +40,9 @@ type Limits struct {
 	// for one page, counting every use at every depth (default 10,000):
 	// snippets that each use the next one ten times grow exponentially.
 	MaxExpansions int
-	// MaxYAMLValues bounds the values a YAML or JSON document (an OpenAPI
-	// file) expands to, each use of an alias counting its whole value
-	// (default 2,000,000).
+	// MaxYAMLValues bounds the values an OpenAPI YAML document and the
+	// YAML files its $refs name expand to together, each use of an alias
+	// counting the whole value it repeats.
 	MaxYAMLValues int
 }
 

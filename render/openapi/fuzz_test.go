@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -38,6 +39,26 @@ func TestAliasesCounted(t *testing.T) {
 		t.Fatal("1,000+ values accepted under a bound of 1,000")
 	}
 	if _, err := ParseFilesMax("a.yaml", []byte(doc), nil, 2000); err != nil {
+		t.Fatalf("under the bound: %v", err)
+	}
+}
+
+// TestRefFilesShareTheBound checks that the files of $refs count against
+// the document's bound together, not each against a bound of its own: 40
+// files just under it would otherwise hold 40 times the values.
+func TestRefFilesShareTheBound(t *testing.T) {
+	const part = "x-a: &a [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\nx-b: [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n" // ~120 values
+	doc := "openapi: 3.0.0\npaths: {}\ncomponents:\n  schemas:\n"
+	for i := range 40 {
+		doc += fmt.Sprintf("    S%d: {$ref: 'part%d.yaml#/x-b'}\n", i, i)
+	}
+	read := func(string) ([]byte, error) { return []byte(part), nil }
+	_, err := ParseFilesMax("a.yaml", []byte(doc), read, 1000)
+	var ve *ValuesError
+	if !errors.As(err, &ve) || ve.File == "" {
+		t.Fatalf("40 files of ~120 values each under a bound of 1,000: err = %v, want a ValuesError naming a file", err)
+	}
+	if _, err := ParseFilesMax("a.yaml", []byte(doc), read, 10_000); err != nil {
 		t.Fatalf("under the bound: %v", err)
 	}
 }

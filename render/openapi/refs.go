@@ -60,15 +60,15 @@ func ParseFiles(name string, data []byte, read ReadFunc) (*Doc, error) {
 	return ParseFilesMax(name, data, read, DefaultMaxValues)
 }
 
-// ParseFilesMax is ParseFiles with a bound on the values that each
-// document expands to (see ValuesError); maxValues <= 0 means no bound.
-// A file named by a $ref that exceeds it fails the whole parse too.
+// ParseFilesMax is ParseFiles with a bound on the values that the
+// document and the files of its $refs expand to together (see
+// ValuesError); maxValues <= 0 means no bound. Exceeding it in a file
+// named by a $ref fails the whole parse too.
 func ParseFilesMax(name string, data []byte, read ReadFunc, maxValues int) (*Doc, error) {
 	d, err := parse(name, data, maxValues)
 	if err != nil || read == nil {
 		return d, err
 	}
-	d.maxValues = maxValues
 	d.loadRefs(read)
 	if d.tooLarge != nil {
 		return nil, d.tooLarge
@@ -113,7 +113,7 @@ func (d *Doc) loadRefs(read ReadFunc) {
 						f.err = fmt.Errorf("more than %d files are named by $refs; not read", maxRefFiles)
 					} else if data, err := read(target); err != nil {
 						f.err = err
-					} else if v, err := decode(data, d.maxValues); err != nil {
+					} else if v, err := decode(data, d.budget); err != nil {
 						f.err = err
 						var ve *ValuesError
 						if errors.As(err, &ve) && d.tooLarge == nil {

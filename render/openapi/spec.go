@@ -22,8 +22,8 @@ type Doc struct {
 	// ParseFiles.
 	Problems []Problem
 
-	maxValues int          // ParseFilesMax's bound, for the files of $refs
-	tooLarge  *ValuesError // a file of a $ref over that bound
+	budget   *yamlReader  // the values left to the document and its $refs' files
+	tooLarge *ValuesError // a file of a $ref over that bound
 
 	root  *obj
 	files map[string]*refFile // by path or URL, for $refs to other files (refs.go)
@@ -76,7 +76,8 @@ func Parse(name string, data []byte) (*Doc, error) {
 }
 
 func parse(name string, data []byte, maxValues int) (*Doc, error) {
-	v, err := decode(data, maxValues)
+	budget := &yamlReader{left: maxValues, max: maxValues}
+	v, err := decode(data, budget)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +99,7 @@ func parse(name string, data []byte, maxValues int) (*Doc, error) {
 	if paths == nil && webhooks == nil {
 		return nil, errors.New(`no "paths" or "webhooks"`)
 	}
-	d := &Doc{Name: name, Version: ver, root: root}
+	d := &Doc{Name: name, Version: ver, root: root, budget: budget}
 	d.Title = root.obj("info").str("title")
 	d.Servers = servers(root.list("servers"))
 	add := func(items *obj, webhook bool) {

@@ -61,7 +61,9 @@ func (o *obj) has(k string) bool {
 
 // decode reads data as JSON when it looks like JSON, else as YAML. Values
 // are *obj, []any, string, json.Number, bool or nil.
-func decode(data []byte, maxValues int) (any, error) {
+// YAML counts its values against budget, which a document shares with the
+// files of its $refs.
+func decode(data []byte, budget *yamlReader) (any, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	t := bytes.TrimSpace(data)
 	if len(t) > 0 && (t[0] == '{' || t[0] == '[') {
@@ -98,7 +100,7 @@ func decode(data []byte, maxValues int) (any, error) {
 	if len(n.Content) == 0 {
 		return nil, errors.New("the document is empty")
 	}
-	return (&yamlReader{left: maxValues, max: maxValues}).value(n.Content[0], 0)
+	return budget.value(n.Content[0], 0)
 }
 
 // DefaultMaxValues is the bound on the values a document expands to
@@ -119,7 +121,8 @@ func (e *ValuesError) Error() string {
 }
 
 // yamlReader converts YAML nodes to values, counting them against a
-// budget (left; none when max <= 0).
+// budget (left; none when max <= 0): one for a document and the files of
+// its $refs together.
 type yamlReader struct{ left, max int }
 
 const maxDepth = 512
