@@ -42,7 +42,7 @@ type Limits struct {
 	MaxExpansions int
 	// MaxYAMLValues bounds the values an OpenAPI YAML document and the
 	// YAML files its $refs name expand to together, each use of an alias
-	// counting the whole value it repeats.
+	// counting the whole value it repeats (default 2,000,000).
 	MaxYAMLValues int
 }
 
