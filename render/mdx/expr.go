@@ -241,7 +241,7 @@ func exprParenOK(e string) bool {
 }
 
 func isPath(e string) bool {
-	for i, part := range strings.Split(e, ".") {
+	for _, part := range strings.Split(e, ".") {
 		if part == "" || !(IsLetter(part[0]) || part[0] == '_' || part[0] == '$') {
 			return false
 		}
@@ -250,7 +250,6 @@ func isPath(e string) bool {
 				return false
 			}
 		}
-		_ = i
 	}
 	return true
 }
@@ -260,6 +259,13 @@ func splitTopLevel(s string, sep byte) []string {
 	var out []string
 	depth, last := 0, 0
 	for i := 0; i < len(s); i++ {
+		// Before the bracket is counted: a closing bracket as sep splits
+		// where it would close one of the enclosing text (exprParenOK).
+		if s[i] == sep && depth == 0 {
+			out = append(out, s[last:i])
+			last = i + 1
+			continue
+		}
 		switch c := s[i]; c {
 		case '(', '[', '{':
 			depth++
@@ -282,10 +288,6 @@ func splitTopLevel(s string, sep byte) []string {
 					continue
 				}
 			}
-		}
-		if s[i] == sep && depth == 0 {
-			out = append(out, s[last:i])
-			last = i + 1
 		}
 	}
 	return append(out, s[last:])
