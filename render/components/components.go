@@ -23,7 +23,8 @@ var components map[string]componentFunc
 
 func init() {
 	components = map[string]componentFunc{
-		"Note": callout("note"), "Warning": callout("warning"), "Info": callout("info"),
+		"Mermaid": mermaidComponent,
+		"Note":    callout("note"), "Warning": callout("warning"), "Info": callout("info"),
 		"Tip": callout("tip"), "Check": callout("check"), "Danger": callout("danger"),
 		"Callout": callout("callout"),
 		"Card":    card, "CardGroup": grid("lc-card-group"), "Columns": grid("lc-columns"),
@@ -412,13 +413,6 @@ func (c *call) renderIcon(attr string, size int, color string) string {
 	}
 	c.r.warn(c.sc, c.n.Line, "unknown icon %q", ic)
 	return `<span class="lc-icon" data-icon="` + esc(ic) + `" aria-hidden="true"></span>`
-}
-
-func init() {
-	// The table is filled by the first init of this file.
-	if components != nil {
-		components["Mermaid"] = mermaidComponent
-	}
 }
 
 // mermaidComponent renders <Mermaid chart="graph TD; A-->B" />; without a

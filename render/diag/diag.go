@@ -62,7 +62,7 @@ func (w *Warner) Add(file string, line int, format string, args ...any) {
 	w.perFile[file]++
 	switch n := w.perFile[file]; {
 	case n == maxWarningsPerFile+1:
-		wa = Warning{File: file, Message: "more warnings for this file were left out"}
+		wa = Warning{File: file, Message: moreWarningsMessage}
 	case n > maxWarningsPerFile:
 		return
 	}
@@ -89,7 +89,7 @@ func (w *Warner) Sorted() []Warning {
 }
 
 // Merge adds warnings found by a page's own Warner, as if they had been
-// found by w: once each, at most MaxWarningsPerFile per file.
+// found by w: once each, at most maxWarningsPerFile per file.
 func (w *Warner) Merge(list []Warning) {
 	for _, wa := range list {
 		if wa.Line == 0 && wa.Message == moreWarningsMessage {

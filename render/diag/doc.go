@@ -3,7 +3,7 @@
 // broken link, a missing image).
 //
 // A Warner keeps each warning once, in the order found, at most
-// MaxWarningsPerFile per file (then one summary), and can be muted while a
+// 50 per file (then one summary), and can be muted while a
 // page is rendered a second time. Workers that render pages in parallel
 // each have their own Warner; Merge adds what they found to the build's.
 //
