@@ -68,7 +68,7 @@ func (c *call) kids() string { return c.r.kids(c.n, c.sc) }
 func (c *call) text(name string) string {
 	v := c.val(name)
 	if v.Kind == mdx.VNodes {
-		return c.r.valueHTML(v, true)
+		return c.r.valueHTML(v)
 	}
 	return esc(v.Str())
 }

@@ -137,7 +137,7 @@ func (r *Renderer) htmlAttrValue(name, k, s string, n *mdx.Node, sc *mdx.Scope) 
 		}
 	default:
 		if safe.URLAttrs[k] {
-			if _, ok := r.checkURL(s, "<"+name+" "+k+">", false, n.Line, sc); !ok {
+			if !r.checkURL(s, "<"+name+" "+k+">", false, n.Line, sc) {
 				return "", false, false
 			}
 		}

@@ -113,7 +113,7 @@ func (r *Renderer) flow(nodes []*mdx.Node, sc *mdx.Scope, o flowOpts) string {
 			case mdx.VString, mdx.VNumber:
 				put(escapeMarkdown(v.S))
 			case mdx.VNodes, mdx.VArray:
-				add(n.Block, func() string { return r.valueHTML(v, !n.Block) })
+				add(n.Block, func() string { return r.valueHTML(v) })
 			case mdx.VUnknown, mdx.VObject:
 				r.warn(sc, n.Line, "cannot evaluate the expression {%s}; shown as text", diag.FirstLine(strings.TrimSpace(n.Text), 60))
 				put(escapeMarkdown("{" + n.Text + "}"))
@@ -157,7 +157,7 @@ func (r *Renderer) jsxFlow(nodes []*mdx.Node, sc *mdx.Scope) string {
 			v := sc.Eval(n.Text, n.Line, r.fileOf(sc), r.env.W)
 			switch v.Kind {
 			case mdx.VString, mdx.VNumber, mdx.VNodes, mdx.VArray:
-				b.WriteString(r.valueHTML(v, true))
+				b.WriteString(r.valueHTML(v))
 			case mdx.VUnknown, mdx.VObject:
 				r.warn(sc, n.Line, "cannot evaluate the expression {%s}; shown as text", diag.FirstLine(strings.TrimSpace(n.Text), 60))
 				b.WriteString(html.EscapeString("{" + n.Text + "}"))
@@ -190,14 +190,14 @@ func jsxText(s string) string {
 }
 
 // valueHTML renders a JSX value or an array of values.
-func (r *Renderer) valueHTML(v mdx.Value, inline bool) string {
+func (r *Renderer) valueHTML(v mdx.Value) string {
 	switch v.Kind {
 	case mdx.VNodes:
 		return r.flow(v.Nodes, v.Scope, flowOpts{dedent: true, skipFirst: v.Inline, unwrap: v.Inline})
 	case mdx.VArray:
 		var b strings.Builder
 		for _, it := range v.Items {
-			b.WriteString(r.valueHTML(it, true))
+			b.WriteString(r.valueHTML(it))
 		}
 		return b.String()
 	case mdx.VString, mdx.VNumber:
@@ -330,7 +330,7 @@ func (r *Renderer) link(href string, line int, sc *mdx.Scope) string {
 
 // linkAttr is link for attribute attr (named in the warning).
 func (r *Renderer) linkAttr(href, attr string, line int, sc *mdx.Scope) string {
-	if _, ok := r.checkURL(href, attr, false, line, sc); !ok {
+	if !r.checkURL(href, attr, false, line, sc) {
 		return ""
 	}
 	t := r.env.Links.Resolve(r.page, href)
@@ -346,7 +346,7 @@ func (r *Renderer) linkAttr(href, attr string, line int, sc *mdx.Scope) string {
 // an image is kept as it is (it makes no request).
 func (r *Renderer) asset(src string, line int, sc *mdx.Scope, what string) (u string, external bool) {
 	image := what == "image"
-	if _, ok := r.checkURL(src, what, image, line, sc); !ok {
+	if !r.checkURL(src, what, image, line, sc) {
 		return "", false
 	}
 	if scheme, _, ok := safe.Scheme(src); ok && scheme == "data" {
@@ -420,15 +420,15 @@ var mdEscaper = strings.NewReplacer(
 // escapeMarkdown makes text appear literally when rendered as Markdown.
 func escapeMarkdown(s string) string { return mdEscaper.Replace(s) }
 
-// checkURL returns u when safe.URLAllowed, else "" after a warning that names
-// attribute attr and says what is allowed.
-func (r *Renderer) checkURL(u, attr string, image bool, line int, sc *mdx.Scope) (string, bool) {
+// checkURL reports whether u is safe.URLAllowed, after a warning that
+// names attribute attr and says what is allowed when it is not.
+func (r *Renderer) checkURL(u, attr string, image bool, line int, sc *mdx.Scope) bool {
 	if safe.URLAllowed(u, image) {
-		return u, true
+		return true
 	}
 	r.warn(sc, line, "%s %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed%s",
 		attr, diag.FirstLine(u, 60), map[bool]string{true: " (and data:image/ URLs for images)", false: ""}[image])
-	return "", false
+	return false
 }
 
 // newRenderer returns the Renderer of the page whose source is file, at

@@ -199,8 +199,7 @@ func parseParams(s string) (params []Param, whole string) {
 		}
 		name, def, _ := strings.Cut(part, "=")
 		name = strings.TrimSpace(name)
-		if k, alias, ok := strings.Cut(name, ":"); ok { // { title: heading }
-			_ = k
+		if _, alias, ok := strings.Cut(name, ":"); ok { // { title: heading }
 			name = strings.TrimSpace(alias)
 		}
 		params = append(params, Param{Name: name, Def: strings.TrimSpace(def)})

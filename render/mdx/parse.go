@@ -60,10 +60,9 @@ const (
 
 // Parser scans MDX (or Markdown, with mdx false) into nodes.
 type Parser struct {
-	src      string
-	pos      int
-	file     string
-	lineBase int // line of src[0]
+	src  string
+	pos  int
+	file string
 	// lineOff and lineNum cache the last line lookup: lookups mostly move
 	// forward, so counting from there keeps them cheap.
 	lineOff, lineNum int
@@ -87,7 +86,7 @@ type Parser struct {
 }
 
 func NewParser(src, file string, lineBase int, mdx bool, w *diag.Warner) *Parser {
-	return &Parser{src: src, file: file, lineBase: lineBase, lineNum: lineBase, mdx: mdx, w: w,
+	return &Parser{src: src, file: file, lineNum: lineBase, mdx: mdx, w: w,
 		exprs: newExprLimiter(len(src))}
 }
 
