@@ -372,3 +372,32 @@ func TestRedirectDestinationsChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestColonPagesLinked checks that a page whose name has a colon is
+// linked, in an export, by a relative URL that cannot read as a scheme
+// (from its own folder, "v1:intro.html" would be a URL of scheme v1),
+// everywhere a link to it is written: the sidebar, the pager and a
+// page's Markdown link.
+func TestColonPagesLinked(t *testing.T) {
+	t.Parallel()
+	archive := `
+-- docs.json --
+{"navigation": {"groups": [{"group": "G", "pages": ["index", "guides/start", "guides/v1:intro"]}]}}
+-- index.mdx --
+# Home
+-- guides/start.mdx --
+# Start
+
+See [the intro](/guides/v1:intro).
+-- guides/v1:intro.mdx --
+# Intro
+`
+	_, out := build(t, archive, Options{Export: true})
+	page := out.get(t, "guides/start.html")
+	if n := strings.Count(page, `href="./v1:intro.html"`); n < 3 {
+		t.Errorf("guides/start.html links guides/v1:intro as ./v1:intro.html %d times, want the sidebar, the pager and the body:\n%s", n, page)
+	}
+	if strings.Contains(page, `href="v1:intro.html"`) || strings.Contains(page, `href="#">Intro`) {
+		t.Errorf("guides/start.html has a link to the intro that reads as a URL of scheme v1, or none")
+	}
+}

@@ -162,7 +162,11 @@ func (r *Resolver) URL(fromOut string, t Target) string {
 	if fromOut == "404.html" {
 		return r.SitePath + "/" + EscapePath(file) + t.Suffix
 	}
-	return EscapePath(RelPath(path.Dir(fromOut), file)) + t.Suffix
+	rel := EscapePath(RelPath(path.Dir(fromOut), file))
+	if first, _, _ := strings.Cut(rel, "/"); strings.Contains(first, ":") {
+		rel = "./" + rel // "a:b.html" would read as a URL of scheme a
+	}
+	return rel + t.Suffix
 }
 
 // PageURL returns the URL of a page from the output file fromOut.
