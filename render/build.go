@@ -451,5 +451,5 @@ type Output = output.Output
 type Warning = diag.Warning
 
 // buildWindow is the sidebar window of every build: zero, for
-// DefaultWindow; tests lower it (sidebar_window_test.go).
+// layout's default; tests lower it (sidebar_window_test.go).
 var buildWindow layout.Window

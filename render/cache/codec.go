@@ -31,7 +31,7 @@ const (
 )
 
 // manifestStateOffset is where the state byte is in the file.
-var manifestStateOffset = len(binary.AppendUvarint(nil, uint64(len(Format)))) + len(Format)
+var manifestStateOffset = len(binary.AppendUvarint(nil, uint64(len(format)))) + len(format)
 
 type encBuf struct{ b []byte }
 
@@ -89,7 +89,7 @@ func encodeManifest(m *Manifest) []byte {
 	}
 	size += len(m.Outputs) * 32
 	e := &encBuf{b: make([]byte, 0, size)}
-	e.str(Format)
+	e.str(format)
 	if m.Updating {
 		e.b = append(e.b, manifestUpdating)
 	} else {
@@ -139,7 +139,7 @@ func encodeManifest(m *Manifest) []byte {
 	e.strs(m.Outputs)
 	e.str(m.Code.File)
 	e.bytes(m.Code.Index)
-	e.str(Format) // end mark
+	e.str(format) // end mark
 	return e.b
 }
 
@@ -300,7 +300,7 @@ func (d *decBuf) file() output.FileInfo { return output.FileInfo{Size: d.int(), 
 // head decodes the fields before the records: format, state,
 // folder, renderer, key and start.
 func (d *decBuf) head() (*Manifest, bool) {
-	if d.str() != Format || d.bad || len(d.b) == 0 {
+	if d.str() != format || d.bad || len(d.b) == 0 {
 		return nil, false
 	}
 	state := d.b[0]
@@ -309,7 +309,7 @@ func (d *decBuf) head() (*Manifest, bool) {
 		return nil, false
 	}
 	m := &Manifest{Updating: state == manifestUpdating}
-	m.Dir = FileID{Dev: d.uint(), Ino: d.uint()}
+	m.Dir = fileID{Dev: d.uint(), Ino: d.uint()}
 	m.Tool, m.Key, m.Start = d.str(), d.str(), d.int()
 	return m, !d.bad
 }
@@ -396,7 +396,7 @@ func decodeManifest(data []byte) (*Manifest, bool) {
 	}
 	m.Outputs = d.strs()
 	m.Code = highlight.Index{File: d.str(), Index: d.bytes()}
-	if d.str() != Format || d.bad || len(d.b) != 0 {
+	if d.str() != format || d.bad || len(d.b) != 0 {
 		return nil, false
 	}
 	return m, true

@@ -14,8 +14,8 @@ import (
 	"lectern.dev/lectern/render/page"
 )
 
-// Format changes whenever the manifest's format or meaning does.
-const Format = "lectern-render-cache/5"
+// format changes whenever the manifest's format or meaning does.
+const format = "lectern-render-cache/5"
 
 const ManifestName = "manifest.bin"
 
@@ -46,7 +46,7 @@ type Manifest struct {
 	// output in place"): only Sources may be used.
 	Updating bool
 	// Dir is the output folder the build wrote into.
-	Dir FileID
+	Dir fileID
 	// Tool identifies the format and the renderer binary: the source
 	// records are used only when it matches; Key covers all of the
 	// build's inputs: the page records are used only when it matches.
@@ -80,8 +80,8 @@ type Manifest struct {
 	encodedSources []byte
 }
 
-// FileID identifies a file or folder: device and inode numbers.
-type FileID struct{ Dev, Ino uint64 }
+// fileID identifies a file or folder: device and inode numbers.
+type fileID struct{ Dev, Ino uint64 }
 
 // Page is the record of one page.
 type Page struct {
@@ -146,9 +146,9 @@ func Sum(data []byte) string {
 	return hex.EncodeToString(h[:16])
 }
 
-// ToolKey identifies the cache format and the renderer binary.
-func ToolKey() string {
-	key := Format
+// toolKey identifies the cache format and the renderer binary.
+func toolKey() string {
+	key := format
 	if exe, err := os.Executable(); err == nil {
 		if fi, err := os.Stat(exe); err == nil {
 			key += " " + strconv.Quote(exe) + " " + strconv.FormatInt(fi.Size(), 10) + " " + strconv.FormatInt(fi.ModTime().UnixNano(), 10)

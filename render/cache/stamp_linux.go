@@ -21,14 +21,14 @@ func StampOf(fi fs.FileInfo) Stamp {
 
 // dirIDOf identifies the folder dir by its device and inode numbers, which
 // a rename keeps; ok is false when it cannot be stat'ed.
-func dirIDOf(dir string) (id FileID, ok bool) {
+func dirIDOf(dir string) (id fileID, ok bool) {
 	fi, err := os.Stat(dir)
 	if err != nil || !fi.IsDir() {
-		return FileID{}, false
+		return fileID{}, false
 	}
 	st, isStat := fi.Sys().(*syscall.Stat_t)
 	if !isStat || st == nil {
-		return FileID{}, false
+		return fileID{}, false
 	}
-	return FileID{Dev: uint64(st.Dev), Ino: uint64(st.Ino)}, true
+	return fileID{Dev: uint64(st.Dev), Ino: uint64(st.Ino)}, true
 }

@@ -14,4 +14,4 @@ func StampOf(fi fs.FileInfo) Stamp {
 // dirIDOf is not implemented on other systems than Linux: a build with
 // output.Dir.Update never removes the files of a previous build there, and
 // UpdateReady is false.
-func dirIDOf(dir string) (id FileID, ok bool) { return FileID{}, false }
+func dirIDOf(dir string) (id fileID, ok bool) { return fileID{}, false }

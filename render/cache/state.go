@@ -87,7 +87,7 @@ func ReadState(dir string, out output.Output) *State {
 			checkOutputs(d, m, &checks)
 		}
 	}()
-	ms := &State{Start: time.Now().UnixNano(), Tool: ToolKey(), Sources: map[string]*Source{}, Release: func() {},
+	ms := &State{Start: time.Now().UnixNano(), Tool: toolKey(), Sources: map[string]*Source{}, Release: func() {},
 		checked: checked}
 	ms.wait = func() (*Manifest, error) {
 		r := <-ch
@@ -238,7 +238,7 @@ func UpdateReady(cacheDir, dir string) bool {
 		return false
 	}
 	h, ok := decodeManifestHead(buf[:n])
-	if !ok || h.Updating || h.Tool != ToolKey() {
+	if !ok || h.Updating || h.Tool != toolKey() {
 		return false
 	}
 	id, ok := dirIDOf(dir)

@@ -3,8 +3,6 @@ package components
 import (
 	"bytes"
 	"html"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -429,6 +427,3 @@ func mermaidComponent(c *call) string {
 	markdown.WriteMermaid(&b, src)
 	return b.String()
 }
-
-// Names returns the names of the known components.
-func Names() []string { return slices.Sorted(maps.Keys(components)) }

@@ -42,15 +42,15 @@ type Warner struct {
 // warning says when more were left out.
 const maxWarningsPerFile = 50
 
-// MaxMessage bounds a warning's message, which may quote the source (a
+// maxMessage bounds a warning's message, which may quote the source (a
 // link, an import, a page name) in bytes.
-const MaxMessage = 1024
+const maxMessage = 1024
 
 func (w *Warner) Add(file string, line int, format string, args ...any) {
 	if w.Mute > 0 {
 		return
 	}
-	wa := Warning{File: file, Line: line, Message: lectern.Truncate(fmt.Sprintf(format, args...), MaxMessage)}
+	wa := Warning{File: file, Line: line, Message: lectern.Truncate(fmt.Sprintf(format, args...), maxMessage)}
 	if w.seen == nil {
 		w.seen = map[Warning]bool{}
 		w.perFile = map[string]int{}

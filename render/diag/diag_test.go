@@ -26,7 +26,7 @@ func TestWarnerBoundsMessages(t *testing.T) {
 	t.Parallel()
 	var w Warner
 	w.Add("a.mdx", 1, "broken link %q", strings.Repeat("é", 10000))
-	if got := w.List()[0].Message; len(got) > MaxMessage+len("…") || !strings.HasPrefix(got, `broken link "é`) || !utf8.ValidString(got) {
+	if got := w.List()[0].Message; len(got) > maxMessage+len("…") || !strings.HasPrefix(got, `broken link "é`) || !utf8.ValidString(got) {
 		t.Errorf("message of %d bytes (valid UTF-8 %t): %.60s", len(got), utf8.ValidString(got), got)
 	}
 }

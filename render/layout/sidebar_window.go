@@ -34,7 +34,7 @@ import (
 // (sidebarHTML), byte for byte.
 //
 // Site.Window sets the threshold and the size; its zero value takes
-// DefaultWindow's.
+// defaultWindow's.
 type Window struct {
 	// Min is the number of entries (pages, hidden ones included, and
 	// links) above which a section's sidebar is windowed.
@@ -43,19 +43,19 @@ type Window struct {
 	Size int
 }
 
-// DefaultWindow is the window of every build: the sidebars of real
+// defaultWindow is the window of every build: the sidebars of real
 // documentation sites have a few hundred entries (the largest of the test
 // corpus, Pipecat's, 392).
-var DefaultWindow = Window{Min: 1000, Size: 100}
+var defaultWindow = Window{Min: 1000, Size: 100}
 
-// window returns the site's window, with DefaultWindow's for zero fields.
+// window returns the site's window, with defaultWindow's for zero fields.
 func (t *Theme) window() Window {
 	w := t.s.Window
 	if w.Min == 0 {
-		w.Min = DefaultWindow.Min
+		w.Min = defaultWindow.Min
 	}
 	if w.Size == 0 {
-		w.Size = DefaultWindow.Size
+		w.Size = defaultWindow.Size
 	}
 	return w
 }

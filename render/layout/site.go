@@ -29,6 +29,6 @@ type Site struct {
 	// to features.CustomScriptDir.
 	CustomJS []string
 	// Window sets when a section's sidebar is windowed (sidebar_window.go);
-	// zero for DefaultWindow.
+	// zero for defaultWindow.
 	Window Window
 }

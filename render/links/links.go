@@ -157,12 +157,12 @@ func (r *Resolver) URL(fromOut string, t Target) string {
 		}
 	}
 	if !r.Export {
-		return r.BasePath + "/" + EscapePath(live) + t.Suffix
+		return r.BasePath + "/" + escapePath(live) + t.Suffix
 	}
 	if fromOut == "404.html" {
-		return r.SitePath + "/" + EscapePath(file) + t.Suffix
+		return r.SitePath + "/" + escapePath(file) + t.Suffix
 	}
-	rel := EscapePath(RelPath(path.Dir(fromOut), file))
+	rel := escapePath(RelPath(path.Dir(fromOut), file))
 	if first, _, _ := strings.Cut(rel, "/"); strings.Contains(first, ":") {
 		rel = "./" + rel // "a:b.html" would read as a URL of scheme a
 	}
@@ -195,8 +195,8 @@ func RelPath(fromDir, target string) string {
 	return strings.Repeat("../", len(from)-i) + strings.Join(to[i:], "/")
 }
 
-// EscapePath percent-encodes each segment of a slash-separated path.
-func EscapePath(p string) string {
+// escapePath percent-encodes each segment of a slash-separated path.
+func escapePath(p string) string {
 	if p == "" {
 		return ""
 	}
@@ -235,5 +235,5 @@ func Canonical(siteURL, basePath, page string) string {
 	if !strings.HasSuffix(prefix, basePath) || basePath == "" {
 		prefix += basePath
 	}
-	return prefix + "/" + EscapePath(p)
+	return prefix + "/" + escapePath(p)
 }
