@@ -26,7 +26,7 @@ func (s *site) loadModule(file string) *mdx.Module {
 	src := page.NormalizeNewlines(page.TextSource(file, string(data), s.w))
 	_, body, bodyLine, _ := page.SplitFrontMatter(src)
 	if len(src) > page.MaxSource {
-		s.w.Add(file, 1, "snippet source larger than %d MiB (%s); its content is not shown", page.MaxSource>>20, page.ByteSize(len(src)))
+		s.w.Add(file, 1, "snippet source larger than %d MiB (%s); its content is not shown", page.MaxSource>>20, limits.FormatSize(int64(len(src))))
 		body = page.TooLargeNotice(len(src))
 	}
 	return s.parseModule(file, body, bodyLine)

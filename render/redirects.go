@@ -49,7 +49,7 @@ func (s *site) redirectPages() []siteFile {
 		switch {
 		case isPattern(src):
 			continue // redirects_wildcard.go
-		case src == "" || strings.ContainsAny(src, "?#\\") || !fs.ValidPath(src) || strings.HasPrefix(src, "_lectern/") || src == "_lectern":
+		case src == "" || strings.ContainsAny(src, "?#\\") || !fs.ValidPath(src) || reserved(src+"/"):
 			s.cfg.Warn(s.w, r.Source, "redirect source %q is not a page path; no redirect page is written", r.Source)
 			continue
 		}

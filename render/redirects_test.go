@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -114,5 +115,26 @@ PNG
 	}
 	if !strings.Contains(out.get(t, "b.html"), `url=/a"`) || !strings.Contains(out.get(t, "c/index.html"), `url=https://elsewhere.test/c"`) {
 		t.Errorf("redirect pages b or c wrong")
+	}
+}
+
+// TestRedirectIntoBuildFolderRefused checks that no redirect page is
+// written in the folder of the build's own files, in any case (a file
+// system that ignores case would put _LECTERN/x.html over _lectern/'s).
+func TestRedirectIntoBuildFolderRefused(t *testing.T) {
+	t.Parallel()
+	res, out := build(t, `
+-- docs.json --
+{"navigation": {"pages": ["index"]}, "redirects": [{"source": "/_LECTERN/site", "destination": "/"}, {"source": "/_lectern", "destination": "/"}]}
+-- index.mdx --
+# Home
+`, Options{})
+	for name := range out.files {
+		if strings.EqualFold(name, "_lectern/site.html") || strings.EqualFold(name, "_lectern.html") {
+			t.Errorf("a redirect page %s was written in the build's folder", name)
+		}
+	}
+	if n := strings.Count(fmt.Sprint(res.Warnings), "is not a page path"); n != 2 {
+		t.Errorf("%d warnings for the two redirects, want 2: %v", n, res.Warnings)
 	}
 }

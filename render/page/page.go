@@ -17,6 +17,7 @@ import (
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/mdx"
 )
 
@@ -219,12 +220,7 @@ const MaxSource = 1 << 20
 // larger than MaxSource.
 func TooLargeNotice(n int) string {
 	return fmt.Sprintf("<p class=\"lc-page-too-large\">This page is too large to be shown (%s; the limit is %d MiB).</p>\n",
-		ByteSize(n), MaxSource>>20)
-}
-
-// ByteSize formats n bytes for a message: "1.5 MiB".
-func ByteSize(n int) string {
-	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
+		limits.FormatSize(int64(n)), MaxSource>>20)
 }
 
 // TextSource makes the source of a page or snippet valid UTF-8 text: NUL
@@ -254,7 +250,7 @@ func Load(navPath, file, src string, w *diag.Warner) *Page {
 	src = NormalizeNewlines(TextSource(file, src, w))
 	yml, body, bodyLine, _ := SplitFrontMatter(src)
 	if len(src) > MaxSource {
-		w.Add(file, 1, "page source larger than %d MiB (%s); its content is not shown", MaxSource>>20, ByteSize(len(src)))
+		w.Add(file, 1, "page source larger than %d MiB (%s); its content is not shown", MaxSource>>20, limits.FormatSize(int64(len(src))))
 		body = TooLargeNotice(len(src))
 	}
 	p := &Page{Path: navPath, File: file, Body: body, BodyLine: bodyLine, MDX: strings.HasSuffix(file, ".mdx")}
