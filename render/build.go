@@ -411,7 +411,6 @@ func (s *site) load() error {
 	s.customJS = s.customScriptFiles()
 	s.theme = layout.New(&layout.Site{
 		Config: s.cfg, Warner: s.w, Links: s.links, Pages: s.pages, Order: s.order, Entries: s.entries,
-		Export: s.opts.Export, SiteURL: s.opts.SiteURL, BasePath: s.opts.BasePath,
 		Features: s.opts.features(), CustomJS: s.customJS, Window: buildWindow,
 	})
 	return nil

@@ -77,7 +77,7 @@ func (s *site) redirectPages() []siteFile {
 			u := safe.Href(s.links.URL(name, tg))
 			canonical := u
 			if s.opts.SiteURL != "" && tg.Kind == links.Page {
-				canonical = s.canonicalURL(tg.Path) + tg.Suffix
+				canonical = s.links.Canonical(tg.Path) + tg.Suffix
 			}
 			data := redirectHTML(u, canonical, r.Permanent)
 			if cspMeta != nil {

@@ -60,12 +60,6 @@ func (s *site) searchIndexJS() []byte {
 	return s.searchJS
 }
 
-// canonicalURL is the extensionless URL of a page for the sitemap and
-// canonical links (links.Canonical).
-func (s *site) canonicalURL(page string) string {
-	return links.Canonical(s.opts.SiteURL, s.opts.BasePath, page)
-}
-
 // sitemap lists the canonical URL of every page that is not noindex.
 func (s *site) sitemap() []byte {
 	var b strings.Builder
@@ -76,7 +70,7 @@ func (s *site) sitemap() []byte {
 			continue
 		}
 		b.WriteString("  <url><loc>")
-		if u := s.canonicalURL(p.Path); links.Unreserved(strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://")) {
+		if u := s.links.Canonical(p.Path); links.Unreserved(strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://")) {
 			b.WriteString(u) // nothing to escape
 		} else {
 			_ = xml.EscapeText(&b, []byte(u))
@@ -91,7 +85,7 @@ func (s *site) robots() []byte {
 	var b strings.Builder
 	b.WriteString("User-agent: *\nAllow: /\n")
 	if s.opts.SiteURL != "" {
-		b.WriteString("Sitemap: " + strings.TrimSuffix(s.canonicalURL("index"), "/") + "/sitemap.xml\n")
+		b.WriteString("Sitemap: " + strings.TrimSuffix(s.links.Canonical("index"), "/") + "/sitemap.xml\n")
 	}
 	return []byte(b.String())
 }

@@ -17,9 +17,10 @@ func (s *site) newLinks() *links.Resolver {
 		Export:    s.opts.Export,
 		BasePath:  s.opts.BasePath,
 		SitePath:  s.opts.BasePath,
+		SiteURL:   s.opts.SiteURL,
 	}
 	if s.opts.SiteURL != "" {
-		if u, err := url.Parse(s.canonicalURL("index")); err == nil && u.Host != "" {
+		if u, err := url.Parse(r.Canonical("index")); err == nil && u.Host != "" {
 			r.SitePath = strings.TrimSuffix(u.EscapedPath(), "/")
 		}
 	}

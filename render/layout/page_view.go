@@ -167,7 +167,7 @@ func (t *Theme) viewFeatures(v *pageView, outName string) {
 func (t *Theme) viewLogos(v *pageView, outName string) {
 	s := t.s
 	v.RootURL = v.HomeURL
-	if s.Export {
+	if s.Links.Export {
 		v.RootURL = strings.TrimSuffix(v.HomeURL, "index.html")
 	}
 	v.LogoHref = v.HomeURL

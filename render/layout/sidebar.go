@@ -97,7 +97,7 @@ func (t *Theme) sidebar(root *config.Nav, outName string) *sidebarHTML {
 // file outName.
 func (t *Theme) sidebarKeyOf(root *config.Nav, outName string) sidebarKey {
 	key := sidebarKey{root: root}
-	if t.s.Export {
+	if t.s.Links.Export {
 		key.dir = path.Dir(outName)
 		if outName == "404.html" {
 			key.dir = outName // its URLs are absolute, unlike its neighbours'

@@ -14,17 +14,14 @@ type Site struct {
 	Config *config.Config
 	// Warner receives the layout's warnings (missing logo, broken links
 	// of the configuration); Theme.ForWarner gives a copy reporting elsewhere.
-	Warner  *diag.Warner
-	Links   *links.Resolver
-	Pages   map[string]*page.Page // navigation pages by path
-	Order   []*page.Page          // in navigation order
-	Entries map[string]config.NavEntry
-	// Export says the build is an export: relative URLs, a policy in a
-	// meta element, sidebars per folder.
-	Export bool
-	// SiteURL and BasePath make the canonical URLs (links.Canonical).
-	SiteURL, BasePath string
-	Features          features.Site
+	Warner *diag.Warner
+	// Links resolves links, and says the form (Export), the base path
+	// and the site's URL.
+	Links    *links.Resolver
+	Pages    map[string]*page.Page // navigation pages by path
+	Order    []*page.Page          // in navigation order
+	Entries  map[string]config.NavEntry
+	Features features.Site
 	// CustomJS are the repository's scripts every page loads, relative
 	// to features.CustomScriptDir.
 	CustomJS []string

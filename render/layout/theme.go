@@ -81,7 +81,7 @@ type Theme struct {
 // (colours, logo, favicon). s must not change after.
 func New(s *Site) *Theme {
 	t := &Theme{s: s, primary: DefaultPrimary, chains: map[string][]*config.Nav{}, index: map[*page.Page]int{}, sidebars: &sidebarCache{}, w: s.Warner}
-	if s.Export {
+	if s.Links.Export {
 		t.metaCSP = s.Features.MetaContentSecurityPolicy()
 	}
 	cfg := s.Config
@@ -182,7 +182,7 @@ func (t *Theme) Page(p *page.Page, outName, body string, toc []search.TOCItem) [
 	v.Title = p.Title
 	v.Description = p.Front.Description
 	v.Body = template.HTML(body)
-	if t.s.Export && v.Features.Playground {
+	if t.s.Links.Export && v.Features.Playground {
 		// The "Try it" forms of the page may call the API servers it
 		// offers, also when the export is served by a static host.
 		if o := features.PlaygroundServerOrigins([]byte(body)); len(o) > 0 {
@@ -198,8 +198,8 @@ func (t *Theme) Page(p *page.Page, outName, body string, toc []search.TOCItem) [
 	if g := t.s.Entries[p.Path].Groups; len(g) > 0 {
 		v.Eyebrow = g[len(g)-1]
 	}
-	if t.s.SiteURL != "" {
-		v.Canonical = links.Canonical(t.s.SiteURL, t.s.BasePath, p.Path)
+	if t.s.Links.SiteURL != "" {
+		v.Canonical = t.s.Links.Canonical(p.Path)
 	}
 	if i, ok := t.index[p]; ok {
 		order := t.s.Order

@@ -42,6 +42,9 @@ type Resolver struct {
 	Export bool
 	// BasePath is the path the live site is served under ("" for the root).
 	BasePath string
+	// SiteURL is the site's public URL, "" when unknown: canonical URLs
+	// (Canonical) are absolute with it.
+	SiteURL string
 	// SitePath is the URL path the site is served under, for the links of
 	// 404.html: that of the site's URL when it names one, else BasePath.
 	SitePath string
@@ -224,16 +227,16 @@ func Unreserved(p string) bool {
 }
 
 // Canonical is the extensionless URL of a page for the sitemap and
-// canonical links: siteURL (if set) + basePath + "/" + page, with "index"
+// canonical links: SiteURL (if set) + BasePath + "/" + page, with "index"
 // as the root.
-func Canonical(siteURL, basePath, page string) string {
+func (r *Resolver) Canonical(page string) string {
 	p := page
 	if p == "index" {
 		p = ""
 	}
-	prefix := siteURL
-	if !strings.HasSuffix(prefix, basePath) || basePath == "" {
-		prefix += basePath
+	prefix := r.SiteURL
+	if !strings.HasSuffix(prefix, r.BasePath) || r.BasePath == "" {
+		prefix += r.BasePath
 	}
 	return prefix + "/" + escapePath(p)
 }
