@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/internal/sitetest"
 )
 
 func TestBuildErrors(t *testing.T) {
@@ -35,7 +36,7 @@ Hi
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Build(context.Background(), siteFS(t, tt.archive), newMemOutput(), Options{})
+			_, err := Build(context.Background(), sitetest.Archive(t, tt.archive), newMemOutput(), Options{})
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -51,7 +52,7 @@ Hi
 
 func TestBuildBadOptions(t *testing.T) {
 	t.Parallel()
-	fsys := siteFS(t, "-- index.mdx --\nHi\n")
+	fsys := sitetest.Archive(t, "-- index.mdx --\nHi\n")
 	if _, err := Build(context.Background(), fsys, newMemOutput(), Options{BasePath: "/a/../b"}); lectern.ErrorCode(err) != lectern.EINVALID {
 		t.Errorf("bad base path: err = %v", err)
 	}
@@ -87,14 +88,14 @@ func TestBuildCanceled(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Build(ctx, siteFS(t, smallSite), newMemOutput(), Options{}); !errors.Is(err, context.Canceled) {
+	if _, err := Build(ctx, sitetest.Archive(t, smallSite), newMemOutput(), Options{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("canceled before: err = %v, want context.Canceled", err)
 	}
 
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
 	out := newMemOutput()
-	_, err := Build(ctx, siteFS(t, smallSite), out, Options{Progress: func(done, total int) {
+	_, err := Build(ctx, sitetest.Archive(t, smallSite), out, Options{Progress: func(done, total int) {
 		if done == 1 {
 			cancel()
 		}
@@ -109,7 +110,7 @@ func TestBuildCanceled(t *testing.T) {
 
 func TestBuildOutputError(t *testing.T) {
 	t.Parallel()
-	_, err := Build(context.Background(), siteFS(t, smallSite), failingOutput{}, Options{})
+	_, err := Build(context.Background(), sitetest.Archive(t, smallSite), failingOutput{}, Options{})
 	if err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Errorf("err = %v, want the output's error", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"lectern.dev/lectern/internal/sitetest"
 	"lectern.dev/lectern/render/cache"
 	"lectern.dev/lectern/render/output"
 )
@@ -48,7 +49,7 @@ func TestCacheStamps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := readDir(t, dir)
+		got := sitetest.ReadDir(t, dir)
 		if len(got) != len(clean.files) {
 			t.Fatalf("%s: %d files with the cache, %d without", what, len(got), len(clean.files))
 		}

@@ -14,6 +14,7 @@ import (
 	"testing/fstest"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/internal/sitetest"
 	"lectern.dev/lectern/render/cache"
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/highlight"
@@ -41,7 +42,7 @@ func cacheBuildTo(t *testing.T, fsys fstest.MapFS, out output.Dir, cacheDir stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := readDir(t, dir)
+	got := sitetest.ReadDir(t, dir)
 	if len(got) != len(clean.files) {
 		t.Fatalf("%d files with the cache, %d without", len(got), len(clean.files))
 	}
@@ -272,7 +273,7 @@ func TestCacheInterruptedUpdate(t *testing.T) {
 	if cache.UpdateReady(cacheDir, dir) {
 		t.Fatal("an interrupted update left the cache describing the output")
 	}
-	if got := readDir(t, dir)["t0/p002.html"]; !bytes.Contains(got, []byte("One more line.")) {
+	if got := sitetest.ReadDir(t, dir)["t0/p002.html"]; !bytes.Contains(got, []byte("One more line.")) {
 		t.Fatal("the interrupted build did not get to write t0/p002.html")
 	}
 	// A file the interrupted build could have written in the same clock
@@ -308,7 +309,7 @@ func TestCacheFailedUpdateKeepsOutput(t *testing.T) {
 	dir, cacheDir := t.TempDir(), t.TempDir()
 	out := output.Dir{Dir: dir, Update: true}
 	cacheBuildTo(t, fsys, out, cacheDir, false)
-	files, ids := readDir(t, dir), identities(t, dir)
+	files, ids := sitetest.ReadDir(t, dir), identities(t, dir)
 	manifest, err := os.ReadFile(filepath.Join(cacheDir, cache.ManifestName))
 	if err != nil {
 		t.Fatal(err)
@@ -321,7 +322,7 @@ func TestCacheFailedUpdateKeepsOutput(t *testing.T) {
 		if lectern.ErrorCode(err) != lectern.EINVALID {
 			t.Fatalf("broken configuration %s: %v", broken, err)
 		}
-		if list := rewritten(ids, identities(t, dir)); len(list) != 0 || !reflect.DeepEqual(readDir(t, dir), files) {
+		if list := rewritten(ids, identities(t, dir)); len(list) != 0 || !reflect.DeepEqual(sitetest.ReadDir(t, dir), files) {
 			t.Fatalf("a failed build changed the output: %v", list)
 		}
 		if now, _ := os.ReadFile(filepath.Join(cacheDir, cache.ManifestName)); !bytes.Equal(now, manifest) {
@@ -377,7 +378,7 @@ func TestCacheSidebarWarnings(t *testing.T) {
 // a rebuild with other features equals a clean build with them.
 func TestCacheFeaturesChangeRebuildsAll(t *testing.T) {
 	t.Parallel()
-	fsys := siteFS(t, "-- docs.json --\n{\"navigation\": {\"pages\": [\"index\", \"guide\"]}}\n-- index.mdx --\n# Home\n-- guide.mdx --\n# Guide\n")
+	fsys := sitetest.Archive(t, "-- docs.json --\n{\"navigation\": {\"pages\": [\"index\", \"guide\"]}}\n-- index.mdx --\n# Home\n-- guide.mdx --\n# Guide\n")
 	dir, cacheDir := t.TempDir(), t.TempDir()
 	for _, f := range []*features.Site{nil, {Playground: true}, {Search: true, Playground: true}} {
 		if _, err := Build(context.Background(), fsys, output.Dir{Dir: dir, Update: true}, Options{CacheDir: cacheDir, Features: f}); err != nil {
@@ -387,7 +388,7 @@ func TestCacheFeaturesChangeRebuildsAll(t *testing.T) {
 		if _, err := Build(context.Background(), fsys, clean, Options{Features: f}); err != nil {
 			t.Fatal(err)
 		}
-		got := readDir(t, dir)
+		got := sitetest.ReadDir(t, dir)
 		for name, data := range clean.files {
 			if !bytes.Equal(got[name], data) {
 				t.Fatalf("features %+v: %s differs from a clean build's", f, name)

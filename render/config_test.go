@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"lectern.dev/lectern/internal/sitetest"
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/output"
 )
@@ -193,7 +194,7 @@ P
 I
 `
 	res, out := build(t, site, Options{})
-	body := contentOf(t, out.get(t, "index.html"))
+	body := sitetest.Content(t, out.get(t, "index.html"))
 	for _, want := range []string{`<a href="/new/page">a</a>`, `<a href="/intro#x">b</a>`, `<a href="https://elsewhere.test/">c</a>`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("body lacks %s:\n%s", want, body)

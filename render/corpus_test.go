@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"lectern.dev/lectern/internal/sitetest"
 	"lectern.dev/lectern/render/output"
 )
 
@@ -91,7 +92,7 @@ func TestCorpus(t *testing.T) {
 				if res.Pages != c.pages || len(entries) != c.pages {
 					t.Errorf("Pages = %d, navigation entries = %d, want %d", res.Pages, len(entries), c.pages)
 				}
-				files := readDir(t, dir)
+				files := sitetest.ReadDir(t, dir)
 				if res.Files != len(files) {
 					t.Errorf("Files = %d, but %d files are in the output", res.Files, len(files))
 				}

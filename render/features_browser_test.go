@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"lectern.dev/lectern/internal/browsertest"
+	"lectern.dev/lectern/internal/sitetest"
 	"lectern.dev/lectern/render/features"
 )
 
@@ -172,7 +173,7 @@ func featuresBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 	api := newFeatureServer(t)
 	all := features.All()
 	site := newMemOutput()
-	if _, err := Build(ctx, siteFS(t, strings.ReplaceAll(cspSite, "API/v1", api.url+"/v1")), site, Options{Export: true, Features: &all}); err != nil {
+	if _, err := Build(ctx, sitetest.Archive(t, strings.ReplaceAll(cspSite, "API/v1", api.url+"/v1")), site, Options{Export: true, Features: &all}); err != nil {
 		t.Fatalf("Build: %v", err)
 	}
 	starter := newMemOutput()

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/internal/sitetest"
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/openapi"
 )
@@ -294,7 +295,7 @@ func TestSiteFeaturesEndpoints(t *testing.T) {
 	}
 	// A build refuses an endpoint that is not http(s), and takes none.
 	for _, f := range []features.Site{{Assistant: true, AssistantURL: "javascript:alert(1)"}, {Analytics: true, AnalyticsURL: "mailto:a@b.test"}} {
-		_, err := Build(t.Context(), siteFS(t, featureSite), newMemOutput(), Options{Features: &f})
+		_, err := Build(t.Context(), sitetest.Archive(t, featureSite), newMemOutput(), Options{Features: &f})
 		if lectern.ErrorCode(err) != lectern.EINVALID {
 			t.Errorf("Build with %+v: err = %v, want EINVALID", f, err)
 		}

@@ -32,7 +32,7 @@ func TestGolden(t *testing.T) {
 	for _, c := range cases {
 		got := c.out.get(t, c.file)
 		if !c.whole {
-			got = contentOf(t, got) + "\n"
+			got = sitetest.Content(t, got) + "\n"
 		}
 		path := filepath.Join("testdata", c.golden)
 		sitetest.Golden(t, path, c.file, got, *updateGolden)

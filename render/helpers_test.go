@@ -5,32 +5,18 @@ import (
 	"io/fs"
 	"maps"
 	"net/url"
-	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"testing/fstest"
 
 	"lectern.dev/lectern/internal/sitetest"
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/links"
 )
-
-// siteFS builds a source tree from an archive of "-- name --" sections,
-// each followed by the file's content (sitetest.Archive).
-func siteFS(t *testing.T, archive string) fstest.MapFS {
-	t.Helper()
-	fsys, err := sitetest.Archive(archive)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fsys
-}
 
 // memOutput keeps the built files in memory.
 type memOutput struct {
@@ -68,33 +54,11 @@ func (m *memOutput) get(t *testing.T, name string) string {
 func build(t *testing.T, archive string, opts Options) (*Result, *memOutput) {
 	t.Helper()
 	out := newMemOutput()
-	res, err := Build(context.Background(), siteFS(t, archive), out, opts)
+	res, err := Build(context.Background(), sitetest.Archive(t, archive), out, opts)
 	if err != nil {
 		t.Fatalf("Build: %v", err)
 	}
 	return res, out
-}
-
-// readDir loads every file under dir, by slash-separated relative path.
-func readDir(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	files := map[string][]byte{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		files[filepath.ToSlash(rel)] = data
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
 }
 
 // isLinkTag reports whether an opening tag is one that links or loads.

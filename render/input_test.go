@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/internal/sitetest"
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 )
@@ -97,7 +98,7 @@ Hi
 -- mint.json --
 {"navigation": [{"group": "G", "pages": ["index"]}]}
 `
-			_, _, err := buildWithin(t, siteFS(t, archive))
+			_, _, err := buildWithin(t, sitetest.Archive(t, archive))
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -142,7 +143,7 @@ Hi
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			res, out, err := buildWithin(t, siteFS(t, tt.archive))
+			res, out, err := buildWithin(t, sitetest.Archive(t, tt.archive))
 			if err != nil {
 				t.Fatalf("Build: %v", err)
 			}
@@ -223,14 +224,14 @@ export const Loop = ({ n }) => (<div>Loop then <Loop n={n} /></div>)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			res, out, err := buildWithin(t, siteFS(t, tt.archive))
+			res, out, err := buildWithin(t, sitetest.Archive(t, tt.archive))
 			if err != nil {
 				t.Fatalf("Build: %v", err)
 			}
 			if !hasWarning(res.Warnings, tt.warnFile, "includes itself") {
 				t.Errorf("no \"includes itself\" warning for %s; warnings:\n%s", tt.warnFile, warningsText(res.Warnings))
 			}
-			body := contentOf(t, out.get(t, "index.html"))
+			body := sitetest.Content(t, out.get(t, "index.html"))
 			for _, w := range tt.want {
 				if n := strings.Count(body, w); n != 1 {
 					t.Errorf("%q shown %d times, want once:\n%s", w, n, body)
@@ -268,7 +269,7 @@ Hi
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, _, err := buildWithin(t, siteFS(t, tt.archive))
+			_, _, err := buildWithin(t, sitetest.Archive(t, tt.archive))
 			if lectern.ErrorCode(err) != lectern.EINVALID {
 				t.Fatalf("err = %v, want code %s", err, lectern.EINVALID)
 			}
@@ -460,7 +461,7 @@ func TestBinaryPage(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			fsys := siteFS(t, `
+			fsys := sitetest.Archive(t, `
 -- docs.json --
 {"navigation": {"pages": ["index", "x"]}}
 -- index.mdx --
@@ -492,7 +493,7 @@ import Y from '/snippets/y.mdx'
 				t.Errorf("search-index.json is not valid JSON")
 			}
 			if tt.name == "Latin-1 text" && !strings.Contains(out.get(t, "x.html"), "Caf\uFFFD cr\uFFFDme") {
-				t.Errorf("x.html lacks the text with U+FFFD:\n%s", contentOf(t, out.get(t, "x.html")))
+				t.Errorf("x.html lacks the text with U+FFFD:\n%s", sitetest.Content(t, out.get(t, "x.html")))
 			}
 		})
 	}
@@ -547,7 +548,7 @@ func TestLongLine(t *testing.T) {
 			if len(res.Warnings) > 0 {
 				t.Errorf("warnings:\n%s", warningsText(res.Warnings))
 			}
-			tt.check(t, contentOf(t, out.get(t, "index.html")))
+			tt.check(t, sitetest.Content(t, out.get(t, "index.html")))
 		})
 	}
 }

@@ -18,17 +18,7 @@ func renderIndex(t *testing.T, src, extra string) (string, []diag.Warning) {
 	t.Helper()
 	archive := "-- docs.json --\n{\"navigation\": {\"pages\": [\"index\"]}}\n-- index.mdx --\n" + src + "\n" + extra
 	res, out := build(t, archive, Options{BasePath: "/docs"})
-	return contentOf(t, out.get(t, "index.html")), res.Warnings
-}
-
-// contentOf returns the rendered page body of a page file.
-func contentOf(t *testing.T, page string) string {
-	t.Helper()
-	body, ok := sitetest.Content(page)
-	if !ok {
-		t.Fatalf("no content in page:\n%s", page)
-	}
-	return body
+	return sitetest.Content(t, out.get(t, "index.html")), res.Warnings
 }
 
 func warningsText(ws []diag.Warning) string {
@@ -201,7 +191,7 @@ func TestMDXNeverPanics(t *testing.T) {
 			archive := "-- docs.json --\n{\"navigation\": {\"pages\": [\"index\"]}}\n-- " + page + " --\n" + src + "\n" +
 				"-- snippets/community-maintained.mdx --\n" + src + "\n"
 			out := newMemOutput()
-			if _, err := Build(context.Background(), siteFS(t, archive), out, Options{}); err != nil {
+			if _, err := Build(context.Background(), sitetest.Archive(t, archive), out, Options{}); err != nil {
 				t.Errorf("input %d (%s): %v", i, page, err)
 			} else if !out.has("index.html") {
 				t.Errorf("input %d (%s): no index.html", i, page)
@@ -219,7 +209,7 @@ func TestMarkdownFilesAreNotMDX(t *testing.T) {
 Braces {stay} and <Note>components still work</Note>.
 `
 	res, out := build(t, site, Options{})
-	body := contentOf(t, out.get(t, "notes.html"))
+	body := sitetest.Content(t, out.get(t, "notes.html"))
 	if !strings.Contains(body, "Braces {stay}") || !strings.Contains(body, "lc-callout") {
 		t.Errorf("body:\n%s", body)
 	}
@@ -289,7 +279,7 @@ func TestFuzzishParserTerminates(t *testing.T) {
 			}()
 			out := newMemOutput()
 			archive := fmt.Sprintf("-- docs.json --\n{\"navigation\": {\"pages\": [\"index\"]}}\n-- index.mdx --\n%s\n", src)
-			if _, err := Build(context.Background(), siteFS(t, archive), out, Options{}); err != nil {
+			if _, err := Build(context.Background(), sitetest.Archive(t, archive), out, Options{}); err != nil {
 				t.Fatalf("%q: %v", src, err)
 			}
 		}()

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"lectern.dev/lectern/internal/sitetest"
 	"lectern.dev/lectern/render/output"
 )
 
@@ -58,7 +59,7 @@ func redirectsBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 			if f.opts.BasePath != "" {
 				out = filepath.Join(dir, strings.TrimPrefix(f.opts.BasePath, "/"))
 			}
-			if _, err := Build(ctx, siteFS(t, wildcardSite), output.Dir{Dir: out}, f.opts); err != nil {
+			if _, err := Build(ctx, sitetest.Archive(t, wildcardSite), output.Dir{Dir: out}, f.opts); err != nil {
 				t.Fatalf("Build: %v", err)
 			}
 			if out != dir { // the server's 404 page is the site's

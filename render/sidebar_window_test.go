@@ -191,7 +191,7 @@ func TestSidebarWindow(t *testing.T) {
 func TestSidebarWindowAsFull(t *testing.T) {
 	sites := map[string]fs.FS{}
 	for name, archive := range map[string]string{"small": smallSite, "theme": themeSite, "hidden": hiddenSite, "window": windowSite} {
-		sites[name] = siteFS(t, archive)
+		sites[name] = sitetest.Archive(t, archive)
 	}
 	if src := corpusDir + "pipecat-docs"; fileExists(src + "/docs.json") {
 		sites["pipecat"] = os.DirFS(src)
@@ -238,7 +238,7 @@ func TestSidebarWindowCache(t *testing.T) {
 			}
 		}
 		step("first build", 0)
-		if page := string(readDir(t, dir)["t0/p015.html"]); !strings.Contains(page, `class="lc-nav-more"`) {
+		if page := string(sitetest.ReadDir(t, dir)["t0/p015.html"]); !strings.Contains(page, `class="lc-nav-more"`) {
 			t.Fatalf("export=%v: t0/p015.html has no windowed sidebar:\n%s", export, page)
 		}
 		step("nothing changed", 60)

@@ -1,13 +1,14 @@
 // Package sitetest holds what the renderer's tests share across its
 // packages: sites written as one archive of files, the body of a rendered
-// page, where two golden texts differ, and the golden-file check
-// (Golden). Only tests import it.
+// page, the files of a folder, where two golden texts differ, and the
+// golden-file check (Golden). Only tests import it.
 package sitetest
 
 import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,8 +17,18 @@ import (
 
 // Archive reads a site written as one text: each file starts after a
 // line "-- name --" (name a slash path) and runs to the next such line.
-// Text before the first file is ignored.
-func Archive(archive string) (fstest.MapFS, error) {
+// Text before the first file is ignored. A name that is not a valid path
+// fails t.
+func Archive(t testing.TB, archive string) fstest.MapFS {
+	t.Helper()
+	fsys, err := parseArchive(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fsys
+}
+
+func parseArchive(archive string) (fstest.MapFS, error) {
 	fsys := fstest.MapFS{}
 	var name string
 	var body strings.Builder
@@ -46,18 +57,41 @@ func Archive(archive string) (fstest.MapFS, error) {
 }
 
 // Content returns the rendered body of a page file: the article's
-// content without the pager. ok is false for a page without one.
-func Content(page string) (body string, ok bool) {
+// content without the pager. A page without one fails t.
+func Content(t testing.TB, page string) string {
+	t.Helper()
 	start := strings.Index(page, `<div class="lc-content">`)
 	end := strings.Index(page, `</article>`)
 	if start < 0 || end < start {
-		return "", false
+		t.Fatalf("no content in page:\n%s", page)
 	}
-	body = page[start+len(`<div class="lc-content">`) : end]
+	body := page[start+len(`<div class="lc-content">`) : end]
 	if i := strings.Index(body, `<nav class="lc-pager"`); i >= 0 {
 		body = body[:i]
 	}
-	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(body), "</div>")), true
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(body), "</div>"))
+}
+
+// ReadDir returns every file under dir, by slash-separated relative path.
+func ReadDir(t testing.TB, dir string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		files[filepath.ToSlash(rel)] = data
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }
 
 // FirstDiff describes the first line where want and got differ.

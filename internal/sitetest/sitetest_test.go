@@ -3,10 +3,7 @@ package sitetest
 import "testing"
 
 func TestArchive(t *testing.T) {
-	fsys, err := Archive("ignored\n-- docs.json --\n{}\n-- a/b.mdx --\n# B\n\n-- --\nkept\n")
-	if err != nil {
-		t.Fatal(err)
-	}
+	fsys := Archive(t, "ignored\n-- docs.json --\n{}\n-- a/b.mdx --\n# B\n\n-- --\nkept\n")
 	if got := string(fsys["docs.json"].Data); got != "{}\n" {
 		t.Errorf("docs.json = %q", got)
 	}
@@ -17,18 +14,15 @@ func TestArchive(t *testing.T) {
 	if len(fsys) != 2 {
 		t.Errorf("%d files, want 2", len(fsys))
 	}
-	if _, err := Archive("-- ../x --\n"); err == nil {
+	if _, err := parseArchive("-- ../x --\n"); err == nil {
 		t.Error("a name leaving the tree is accepted")
 	}
 }
 
 func TestContentAndFirstDiff(t *testing.T) {
 	page := `<article><div class="lc-content"> <p>x</p> <nav class="lc-pager">p</nav></div></article>`
-	if body, ok := Content(page); !ok || body != "<p>x</p>" {
-		t.Errorf("Content = %q, %v", body, ok)
-	}
-	if _, ok := Content("<p>no article</p>"); ok {
-		t.Error("Content found a body in a page without one")
+	if body := Content(t, page); body != "<p>x</p>" {
+		t.Errorf("Content = %q", body)
 	}
 	if d := FirstDiff("a\nb\n", "a\nc\n"); d != "line 2:\n  want: b\n  got:  c" {
 		t.Errorf("FirstDiff = %q", d)

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -122,10 +120,7 @@ func componentSite(t *testing.T) string {
 // change and review the diff.
 func TestComponentsGolden(t *testing.T) {
 	t.Parallel()
-	site, err := sitetest.Archive(componentSite(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	site := sitetest.Archive(t, componentSite(t))
 	out := t.TempDir()
 	res, err := render.Build(context.Background(), site, output.Dir{Dir: out}, render.Options{BasePath: "/docs"})
 	if err != nil {
@@ -134,9 +129,9 @@ func TestComponentsGolden(t *testing.T) {
 	for _, w := range res.Warnings {
 		t.Errorf("warning: %s", w)
 	}
-	files := readTree(t, out)
+	files := sitetest.ReadDir(t, out)
 	for _, name := range slices.Sorted(maps.Keys(componentPages)) {
-		got := contentOf(t, files["c/"+name+".html"]) + "\n"
+		got := sitetest.Content(t, string(files["c/"+name+".html"])) + "\n"
 		path := filepath.Join("testdata", "golden", name+".golden")
 		sitetest.Golden(t, path, name, got, *updateGolden)
 	}
@@ -166,32 +161,3 @@ func TestComponentsGolden(t *testing.T) {
 }
 
 var updateGolden = flag.Bool("update", false, "rewrite the testdata/golden files with the current output")
-
-// readTree returns the files under dir by slash path.
-func readTree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	files := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		files[filepath.ToSlash(rel)] = string(data)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
-}
-
-// contentOf returns the rendered body of a page file.
-func contentOf(t *testing.T, page string) string {
-	t.Helper()
-	body, ok := sitetest.Content(page)
-	if !ok {
-		t.Fatalf("no content in page:\n%s", page)
-	}
-	return body
-}

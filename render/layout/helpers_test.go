@@ -16,10 +16,7 @@ import (
 // build does: the pages in navigation order, then Prewarm.
 func testTheme(t *testing.T, archive string, window Window) *Theme {
 	t.Helper()
-	fsys, err := sitetest.Archive(archive)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fsys := sitetest.Archive(t, archive)
 	w := &diag.Warner{}
 	cfg, err := config.Load(fsys, w, 1<<20)
 	if err != nil || cfg == nil {
