@@ -31,11 +31,7 @@ func (s *site) write(name string, data []byte) error {
 // writeParts sends one file, as parts of the previous search index and
 // new bytes, to the output (buildCache.searchParts).
 func (s *site) writeParts(name string, parts []output.Part) error {
-	var n int64
-	for _, p := range parts {
-		n += int64(len(p.Data)) + p.N
-	}
-	if err := s.countOutput(name, n); err != nil {
+	if err := s.countOutput(name, output.PartsSize(parts)); err != nil {
 		return err
 	}
 	if err := s.cache.out.WriteParts(name, parts, s.cache.prevIndexFile); err != nil {

@@ -47,46 +47,35 @@ type Tracker struct {
 // WriteParts writes the file name from parts (Dir.WriteParts),
 // unless it is kept (WriteFile).
 func (t *Tracker) WriteParts(name string, parts []output.Part, src *os.File) error {
-	var size int64
-	for _, p := range parts {
-		if p.Data != nil {
-			size += int64(len(p.Data))
-		} else {
-			size += p.N
-		}
-	}
-	f, ok := t.Kept[name]
-	if !ok || !t.KeptSame() || size != f.Size {
-		if err := t.d.WriteParts(name, parts, src); err != nil {
-			return err
-		}
-	} else if got, ok := t.d.FileInfo(name); !ok || got != f {
+	if !t.kept(name, output.PartsSize(parts)) {
 		if err := t.d.WriteParts(name, parts, src); err != nil {
 			return err
 		}
 	}
-	t.mu.Lock()
-	t.names[name] = true
-	t.mu.Unlock()
+	t.MarkWritten(name)
 	return nil
 }
 
 func (t *Tracker) WriteFile(name string, data []byte) error {
-	if f, ok := t.Kept[name]; ok && t.KeptSame() && int64(len(data)) == f.Size {
-		if got, ok := t.d.FileInfo(name); ok && got == f {
-			t.mu.Lock()
-			t.names[name] = true
-			t.mu.Unlock()
-			return nil
+	if !t.kept(name, int64(len(data))) {
+		if err := t.d.WriteFile(name, data); err != nil {
+			return err
 		}
 	}
-	err := t.d.WriteFile(name, data)
-	if err == nil {
-		t.mu.Lock()
-		t.names[name] = true
-		t.mu.Unlock()
+	t.MarkWritten(name)
+	return nil
+}
+
+// kept reports whether the file name of size bytes is one of Kept, still
+// in Dir as recorded, and the same as the build would write (KeptSame):
+// it is then left alone.
+func (t *Tracker) kept(name string, size int64) bool {
+	f, ok := t.Kept[name]
+	if !ok || !t.KeptSame() || size != f.Size {
+		return false
 	}
-	return err
+	got, ok := t.d.FileInfo(name)
+	return ok && got == f
 }
 
 func (t *Tracker) KeepFile(name string, f output.FileInfo) bool {

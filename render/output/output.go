@@ -349,6 +349,19 @@ type Part struct {
 	Off, N int64
 }
 
+// PartsSize is the size of the file that parts make.
+func PartsSize(parts []Part) int64 {
+	var n int64
+	for _, p := range parts {
+		if p.Data != nil {
+			n += int64(len(p.Data))
+		} else {
+			n += p.N
+		}
+	}
+	return n
+}
+
 // FileInfo identifies an output file as written.
 type FileInfo struct {
 	Size    int64

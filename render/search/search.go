@@ -31,6 +31,11 @@ var headingRE = regexp.MustCompile(`(?s)<h([23])[^>]*\sid="([^"]+)"[^>]*>(.*?)</
 
 // TOC lists the h2 and h3 headings of a rendered body, in
 // document order, including those inside components.
+
+// indexHead and indexTail are what the search index holds around its
+// entries.
+const indexHead, indexTail = `{"version":1,"pages":[`, `]}`
+
 func TOC(body string) []TOCItem {
 	var out []TOCItem
 	for _, m := range headingRE.FindAllStringSubmatch(body, -1) {
@@ -140,8 +145,7 @@ func Encode(e Entry) []byte {
 // JavaScript expression). offsets[i] is where entry i is in index, -1 when
 // it is not in it.
 func Assemble(entries [][]byte, indexed func(i int) bool) (index, script []byte, offsets []int) {
-	const head, tail = `{"version":1,"pages":[`, `]}`
-	size := len(searchJSPrefix) + len(head) + len(tail) + len(searchJSSuffix)
+	size := len(searchJSPrefix) + len(indexHead) + len(indexTail) + len(searchJSSuffix)
 	for _, e := range entries {
 		size += len(e) + 1
 	}
@@ -150,7 +154,7 @@ func Assemble(entries [][]byte, indexed func(i int) bool) (index, script []byte,
 	buf := make([]byte, 0, size)
 	buf = append(buf, searchJSPrefix...)
 	out := buf[len(buf):]
-	out = append(out, head...)
+	out = append(out, indexHead...)
 	first := true
 	offsets = make([]int, len(entries))
 	for i, e := range entries {
@@ -164,7 +168,7 @@ func Assemble(entries [][]byte, indexed func(i int) bool) (index, script []byte,
 			first = false
 		}
 	}
-	out = append(out, tail...)
+	out = append(out, indexTail...)
 	index = out[:len(out):len(out)]
 	script = append(buf[:len(buf)+len(out)], searchJSSuffix...)
 	return index, script, offsets
@@ -183,7 +187,6 @@ const maxSplicedParts = 64
 // (output.Dir.WriteParts). It returns nil when the index would have too
 // many parts, and the offsets Assemble would give.
 func Splice(entries [][]byte, indexed func(i int) bool, from []int64) (parts []output.Part, offsets []int) {
-	const head, tail = `{"version":1,"pages":[`, `]}`
 	// add appends new bytes, to the last part when it holds new bytes.
 	add := func(b []byte) {
 		if k := len(parts) - 1; k >= 0 && parts[k].Data != nil {
@@ -192,9 +195,9 @@ func Splice(entries [][]byte, indexed func(i int) bool, from []int64) (parts []o
 		}
 		parts = append(parts, output.Part{Data: append(make([]byte, 0, len(b)+64), b...)})
 	}
-	add([]byte(head))
+	add([]byte(indexHead))
 	offsets = make([]int, len(entries))
-	pos, first := len(head), true
+	pos, first := len(indexHead), true
 	for i, e := range entries {
 		offsets[i] = -1
 		if !indexed(i) {
@@ -227,7 +230,7 @@ func Splice(entries [][]byte, indexed func(i int) bool, from []int64) (parts []o
 			return nil, nil
 		}
 	}
-	add([]byte(tail))
+	add([]byte(indexTail))
 	return parts, offsets
 }
 
