@@ -2,6 +2,7 @@ package icons
 
 import (
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -26,5 +27,21 @@ func TestFAIconsUsed(t *testing.T) {
 	}
 	if len(broken) > 0 {
 		t.Errorf("faIcons targets that are not Lucide icons: %q", broken)
+	}
+}
+
+// The bundled icon bodies are written into every page as they are: none
+// may hold script, an event handler or a link (the brand generator checks
+// its own; this covers both sets as committed).
+func TestIconBodiesInert(t *testing.T) {
+	for set, m := range map[string]map[string]string{"lucide": lucideIcons(), "brands": brandIcons()} {
+		for name, body := range m {
+			low := strings.ToLower(body)
+			for _, bad := range []string{"<script", "href", "javascript:", "<foreignobject", "<use", " on"} {
+				if strings.Contains(low, bad) {
+					t.Errorf("%s icon %q holds %q", set, name, bad)
+				}
+			}
+		}
 	}
 }
