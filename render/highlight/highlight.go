@@ -32,9 +32,19 @@ type Block struct {
 	Title string      // "" when none
 	Lines []LineRange // 1-based, inclusive, sorted
 	Code  string
+	// IconName is the icon a fence names (icon=...), for the caller to
+	// draw into Icon, the HTML of an icon shown before the title, written
+	// as it is: the caller makes it (render/icons), never the repository.
+	IconName, Icon string
+	// NoCopy leaves out the copy button; Wrap wraps long lines instead
+	// of scrolling; Numbers shows line numbers.
+	NoCopy, Wrap, Numbers bool
 }
 
 type LineRange struct{ From, To int }
+
+// copyButton is the copy button site.js gives its behaviour.
+const copyButton = `<button class="lc-copy" type="button" aria-label="Copy code">Copy</button>`
 
 // Write writes a code block as
 //
@@ -42,18 +52,40 @@ type LineRange struct{ From, To int }
 //	<button class="lc-copy" type="button" aria-label="Copy code">Copy</button></div>
 //	<pre class="chroma"><code>...</code></pre></div>
 //
-// (on one line), the markup site.js relies on. cs is the build's store of
-// highlighted code (store.go), nil when it has no cache.
+// (on one line), the markup site.js relies on. A block without a title
+// (nor icon) has no header: its copy button comes first in the block, and
+// the theme floats it over the code. Line numbers, when asked for, are a
+// column of their own beside the code (lc-code-lines), out of what the
+// copy button copies. cs is the build's store of highlighted code
+// (store.go), nil when it has no cache.
 func Write(w *bytes.Buffer, cb Block, cs *Store) {
 	lang := cb.Lang
 	if lang == "" {
 		lang = "text"
 	}
-	w.WriteString(`<div class="lc-code" data-lang="`)
+	w.WriteString(`<div class="lc-code`)
+	if cb.Wrap {
+		w.WriteString(" lc-code-wrap")
+	}
+	w.WriteString(`" data-lang="`)
 	EscapeTo(w, lang)
-	w.WriteString(`"><div class="lc-code-header"><span class="lc-code-title">`)
-	EscapeTo(w, cb.Title)
-	w.WriteString(`</span><button class="lc-copy" type="button" aria-label="Copy code">Copy</button></div><pre class="chroma"><code>`)
+	w.WriteString(`">`)
+	if cb.Title != "" || cb.Icon != "" {
+		w.WriteString(`<div class="lc-code-header"><span class="lc-code-title">`)
+		w.WriteString(cb.Icon)
+		EscapeTo(w, cb.Title)
+		w.WriteString(`</span>`)
+		if !cb.NoCopy {
+			w.WriteString(copyButton)
+		}
+		w.WriteString(`</div>`)
+	} else if !cb.NoCopy {
+		w.WriteString(copyButton)
+	}
+	if cb.Numbers {
+		writeLineNumbers(w, cb.Code)
+	}
+	w.WriteString(`<pre class="chroma"><code>`)
 	lexer := lexerFor(cb.Lang)
 	if lexer == nil || len(cb.Code) > maxCachedCode {
 		highlightTo(w, lexer, cb.Code, cb.Lines)
@@ -72,7 +104,24 @@ func Write(w *bytes.Buffer, cb Block, cs *Store) {
 			cs.record(key, html)
 		}
 	}
-	w.WriteString("</code></pre></div>\n")
+	w.WriteString("</code></pre>")
+	if cb.Numbers {
+		w.WriteString("</div>")
+	}
+	w.WriteString("</div>\n")
+}
+
+// writeLineNumbers opens the row of a numbered block and writes its
+// column of numbers, one per line of code; Write closes the row after the
+// code.
+func writeLineNumbers(w *bytes.Buffer, code string) {
+	n := strings.Count(strings.TrimSuffix(code, "\n"), "\n") + 1
+	w.WriteString(`<div class="lc-code-lines"><div class="lc-line-numbers" aria-hidden="true">`)
+	for i := 1; i <= n; i++ {
+		w.WriteString(strconv.Itoa(i))
+		w.WriteByte('\n')
+	}
+	w.WriteString(`</div>`)
 }
 
 // Lexing is most of the cost of a build's code blocks (chroma's lexers
@@ -349,12 +398,16 @@ func tokenClass(tt chroma.TokenType) string {
 	return classFor(tt, defined)
 }
 
+// codeFlags are the options of a fence that are a word alone; lines,
+// showLineNumbers and wrap change the block, the others are accepted and
+// have no effect.
 var codeFlags = map[string]bool{"lines": true, "wrap": true, "expandable": true, "twoslash": true, "showLineNumbers": true}
 
 // ParseInfo reads a fence's info string, as Mintlify writes it:
 // ```lang title {1,3-5}, ```lang Title Here highlight={2} lines wrap,
-// ```lang title="x.py": a language (safe for an attribute), a title and
-// the lines to highlight.
+// ```lang title="x.py" icon=js: a language (safe for an attribute), a
+// title, the lines to highlight, an icon's name, and the flags lines
+// (line numbers) and wrap.
 func ParseInfo(info string) Block {
 	var cb Block
 	toks := splitQuoted(info)
@@ -362,12 +415,7 @@ func ParseInfo(info string) Block {
 		return cb
 	}
 	if first := toks[0]; !strings.ContainsAny(first, "={") {
-		cb.Lang = strings.Map(func(r rune) rune {
-			if r < 128 && langByte(byte(r)) {
-				return r
-			}
-			return -1
-		}, first)
+		cb.Lang = CleanLang(first)
 		toks = toks[1:]
 	}
 	var words []string
@@ -377,6 +425,10 @@ func ParseInfo(info string) Block {
 		case strings.HasPrefix(t, "{"):
 			cb.Lines = append(cb.Lines, parseLineRanges(t)...)
 		case codeFlags[t]:
+			cb.Numbers = cb.Numbers || t == "lines" || t == "showLineNumbers"
+			cb.Wrap = cb.Wrap || t == "wrap"
+		case hasEq && k == "icon":
+			cb.IconName = strings.Trim(v, `"'`)
 		case hasEq && (k == "title" || k == "filename"):
 			cb.Title = strings.Trim(v, `"'`)
 		case hasEq && (k == "highlight" || k == "lines" || k == "hl"):
@@ -391,6 +443,23 @@ func ParseInfo(info string) Block {
 	}
 	cb.Lines = normalizeRanges(cb.Lines)
 	return cb
+}
+
+// CleanLang reduces a language name to the characters safe in an
+// attribute and a class name.
+func CleanLang(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 128 && langByte(byte(r)) {
+			return r
+		}
+		return -1
+	}, s)
+}
+
+// ParseLines reads lines to highlight as Mintlify writes them: "{1,3-5}",
+// "1,3-5" or a stringified array "[1,3,4]".
+func ParseLines(s string) []LineRange {
+	return normalizeRanges(parseLineRanges(strings.Trim(strings.TrimSpace(s), "[]")))
 }
 
 // parseLineRanges reads "{1,3-5}" (braces and quotes optional).

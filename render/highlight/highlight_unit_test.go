@@ -37,6 +37,35 @@ func TestParseCodeInfo(t *testing.T) {
 	}
 }
 
+func TestParseCodeInfoFlags(t *testing.T) {
+	t.Parallel()
+	got := ParseInfo(`java Hello.java example icon="java" lines wrap`)
+	if got.Title != "Hello.java example" || got.IconName != "java" || !got.Numbers || !got.Wrap {
+		t.Errorf("ParseInfo = %+v, want title, icon java, line numbers and wrap", got)
+	}
+	if got := ParseInfo("js lines={2}"); got.Numbers || len(got.Lines) != 1 {
+		t.Errorf("lines={2} highlights a line and shows no numbers; got %+v", got)
+	}
+	if got := ParseLines("[1,3, 4-5]"); len(got) != 3 || got[2] != (LineRange{4, 5}) {
+		t.Errorf("ParseLines = %v", got)
+	}
+}
+
+func TestWriteUntitledHasNoHeader(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	Write(&b, Block{Lang: "go", Code: "x\n"}, nil)
+	if s := b.String(); strings.Contains(s, "lc-code-header") || strings.Contains(s, "lc-code-title") ||
+		!strings.HasPrefix(s, `<div class="lc-code" data-lang="go">`+copyButton+`<pre`) {
+		t.Errorf("an untitled block has a header or no copy button first: %s", s)
+	}
+	b.Reset()
+	Write(&b, Block{Lang: "go", Code: "x\n", NoCopy: true}, nil)
+	if strings.Contains(b.String(), "lc-copy") {
+		t.Errorf("NoCopy block has a copy button: %s", b.String())
+	}
+}
+
 func TestHighlightMultilineTokenAndOverlappingRanges(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer

@@ -16,6 +16,7 @@ import (
 	gmrenderer "github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/util"
 	"lectern.dev/lectern/render/highlight"
+	"lectern.dev/lectern/render/icons"
 )
 
 // Engine is the Markdown engine: CommonMark plus GitHub extensions (tables,
@@ -178,6 +179,7 @@ func renderFence(w util.BufWriter, source []byte, n ast.Node, entering bool) (as
 		info = string(fc.Info.Segment.Value(source))
 	}
 	cb := highlight.ParseInfo(info)
+	cb.Icon = icons.HTML(cb.IconName) // a name only: an image path is not drawn
 	var code strings.Builder
 	for i := 0; i < fc.Lines().Len(); i++ {
 		line := fc.Lines().At(i)
