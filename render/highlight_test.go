@@ -63,7 +63,7 @@ func TestCodeBlockHighlighting(t *testing.T) {
 				`<span class="lc-code-title">yarn</span>`}},
 		{name: "request example",
 			src:  "<RequestExample>\n\n" + fence + "json Body\n{\"a\": 1}\n" + fence + "\n\n</RequestExample>",
-			want: []string{`<div class="lc-request-example">`, `data-lang="json"`, `<span class="nt">&#34;a&#34;</span>`}},
+			want: []string{`<div class="lc-request-example lc-code-group">`, `data-lang="json"`, `<span class="nt">&#34;a&#34;</span>`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -29,9 +29,9 @@ func TestIcons(t *testing.T) {
 			src: "<Card title=\"C\" icon=\"code\">x</Card>\n\n<Tabs>\n<Tab title=\"T\" icon=\"terminal\">y</Tab>\n</Tabs>\n\n" +
 				"<Steps>\n<Step title=\"S\" icon=\"key\">z</Step>\n</Steps>\n\n<Accordion title=\"A\" icon=\"lock\">w</Accordion>\n\n" +
 				"<Note icon=\"bell\">n</Note>",
-			want: []string{`<div class="lc-card"><svg class="lc-icon" data-icon="code"`, `<div class="lc-tab-title"><svg class="lc-icon" data-icon="terminal"`,
-				`<div class="lc-step-title"><svg class="lc-icon" data-icon="key"`, `<summary><svg class="lc-icon" data-icon="lock"`,
-				`<svg class="lc-icon" data-icon="bell"`}},
+			want: []string{`<div class="lc-card"><span class="lc-card-icon"><svg class="lc-icon" data-icon="code"`, `<div class="lc-tab-title"><svg class="lc-icon" data-icon="terminal"`,
+				`<div class="lc-step lc-step-with-icon"><span class="lc-step-icon"><svg class="lc-icon" data-icon="key"`, `<summary><svg class="lc-icon" data-icon="lock"`,
+				`<aside class="lc-callout lc-note" role="note" aria-label="Note"><span class="lc-callout-icon"><svg class="lc-icon" data-icon="bell"`}},
 		{name: "unknown name",
 			src:  "Line one.\n\nSee <Icon icon=\"no-such-icon-xyz\" /> here.",
 			want: []string{`See <span class="lc-icon" data-icon="no-such-icon-xyz" aria-hidden="true"></span> here.`},

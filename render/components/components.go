@@ -9,7 +9,6 @@ import (
 	"lectern.dev/lectern/render/icons"
 	"lectern.dev/lectern/render/markdown"
 	"lectern.dev/lectern/render/mdx"
-	"lectern.dev/lectern/render/safe"
 )
 
 // componentFunc renders one known component to HTML.
@@ -21,21 +20,21 @@ var components map[string]componentFunc
 
 func init() {
 	components = map[string]componentFunc{
-		"Mermaid": mermaidComponent,
-		"Note":    callout("note"), "Warning": callout("warning"), "Info": callout("info"),
+		"Note": callout("note"), "Warning": callout("warning"), "Info": callout("info"),
 		"Tip": callout("tip"), "Check": callout("check"), "Danger": callout("danger"),
 		"Callout": callout("callout"),
-		"Card":    card, "CardGroup": grid("lc-card-group"), "Columns": grid("lc-columns"),
-		"Tabs": wrap("div", "lc-tabs"), "Tab": titled("section", "lc-tab"),
-		"CodeGroup":      wrap("div", "lc-code-group"),
-		"RequestExample": example("lc-request-example", "Request"), "ResponseExample": example("lc-response-example", "Response"),
-		"Steps": wrap("div", "lc-steps"), "Step": titled("div", "lc-step"),
+		"Card":    card, "CardGroup": grid("lc-card-group"), "Columns": grid("lc-columns"), "Column": column, "Tile": tile,
+		"Tabs": tabs, "Tab": titled("section", "lc-tab"),
+		"CodeGroup": codeGroup(""), "CodeBlock": codeBlock,
+		"RequestExample": codeGroup("lc-request-example"), "ResponseExample": codeGroup("lc-response-example"),
+		"Steps": steps, "Step": step,
 		"AccordionGroup": wrap("div", "lc-accordion-group"), "Accordion": accordion, "Expandable": expandable,
 		"Frame": frame, "ParamField": field("lc-param-field"), "ResponseField": field("lc-response-field"),
-		"Icon": iconComponent, "Tooltip": tooltip, "Update": update, "Badge": badge, "Tile": tile,
-		"Tree": wrap("ul", "lc-tree"), "Tree.Folder": treeFolder, "Tree.File": treeFile,
-		"View": titled("section", "lc-view"), "Panel": wrap("aside", "lc-panel"), "Banner": wrap("div", "lc-banner"),
-		"Latex": latex, "Snippet": snippet, "Visibility": visibility,
+		"Icon": iconComponent, "Tooltip": tooltip, "Update": update, "Badge": badge,
+		"Tree": tree, "FileTree": tree, "Tree.Folder": treeFolder, "Tree.File": treeFile,
+		"View": view, "Panel": panel, "Banner": wrap("div", "lc-banner"), "Visibility": visibility,
+		"Prompt": prompt, "Color": colorGroup, "Color.Row": colorRow, "Color.Item": colorItem, "GitHub.Repo": githubRepo,
+		"Mermaid": mermaidComponent, "Latex": latex, "Snippet": snippet,
 	}
 }
 
@@ -46,14 +45,25 @@ type call struct {
 	sc *mdx.Scope
 }
 
-// val returns the value of attribute name, or undefined.
+// val returns the value of attribute name, or undefined: the last
+// attribute of that name, or key of a spread object ({...props}), as in
+// JSX.
 func (c *call) val(name string) mdx.Value {
+	v := mdx.Value{}
 	for _, a := range c.n.Attrs {
-		if a.Name == name {
-			return c.r.attrValue(a, c.n, c.sc)
+		switch {
+		case a.Kind == mdx.AttrSpread:
+			obj := c.r.attrValue(a, c.n, c.sc)
+			for i, k := range obj.Keys {
+				if k == name {
+					v = obj.Items[i]
+				}
+			}
+		case a.Name == name:
+			v = c.r.attrValue(a, c.n, c.sc)
 		}
 	}
-	return mdx.Value{}
+	return v
 }
 
 func (c *call) str(name string) string { return c.val(name).Str() }
@@ -107,17 +117,6 @@ func (c *call) inlineTag() string {
 
 func esc(s string) string { return html.EscapeString(s) }
 
-func callout(kind string) componentFunc {
-	return func(c *call) string {
-		style := ""
-		if col := safe.Color(c.str("color")); col != "" {
-			style = ` style="--lc-callout-color: ` + col + `"`
-		}
-		return `<aside class="lc-callout lc-` + kind + `"` + style + ` role="note">` + c.icon("icon") +
-			`<div class="lc-callout-body">` + c.kids() + "</div></aside>\n"
-	}
-}
-
 // wrap renders the children inside one element.
 func wrap(tag, class string) componentFunc {
 	return func(c *call) string {
@@ -125,110 +124,12 @@ func wrap(tag, class string) componentFunc {
 	}
 }
 
-// titled renders a title (and icon) above the children.
-func titled(tag, class string) componentFunc {
-	return func(c *call) string {
-		head := ""
-		if t := c.text("title"); t != "" || c.str("icon") != "" {
-			head = `<div class="` + class + `-title">` + c.icon("icon") + t + "</div>"
-		}
-		return "<" + tag + ` class="` + class + `">` + head + `<div class="` + class + `-body">` + c.kids() +
-			"</div></" + tag + ">\n"
-	}
-}
-
-func grid(class string) componentFunc {
-	return func(c *call) string {
-		cols, err := strconv.Atoi(c.str("cols"))
-		if err != nil || cols < 1 || cols > 6 {
-			cols = 2
-		}
-		return `<div class="` + class + `" style="--lc-cols: ` + strconv.Itoa(cols) + `">` + c.kids() + "</div>\n"
-	}
-}
-
-func example(class, label string) componentFunc {
-	return func(c *call) string {
-		return `<div class="` + class + `"><div class="lc-example-label">` + label + "</div>" + c.kids() + "</div>\n"
-	}
-}
-
-func card(c *call) string {
-	tag := c.inlineTag() // a card in a sentence stays valid phrasing content
-	href := c.href("href")
-	class := "lc-card"
-	if href != "" {
-		class += " lc-card-link"
-	}
-	if c.flag("horizontal") {
-		class += " lc-card-horizontal"
-	}
-	var b strings.Builder
-	b.WriteString("<" + tag + ` class="` + class + `">`)
-	if img := c.image("img"); img != "" {
-		b.WriteString(`<img class="lc-card-img" src="` + esc(img) + `" alt="">`)
-	}
-	b.WriteString(c.icon("icon"))
-	title := c.text("title")
-	switch {
-	case href != "" && title != "":
-		b.WriteString(`<a class="lc-card-title" href="` + esc(href) + `">` + title + "</a>")
-	case href != "":
-		b.WriteString(`<a class="lc-card-title" href="` + esc(href) + `" aria-label="Open"></a>`)
-	case title != "":
-		b.WriteString("<" + tag + ` class="lc-card-title">` + title + "</" + tag + ">")
-	}
-	b.WriteString("<" + tag + ` class="lc-card-body">` + c.kids() + "</" + tag + ">")
-	if cta := c.str("cta"); cta != "" {
-		b.WriteString(`<span class="lc-card-cta">` + esc(cta) + "</span>")
-	}
-	b.WriteString("</" + tag + ">\n")
-	return b.String()
-}
-
-func accordion(c *call) string {
-	open := ""
-	if c.flag("defaultOpen") {
-		open = " open"
-	}
-	desc := ""
-	if d := c.text("description"); d != "" {
-		desc = `<span class="lc-accordion-description">` + d + "</span>"
-	}
-	return `<details class="lc-accordion"` + open + "><summary>" + c.icon("icon") + `<span class="lc-accordion-title">` +
-		c.text("title") + "</span>" + desc + `</summary><div class="lc-accordion-body">` + c.kids() + "</div></details>\n"
-}
-
-func expandable(c *call) string {
-	title := c.text("title")
-	if title == "" {
-		title = "properties"
-	}
-	open := ""
-	if c.flag("defaultOpen") {
-		open = " open"
-	}
-	return `<details class="lc-expandable"` + open + "><summary>Show " + title + `</summary><div class="lc-expandable-body">` +
-		c.kids() + "</div></details>\n"
-}
-
-func frame(c *call) string {
-	var b strings.Builder
-	b.WriteString(`<figure class="lc-frame">`)
-	if h := c.text("hint"); h != "" {
-		b.WriteString(`<p class="lc-frame-hint">` + h + "</p>")
-	}
-	b.WriteString(c.kids())
-	if cap := c.text("caption"); cap != "" {
-		b.WriteString("<figcaption>" + cap + "</figcaption>")
-	}
-	b.WriteString("</figure>\n")
-	return b.String()
-}
-
 // fieldNameAttrs are the attributes that name a field, by location.
 var fieldNameAttrs = []string{"path", "query", "body", "header", "cookie", "param", "name"}
 
+// field renders <ParamField> and <ResponseField>: the name, its labels
+// (pre, then type, location, post), required, deprecated and default, then
+// the description.
 func field(class string) componentFunc {
 	return func(c *call) string {
 		var name, loc string
@@ -240,6 +141,7 @@ func field(class string) componentFunc {
 		}
 		var b strings.Builder
 		b.WriteString(`<div class="lc-field ` + class + `"><div class="lc-field-head">`)
+		c.fieldLabels(&b, "pre")
 		b.WriteString(`<code class="lc-field-name">` + esc(name) + "</code>")
 		if t := c.str("type"); t != "" {
 			b.WriteString(`<span class="lc-field-type">` + esc(t) + "</span>")
@@ -247,6 +149,7 @@ func field(class string) componentFunc {
 		if loc != "" && loc != "name" && loc != "param" {
 			b.WriteString(`<span class="lc-field-location">` + loc + "</span>")
 		}
+		c.fieldLabels(&b, "post")
 		if c.flag("required") {
 			b.WriteString(`<span class="lc-badge lc-required">required</span>`)
 		}
@@ -265,27 +168,22 @@ func field(class string) componentFunc {
 	}
 }
 
-func iconComponent(c *call) string {
-	size, _ := strconv.Atoi(strings.TrimSuffix(c.str("size"), "px"))
-	if size < 0 || size > 512 {
-		size = 0
+// fieldLabels writes the labels of a field's pre or post attribute, an
+// array of strings.
+func (c *call) fieldLabels(b *strings.Builder, attr string) {
+	v := c.val(attr)
+	if v.Kind != mdx.VArray {
+		return
 	}
-	return c.renderIcon("icon", size, safe.Color(c.str("color")))
-}
-
-func tooltip(c *call) string {
-	return `<span class="lc-tooltip" title="` + esc(c.str("tip")) + `">` + unwrapParagraph(c.kids()) + "</span>"
-}
-
-func badge(c *call) string {
-	class := "lc-badge"
-	if col := c.str("color"); col != "" && isWord(col) {
-		class += " lc-badge-" + col
+	for _, it := range v.Items {
+		if s := it.Str(); s != "" {
+			b.WriteString(`<span class="lc-field-label">` + esc(s) + "</span>")
+		}
 	}
-	tag := c.inlineTag()
-	return "<" + tag + ` class="` + class + `">` + unwrapParagraph(c.kids()) + "</" + tag + ">"
 }
 
+// update renders <Update label description tags>: the label (a heading
+// with an anchor), tags and description beside the entry.
 func update(c *call) string {
 	var b strings.Builder
 	b.WriteString(`<section class="lc-update"><div class="lc-update-meta">`)
@@ -307,48 +205,6 @@ func update(c *call) string {
 	}
 	b.WriteString(`</div><div class="lc-update-body">` + c.kids() + "</div></section>\n")
 	return b.String()
-}
-
-func tile(c *call) string {
-	href := c.href("href")
-	var b strings.Builder
-	b.WriteString(`<div class="lc-tile"><div class="lc-tile-media">` + c.kids() + "</div>")
-	title := c.text("title")
-	if href != "" {
-		if title == "" {
-			title = "Open"
-		}
-		b.WriteString(`<a class="lc-tile-title" href="` + esc(href) + `">` + title + "</a>")
-	} else if title != "" {
-		b.WriteString(`<div class="lc-tile-title">` + title + "</div>")
-	}
-	if d := c.text("description"); d != "" {
-		b.WriteString(`<div class="lc-tile-description">` + d + "</div>")
-	}
-	b.WriteString("</div>\n")
-	return b.String()
-}
-
-func treeFolder(c *call) string {
-	open := ""
-	if c.flag("defaultOpen") || c.flag("openable") {
-		open = " open"
-	}
-	return `<li class="lc-tree-folder"><details` + open + "><summary>" + c.text("name") + "</summary><ul>" + c.kids() +
-		"</ul></details></li>\n"
-}
-
-func treeFile(c *call) string {
-	return `<li class="lc-tree-file">` + c.text("name") + "</li>\n"
-}
-
-// visibility renders <Visibility for="humans|agents">: as in Mintlify,
-// content for agents is left out of the web page.
-func visibility(c *call) string {
-	if strings.EqualFold(strings.TrimSpace(c.str("for")), "agents") {
-		return ""
-	}
-	return c.kids()
 }
 
 func latex(c *call) string {
@@ -373,15 +229,6 @@ func snippet(c *call) string {
 		return ""
 	}
 	return c.r.custom(c.n, c.sc, mod.Whole())
-}
-
-func isWord(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if !mdx.IsLetter(s[i]) && s[i] != '-' {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // renderIcon renders an icon attribute value for a component: a local

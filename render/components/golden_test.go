@@ -30,53 +30,61 @@ var componentPages = map[string]string{
 	"Check":   "<Check>\n  It **worked**.\n</Check>\n",
 	"Danger":  "<Danger>\n  This **deletes** everything.\n</Danger>\n",
 	"Callout": "<Callout icon=\"rocket\" color=\"#ff5500\">\n  A custom **callout**.\n</Callout>\n",
-	"Card": "<Card title=\"Get started\" href=\"/target\" icon=\"rocket\">\n" +
-		"  Read the **guide**.\n</Card>\n",
+	"Card": "<Card title=\"Get started\" href=\"/target\" icon=\"rocket\" color=\"#ff5500\">\n" +
+		"  Read the **guide**.\n</Card>\n\n" +
+		"<Card title=\"Elsewhere\" href=\"https://example.com/\" cta=\"Visit\">\n  Another site.\n</Card>\n\n" +
+		"<Card title=\"Careful\" type=\"warning\">\n  A typed card.\n</Card>\n",
 	"CardGroup": "<CardGroup cols={2}>\n" +
 		"  <Card title=\"One\" href=\"/target\">\n    First *card*.\n  </Card>\n" +
 		"  <Card title=\"Two\">\n    Second **card**.\n  </Card>\n</CardGroup>\n",
 	"Columns": "<Columns cols={3}>\n" +
 		"  <Card title=\"A\">\n    Column *a*.\n  </Card>\n" +
 		"  <Card title=\"B\">\n    Column *b*.\n  </Card>\n</Columns>\n",
-	"Tabs": "<Tabs>\n" +
+	"Tabs": "<Tabs sync={false} defaultTabIndex={1} borderBottom>\n" +
 		"  <Tab title=\"npm\">\n    Install with **npm**:\n\n    " + fence + "bash\n    npm i acme\n    " + fence + "\n  </Tab>\n" +
-		"  <Tab title=\"yarn\">\n    Install with *yarn*.\n  </Tab>\n</Tabs>\n",
+		"  <Tab title=\"yarn\" icon=\"rocket\">\n    Install with *yarn*.\n  </Tab>\n</Tabs>\n",
 	"CodeGroup": "<CodeGroup>\n\n" +
 		fence + "bash npm\nnpm i acme\n" + fence + "\n\n" +
 		fence + "bash yarn\nyarn add acme\n" + fence + "\n\n</CodeGroup>\n",
-	"Steps": "<Steps>\n" +
+	"Steps": "<Steps titleSize=\"h3\">\n" +
+		"  <Step title=\"Prepare\" icon=\"rocket\" stepNumber={0} titleSize=\"p\" noAnchor>\n    Get ready.\n  </Step>\n" +
 		"  <Step title=\"Install\">\n    Run `npm i acme`.\n  </Step>\n" +
 		"  <Step title=\"Configure\">\n    Edit **acme.json**.\n  </Step>\n</Steps>\n",
-	"Accordion": "<Accordion title=\"Why this?\">\n  Because of *that*.\n</Accordion>\n",
+	"Accordion": "<Accordion title=\"Why this?\" description=\"A question\" icon=\"rocket\">\n  Because of *that*.\n</Accordion>\n\n" +
+		"<Accordion title=\"Other\" id=\"faq-other\" defaultOpen>\n  Open.\n</Accordion>\n",
 	"AccordionGroup": "<AccordionGroup>\n" +
 		"  <Accordion title=\"First\">\n    One **answer**.\n  </Accordion>\n" +
 		"  <Accordion title=\"Second\" defaultOpen>\n    Another *answer*.\n  </Accordion>\n</AccordionGroup>\n",
-	"Expandable": "<Expandable title=\"details\">\n  Hidden **details**.\n</Expandable>\n",
-	"Frame":      "<Frame caption=\"The dashboard\">\n  ![Dashboard](/images/dash.png)\n</Frame>\n",
+	"Expandable": "<Expandable title=\"details\" defaultOpen>\n  Hidden **details**.\n</Expandable>\n",
+	"Frame":      "<Frame caption=\"The **dashboard**, see [the target](/target)\" hint=\"Sign in first\">\n  ![Dashboard](/images/dash.png)\n</Frame>\n",
 	"ParamField": "<ParamField path=\"id\" type=\"string\" required>\n  The **id** of the item.\n</ParamField>\n\n" +
 		"<ParamField query=\"limit\" type=\"integer\" default=\"10\">\n  How many *items*.\n</ParamField>\n\n" +
 		"<ParamField body=\"name\" type=\"string\" required default=\"acme\">\n  The `name`.\n</ParamField>\n",
-	"ResponseField": "<ResponseField name=\"user\" type=\"object\" required>\n  The **user**.\n\n" +
+	"ResponseField": "<ResponseField name=\"user\" type=\"object\" required pre={[\"beta\"]} post={[\"read-only\"]}>\n  The **user**.\n\n" +
 		"  <Expandable title=\"properties\">\n" +
 		"    <ResponseField name=\"id\" type=\"string\">\n      The user's *id*.\n    </ResponseField>\n" +
 		"  </Expandable>\n</ResponseField>\n",
 	"RequestExample": "<RequestExample>\n\n" + fence + "bash cURL\ncurl https://api.acme.test/items\n" + fence +
 		"\n\n</RequestExample>\n",
 	"ResponseExample": "<ResponseExample>\n\n" + fence + "json 200\n{\"items\": []}\n" + fence + "\n\n</ResponseExample>\n",
-	"Icon":            "Ship it <Icon icon=\"rocket\" size={16} /> **now**.\n",
-	"Tooltip":         "An <Tooltip tip=\"Application Programming Interface\">API</Tooltip> is **useful**.\n",
+	"Icon":            "Ship it <Icon icon=\"rocket\" size={16} color=\"#ff0000\" /> **now** <Icon src=\"/images/dash.png\" size={20} />.\n",
+	"Tooltip": "An <Tooltip tip=\"Application Programming Interface\">API</Tooltip> is **useful**; " +
+		"<Tooltip headline=\"SDK\" tip=\"A library\" cta=\"Read more\" href=\"/target\">SDKs</Tooltip> too.\n",
 	"Update": "<Update label=\"2024-05-01\" description=\"v1.2.0\">\n" +
 		"  ## New\n\n  - Added **search**.\n</Update>\n",
-	"Badge": "Status: <Badge color=\"green\">**stable**</Badge>\n",
+	"Badge": "Status: <Badge color=\"green\">**stable**</Badge> <Badge icon=\"star\" color=\"blue\" size=\"lg\" shape=\"pill\">Premium</Badge> " +
+		"<Badge stroke disabled size=\"xs\" color=\"nope\">Off</Badge>\n",
 	// Attribute strings are text, not Markdown, as in Mintlify: the
 	// description keeps its asterisks.
 	"Tile": "<Tile href=\"/target\" title=\"Target\" description=\"The *target* page\">\n  ![Preview](/images/dash.png)\n</Tile>\n",
 	"Tree": "<Tree>\n" +
 		"  <Tree.Folder name=\"app\" defaultOpen>\n" +
-		"    <Tree.File name=\"layout.tsx\" />\n" +
+		"    <Tree.File name=\"layout.tsx\" highlight />\n" +
+		"    <Tree.Folder name=\"static\" openable={false}>\n      <Tree.File name=\"logo.svg\" />\n    </Tree.Folder>\n" +
 		"    <Tree.Folder name=\"api\">\n      <Tree.File name=\"route.ts\" />\n    </Tree.Folder>\n" +
 		"  </Tree.Folder>\n  <Tree.File name=\"package.json\" />\n</Tree>\n",
-	"View":    "<View title=\"Python\">\n  Use the **Python** client.\n</View>\n",
+	"View": "<View title=\"Python\" icon=\"rocket\">\n  Use the **Python** client.\n</View>\n\n" +
+		"<View title=\"JavaScript\">\n  Use the **JavaScript** client.\n</View>\n",
 	"Panel":   "<Panel>\n  A side **panel**.\n</Panel>\n",
 	"Banner":  "<Banner>\n  We **launched** v2. [Read more](/target).\n</Banner>\n",
 	"Latex":   "Inline <Latex>x^2 + y^2</Latex> math and a block:\n\n<Latex>\\frac{a}{b}</Latex>\n",
@@ -85,6 +93,20 @@ var componentPages = map[string]string{
 		"<Visibility for=\"agents\">\n  Only for **agents**: call `POST /v1/accounts`.\n</Visibility>\n",
 	"Mermaid": fence + "mermaid\ngraph TD\n  A-->B\n" + fence + "\n\n" +
 		"<Mermaid chart=\"graph LR; C-->D\" />\n",
+	"CodeBlock": "<CodeBlock filename=\"app.js\" language=\"javascript\" icon=\"rocket\" lines highlight=\"[2]\">\n" +
+		"{`const a = 1;\\nconst b = \"<b>\";`}\n</CodeBlock>\n\n" +
+		"<CodeBlock language=\"bash\" wrap>\n  npm i acme\n</CodeBlock>\n\n" +
+		"<CodeGroup>\n<CodeBlock filename=\"one.py\" language=\"python\">{`print(1)`}</CodeBlock>\n" +
+		"<CodeBlock filename=\"two.rb\" language=\"ruby\" nocopy>{`puts 2`}</CodeBlock>\n</CodeGroup>\n",
+	"Column":   "<Columns cols={2}>\n  <Column>\n  **Install**\n  </Column>\n  <Column>\n  **Use**\n  </Column>\n</Columns>\n",
+	"FileTree": "<FileTree>\n\n- docs/\n  - index.mdx\n  - `guides`/\n    - **setup.mdx**\n- docs.json\n\n</FileTree>\n",
+	"Prompt": "<Prompt description=\"Write **clear** docs.\" actions={[\"copy\", \"cursor\"]}>\n" +
+		"You are a **technical writer**.\n- Use the second person.\n</Prompt>\n",
+	"Color": "<Color variant=\"compact\">\n  <Color.Item name=\"blue-500\" value=\"#3B82F6\" />\n" +
+		"  <Color.Item name=\"bg\" value={{ light: \"#FFFFFF\", dark: \"oklch(20% 0.02 250)\" }} />\n</Color>\n\n" +
+		"<Color variant=\"table\">\n  <Color.Row title=\"Primary\">\n    <Color.Item name=\"primary\" value=\"rgb(59, 130, 246)\" />\n" +
+		"  </Color.Row>\n</Color>\n",
+	"GitHub.Repo": "<GitHub.Repo repo=\"mintlify/docs\" />\n\n<GitHub.Repo repo=\"https://github.com/acme/site.git\" variant=\"flat\" />\n",
 }
 
 // componentSite returns the archive of a site with one page per entry of

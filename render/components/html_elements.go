@@ -26,6 +26,9 @@ func (r *Renderer) htmlElement(n *mdx.Node, sc *mdx.Scope) string {
 	var b strings.Builder
 	b.WriteString("<" + name)
 	for _, a := range n.Attrs {
+		if a.Kind == mdx.AttrSpread {
+			continue // {...obj} on an HTML element: not expanded
+		}
 		if link := r.writeHTMLAttr(&b, name, a, n, sc); link != "" {
 			return link
 		}

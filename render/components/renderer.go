@@ -50,6 +50,8 @@ type Renderer struct {
 	// page, against Limits.MaxExpansions; over is set once it is passed.
 	expansions int
 	over       bool
+	// stepTitleSize is the titleSize of the <Steps> being rendered.
+	stepTitleSize string
 }
 
 func (r *Renderer) warn(sc *mdx.Scope, line int, format string, args ...any) {
@@ -303,7 +305,14 @@ func (r *Renderer) custom(n *mdx.Node, sc *mdx.Scope, b *mdx.Binding) string {
 func (r *Renderer) props(n *mdx.Node, sc *mdx.Scope) map[string]mdx.Value {
 	props := map[string]mdx.Value{}
 	for _, a := range n.Attrs {
-		props[a.Name] = r.attrValue(a, n, sc)
+		v := r.attrValue(a, n, sc)
+		if a.Kind != mdx.AttrSpread {
+			props[a.Name] = v
+			continue
+		}
+		for i, k := range v.Keys { // {...obj}: its keys, in order
+			props[k] = v.Items[i]
+		}
 	}
 	if len(n.Children) > 0 {
 		props["children"] = mdx.Value{Kind: mdx.VNodes, Nodes: n.Children, Scope: sc, Inline: n.InlineKids}

@@ -190,13 +190,14 @@ func (sc *Scope) evalDepth(src string, line int, file string, w *diag.Warner, de
 	return Value{Kind: VUnknown, S: e}
 }
 
-// template evaluates a template literal's text, substituting ${name}.
+// template evaluates a template literal's text, substituting ${name} and
+// decoding escapes (\n, \`, \$) as JavaScript does.
 func (sc *Scope) template(t string, line int, file string, w *diag.Warner) Value {
 	var b strings.Builder
 	for {
-		i := strings.Index(t, "${")
+		i := templateSub(t)
 		if i < 0 {
-			b.WriteString(t)
+			b.WriteString(unquoteJS(t))
 			return Value{Kind: VString, S: b.String()}
 		}
 		j := strings.IndexByte(t[i:], '}')
@@ -207,10 +208,24 @@ func (sc *Scope) template(t string, line int, file string, w *diag.Warner) Value
 		if v.Kind == VUnknown || v.Kind == VNodes {
 			return Value{Kind: VUnknown, S: "`" + t + "`"}
 		}
-		b.WriteString(t[:i])
+		b.WriteString(unquoteJS(t[:i]))
 		b.WriteString(v.Str())
 		t = t[i+j+1:]
 	}
+}
+
+// templateSub returns the offset of the first "${" of a template
+// literal's text that is not escaped, or -1.
+func templateSub(t string) int {
+	for i := 0; i+1 < len(t); i++ {
+		switch {
+		case t[i] == '\\':
+			i++
+		case t[i] == '$' && t[i+1] == '{':
+			return i
+		}
+	}
+	return -1
 }
 
 func (sc *Scope) object(body string, line int, file string, w *diag.Warner, depth int) Value {

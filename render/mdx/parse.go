@@ -44,6 +44,7 @@ const (
 	AttrString AttrKind = iota // name="Value" or name='Value'
 	AttrExpr                   // name={expression}
 	AttrBool                   // name alone
+	AttrSpread                 // {...expression}: the keys of an object as attributes
 )
 
 // Attr is an attribute of an element.

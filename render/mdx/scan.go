@@ -206,6 +206,9 @@ func openTag(s string, i int, l *exprLimiter) (t tagInfo, end int, ok bool) {
 			if e < 0 {
 				return t, 0, false
 			}
+			if inner := strings.TrimSpace(s[j+1 : e-1]); strings.HasPrefix(inner, "...") {
+				t.attrs = append(t.attrs, Attr{Name: "...", Kind: AttrSpread, Val: inner[3:]})
+			}
 			j = e
 		case IsLetter(c) || c == '_' || c == ':' || c == '@':
 			k := j

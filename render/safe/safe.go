@@ -124,9 +124,13 @@ func RawHTML(text string) string {
 	return "<!--" + inner + "-->"
 }
 
-var colorRE = regexp.MustCompile(`^(#[0-9a-fA-F]{3,8}|[a-zA-Z]{3,20}|(rgb|rgba|hsl|hsla)\([0-9.,%\s/]+\))$`)
+// colorRE matches a hex colour, a named one, or a colour function whose
+// arguments are numbers, units (deg, %) and separators only: no quote,
+// bracket, colon or semicolon that could leave the declaration.
+var colorRE = regexp.MustCompile(`^(#[0-9a-fA-F]{3,8}|[a-zA-Z]{3,20}|(rgb|rgba|hsl|hsla)\([0-9.,%\s/]+\)|(hwb|lab|lch|oklab|oklch)\([0-9a-z.,%\s/+-]+\))$`)
 
-// Color returns s when it is a plain CSS colour, else "".
+// Color returns s when it is a plain CSS colour (hex, named, rgb(),
+// hsl(), hwb(), lab(), lch(), oklab(), oklch()), else "".
 func Color(s string) string {
 	s = strings.TrimSpace(s)
 	if colorRE.MatchString(s) {

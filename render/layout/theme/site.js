@@ -61,50 +61,94 @@
     }
   }
 
-  // Tabs and code groups: a tab list of buttons above panels, the first
-  // shown.
+  // Tabs and code groups: a tab list of buttons above panels (a menu for
+  // a code group with dropdown), the first shown, or the one
+  // data-default-tab names. Groups sync by title, as on Mintlify: choosing
+  // "Python" in one chooses it in every other group that has it, except
+  // those marked data-sync="false".
   var tabCount = 0;
+  var tabGroups = [];
   function tabify(container, panels, titleOf) {
     if (panels.length === 0) return;
     var id = "lc-tabs-" + (++tabCount);
     var list = doc.createElement("div");
     list.className = "lc-tab-list";
-    list.setAttribute("role", "tablist");
-    var buttons = panels.map(function (panel, i) {
+    var titles = panels.map(titleOf);
+    var dropdown = container.classList.contains("lc-code-dropdown");
+    var menu = null;
+    var buttons = [];
+    if (dropdown) {
+      menu = doc.createElement("select");
+      menu.className = "lc-code-select";
+      menu.setAttribute("aria-label", "Choose an example");
+      titles.forEach(function (t, i) {
+        var o = doc.createElement("option");
+        o.value = String(i);
+        o.textContent = t;
+        menu.appendChild(o);
+      });
+      menu.addEventListener("change", function () { choose(+menu.value); });
+      var current = doc.createElement("span");
+      current.className = "lc-code-current";
+      list.appendChild(current);
+      list.appendChild(menu);
+    } else {
+      list.setAttribute("role", "tablist");
+    }
+    panels.forEach(function (panel, i) {
+      panel.classList.add("lc-tab-panel");
+      panel.id = panel.id || id + "-panel-" + i;
+      if (dropdown) return;
       var b = doc.createElement("button");
       b.type = "button";
       b.className = "lc-tab-button";
       b.id = id + "-tab-" + i;
       b.setAttribute("role", "tab");
-      b.setAttribute("aria-controls", id + "-panel-" + i);
-      b.textContent = titleOf(panel, i);
-      b.addEventListener("click", function () { select(i); });
+      b.setAttribute("aria-controls", panel.id);
+      var icon = panel.querySelector(":scope > .lc-tab-title > .lc-icon");
+      if (icon) b.appendChild(icon.cloneNode(true));
+      b.appendChild(doc.createTextNode(titles[i]));
+      b.addEventListener("click", function () { choose(i); });
       b.addEventListener("keydown", function (e) {
         var n = e.key === "ArrowRight" ? i + 1 : e.key === "ArrowLeft" ? i - 1 : -2;
         if (n === -2) return;
         n = (n + panels.length) % panels.length;
-        select(n);
+        choose(n);
         buttons[n].focus();
         e.preventDefault();
       });
       list.appendChild(b);
-      panel.classList.add("lc-tab-panel");
-      panel.id = panel.id || id + "-panel-" + i;
-      b.setAttribute("aria-controls", panel.id);
       panel.setAttribute("role", "tabpanel");
       panel.setAttribute("aria-labelledby", b.id);
-      return b;
+      buttons.push(b);
     });
     function select(n) {
       panels.forEach(function (panel, i) {
         panel.hidden = i !== n;
-        buttons[i].setAttribute("aria-selected", i === n ? "true" : "false");
-        buttons[i].tabIndex = i === n ? 0 : -1;
+        if (buttons[i]) {
+          buttons[i].setAttribute("aria-selected", i === n ? "true" : "false");
+          buttons[i].tabIndex = i === n ? 0 : -1;
+        }
+      });
+      if (menu) {
+        menu.value = String(n);
+        list.firstChild.textContent = titles[n];
+      }
+    }
+    var group = { titles: titles, select: select, sync: container.getAttribute("data-sync") !== "false" };
+    function choose(n) {
+      select(n);
+      if (!group.sync) return;
+      tabGroups.forEach(function (g) {
+        var k = g.titles.indexOf(titles[n]);
+        if (g !== group && g.sync && k >= 0) g.select(k);
       });
     }
+    tabGroups.push(group);
     container.insertBefore(list, container.firstChild);
     container.classList.add("lc-tabbed");
-    select(0);
+    var first = parseInt(container.getAttribute("data-default-tab") || "0", 10);
+    select(first >= 0 && first < panels.length ? first : 0);
   }
   function initTabs() {
     each(doc.querySelectorAll(".lc-tabs"), function (tabs) {
