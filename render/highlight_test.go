@@ -55,7 +55,7 @@ func TestCodeBlockHighlighting(t *testing.T) {
 		{name: "line numbers, wrap and icon",
 			src: fence + "js app.js icon=\"rocket\" lines wrap\na()\nb()\n" + fence,
 			want: []string{`<div class="lc-code lc-code-wrap" data-lang="js"><div class="lc-code-header"><span class="lc-code-title"><svg class="lc-icon" data-icon="rocket"`,
-				`</svg>app.js</span>` + copyButton + `</div><div class="lc-code-lines"><div class="lc-line-numbers" aria-hidden="true">1` + "\n2\n</div>" + `<pre class="chroma"><code>`,
+				`</svg>app.js</span>` + copyButton + `</div><div class="lc-code-lines chroma"><div class="lc-line-numbers" aria-hidden="true">1` + "\n2\n</div>" + `<pre class="chroma"><code>`,
 				"</code></pre></div></div>"}},
 		{name: "code group",
 			src: "<CodeGroup>\n\n" + fence + "bash npm\nnpm i acme\n" + fence + "\n\n" + fence + "bash yarn\nyarn add acme\n" + fence + "\n\n</CodeGroup>",

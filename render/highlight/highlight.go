@@ -116,7 +116,7 @@ func Write(w *bytes.Buffer, cb Block, cs *Store) {
 // code.
 func writeLineNumbers(w *bytes.Buffer, code string) {
 	n := strings.Count(strings.TrimSuffix(code, "\n"), "\n") + 1
-	w.WriteString(`<div class="lc-code-lines"><div class="lc-line-numbers" aria-hidden="true">`)
+	w.WriteString(`<div class="lc-code-lines chroma"><div class="lc-line-numbers" aria-hidden="true">`) // chroma: the background of the code
 	for i := 1; i <= n; i++ {
 		w.WriteString(strconv.Itoa(i))
 		w.WriteByte('\n')

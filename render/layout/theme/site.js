@@ -212,6 +212,98 @@
     });
   }
 
+  // Components: copy buttons of prompts and colour swatches, the menu of
+  // views, the panel beside the page and accordions opened by the URL.
+  function flashCopied(el) {
+    el.classList.add("lc-copied");
+    setTimeout(function () { el.classList.remove("lc-copied"); }, 1500);
+  }
+  function initComponentCopy() {
+    each(doc.querySelectorAll(".lc-prompt-copy"), function (b) {
+      var text = b.closest(".lc-prompt").querySelector(".lc-prompt-text");
+      var label = b.querySelector("span");
+      b.addEventListener("click", function () {
+        copyText(text ? text.textContent : "", function () {
+          if (label) {
+            label.textContent = "Copied";
+            setTimeout(function () { label.textContent = "Copy prompt"; }, 1500);
+          }
+          flashCopied(b);
+        });
+      });
+    });
+    each(doc.querySelectorAll(".lc-color-item"), function (b) {
+      b.addEventListener("click", function () {
+        var v = (darkNow() && b.getAttribute("data-copy-dark")) || b.getAttribute("data-copy") || "";
+        copyText(v, function () { flashCopied(b); });
+      });
+    });
+  }
+  function initViews() {
+    var views = doc.querySelectorAll(".lc-content .lc-view");
+    var titles = [];
+    each(views, function (v) {
+      var t = v.getAttribute("data-view");
+      if (t && titles.indexOf(t) < 0) titles.push(t);
+    });
+    if (titles.length < 2) return;
+    var stored = null;
+    try { stored = window.localStorage.getItem("lectern-view"); } catch (e) { /* file:// */ }
+    var bar = doc.createElement("div");
+    bar.className = "lc-view-select";
+    var label = doc.createElement("label");
+    label.textContent = "View ";
+    var menu = doc.createElement("select");
+    titles.forEach(function (t) {
+      var o = doc.createElement("option");
+      o.value = o.textContent = t;
+      menu.appendChild(o);
+    });
+    label.appendChild(menu);
+    bar.appendChild(label);
+    var content = views[0].closest(".lc-content") || views[0].parentNode;
+    content.insertBefore(bar, content.firstChild);
+    content.classList.add("lc-views-on");
+    function show(t) {
+      menu.value = t;
+      each(views, function (v) { v.hidden = v.getAttribute("data-view") !== t; });
+      each(doc.querySelectorAll(".lc-toc a[href^='#']"), function (a) {
+        var id = a.getAttribute("href").slice(1);
+        try { id = decodeURIComponent(id); } catch (e) { /* as written */ }
+        var h = doc.getElementById(id);
+        var v = h && h.closest(".lc-view");
+        if (a.parentNode) a.parentNode.hidden = !!(v && v.hidden);
+      });
+    }
+    menu.addEventListener("change", function () { store("lectern-view", menu.value); show(menu.value); });
+    show(titles.indexOf(stored) >= 0 ? stored : titles[0]);
+  }
+  function initPanel() {
+    var panel = doc.querySelector(".lc-content .lc-panel");
+    var toc = doc.querySelector(".lc-toc");
+    if (!panel || !toc || window.getComputedStyle(toc).display === "none") return;
+    toc.appendChild(panel);
+    toc.classList.add("lc-toc-panel");
+  }
+  function initAccordionHash() {
+    function openTarget() {
+      var id;
+      try { id = decodeURIComponent(location.hash.slice(1)); } catch (e) { return; }
+      var el = id && doc.getElementById(id);
+      for (var p = el; p; p = p.parentElement) {
+        if (p.tagName === "DETAILS") p.open = true;
+      }
+      if (el && el.tagName === "DETAILS") el.scrollIntoView();
+    }
+    each(doc.querySelectorAll("details.lc-accordion[id]"), function (d) {
+      d.addEventListener("toggle", function () {
+        if (d.open && window.history && history.replaceState) history.replaceState(null, "", "#" + encodeURIComponent(d.id));
+      });
+    });
+    window.addEventListener("hashchange", openTarget);
+    openTarget();
+  }
+
   // Table of contents: highlight the section being read.
   function initScrollSpy() {
     var links = doc.querySelectorAll(".lc-toc a[href^='#']");
@@ -250,6 +342,10 @@
     initMenu();
     initTabs();
     initCopy();
+    initComponentCopy();
+    initViews();
+    initPanel();
+    initAccordionHash();
     initScrollSpy();
   });
 })();
