@@ -53,3 +53,4 @@ fuzz:
 	$(GO) test -run=^$$ -fuzz=FuzzExtract -fuzztime=30s ./selfhost
 	$(GO) test -run=^$$ -fuzz=FuzzParse -fuzztime=30s ./render/openapi
 	$(GO) test -run=^$$ -fuzz=FuzzActiveContent -fuzztime=30s ./render
+	$(GO) test -run=^$$ -fuzz=FuzzJS -fuzztime=30s ./render/mdx

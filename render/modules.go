@@ -36,11 +36,20 @@ func (s *site) loadModule(file string) *mdx.Module {
 func (s *site) parseModule(file, body string, bodyLine int) *mdx.Module {
 	m := &mdx.Module{File: file, Names: map[string]*mdx.Binding{}}
 	s.mods[file] = m // before resolving imports, so cycles end
-	p := mdx.NewParser(body, file, bodyLine, strings.HasSuffix(file, ".mdx"), s.w)
+	p := mdx.NewParser(body, file, bodyLine, strings.HasSuffix(file, ".mdx") || isJSModule(file), s.w)
 	sink := &mdx.ESMSink{}
 	p.ESM = sink
-	m.Nodes, _ = p.ParseFlow(nil)
+	if isJSModule(file) {
+		p.ParseJS() // a module of components: its exports only, no content
+	} else {
+		m.Nodes, _ = p.ParseFlow(nil)
+	}
+	sink.Resolve()
 	m.Exports = sink.Exports
+	for name, b := range sink.Locals {
+		b.Mod = m
+		m.Names[name] = b
+	}
 	for name, b := range sink.Exports {
 		b.Mod = m
 		m.Names[name] = b
@@ -61,11 +70,11 @@ func (s *site) resolveImport(m *mdx.Module, d mdx.ImportDecl) {
 		}
 	}
 	ext := path.Ext(d.From)
-	if ext != ".mdx" && ext != ".md" {
+	if ext != ".mdx" && ext != ".md" && ext != ".jsx" {
 		if d.Def == "" && d.StarAll == "" && len(d.Named) == 0 {
-			s.w.Add(m.File, d.Line, "import %q ignored: only .mdx and .md snippets can be imported", d.From)
+			s.w.Add(m.File, d.Line, "import %q ignored: only .mdx, .md and .jsx snippets can be imported", d.From)
 		} else {
-			s.w.Add(m.File, d.Line, "cannot import %q: only .mdx and .md snippets can be imported; its components are not rendered", d.From)
+			s.w.Add(m.File, d.Line, "cannot import %q: only .mdx, .md and .jsx snippets can be imported; its components are not rendered", d.From)
 		}
 		unresolved()
 		return
@@ -88,7 +97,15 @@ func (s *site) resolveImport(m *mdx.Module, d mdx.ImportDecl) {
 		return
 	}
 	if d.Def != "" {
-		m.Names[d.Def] = snip.Whole()
+		switch def := snip.Exports["default"]; {
+		case !isJSModule(target):
+			m.Names[d.Def] = snip.Whole()
+		case def != nil:
+			m.Names[d.Def] = def
+		default:
+			s.w.Add(m.File, d.Line, "%s has no default export", target)
+			m.Names[d.Def] = &mdx.Binding{Kind: mdx.BUnresolved}
+		}
 	}
 	if d.StarAll != "" {
 		s.w.Add(m.File, d.Line, "import * as %s from %q is not supported", d.StarAll, d.From)
@@ -103,6 +120,10 @@ func (s *site) resolveImport(m *mdx.Module, d mdx.ImportDecl) {
 		m.Names[n[1]] = &mdx.Binding{Kind: mdx.BUnresolved}
 	}
 }
+
+// isJSModule reports whether file is a JavaScript module of components
+// (a .jsx snippet) rather than MDX or Markdown.
+func isJSModule(file string) bool { return path.Ext(file) == ".jsx" }
 
 func localNames(named [][2]string) []string {
 	out := make([]string, 0, len(named))

@@ -3,6 +3,8 @@ package components
 import (
 	"fmt"
 	"html"
+	"maps"
+	"slices"
 	"strings"
 
 	"lectern.dev/lectern/render/diag"
@@ -52,6 +54,8 @@ type Renderer struct {
 	over       bool
 	// stepTitleSize is the titleSize of the <Steps> being rendered.
 	stepTitleSize string
+	// budget bounds the function calls of the page's expressions.
+	budget *mdx.Budget
 }
 
 func (r *Renderer) warn(sc *mdx.Scope, line int, format string, args ...any) {
@@ -116,7 +120,7 @@ func (r *Renderer) flow(nodes []*mdx.Node, sc *mdx.Scope, o flowOpts) string {
 				put(escapeMarkdown(v.S))
 			case mdx.VNodes, mdx.VArray:
 				add(n.Block, func() string { return r.valueHTML(v) })
-			case mdx.VUnknown, mdx.VObject:
+			case mdx.VUnknown, mdx.VObject, mdx.VFunc:
 				r.warn(sc, n.Line, "cannot evaluate the expression {%s}; shown as text", diag.FirstLine(strings.TrimSpace(n.Text), 60))
 				put(escapeMarkdown("{" + n.Text + "}"))
 			}
@@ -160,7 +164,7 @@ func (r *Renderer) jsxFlow(nodes []*mdx.Node, sc *mdx.Scope) string {
 			switch v.Kind {
 			case mdx.VString, mdx.VNumber, mdx.VNodes, mdx.VArray:
 				b.WriteString(r.valueHTML(v))
-			case mdx.VUnknown, mdx.VObject:
+			case mdx.VUnknown, mdx.VObject, mdx.VFunc:
 				r.warn(sc, n.Line, "cannot evaluate the expression {%s}; shown as text", diag.FirstLine(strings.TrimSpace(n.Text), 60))
 				b.WriteString(html.EscapeString("{" + n.Text + "}"))
 			}
@@ -273,31 +277,53 @@ func (r *Renderer) custom(n *mdx.Node, sc *mdx.Scope, b *mdx.Binding) string {
 	props := r.props(n, sc)
 	switch b.Kind {
 	case mdx.BSnippet:
-		inner := &mdx.Scope{Vars: props, Mod: b.Mod}
+		inner := &mdx.Scope{Vars: props, Mod: b.Mod, Budget: r.budget}
 		return r.flow(b.Mod.Nodes, inner, flowOpts{unwrap: !n.Block})
 	case mdx.BComponent:
-		vars := map[string]mdx.Value{}
-		if b.PropsName != "" {
-			obj := mdx.Value{Kind: mdx.VObject}
-			for k, v := range props {
-				obj.Keys = append(obj.Keys, k)
-				obj.Items = append(obj.Items, v)
-			}
-			vars[b.PropsName] = obj
+		inner := &mdx.Scope{Vars: map[string]mdx.Value{}, Mod: b.Mod, JSX: true, Budget: r.budget}
+		b.BindProps(inner, propsObject(props), n.Line, r.env.W)
+		v := inner.RunBinding(b, n.Line, r.env.W)
+		if v.Kind == mdx.VUnknown {
+			return r.placeholder(n, sc, b, diag.FirstLine(v.S, 60))
 		}
-		for _, p := range b.Params {
-			if v, ok := props[p.Name]; ok {
-				vars[p.Name] = v
-			} else if p.Def != "" {
-				vars[p.Name] = (&mdx.Scope{Mod: b.Mod}).Eval(p.Def, n.Line, b.Mod.File, r.env.W)
-			} else {
-				vars[p.Name] = mdx.Value{}
-			}
-		}
-		inner := &mdx.Scope{Vars: vars, Mod: b.Mod, JSX: true}
-		return r.flow(b.Body, inner, flowOpts{})
+		return r.valueHTML(v)
+	case mdx.BDynamic:
+		return r.placeholder(n, sc, b, b.Problem)
+	case mdx.BValue:
+		return r.valueHTML((&mdx.Scope{Mod: b.Mod, Budget: r.budget}).Eval(b.Expr, b.Line, b.Mod.File, r.env.W))
 	}
 	return r.kids(n, sc) // an import that failed, already reported
+}
+
+// placeholder stands for a component whose markup needs JavaScript to
+// run: a visible note in the page and a warning that names the component,
+// where it is defined and what could not be evaluated.
+func (r *Renderer) placeholder(n *mdx.Node, sc *mdx.Scope, b *mdx.Binding, why string) string {
+	where := r.fileOf(sc)
+	if b.Mod != nil {
+		where = b.Mod.File
+		if b.Line > 0 {
+			where += fmt.Sprintf(":%d", b.Line)
+		}
+	}
+	r.warn(sc, n.Line, "<%s> (defined in %s) needs JavaScript to run, which Lectern does not do (%s); a placeholder is shown", n.Name, where, why)
+	tag := "div"
+	if !n.Block {
+		tag = "span"
+	}
+	return "<" + tag + ` class="lc-placeholder" role="note">Interactive component <code>` + html.EscapeString(n.Name) +
+		"</code> is not available in this version of the docs.</" + tag + ">"
+}
+
+// propsObject makes the props of an element an object value, its keys
+// sorted (a spread {...props} writes them in that order).
+func propsObject(props map[string]mdx.Value) mdx.Value {
+	obj := mdx.Value{Kind: mdx.VObject}
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		obj.Keys = append(obj.Keys, k)
+		obj.Items = append(obj.Items, props[k])
+	}
+	return obj
 }
 
 // props evaluates an element's attributes, plus its children as
@@ -443,12 +469,12 @@ func (r *Renderer) checkURL(u, attr string, image bool, line int, sc *mdx.Scope)
 // newRenderer returns the Renderer of the page whose source is file, at
 // navigation path page, written to the output file out.
 func New(env *Env, file, page, out string) *Renderer {
-	return &Renderer{env: env, file: file, page: page, out: out, ids: markdown.NewHeadingIDs()}
+	return &Renderer{env: env, file: file, page: page, out: out, ids: markdown.NewHeadingIDs(), budget: &mdx.Budget{}}
 }
 
 // Module renders a parsed file as the page's content.
 func (r *Renderer) Module(mod *mdx.Module) string {
-	return r.flow(mod.Nodes, &mdx.Scope{Mod: mod}, flowOpts{})
+	return r.flow(mod.Nodes, &mdx.Scope{Mod: mod, Budget: r.budget}, flowOpts{})
 }
 
 // outFile returns the page's output file.

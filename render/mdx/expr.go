@@ -19,6 +19,7 @@ const (
 	VObject
 	VNodes   // JSX, or the children of a component
 	VUnknown // an expression Lectern cannot evaluate
+	VFunc    // a function (Fn)
 )
 
 // Value is the result of evaluating a JSX attribute or text expression.
@@ -32,6 +33,7 @@ type Value struct {
 	Keys  []string
 	Nodes []*Node // VNodes
 	Scope *Scope  // where VNodes are rendered
+	Fn    *Func   // VFunc
 	// Inline is set for VNodes whose content is phrasing (a JSX attribute,
 	// or children that start on their open tag's line).
 	Inline bool
@@ -91,6 +93,9 @@ type Scope struct {
 	// the text comes from elsewhere (an OpenAPI description) and its own
 	// lines are not lines of the file.
 	Line int
+	// Budget bounds the function calls of the evaluation, for the page
+	// (set on the page's outermost scopes).
+	Budget *Budget
 }
 
 // PinnedLine returns the line warnings of sc are reported at, or 0 when
@@ -124,8 +129,12 @@ func (sc *Scope) Binding(name string) *Binding {
 }
 
 // Eval evaluates the expression source src. It never fails: what it cannot
-// evaluate is a VUnknown holding the source.
+// evaluate is a VUnknown holding the source. Function calls are bounded
+// by the Budget of sc (or one of its own when none is set).
 func (sc *Scope) Eval(src string, line int, file string, w *diag.Warner) Value {
+	if sc.budget() == nil {
+		sc = &Scope{Parent: sc, Budget: &Budget{}, JSX: sc.JSX}
+	}
 	return sc.evalDepth(src, line, file, w, 0)
 }
 
@@ -142,6 +151,9 @@ func (sc *Scope) evalDepth(src string, line int, file string, w *diag.Warner, de
 		return Value{Kind: VUnknown, S: e}
 	}
 	depth++
+	if v, ok := sc.evalOps(e, line, file, w, depth); ok {
+		return v
+	}
 	switch c := e[0]; {
 	case c == '"' || c == '\'':
 		if end := quoteEnd(e, 0); end == len(e) {
@@ -152,9 +164,7 @@ func (sc *Scope) evalDepth(src string, line int, file string, w *diag.Warner, de
 			return sc.template(e[1:len(e)-1], line, file, w)
 		}
 	case c == '<':
-		p := NewParser(e, file, line, true, w)
-		nodes, _ := p.ParseFlow(nil)
-		return Value{Kind: VNodes, Nodes: nodes, Scope: &Scope{Parent: sc, JSX: true}, Inline: true}
+		return Value{Kind: VNodes, Nodes: sc.parseJSX(e, line, file, w), Scope: &Scope{Parent: sc, JSX: true}, Inline: true}
 	case c == '[' && strings.HasSuffix(e, "]"):
 		v := Value{Kind: VArray}
 		for _, part := range splitTopLevel(e[1:len(e)-1], ',') {
@@ -178,16 +188,66 @@ func (sc *Scope) evalDepth(src string, line int, file string, w *diag.Warner, de
 	case "null", "undefined":
 		return Value{}
 	}
-	if isPath(e) {
-		parts := strings.Split(e, ".")
-		if v, ok := sc.lookupVar(parts[0]); ok {
+	if p := strings.ReplaceAll(e, "?.", "."); isPath(p) {
+		parts := strings.Split(p, ".")
+		v, ok := sc.lookupVar(parts[0])
+		if !ok {
+			v, ok = sc.bindingValue(parts[0], line, w)
+		}
+		if ok {
 			for _, k := range parts[1:] {
-				v = v.Field(k)
+				v = member(v, k)
 			}
 			return v
 		}
 	}
 	return Value{Kind: VUnknown, S: e}
+}
+
+// parseJSX parses the JSX expression e, once per source in a page
+// (Budget) when it is evaluated again and again (the items of a map).
+func (sc *Scope) parseJSX(e string, line int, file string, w *diag.Warner) []*Node {
+	b := sc.budget()
+	if b != nil {
+		if nodes, ok := b.jsx[e]; ok {
+			return nodes
+		}
+	}
+	p := NewParser(e, file, line, true, w)
+	nodes, _ := p.ParseFlow(nil)
+	if b != nil && len(b.jsx) < maxJSXCache {
+		if b.jsx == nil {
+			b.jsx = map[string][]*Node{}
+		}
+		b.jsx[e] = nodes
+	}
+	return nodes
+}
+
+// bindingValue returns the value of a name the rendered file defines or
+// imports: a constant, or a function or component as a function value.
+func (sc *Scope) bindingValue(name string, line int, w *diag.Warner) (Value, bool) {
+	b := sc.Binding(name)
+	if b == nil {
+		return Value{}, false
+	}
+	switch b.Kind {
+	case BValue:
+		bud := sc.budget()
+		if bud == nil || bud.depth >= maxCallDepth || !bud.charge(len(b.Expr)) {
+			return Value{Kind: VUnknown, S: name}, true
+		}
+		bud.depth++
+		defer func() { bud.depth-- }()
+		return (&Scope{Mod: b.Mod, Budget: bud}).Eval(b.Expr, line, b.file(), w), true
+	case BComponent:
+		fn := &Func{Bind: b, Scope: &Scope{Mod: b.Mod, Budget: sc.budget()}}
+		if b.PropsName != "" && len(b.Params) == 0 {
+			fn.Names = []string{b.PropsName}
+		}
+		return Value{Kind: VFunc, Fn: fn}, true
+	}
+	return Value{Kind: VUnknown, S: name}, true
 }
 
 // template evaluates a template literal's text, substituting ${name} and

@@ -31,26 +31,75 @@ type BindingKind uint8
 
 const (
 	BSnippet    BindingKind = iota // a default import: the whole snippet file
-	BComponent                     // export const Name = (props) => (<JSX>)
+	BComponent                     // export const Name = (props) => ..., export function Name(props) {...}
 	BUnresolved                    // an import that failed (already reported)
+	BValue                         // export const Name = value
+	BDynamic                       // a component whose markup needs JavaScript to run (Problem says why)
 )
 
+// Binding is what a name of a file refers to: a snippet, a component or
+// function, a value.
 type Binding struct {
 	Kind BindingKind
-	Mod  *Module // BSnippet: the snippet; BComponent: the defining file
+	Mod  *Module // BSnippet: the snippet; the others: the defining file
 	// Params of a component: destructured names with default
 	// expressions, or the one name of a props object.
 	Params    []Param
 	PropsName string
-	Body      []*Node
+	// The body: JSX (Body), statements (Stmts, with Block set) or an
+	// expression (Expr, also the value of a BValue).
+	Body  []*Node
+	Stmts []Stmt
+	Block bool
+	Expr  string
+	// Name, Line and Problem describe a BDynamic binding: its name, where
+	// it is defined and what Lectern cannot evaluate in it.
+	Name    string
+	Line    int
+	Problem string
+	// size is the length of the body's source, which calls are charged
+	// for (Budget).
+	size int
 }
 
-type Param struct{ Name, Def string }
+// Param is a parameter of a component: the prop Key (Name when empty)
+// bound to Name, with a default expression.
+type Param struct{ Name, Key, Def string }
+
+func (p Param) key() string {
+	if p.Key != "" {
+		return p.Key
+	}
+	return p.Name
+}
 
 // ESMSink collects the top-level import and export statements of a file.
 type ESMSink struct {
 	Imports []ImportDecl
 	Exports map[string]*Binding
+	// Locals are the names a JavaScript module defines without exporting
+	// them (ParseJS).
+	Locals map[string]*Binding
+	// Aliases are the {local, exported} names of export default Name and
+	// export { a, b as c }.
+	Aliases [][2]string
+}
+
+// Resolve adds the exports that Aliases name to Exports.
+func (e *ESMSink) Resolve() {
+	for _, a := range e.Aliases {
+		b := e.Locals[a[0]]
+		if b == nil {
+			b = e.Exports[a[0]]
+		}
+		if b == nil {
+			continue
+		}
+		if e.Exports == nil {
+			e.Exports = map[string]*Binding{}
+		}
+		e.Exports[a[1]] = b
+	}
 }
 
 type ImportDecl struct {
@@ -65,7 +114,7 @@ var (
 	importRE      = regexp.MustCompile(`^import[ \t\n]+(?:([A-Za-z_$][\w$]*)[ \t\n]*,?[ \t\n]*)?(?:\{([^}]*)\}[ \t\n]*)?(?:\*[ \t\n]*as[ \t\n]+([A-Za-z_$][\w$]*)[ \t\n]*)?from[ \t\n]*["']([^"'\n]+)["'][ \t]*;?`)
 	importBareRE  = regexp.MustCompile(`^import[ \t]*["']([^"'\n]+)["'][ \t]*;?`)
 	exportConstRE = regexp.MustCompile(`^export[ \t]+(?:const|let|var)[ \t]+([A-Za-z_$][\w$]*)[ \t]*=[ \t\n]*`)
-	arrowRE       = regexp.MustCompile(`^(?:\(([^)]*)\)|([A-Za-z_$][\w$]*))[ \t]*=>[ \t\n]*`)
+	arrowNameRE   = regexp.MustCompile(`^([A-Za-z_$][\w$]*)[ \t]*=>[ \t\n]*`)
 )
 
 // statement consumes an import or export statement at p.pos (a line start
@@ -115,73 +164,33 @@ func (p *Parser) statement() bool {
 	return false
 }
 
-// export consumes an export statement. Components written as arrow
-// functions returning JSX are kept; anything else is ignored with a warning.
-func (p *Parser) export() {
-	start := p.pos
-	m := exportConstRE.FindStringSubmatch(p.src[start:])
-	if m == nil {
-		p.warn(start, "export statement ignored: only export const components are supported")
-		p.pos = statementEnd(p.src, start)
-		return
+// arrowHead matches the head of an arrow function at the start of s,
+// "(params) =>" or "name =>" and the spaces after it: am[0] is the head,
+// am[1] the parameters in parentheses, am[2] the one name. It is nil when
+// s does not start with an arrow function.
+func arrowHead(s string) []string {
+	if m := arrowNameRE.FindStringSubmatch(s); m != nil {
+		return []string{m[0], "", m[1]}
 	}
-	name := m[1]
-	k := start + len(m[0])
-	am := arrowRE.FindStringSubmatch(p.src[k:])
-	if am == nil {
-		p.warn(start, "export const %s ignored: only components (arrow functions returning JSX) are supported", name)
-		p.pos = statementEnd(p.src, start)
-		return
+	if !strings.HasPrefix(s, "(") {
+		return nil
 	}
-	b := &Binding{Kind: BComponent}
-	if am[2] != "" {
-		b.PropsName = am[2]
-	} else {
-		b.Params, b.PropsName = parseParams(am[1])
+	e := matchEnd(s, 0)
+	if e < 0 {
+		return nil
 	}
-	k += len(am[0])
-	switch {
-	case k < len(p.src) && p.src[k] == '(':
-		p.pos = k + 1
-		p.stopParen = true
-		b.Body, _ = p.ParseFlow(nil)
-		p.stopParen = false
-		if off := nextStatement(p.src[k+1 : p.pos]); off >= 0 {
-			p.warn(start, "export const %s: its body runs into the statement on line %d; is a ) missing?",
-				name, p.lineOf(k+1+off))
-		}
-		if p.pos < len(p.src) && p.src[p.pos] == ')' {
-			p.pos++
-			if e := p.pos; !onlySpaceAfter(p.src, e) && !(p.src[e] == ';' && onlySpaceAfter(p.src, e+1)) {
-				p.warn(start, "export const %s: unexpected text after the component's closing )", name)
-			}
-		} else {
-			p.warn(start, "export const %s: missing ) at the end of the component", name)
-		}
-	case k < len(p.src) && p.src[k] == '<':
-		p.pos = k
-		els, ok := p.element(nil)
-		if !ok {
-			p.warn(start, "export const %s ignored: its JSX could not be read", name)
-			p.pos = statementEnd(p.src, start)
-			return
-		}
-		b.Body = els
-	default:
-		p.warn(start, "export const %s ignored: only components that return JSX directly are supported", name)
-		p.pos = statementEnd(p.src, start)
-		return
+	k := e
+	for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+		k++
 	}
-	for p.pos < len(p.src) && (p.src[p.pos] == ';' || p.src[p.pos] == ' ' || p.src[p.pos] == '\t') {
-		p.pos++
+	if !strings.HasPrefix(s[k:], "=>") {
+		return nil
 	}
-	if p.ESM.Exports == nil {
-		p.ESM.Exports = map[string]*Binding{}
+	k += 2
+	for k < len(s) && isSpace(s[k]) {
+		k++
 	}
-	if p.ESM.Exports[name] != nil {
-		p.warn(start, "export const %s is defined more than once; the last definition is used", name)
-	}
-	p.ESM.Exports[name] = b
+	return []string{s[:k], s[1 : e-1], ""}
 }
 
 // parseParams reads an arrow function's parameter list: "{ a, b = 1 }" or
@@ -194,15 +203,20 @@ func parseParams(s string) (params []Param, whole string) {
 	s = strings.TrimSuffix(strings.TrimPrefix(s, "{"), "}")
 	for _, part := range splitTopLevel(s, ',') {
 		part = strings.TrimSpace(part)
-		if part == "" || strings.HasPrefix(part, "...") {
+		if part == "" {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(part, "..."); ok { // { a, ...rest }: all the props
+			params = append(params, Param{Name: strings.TrimSpace(rest), Key: "..."})
 			continue
 		}
 		name, def, _ := strings.Cut(part, "=")
 		name = strings.TrimSpace(name)
-		if _, alias, ok := strings.Cut(name, ":"); ok { // { title: heading }
-			name = strings.TrimSpace(alias)
+		key := ""
+		if k, alias, ok := strings.Cut(name, ":"); ok { // { title: heading }
+			key, name = strings.TrimSpace(k), strings.TrimSpace(alias)
 		}
-		params = append(params, Param{Name: name, Def: strings.TrimSpace(def)})
+		params = append(params, Param{Name: name, Key: key, Def: strings.TrimSpace(def)})
 	}
 	return params, ""
 }

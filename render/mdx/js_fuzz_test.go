@@ -1,0 +1,50 @@
+package mdx
+
+import (
+	"testing"
+	"time"
+
+	"lectern.dev/lectern/render/diag"
+)
+
+// FuzzJS feeds arbitrary text to the readers of JavaScript: a function
+// body (ParseBody), a .jsx module (ParseJS) and an expression (Eval, with
+// the module's names in scope). None may panic, and each must end quickly
+// whatever the input.
+func FuzzJS(f *testing.F) {
+	for _, s := range []string{
+		"const a = [1, 2];\nif (!a || a.length === 0) return null;\nreturn (<ul>{a.map((x, i) => <li key={i}>{x}</li>)}</ul>);",
+		"export const T = ({ rows = [] }) => { const h = rows.filter((r) => r.ok); return h.length > 0 ? <p>{h.join(', ')}</p> : null }",
+		"export function F(props) { return props.a ?? `x ${props.b}` + 1 }\nexport default F;\nexport { F as G }",
+		"const [a, setA] = useState(0); return <button>{a}</button>",
+		"if (x) { if (y) { return 1 } else return 2 } return Object.keys({a: 1}).map(k => k.toUpperCase())",
+		"export const f = (n) => f(n)\nconst g = () => { return g() }",
+		"((((((a))))))?b:c?d:e", "a ? b", "() => {", "export const X = (", "return <a href={`${x}`}>'t</a>",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		start := time.Now()
+		ParseBody(s, 1)
+		w := &diag.Warner{Mute: 1}
+		p := NewParser(s, "f.jsx", 1, true, w)
+		p.ESM = &ESMSink{}
+		p.ParseJS()
+		p.ESM.Resolve()
+		m := &Module{File: "f.jsx", Names: map[string]*Binding{}, Exports: p.ESM.Exports}
+		for name, b := range p.ESM.Locals {
+			b.Mod, m.Names[name] = m, b
+		}
+		for name, b := range p.ESM.Exports {
+			b.Mod, m.Names[name] = m, b
+		}
+		sc := &Scope{Mod: m, Budget: &Budget{}, Vars: map[string]Value{"props": {Kind: VObject}}}
+		sc.Eval(s, 1, "f.jsx", w)
+		for name := range m.Names {
+			sc.Eval(name+"()", 1, "f.jsx", w)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%d bytes took %v", len(s), d)
+		}
+	})
+}
