@@ -411,7 +411,7 @@ func (s *site) load() error {
 	s.customJS = s.customScriptFiles()
 	s.theme = layout.New(&layout.Site{
 		Config: s.cfg, Warner: s.w, Links: s.links, Pages: s.pages, Order: s.order, Entries: s.entries,
-		Features: s.opts.features(), CustomJS: s.customJS, Window: buildWindow,
+		Features: s.opts.features(), CustomJS: s.customJS, Window: buildWindow, Banner: s.bannerFunc(),
 	})
 	return nil
 }

@@ -62,10 +62,12 @@ type pageView struct {
 	Sidebar       template.HTML
 	Breadcrumbs   []linkView
 
-	Body template.HTML
-	TOC  []search.TOCItem
-	Prev *linkView
-	Next *linkView
+	// Banner is the bar at the top of every page (Site.Banner).
+	Banner template.HTML
+	Body   template.HTML
+	TOC    []search.TOCItem
+	Prev   *linkView
+	Next   *linkView
 }
 
 // Begin and End are the markers around the markup of feature name
@@ -120,6 +122,9 @@ func (t *Theme) view(outName string, p *page.Page) *pageView {
 	}
 	for _, f := range t.s.CustomJS {
 		v.CustomScripts = append(v.CustomScripts, s.Links.AssetURL(outName, features.CustomScriptDir+f))
+	}
+	if s.Banner != nil {
+		v.Banner = template.HTML(s.Banner(outName))
 	}
 	t.viewFeatures(v, outName)
 	t.viewLogos(v, outName)

@@ -28,4 +28,7 @@ type Site struct {
 	// Window sets when a section's sidebar is windowed (sidebar_window.go);
 	// zero for defaultWindow.
 	Window Window
+	// Banner, when set, returns the HTML of the bar shown at the top of
+	// the page written as outName (docs.json banner), or "".
+	Banner func(outName string) string
 }
