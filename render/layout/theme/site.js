@@ -239,6 +239,21 @@
       });
     });
   }
+  // Tooltips show by CSS; this keeps a bubble inside the window.
+  function initTooltips() {
+    each(doc.querySelectorAll(".lc-tooltip"), function (t) {
+      var bubble = t.querySelector(".lc-tooltip-bubble");
+      if (!bubble) return;
+      function place() {
+        bubble.style.marginLeft = "";
+        var r = bubble.getBoundingClientRect(), room = doc.documentElement.clientWidth - 8;
+        if (r.left < 8) bubble.style.marginLeft = (8 - r.left) + "px";
+        else if (r.right > room) bubble.style.marginLeft = (room - r.right) + "px";
+      }
+      t.addEventListener("mouseenter", place);
+      t.addEventListener("focusin", place);
+    });
+  }
   function initViews() {
     var views = doc.querySelectorAll(".lc-content .lc-view");
     var titles = [];
@@ -343,6 +358,7 @@
     initTabs();
     initCopy();
     initComponentCopy();
+    initTooltips();
     initViews();
     initPanel();
     initAccordionHash();
