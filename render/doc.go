@@ -119,13 +119,17 @@
 // Lectern does not run JavaScript. render/mdx reads the parts of MDX that
 // documentation sites use: fenced code and code spans (left literal), JSX
 // elements, {/* comments */}, {expressions}, imports of .mdx/.md snippets
-// and components exported as arrow functions returning JSX; other exports
-// are ignored with a warning. Expressions are evaluated without running
-// code: literals, arrays, objects, JSX and the props of the component being
-// rendered; anything else is shown as written, with a warning. Markdown
+// and .jsx modules, and exported components and constants. Expressions and
+// the bodies of components (const, if, return) are evaluated without
+// running code: literals, arrays, objects, JSX, props, the file's
+// constants and functions, operators, map/filter/join and a few built-ins,
+// within a per-page budget (mdx.Budget); anything else is shown as
+// written, with a warning, and a component that needs JavaScript to run
+// is a visible placeholder with a warning. Markdown
 // and JSX meet in render/markdown's goldmark extension, in which each
 // element stands as an inset token: goldmark decides the Markdown
 // structure around elements, and JSX never reaches its parsers. Known
-// components become semantic HTML with classes named lc-<kebab-name>;
-// unknown ones produce a Warning and their children are still shown.
+// components become semantic HTML with classes named lc-<kebab-name>
+// (docs/components.md lists them); unknown ones produce a Warning and
+// their children are still shown.
 package render

@@ -7,8 +7,9 @@
 // table (components.go) maps each Mintlify component to the function that
 // writes it, with classes named lc-<kebab-name>; lowercase elements are
 // HTML, kept to what is safe (html_elements.go, render/safe); components a
-// file exports as arrow functions and imported snippets are expanded with
-// their props, within Env.MaxExpansions. Every link and image goes
+// file exports (or imports from .jsx modules) and imported snippets are
+// expanded with their props, within Env.MaxExpansions; a component whose
+// markup needs JavaScript to run is a visible placeholder and a warning. Every link and image goes
 // through Env.Links; problems are warnings on Env.W, with file and line.
 //
 // To add a component, add its function to the table and a page using it

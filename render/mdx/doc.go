@@ -5,11 +5,16 @@
 // (components and lowercase HTML, with their Attrs and Children), {
 // expressions } and raw HTML; fenced code and code spans stay literal.
 // Top-level import and export statements go to an ESMSink: imports of
-// .mdx/.md snippets, and components written as arrow functions returning
-// JSX (Binding). A Module is a parsed file with what it imports and
-// exports. Scope.Eval evaluates an expression without running code:
-// literals, arrays, objects, JSX and the props of the component being
-// rendered; anything else is a VUnknown Value, shown as written.
+// .mdx/.md snippets and .jsx modules (ParseJS reads those), components
+// written as arrow functions or functions, and constants (Binding). A
+// Module is a parsed file with what it imports and exports. Scope.Eval
+// evaluates an expression without running code: literals, arrays,
+// objects, JSX, the props of the component being rendered, the file's
+// constants and functions, operators and a few methods (jseval.go,
+// jscall.go); ParseBody reads the const, if and return statements of a
+// function body (jsscan.go). Function calls are bounded by a Budget.
+// Anything else is a VUnknown Value, shown as written, and a component
+// whose body cannot be read is a BDynamic Binding.
 //
 // It knows nothing of HTML output, components or goldmark: the renderer
 // (render/components) walks the tree it produces. The scanner's helpers
