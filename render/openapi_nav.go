@@ -331,15 +331,11 @@ func (s *site) generatedNav(op *openapi.Operation, key, dir string, used map[str
 	return &config.Nav{Kind: config.NavPage, Page: slug}
 }
 
-// openAPIGenerated registers the generated page of navigation entry e, if
-// it is one, and reports whether it was.
-func (s *site) openAPIGenerated(e config.NavEntry) bool {
+// openAPIGenerated returns the page the OpenAPI navigation generated for
+// entry e, or nil when e is a page of the repository.
+func (s *site) openAPIGenerated(e config.NavEntry) *page.Page {
 	if s.api == nil || s.api.generated[e.Page] == nil {
-		return false
+		return nil
 	}
-	p := s.api.generated[e.Page].page
-	s.pages[e.Page] = p
-	s.entries[e.Page] = e
-	s.order = append(s.order, p)
-	return true
+	return s.api.generated[e.Page].page
 }

@@ -8,6 +8,7 @@ import (
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/features"
+	"lectern.dev/lectern/render/icons"
 	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/page"
 	"lectern.dev/lectern/render/safe"
@@ -99,9 +100,11 @@ type selectorView struct {
 // sideItem is an entry of the sidebar: a page, a link or a group.
 type sideItem struct {
 	Label, URL, Icon string
+	Tag              string // shown beside the label (sideLabel)
 	Page             string // for page entries
 	External         bool
 	IsGroup          bool
+	Expanded         bool // a nested group open by default
 	Items            []*sideItem
 }
 
@@ -196,6 +199,11 @@ func (t *Theme) viewHeaderLinks(v *pageView, outName string) {
 	}
 	v.NavbarLinks = nav
 	v.Anchors = t.links(outName, s.Config.Anchors)
+	for i := range v.Anchors {
+		if ic := v.Anchors[i].Icon; ic != "" {
+			v.Anchors[i].IconHTML = template.HTML(icons.HTML(ic))
+		}
+	}
 	v.Footer = t.socials(outName) // socials.go
 }
 
