@@ -417,6 +417,7 @@ func (s *site) load() error {
 		return err
 	}
 	s.links.Unpublished = s.unpublishedFiles() // publish.go
+	s.checkIcons()
 	s.customJS = s.customScriptFiles()
 	s.theme = layout.New(&layout.Site{
 		Config: s.cfg, Warner: s.w, Links: s.links, Pages: s.pages, Order: s.order, Entries: s.entries,

@@ -105,5 +105,5 @@ var faIcons = map[string]string{
 	"flask-vial": "flask-conical", "vial-circle-check": "test-tube-diagonal", "arrows-turn-to-dots": "split",
 	"arrows-split-up-and-left": "split", "volume-xmark": "volume-x", "pen-fancy": "pen-tool", "left-right": "arrow-left-right",
 	"arrow-right-arrow-left": "arrow-right-left", "laptop-mobile": "monitor-smartphone", "flow": "workflow",
-	"face-smiling-hands": "smile", "burger": "hamburger",
+	"face-smiling-hands": "smile", "burger": "hamburger", "text-size": "a-large-small", "alien-8bit": "ghost",
 }

@@ -8,7 +8,6 @@ import (
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/features"
-	"lectern.dev/lectern/render/icons"
 	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/page"
 	"lectern.dev/lectern/render/safe"
@@ -201,7 +200,7 @@ func (t *Theme) viewHeaderLinks(v *pageView, outName string) {
 	v.Anchors = t.links(outName, s.Config.Anchors)
 	for i := range v.Anchors {
 		if ic := v.Anchors[i].Icon; ic != "" {
-			v.Anchors[i].IconHTML = template.HTML(icons.HTML(ic))
+			v.Anchors[i].IconHTML = template.HTML(s.Config.Icons().HTML(ic))
 		}
 	}
 	v.Footer = t.socials(outName) // socials.go
@@ -282,7 +281,7 @@ func (t *Theme) viewSidebar(v *pageView, outName string, p *page.Page, root *con
 	} else if p != nil && p.Front.Hidden {
 		// A hidden page is shown in the sidebar where the navigation has
 		// it, on its own page only: that sidebar is not shared.
-		v.Sidebar = renderSidebar(t.sideItems(root.Children, outName, p.Path)).forPage(current)
+		v.Sidebar = renderSidebar(t.sideItems(root.Children, outName, p.Path), t.s.Config.Icons()).forPage(current)
 	} else {
 		v.Sidebar = t.sidebar(root, outName).forPage(current)
 	}

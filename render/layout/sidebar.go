@@ -88,7 +88,7 @@ func (t *Theme) sidebar(root *config.Nav, outName string) *sidebarHTML {
 		t.sidebars.m = map[sidebarKey]*sidebarHTML{}
 	}
 	muted := t.ForWarner(&diag.Warner{Mute: 1})
-	sb := renderSidebar(muted.sideItems(root.Children, outName, ""))
+	sb := renderSidebar(muted.sideItems(root.Children, outName, ""), t.s.Config.Icons())
 	t.sidebars.m[key] = sb
 	return sb
 }
@@ -182,13 +182,14 @@ func (t *Theme) sidebarInputs(root *config.Nav) string {
 }
 
 // renderSidebar renders the sidebar: top-level groups as titled sections,
-// nested groups as collapsible <details>. It is written in Go rather than
-// the template because it is most of each page.
-func renderSidebar(items []*sideItem) *sidebarHTML {
-	w := &sidebarWriter{active: map[string][]insertion{}}
+// nested groups as collapsible <details>, their icons from library lib. It
+// is written in Go rather than the template because it is most of each
+// page.
+func renderSidebar(items []*sideItem, lib icons.Library) *sidebarHTML {
+	w := &sidebarWriter{active: map[string][]insertion{}, lib: lib}
 	for _, it := range items {
 		if it.IsGroup {
-			w.b.WriteString(`<div class="lc-nav-section"><p class="lc-nav-heading">` + icons.HTML(it.Icon) + sideLabel(it.Label, it.Tag) + "</p>")
+			w.b.WriteString(`<div class="lc-nav-section"><p class="lc-nav-heading">` + lib.HTML(it.Icon) + sideLabel(it.Label, it.Tag) + "</p>")
 			w.list(it.Items, nil)
 			w.b.WriteString("</div>\n")
 			continue
@@ -213,6 +214,7 @@ func renderSidebar(items []*sideItem) *sidebarHTML {
 type sidebarWriter struct {
 	b      strings.Builder
 	active map[string][]insertion
+	lib    icons.Library
 }
 
 // list writes a list of entries; opens are the offsets of the open
@@ -229,7 +231,7 @@ func (w *sidebarWriter) list(items []*sideItem, opens []int) {
 			} else {
 				inner = append(opens[:len(opens):len(opens)], b.Len())
 			}
-			b.WriteString("><summary>" + icons.HTML(it.Icon) + sideLabel(it.Label, it.Tag) + "</summary>")
+			b.WriteString("><summary>" + w.lib.HTML(it.Icon) + sideLabel(it.Label, it.Tag) + "</summary>")
 			w.list(it.Items, inner)
 			b.WriteString("</details></li>")
 			continue

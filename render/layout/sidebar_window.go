@@ -63,7 +63,8 @@ func (t *Theme) window() Window {
 // sidebarWindow is a section flattened for windowed sidebars. It depends
 // on the section only, not on the folder of the output file.
 type sidebarWindow struct {
-	size    int // entries shown: Window.Size when it was made
+	size    int           // entries shown: Window.Size when it was made
+	lib     icons.Library // the site's icon library, for the groups' icons
 	groups  []sideGroup
 	entries []sideEntry // the visible entries, in navigation order
 	pages   []int       // indices of the page entries, ascending
@@ -112,7 +113,7 @@ func (t *Theme) sidebarWindowOf(root *config.Nav) *sidebarWindow {
 	if c.windows == nil {
 		c.windows = map[*config.Nav]*sidebarWindow{}
 	}
-	w := &sidebarWindow{size: max(t.window().Size, 1), at: map[string]int{}, hidden: map[string]hiddenEntry{}}
+	w := &sidebarWindow{size: max(t.window().Size, 1), lib: t.s.Config.Icons(), at: map[string]int{}, hidden: map[string]hiddenEntry{}}
 	t.flattenSidebar(w, root.Children, -1, 0)
 	// Hidden pages count: each shows the sidebar with itself added, which
 	// the full sidebar renders for that page alone.
@@ -278,14 +279,14 @@ func commonDepth(a, b, c []int) int {
 func (w *sidebarWindow) openGroup(b *strings.Builder, g int, open bool) {
 	gr := &w.groups[g]
 	if gr.depth == 0 {
-		b.WriteString(`<div class="lc-nav-section"><p class="lc-nav-heading">` + icons.HTML(gr.icon) + sideLabel(gr.label, gr.tag) + `</p><ul class="lc-nav-list">`)
+		b.WriteString(`<div class="lc-nav-section"><p class="lc-nav-heading">` + w.lib.HTML(gr.icon) + sideLabel(gr.label, gr.tag) + `</p><ul class="lc-nav-list">`)
 		return
 	}
 	b.WriteString(`<li class="lc-nav-group"><details`)
 	if open || gr.expanded {
 		b.WriteString(openAttr)
 	}
-	b.WriteString("><summary>" + icons.HTML(gr.icon) + sideLabel(gr.label, gr.tag) + `</summary><ul class="lc-nav-list">`)
+	b.WriteString("><summary>" + w.lib.HTML(gr.icon) + sideLabel(gr.label, gr.tag) + `</summary><ul class="lc-nav-list">`)
 }
 
 // closeGroup writes the end of group g.
