@@ -216,6 +216,9 @@ func (o Options) normalize() (Options, error) {
 	if err := feats.ValidateBuild(); err != nil {
 		return o, err
 	}
+	if o.Export {
+		feats.EmbedHosts = nil // an export loads nothing from other hosts
+	}
 	o.Features = &feats
 	o.Limits = o.Limits.WithDefaults()
 	o.SiteURL = strings.TrimRight(strings.TrimSpace(o.SiteURL), "/")

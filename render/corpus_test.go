@@ -40,7 +40,7 @@ var corpora = []struct {
 			"index.html":                         {`class="lc-card lc-card-link lc-card-horizontal"`, `<div class="lc-columns" style="--lc-cols: 2">`},
 			"essentials/markdown.html":           {`<div class="lc-latex"><code>8 x (vk x H1 - H2) = (0,1)</code></div>`},
 			"api-reference/endpoint/create.html": {`<span class="lc-method lc-method-post">POST</span><code class="lc-openapi-path">/plants</code>`},
-			"essentials/images.html":             {`<a class="lc-external-media" href="https://www.youtube.com/embed/4KzFe50RQkQ"`},
+			"essentials/images.html":             {`<a class="lc-media-card" href="https://www.youtube.com/watch?v=4KzFe50RQkQ" target="_blank" rel="noopener noreferrer">`},
 		},
 	},
 	{

@@ -37,6 +37,9 @@ type Env struct {
 	// Icons is the site's icon library (docs.json icons.library); the
 	// zero value is Font Awesome.
 	Icons icons.Library
+	// EmbedHosts are the hosts whose <iframe>s are kept (media.go),
+	// lower case; nil, as in exports, for none.
+	EmbedHosts []string
 }
 
 // Renderer renders the MDX of one page (and the snippets it uses).
