@@ -183,7 +183,8 @@ func mediaWhat(tag string) string {
 	return "file"
 }
 
-// externalMedia is the link that replaces media on another host.
+// externalMedia is the link that replaces media on another host that has
+// no poster card (media.go): an image, an <embed> or <object>.
 func externalMedia(tag, src string, props map[string]mdx.Value) string {
 	label := props["alt"].Str()
 	if label == "" {
@@ -193,8 +194,6 @@ func externalMedia(tag, src string, props map[string]mdx.Value) string {
 		switch tag {
 		case "img":
 			label = "External image"
-		case "iframe":
-			label = "External content"
 		default:
 			label = "External media"
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/mdx"
 )
 
@@ -55,13 +56,22 @@ func (r *Renderer) remoteMedia(name string, n *mdx.Node, sc *mdx.Scope) string {
 }
 
 // remoteSrc returns the src attribute of n when it is an http(s) URL of
-// another host.
+// another host. An expression is evaluated without warnings: the element
+// is rendered (and warned about) as usual when its source is not remote.
 func (r *Renderer) remoteSrc(n *mdx.Node, sc *mdx.Scope) string {
 	for _, a := range n.Attrs {
 		if a.Name != "src" {
 			continue
 		}
-		s := strings.TrimSpace(r.attrValue(a, n, sc).Str())
+		v := mdx.Value{Kind: mdx.VString, S: html.UnescapeString(a.Val)}
+		switch a.Kind {
+		case mdx.AttrBool:
+			continue
+		case mdx.AttrString:
+		default:
+			v = sc.Eval(a.Val, n.Line, r.fileOf(sc), &diag.Warner{Mute: 1})
+		}
+		s := strings.TrimSpace(v.Str())
 		if u, ok := remoteURL(s); ok {
 			return u.String()
 		}

@@ -99,3 +99,25 @@ func TestMediaGolden(t *testing.T) {
 		})
 	}
 }
+
+// A source written as an expression is read as one written as a string.
+func TestMediaExpressionSrc(t *testing.T) {
+	t.Parallel()
+	site := sitetest.Archive(t, "-- docs.json --\n{\"navigation\": {\"pages\": [\"index\"]}}\n-- index.mdx --\n"+
+		"<iframe src={\"https://youtu.be/4KzFe50RQkQ\"} />\n\n<video src={`https://cdn.example.com/a.mp4`} />\n")
+	out := t.TempDir()
+	res, err := render.Build(context.Background(), site, output.Dir{Dir: out}, render.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := sitetest.Content(t, string(sitetest.ReadDir(t, out)["index.html"]))
+	if !strings.Contains(got, `<a class="lc-media-card" href="https://www.youtube.com/watch?v=4KzFe50RQkQ" target="_blank" rel="noopener noreferrer">`) {
+		t.Errorf("no poster card in\n%s", got)
+	}
+	if !strings.Contains(got, `<a class="lc-media-card" href="https://cdn.example.com/a.mp4" target="_blank" rel="noopener noreferrer">`) {
+		t.Errorf("no poster card for the video in\n%s", got)
+	}
+	if len(res.Warnings) > 0 {
+		t.Errorf("warnings: %v", res.Warnings)
+	}
+}
