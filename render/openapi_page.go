@@ -30,8 +30,11 @@ type apiState struct {
 	didScan  bool
 	// pageSpec is the document inherited by a navigation page from the
 	// tab or group holding it.
-	pageSpec   map[string]string
-	generated  map[string]*apiGenerated
+	pageSpec  map[string]string
+	generated map[string]*apiGenerated
+	// pagePaths are the page paths of each document's operations, by
+	// document and folder (openapi.Doc.PagePaths).
+	pagePaths  map[string]map[*openapi.Operation]string
 	playground bool
 }
 
@@ -47,7 +50,8 @@ type apiGenerated struct {
 
 func (s *site) apiState() *apiState {
 	if s.api == nil {
-		s.api = &apiState{specs: map[string]*apiSpec{}, pageSpec: map[string]string{}, generated: map[string]*apiGenerated{}}
+		s.api = &apiState{specs: map[string]*apiSpec{}, pageSpec: map[string]string{}, generated: map[string]*apiGenerated{},
+			pagePaths: map[string]map[*openapi.Operation]string{}}
 	}
 	return s.api
 }

@@ -226,8 +226,10 @@ Hi
 -- store.yaml --
 `+spec31+`
 `, Options{Export: true})
-	for _, f := range []string{"api-reference/pets/getpet.html", "api-reference/pets/createpet.html", "api-reference/get-broken.html",
-		"store/delete-orders-id.html", "store/webhooks/webhook-order-created.html"} {
+	// Mintlify's paths: the summary, else the method and path; the first
+	// tag's folder; the openapi object's directory.
+	for _, f := range []string{"api-reference/pets/get-a-pet.html", "api-reference/pets/post-pets.html", "api-reference/get-broken.html",
+		"store/delete-order.html", "store/order-created.html"} {
 		if !out.has(f) {
 			t.Errorf("no %s; output: %v", f, slices.Sorted(maps.Keys(out.files)))
 		}
@@ -235,14 +237,14 @@ Hi
 	if res.Pages != 6 {
 		t.Errorf("Pages = %d, want 6", res.Pages)
 	}
-	page := out.get(t, "api-reference/pets/getpet.html")
+	page := out.get(t, "api-reference/pets/get-a-pet.html")
 	for _, want := range []string{`<h1 class="lc-title">Get a pet</h1>`, `<p class="lc-nav-heading">Pets</p>`,
 		`<script src="../../_lectern/playground.js" defer></script>`} {
 		if !strings.Contains(page, want) {
-			t.Errorf("getpet.html lacks %s", want)
+			t.Errorf("get-a-pet.html lacks %s", want)
 		}
 	}
-	if !strings.Contains(out.get(t, "store/delete-orders-id.html"), `<p class="lc-nav-heading">Orders</p>`) {
+	if !strings.Contains(out.get(t, "store/delete-order.html"), `<p class="lc-nav-heading">Orders</p>`) {
 		t.Error("store page not in its group")
 	}
 }
