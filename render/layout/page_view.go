@@ -101,6 +101,7 @@ type sideItem struct {
 	Label, URL, Icon string
 	Tag              string // shown beside the label (sideLabel)
 	Page             string // for page entries
+	Badge            string // HTML of the method badge of an API page (methodBadge)
 	External         bool
 	IsGroup          bool
 	Expanded         bool // a nested group open by default

@@ -154,6 +154,7 @@ func (t *Theme) sidebarInputs(root *config.Nav) string {
 					field(p.Front.Icon)
 					field(pageTag(p))
 					field(p.Front.URL)
+					field(methodBadge(p))
 					buf = append(buf, 1)
 					if p.Front.Hidden {
 						buf = append(buf, 1)
@@ -247,7 +248,7 @@ func (w *sidebarWriter) list(items []*sideItem, opens []int) {
 		if it.External {
 			b.WriteString(` rel="noopener"`)
 		}
-		b.WriteString(">" + sideLabel(it.Label, it.Tag) + "</a></li>")
+		b.WriteString(">" + it.Badge + sideLabel(it.Label, it.Tag) + "</a></li>")
 	}
 	b.WriteString("</ul>")
 }
@@ -290,7 +291,8 @@ func (t *Theme) sideItems(nodes []*config.Nav, outName, show string) []*sideItem
 				out = append(out, &sideItem{Label: NavLabel(p), URL: u, Icon: p.Front.Icon, Tag: pageTag(p), External: ext})
 				continue
 			}
-			out = append(out, &sideItem{Label: NavLabel(p), URL: t.s.Links.PageURL(outName, n.Page), Icon: p.Front.Icon, Tag: pageTag(p), Page: n.Page})
+			out = append(out, &sideItem{Label: NavLabel(p), URL: t.s.Links.PageURL(outName, n.Page), Icon: p.Front.Icon, Tag: pageTag(p), Page: n.Page,
+				Badge: methodBadge(p)})
 		case n.Kind == config.NavLink:
 			u, ext := t.configLink(outName, n.Href)
 			out = append(out, &sideItem{Label: n.Label, URL: u, Icon: n.Icon, External: ext})

@@ -317,6 +317,9 @@ func writeSideLink(b *strings.Builder, s *Site, outName string, e *sideEntry, cu
 		b.WriteString(` rel="noopener"`)
 	}
 	b.WriteByte('>')
+	if e.page != "" {
+		b.WriteString(methodBadge(s.Pages[e.page]))
+	}
 	b.WriteString(sideLabel(e.label, e.tag))
 	b.WriteString("</a></li>")
 }
