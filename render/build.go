@@ -452,8 +452,9 @@ func (s *site) renderBody(p *page.Page, outName string) (body string) {
 		mod = s.parseModule(p.File, p.Body, p.BodyLine)
 	}
 	r := components.New(s.renderEnv(), p.File, p.Path, outName)
-	// Marker-like comments of the content are made inert (render/features).
-	return s.openAPIBody(r, p, mod, features.NeutralizeMarkers(r.Module(mod)))
+	// Marker-like comments of the content are made inert (render/features);
+	// API pages and pages with examples get two columns (openapi_examples.go).
+	return s.pageBody(r, p, mod)
 }
 
 // Output receives the built site, one file at a time (output.Output).

@@ -167,6 +167,7 @@ func (s *site) openAPINav(cfg *config.Config) {
 	if cfg == nil {
 		return
 	}
+	st.examples = s.readExamples(cfg)
 	for _, v := range []any{cfg.Raw["openapi"], nestedKey(cfg.Raw, "api", "openapi")} {
 		if n := config.ParseNavOpenAPI(v); n != nil {
 			for _, src := range n.Sources {

@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"io/fs"
 	"strings"
 	"testing"
 )
@@ -138,4 +139,35 @@ func TestCleanPagePath(t *testing.T) {
 			t.Errorf("CleanPagePath(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// FuzzPagePaths gives the page paths and the request examples of any
+// document: the paths, once cleaned, are relative slash paths without
+// dot segments or characters a URL path cannot hold, and no language's
+// snippet panics.
+func FuzzPagePaths(f *testing.F) {
+	f.Add([]byte(pathsDoc))
+	f.Add([]byte(`{"openapi": "3.1.0", "tags": [{"name": "..", "x-group": "x"}], "paths": {"/a/{b}": {"post": {"summary": "../../x?#%\u0000", "tags": ["../.."],
+  "x-mint": {"href": "/../y/"}, "x-codeSamples": [{"lang": "py", "source": "print(1)"}],
+  "requestBody": {"content": {"multipart/form-data": {"schema": {"type": "object", "properties": {"f": {"type": "string", "format": "binary"}, "n": {"type": "string"}}}}}}}}}}`))
+	var all []string
+	for _, l := range languages {
+		all = append(all, l.key)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 16<<10 {
+			return
+		}
+		d, err := ParseFilesMax("api.yaml", data, nil, 5000)
+		if err != nil {
+			return
+		}
+		for op, p := range d.PagePaths("") {
+			c := CleanPagePath(p)
+			if c != "" && !fs.ValidPath(c) || strings.ContainsAny(c, "?#%\\\x00\n") {
+				t.Fatalf("CleanPagePath(%q) = %q", p, c)
+			}
+			Render(op, Options{Playground: true, Examples: Examples{Languages: all}})
+		}
+	})
 }
