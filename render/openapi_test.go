@@ -162,10 +162,10 @@ openapi: "specs/pets.json PATCH /pets"
 			t.Errorf("get.html lacks %s", want)
 		}
 	}
-	for _, want := range []string{"curl --request GET \\\n  --url 'https://api.pets.test/v1/pets/123?fields=all'",
+	for _, want := range []string{"curl --request GET \\\n  --url 'https://api.pets.test/v1/pets/{petId}?fields=all'",
 		"--header 'X-Trace: <string>'", "--header 'X-Api-Key: <api-key>'",
 		`"error": "no such pet"`, `"email": "jsmith@example.com"`,
-		`response = requests.request("GET", url, headers=headers)`, `fetch("https://api.pets.test/v1/pets/123?fields=all", options)`,
+		`response = requests.request("GET", url, headers=headers)`, `fetch("https://api.pets.test/v1/pets/{petId}?fields=all", options)`,
 		`req, _ := http.NewRequest("GET", url, nil)`, `CURLOPT_CUSTOMREQUEST => 'GET'`, `Unirest.get(`} {
 		if !strings.Contains(pageText(get), want) {
 			t.Errorf("get.html's examples lack %s", want)

@@ -125,7 +125,11 @@ func (w *writer) request(params []param, secs []security) *httpRequest {
 		}
 		switch p.in {
 		case "path":
-			path = strings.ReplaceAll(path, "{"+p.name+"}", url.PathEscape(paramExample(p, w.r)))
+			// A value the document gives, else the parameter as in the
+			// path ("{id}"), as Mintlify writes it.
+			if given(p, w.r) {
+				path = strings.ReplaceAll(path, "{"+p.name+"}", url.PathEscape(paramExample(p, w.r)))
+			}
 		case "query":
 			query = append(query, url.QueryEscape(p.name)+"="+url.QueryEscape(paramExample(p, w.r)))
 		case "header":
@@ -209,6 +213,16 @@ func (w *writer) serverURL() string {
 		return strings.TrimRight(w.ops.doc.Servers[0].URL, "/")
 	}
 	return ""
+}
+
+// given reports whether the document gives a value for p: an example, a
+// default or an enum, rather than one made up for its type.
+func given(p param, r *resolver) bool {
+	if p.hasExample {
+		return true
+	}
+	s := r.flatten(p.schema, nil)
+	return s.hasExample || s.hasDef || len(s.enum) > 0
 }
 
 func paramExample(p param, r *resolver) string {
