@@ -434,7 +434,7 @@ func (s *site) renderPage(p *page.Page, outName string) ([]byte, search.Entry) {
 	body := s.renderBody(p, outName)
 	toc := search.TOC(body)
 	data := s.theme.Page(p, outName, s.withMermaid(body, outName), toc)
-	return data, s.searchEntry(p, features.StripMarkup(body), toc)
+	return data, s.searchEntry(p, features.StripMarkup(withoutExamples(body)), toc)
 }
 
 // renderBody renders the content of page p. A failure of the components.Renderer

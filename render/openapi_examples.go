@@ -140,3 +140,18 @@ func (s *site) readExamples(cfg *config.Config) openapi.Examples {
 	ex.NoAutogenerate = nestedKey(cfg.Raw, "api", "examples", "autogenerate") == false
 	return ex
 }
+
+// withoutExamples returns body without its examples column, which the
+// search index leaves out: the same request in six languages would
+// match every API page.
+func withoutExamples(body string) string {
+	start := strings.Index(body, openapi.ExamplesStart)
+	if start < 0 {
+		return body
+	}
+	end := strings.LastIndex(body, "</aside>")
+	if end < start {
+		return body
+	}
+	return body[:start] + body[end+len("</aside>"):]
+}

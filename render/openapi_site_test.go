@@ -67,6 +67,10 @@ func TestOpenAPISiteGolden(t *testing.T) {
 			t.Errorf("a link to a generated page does not resolve: %s", w)
 		}
 	}
+	// The search index has the pages' text, not their examples.
+	if idx := out.get(t, "_lectern/search-index.json"); !strings.Contains(idx, "Litres a week") || strings.Contains(idx, "import requests") {
+		t.Error("the search index lacks the API pages' text or has their examples")
+	}
 	for _, c := range []struct{ golden, got string }{
 		{"openapi-site-pages.golden", b.String()},
 		{"openapi-site-post-plants.golden", sitetest.Content(t, out.get(t, "api-reference/plants/post-plants.html")) + "\n"},

@@ -15,6 +15,9 @@ func (w *writer) codeBlock(title, lang, code string) {
 		`</div><pre><code class="language-` + esc(lang) + `">` + esc(code) + "</code></pre></div>\n")
 }
 
+// ExamplesStart is the start of the examples column (Columns).
+const ExamplesStart = `<aside class="lc-api-examples" aria-label="Examples">`
+
 // Columns wraps the HTML of an API page's content and of its examples in
 // the page's two columns: the examples beside the content on wide
 // screens, under it on narrow ones. With no examples, main is returned as
@@ -24,7 +27,7 @@ func Columns(main, examples string) string {
 		return main
 	}
 	return `<div class="lc-api-page">` + "\n" + `<div class="lc-api-main">` + "\n" + main + "</div>\n" +
-		`<aside class="lc-api-examples" aria-label="Examples">` + "\n" + examples + "</aside>\n</div>\n"
+		ExamplesStart + "\n" + examples + "</aside>\n</div>\n"
 }
 
 // examples returns the HTML of the examples column: the request examples
