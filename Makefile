@@ -52,5 +52,6 @@ fuzz:
 	$(GO) test -run=^$$ -fuzz=FuzzServerHosts -fuzztime=30s .
 	$(GO) test -run=^$$ -fuzz=FuzzExtract -fuzztime=30s ./selfhost
 	$(GO) test -run=^$$ -fuzz=FuzzParse -fuzztime=30s ./render/openapi
+	$(GO) test -run=^$$ -fuzz=FuzzPagePaths -fuzztime=30s ./render/openapi
 	$(GO) test -run=^$$ -fuzz=FuzzActiveContent -fuzztime=30s ./render
 	$(GO) test -run=^$$ -fuzz=FuzzJS -fuzztime=30s ./render/mdx

@@ -22,6 +22,7 @@ import (
 	"lectern.dev/lectern/gitsource"
 	"lectern.dev/lectern/httpapi"
 	"lectern.dev/lectern/jobs"
+	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/sites"
 	"lectern.dev/lectern/store"
 	"lectern.dev/lectern/store/readcache"
@@ -54,6 +55,7 @@ type serveFlags struct {
 	renderPageDelay time.Duration
 	updatePageDelay time.Duration
 	keyCacheTTL     time.Duration
+	embedHosts      string
 	demo            bool
 }
 
@@ -102,6 +104,7 @@ by --config; the command line wins over the environment, which wins over the fil
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long a graceful stop waits for requests and jobs")
 	fs.DurationVar(&f.gitTimeout, "git-timeout", 5*time.Minute, "time limit for fetching a repository")
 	fs.DurationVar(&f.keyCacheTTL, "key-cache-ttl", readcache.DefaultKeyTTL, "how long the API trusts a looked-up API key; a revoked key stops working within this time (0 checks every request)")
+	fs.StringVar(&f.embedHosts, "embed-hosts", "", "comma-separated host names (www.youtube.com,player.vimeo.com) whose iframes live sites show as players; others, and every one in an export, become a link to the video (default none)")
 	fs.BoolVar(&f.demo, "demo", false, "on an empty store: create a demo organization, project and API key, deploy an example site, and print how to use it")
 	fs.DurationVar(&f.renderPageDelay, "render-page-delay", 0, "slow exports down per page (for tests)")
 	fs.MarkHidden("render-page-delay")
@@ -170,6 +173,10 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
+	embedHosts, err := features.ParseEmbedHosts(f.embedHosts)
+	if err != nil {
+		return fmt.Errorf("--embed-hosts: %s", lectern.ErrorMessage(err))
+	}
 
 	st, err := f.openStore(ctx, log)
 	if err != nil {
@@ -209,7 +216,7 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 		fetcher := &gitsource.Fetcher{Timeout: f.gitTimeout}
 		handlers := map[string]jobs.Handler{
 			store.KindUpdate: &jobs.UpdateHandler{Log: log, Store: st, Bucket: bucket, Fetcher: fetcher, PageDelay: f.updatePageDelay,
-				SecretKey: secretKey, Builder: builder, Limits: buildLimits},
+				SecretKey: secretKey, Builder: builder, Limits: buildLimits, EmbedHosts: embedHosts},
 			store.KindExport: &jobs.ExportHandler{Log: log, Store: st, Bucket: bucket, PageDelay: f.renderPageDelay,
 				Builder: builder, Limits: buildLimits},
 		}
@@ -237,7 +244,9 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	}
 	rl := httpapi.RateLimit{Rate: f.rateLimit, Burst: f.rateBurst}
 	orgRL := httpapi.RateLimit{Rate: f.orgRateLimit, Burst: f.orgRateBurst}
-	handler := httpapi.NewHandler(log, readcache.New(st, keyTTL, 0), notifier, links, local, sites.New(log, st, bucket), reg, reg, httpapi.Config{
+	liveSites := sites.New(log, st, bucket)
+	liveSites.EmbedHosts = embedHosts
+	handler := httpapi.NewHandler(log, readcache.New(st, keyTTL, 0), notifier, links, local, liveSites, reg, reg, httpapi.Config{
 		BundleURLTTL: f.bundleURLTTL, RateLimit: rl, Limiter: f.rateLimiter(st, "api-key", rl, log),
 		OrgRateLimit: orgRL, OrgLimiter: f.rateLimiter(st, "org", orgRL, log),
 		ClientRateLimit: httpapi.RateLimit{Rate: f.clientRateLimit, Burst: f.clientRateBurst}, TrustedProxies: proxies,

@@ -95,8 +95,11 @@ func TestSettingsRefused(t *testing.T) {
 		"bad env value":      {[]string{"serve"}, map[string]string{"LECTERN_BUNDLE_URL_TTL": "soon"}, "LECTERN_BUNDLE_URL_TTL"},
 		"bad role":           {[]string{"serve", "--role", "both", "--data-dir", t.TempDir()}, nil, "--role"},
 		"bad log format":     {[]string{"serve", "--log-format", "xml"}, nil, "--log-format"},
-		"bad plan":           {[]string{"admin", "--data-dir", t.TempDir(), "org", "create", "--name", "x", "--plan", "gold"}, nil, "unknown plan"},
-		"bad domain":         {[]string{"admin", "--data-dir", t.TempDir(), "project", "create", "--org", "org_x", "--name", "x", "--repo", "/r", "--domain", "https://x.test"}, nil, "scheme"},
+		"embed host with a scheme": {[]string{"serve", "--embed-hosts", "https://www.youtube.com", "--data-dir", t.TempDir()}, nil,
+			`--embed-hosts: embed host "https://www.youtube.com" has a scheme`},
+		"embed host wildcard": {[]string{"serve", "--data-dir", t.TempDir()}, map[string]string{"LECTERN_EMBED_HOSTS": "*.youtube.com"}, "wildcard"},
+		"bad plan":            {[]string{"admin", "--data-dir", t.TempDir(), "org", "create", "--name", "x", "--plan", "gold"}, nil, "unknown plan"},
+		"bad domain":          {[]string{"admin", "--data-dir", t.TempDir(), "project", "create", "--org", "org_x", "--name", "x", "--repo", "/r", "--domain", "https://x.test"}, nil, "scheme"},
 	} {
 		var errb bytes.Buffer
 		err := cli.Run(context.Background(), c.args, func(k string) string { return c.env[k] }, strings.NewReader(""), io.Discard, &errb)

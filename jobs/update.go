@@ -54,6 +54,9 @@ type UpdateHandler struct {
 	PageDelay time.Duration
 	// SecretKey opens projects' repository credentials.
 	SecretKey *secrets.Key
+	// EmbedHosts are the hosts whose iframes live pages show
+	// (features.Site.EmbedHosts); nil for none.
+	EmbedHosts []string
 }
 
 // builder returns the Builder that renders: b, or else a Local one.
@@ -140,6 +143,7 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	// Live sites have search and the playground. The AI assistant and web
 	// analytics are left out: lectern serve has no endpoint for them yet.
 	live := features.Default()
+	live.EmbedHosts = h.EmbedHosts
 	opts := render.Options{Features: &live, Limits: h.Limits, CustomScripts: p.CustomScripts}
 	res, err := builder(h.Builder).Build(ctx, buildproc.Request{Src: docsDir, Out: outDir, Options: opts, PageDelay: h.PageDelay}, nil)
 	if res != nil {

@@ -81,8 +81,10 @@ func TestExportOtherActiveNames(t *testing.T) {
 		return b.Bytes()
 	}
 	src := fstest.MapFS{
-		"docs.json":       {Data: []byte(`{"name": "X", "navigation": {"pages": ["index"]}}`)},
-		"index.mdx":       {Data: []byte("# Hi\n")},
+		"docs.json": {Data: []byte(`{"name": "X", "navigation": {"pages": ["index"]}}`)},
+		// The page links to the files: files of these types are published
+		// only when a page does (publish.go).
+		"index.mdx":       {Data: []byte("# Hi\n\n[a](evil.shtml) [b](images/ok.svgz) [c](/images/bad.svgz) [d](./images/odd.svgz)\n")},
 		"evil.shtml":      {Data: []byte(`<script>document.title="pwned"</script>`)},
 		"images/ok.svgz":  {Data: gz(`<svg xmlns="http://www.w3.org/2000/svg"><rect width="1" height="1"/></svg>`)},
 		"images/bad.svgz": {Data: gz(`<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>`)},

@@ -8,6 +8,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/render/cache"
 	"lectern.dev/lectern/render/components"
@@ -110,6 +112,7 @@ type Result struct {
 // site is the state of one build.
 type site struct {
 	src       fs.FS
+	ignore    gitignore.Matcher // what the site leaves out (ignore.go)
 	opts      Options
 	cfg       *config.Config
 	w         *diag.Warner
@@ -212,6 +215,9 @@ func (o Options) normalize() (Options, error) {
 	feats := o.features()
 	if err := feats.ValidateBuild(); err != nil {
 		return o, err
+	}
+	if o.Export {
+		feats.EmbedHosts = nil // an export loads nothing from other hosts
 	}
 	o.Features = &feats
 	o.Limits = o.Limits.WithDefaults()
@@ -364,9 +370,6 @@ func (s *site) load() error {
 	if cfg.Name == "" {
 		cfg.Name = "Documentation"
 	}
-	if err := s.checkPages(cmp.Or(cfg.Source, "the folder tree"), len(navPages)); err != nil {
-		return err
-	}
 	s.cfg = cfg
 	s.redirects = config.NewRedirectTable(cfg.Redirects)
 	s.links = s.newLinks()
@@ -374,13 +377,17 @@ func (s *site) load() error {
 	if source == "" {
 		source = "navigation"
 	}
-	// The pages of the navigation: the OpenAPI ones now, the others in
-	// loadPages.
+	// The pages of the navigation, in its order (the OpenAPI pages it
+	// generates among them), then the other pages of the repository,
+	// which are built but not listed (unlisted.go).
 	s.pages, s.entries = make(map[string]*page.Page, len(navPages)), make(map[string]config.NavEntry, len(navPages))
 	var missing []string
 	var jobs []loadJob
+	inNav := make(map[string]bool, len(navPages))
 	for _, e := range navPages {
-		if s.openAPIGenerated(e) {
+		inNav[e.Page] = true
+		if g := s.openAPIGenerated(e); g != nil {
+			jobs = append(jobs, loadJob{entry: e, gen: g})
 			continue
 		}
 		if !fs.ValidPath(e.Page) || strings.Contains(e.Page, "..") {
@@ -404,10 +411,16 @@ func (s *site) load() error {
 		return lectern.Errorf(lectern.EINVALID, "%s: navigation page %q not found (no %s.mdx or .md)%s",
 			source, missing[0], missing[0], more)
 	}
+	jobs = append(jobs, unlistedJobs(pageFiles, inNav, cfg.Source != "")...)
+	if err := s.checkPages(cmp.Or(cfg.Source, "the folder tree"), len(jobs)); err != nil {
+		return err
+	}
 	// Read and parse the pages in parallel, in navigation order (parallel.go).
 	if err := s.loadPages(jobs); err != nil {
 		return err
 	}
+	s.links.Unpublished = s.unpublishedFiles() // publish.go
+	s.checkIcons()
 	s.customJS = s.customScriptFiles()
 	s.theme = layout.New(&layout.Site{
 		Config: s.cfg, Warner: s.w, Links: s.links, Pages: s.pages, Order: s.order, Entries: s.entries,
@@ -421,7 +434,7 @@ func (s *site) renderPage(p *page.Page, outName string) ([]byte, search.Entry) {
 	body := s.renderBody(p, outName)
 	toc := search.TOC(body)
 	data := s.theme.Page(p, outName, s.withMermaid(body, outName), toc)
-	return data, s.searchEntry(p, features.StripMarkup(body), toc)
+	return data, s.searchEntry(p, features.StripMarkup(withoutExamples(body)), toc)
 }
 
 // renderBody renders the content of page p. A failure of the components.Renderer
@@ -439,8 +452,9 @@ func (s *site) renderBody(p *page.Page, outName string) (body string) {
 		mod = s.parseModule(p.File, p.Body, p.BodyLine)
 	}
 	r := components.New(s.renderEnv(), p.File, p.Path, outName)
-	// Marker-like comments of the content are made inert (render/features).
-	return s.openAPIBody(r, p, mod, features.NeutralizeMarkers(r.Module(mod)))
+	// Marker-like comments of the content are made inert (render/features);
+	// API pages and pages with examples get two columns (openapi_examples.go).
+	return s.pageBody(r, p, mod)
 }
 
 // Output receives the built site, one file at a time (output.Output).

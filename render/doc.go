@@ -25,8 +25,10 @@
 // window around the page beyond (render/layout), so that the output
 // grows linearly with the pages. Pages never load
 // anything from another host (only the assistant and the analytics, when
-// configured, send to their endpoints): images, iframes and videos that
-// point at one are turned into plain links.
+// configured, send to their endpoints): images that point at one are
+// turned into plain links, iframes and videos into poster cards linking to
+// the video (render/components, media.go), except, on live sites, the
+// iframes of the hosts features.Site.EmbedHosts allows.
 //
 // # Site features
 //
@@ -68,8 +70,8 @@
 //   - layer 0, knowing nothing of the others: diag (warnings), limits (a
 //     build's budgets and the error that ends a build over one), output
 //     (where files go: Output, the folder writer Dir), highlight (fenced
-//     code to highlighted HTML, and its on-disk store), icons (Lucide and
-//     brand icons as inline SVG), safe (the allow-list of URLs,
+//     code to highlighted HTML, and its on-disk store), icons (Font
+//     Awesome, Lucide and brand icons as inline SVG), safe (the allow-list of URLs,
 //     attributes and colours), features (optional features, their
 //     markers, Transform and the serving policy), openapi (OpenAPI
 //     documents to operation pages);

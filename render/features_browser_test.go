@@ -205,7 +205,7 @@ func featuresBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 			}
 			b := browsertest.NewTab(t, browserCtx, browsertest.Options{Origins: origins, Missing: []string{base + "/no-such-page"}})
 
-			for _, p := range []string{"", "guides/care", "api-reference/pets/getpet", "no-such-page"} {
+			for _, p := range []string{"", "guides/care", "api-reference/pets/get-a-pet", "no-such-page"} {
 				b.Open(base + "/" + p)
 			}
 			for _, p := range []string{"", "quickstart", "essentials/code", "essentials/markdown", "api-reference/endpoint/create", "api-reference/endpoint/get"} {
@@ -222,7 +222,7 @@ func featuresBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 						t.Errorf("features off: the page has %s", sel)
 					}
 				}
-				b.Open(base + "/api-reference/pets/getpet")
+				b.Open(base + "/api-reference/pets/get-a-pet")
 				if v, _ := b.Eval("no playground", present("[data-lc-playground]")+` + (document.querySelector('script[src*="playground"]') ? " script" : "")`); v != "no" {
 					t.Errorf("features off: the operation page has a playground (%s)", v)
 				}
@@ -281,7 +281,7 @@ func featuresBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 			b.Check("assistant")
 
 			// Playground: send the request to the API (the other origin).
-			b.Open(base + "/api-reference/pets/getpet")
+			b.Open(base + "/api-reference/pets/get-a-pet")
 			b.Run("playground", chromedp.Click(chromedp.CSS(".lc-playground > summary"), chromedp.NodeVisible),
 				chromedp.Click(chromedp.CSS("[data-pg-send]"), chromedp.NodeVisible),
 				chromedp.Poll[chromedp.Void](`/"Rex"/.test((document.querySelector("[data-pg-response]") || {}).textContent)`, chromedp.WithPollingTimeout(stepTimeout)))

@@ -72,7 +72,7 @@ func TestMDXRendering(t *testing.T) {
 			want:  []string{`<div class="grid" style="margin-top: 8px; border-radius: 4px">`, `<img src="/docs/pic.png" alt="Pic">`}},
 		{name: "external media becomes a link",
 			src:     "![Remote](https://img.test/a.png)\n\n<iframe src=\"https://video.test/embed\" title=\"Video\"></iframe>",
-			want:    []string{`<a href="https://img.test/a.png" class="lc-external-media">Remote</a>`, `<a class="lc-external-media" href="https://video.test/embed" rel="noopener noreferrer">Video</a>`},
+			want:    []string{`<a href="https://img.test/a.png" class="lc-external-media">Remote</a>`, `<a class="lc-media-card" href="https://video.test/embed" target="_blank" rel="noopener noreferrer">`, `<span class="lc-media-title">Video</span><span class="lc-media-provider">video.test<span class="lc-sr-only"> (opens in a new tab)</span></span>`},
 			notWant: []string{`<img`, `<iframe`}},
 		{name: "missing image",
 			src:      "Text\n\n![Alt](/images/missing.png)\n\n<img src=\"/images/gone.png\" />",

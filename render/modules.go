@@ -135,7 +135,8 @@ func localNames(named [][2]string) []string {
 
 // renderEnv is what the components.Renderer of a page needs of s.
 func (s *site) renderEnv() *components.Env {
-	env := &components.Env{W: s.w, Links: s.links, MaxExpansions: s.opts.Limits.MaxExpansions, Limit: s.limit, LoadModule: s.loadModule}
+	env := &components.Env{W: s.w, Links: s.links, MaxExpansions: s.opts.Limits.MaxExpansions, Limit: s.limit, LoadModule: s.loadModule,
+		Icons: s.cfg.Icons(), EmbedHosts: s.opts.features().EmbedHosts}
 	if s.cache != nil {
 		env.Code = s.cache.code
 	}

@@ -167,6 +167,7 @@ func (s *site) openAPINav(cfg *config.Config) {
 	if cfg == nil {
 		return
 	}
+	st.examples = s.readExamples(cfg)
 	for _, v := range []any{cfg.Raw["openapi"], nestedKey(cfg.Raw, "api", "openapi")} {
 		if n := config.ParseNavOpenAPI(v); n != nil {
 			for _, src := range n.Sources {
@@ -264,7 +265,9 @@ func nestedKey(m map[string]any, keys ...string) any {
 }
 
 // generateOps adds a page per operation of the documents to n: directly
-// for a group, in one group per tag for a division or the root.
+// for a group, in one group per tag for a division or the root (as
+// Mintlify does: the tag's x-group names it, "API Reference" holds the
+// untagged operations). Operations with x-excluded get no page.
 func (s *site) generateOps(cfg *config.Config, n *config.Nav, sources []string, dir string, used map[string]bool) {
 	byTag := map[string]*config.Nav{}
 	for _, key := range sources {
@@ -280,18 +283,15 @@ func (s *site) generateOps(cfg *config.Config, n *config.Nav, sources []string, 
 			continue
 		}
 		for _, op := range sp.doc.Operations {
+			if op.Excluded() {
+				continue
+			}
 			entry := s.generatedNav(op, key, dir, used)
 			if n.Kind == config.NavGroup {
 				n.Children = append(n.Children, entry)
 				continue
 			}
-			tag := "Endpoints"
-			if op.Webhook {
-				tag = "Webhooks"
-			}
-			if len(op.Tags) > 0 {
-				tag = op.Tags[0]
-			}
+			tag := cmp.Or(op.Group(), defaultAPIGroup)
 			g := byTag[tag]
 			if g == nil {
 				g = &config.Nav{Kind: config.NavGroup, Label: tag}
@@ -303,22 +303,24 @@ func (s *site) generateOps(cfg *config.Config, n *config.Nav, sources []string, 
 	}
 }
 
-// generatedNav makes the page of op: api-reference/{tag}/{operation}.
+// defaultAPIGroup is the navigation group of untagged operations.
+const defaultAPIGroup = "API Reference"
+
+// generatedNav makes the page of op, at the path Mintlify gives it
+// (openapi.Doc.PagePaths, under the folder dir). A path that another page
+// or file holds gets the next free suffix "-1", "-2"…; the same operation
+// listed twice under the same folder is one page.
 func (s *site) generatedNav(op *openapi.Operation, key, dir string, used map[string]bool) *config.Nav {
 	st := s.apiState()
-	if dir == "" {
-		dir = "api-reference"
-	}
-	parts := []string{dir}
-	switch {
-	case len(op.Tags) > 0 && openapi.Slugify(op.Tags[0]) != "":
-		parts = append(parts, openapi.Slugify(op.Tags[0]))
-	case op.Webhook:
-		parts = append(parts, "webhooks")
-	}
-	base := path.Join(append(parts, op.Slug())...)
+	base := s.opPagePath(op, key, dir)
 	slug := base
-	for i := 2; used[slug] || s.files[slug+".mdx"] || s.files[slug+".md"]; i++ {
+	for i := 1; ; i++ {
+		if g := st.generated[slug]; g != nil && g.op == op {
+			return &config.Nav{Kind: config.NavPage, Page: slug}
+		}
+		if !used[slug] && !s.files[slug+".mdx"] && !s.files[slug+".md"] && st.generated[slug] == nil {
+			break
+		}
 		slug = fmt.Sprintf("%s-%d", base, i)
 	}
 	used[slug] = true
@@ -327,19 +329,38 @@ func (s *site) generatedNav(op *openapi.Operation, key, dir string, used map[str
 	p := &page.Page{Path: slug, File: key, Title: op.Title(), MDX: true, BodyLine: 1}
 	p.Front.OpenAPI = ref.String()
 	p.Front.Title = p.Title
+	p.Front.Hidden = op.Hidden()
 	st.generated[slug] = &apiGenerated{op: op, page: p}
 	return &config.Nav{Kind: config.NavPage, Page: slug}
 }
 
-// openAPIGenerated registers the generated page of navigation entry e, if
-// it is one, and reports whether it was.
-func (s *site) openAPIGenerated(e config.NavEntry) bool {
-	if s.api == nil || s.api.generated[e.Page] == nil {
-		return false
+// opPagePath returns the page path Mintlify gives op, of the document
+// key, under the folder dir, made safe for a file name and a URL.
+func (s *site) opPagePath(op *openapi.Operation, key, dir string) string {
+	st := s.apiState()
+	dir = openapi.CleanPagePath(dir)
+	k := key + "\x00" + dir
+	paths := st.pagePaths[k]
+	if paths == nil {
+		paths = op.Doc().PagePaths(dir)
+		st.pagePaths[k] = paths
 	}
-	p := s.api.generated[e.Page].page
-	s.pages[e.Page] = p
-	s.entries[e.Page] = e
-	s.order = append(s.order, p)
-	return true
+	p, ok := paths[op]
+	if !ok { // x-excluded, yet listed by a navigation entry
+		p = openapi.SinglePagePath(op, dir)
+	}
+	p = openapi.CleanPagePath(p)
+	if p == "" || reserved(p) {
+		p = path.Join(openapi.DefaultDirectory, "operation")
+	}
+	return p
+}
+
+// openAPIGenerated returns the page the OpenAPI navigation generated for
+// entry e, or nil when e is a page of the repository.
+func (s *site) openAPIGenerated(e config.NavEntry) *page.Page {
+	if s.api == nil || s.api.generated[e.Page] == nil {
+		return nil
+	}
+	return s.api.generated[e.Page].page
 }

@@ -30,8 +30,12 @@ type apiState struct {
 	didScan  bool
 	// pageSpec is the document inherited by a navigation page from the
 	// tab or group holding it.
-	pageSpec   map[string]string
-	generated  map[string]*apiGenerated
+	pageSpec  map[string]string
+	generated map[string]*apiGenerated
+	// pagePaths are the page paths of each document's operations, by
+	// document and folder (openapi.Doc.PagePaths).
+	pagePaths  map[string]map[*openapi.Operation]string
+	examples   openapi.Examples // api.examples
 	playground bool
 }
 
@@ -47,35 +51,30 @@ type apiGenerated struct {
 
 func (s *site) apiState() *apiState {
 	if s.api == nil {
-		s.api = &apiState{specs: map[string]*apiSpec{}, pageSpec: map[string]string{}, generated: map[string]*apiGenerated{}}
+		s.api = &apiState{specs: map[string]*apiSpec{}, pageSpec: map[string]string{}, generated: map[string]*apiGenerated{},
+			pagePaths: map[string]map[*openapi.Operation]string{}}
 	}
 	return s.api
 }
 
-// openAPIBody returns the body of page p: for an operation page (one
-// generated from a document or with openapi front matter), the operation's
-// reference around the page's content; else the content.
-func (s *site) openAPIBody(r *components.Renderer, p *page.Page, mod *mdx.Module, content string) string {
-	var op *openapi.Operation
-	if s.api != nil && s.api.generated[p.Path] != nil && s.api.generated[p.Path].page == p {
-		op = s.api.generated[p.Path].op
-	} else if p.Front.OpenAPI != "" {
-		op = s.findOperation(p)
-		if op == nil {
-			return openAPIBlock(p.Front.OpenAPI) + content
-		}
-	} else {
-		return content
-	}
+// openAPIBody returns the body of the page p of operation op: the
+// operation's reference around the page's content, with the examples
+// column (reqHTML and respHTML, the page's own examples, replace the
+// generated ones).
+func (s *site) openAPIBody(r *components.Renderer, p *page.Page, mod *mdx.Module, op *openapi.Operation, content, reqHTML, respHTML string) string {
 	line := s.frontMatterLine(p, "openapi")
 	// The description's warnings are reported where the page names the
 	// operation: its lines are the document's, not the page's.
 	sc := &mdx.Scope{Mod: mod, Line: line}
 	pg := s.opts.features().Playground && s.playgroundAllowed(p)
 	res := openapi.Render(op, neutralOpenAPI(openapi.Options{
-		Markdown:   func(src string) string { return r.MarkdownText(src, sc) },
-		Playground: pg,
-		Content:    content,
+		Markdown:        func(src string) string { return r.MarkdownText(src, sc) },
+		Playground:      pg,
+		Content:         content,
+		RequestExample:  reqHTML,
+		ResponseExample: respHTML,
+		Examples:        s.apiState().examples,
+		Code:            s.codeBlockFunc(),
 	}))
 	for _, prob := range res.Problems {
 		s.w.Add(p.File, line, "OpenAPI %s %s: %s", op.Doc().Name, op.Ref().String(), prob)

@@ -259,6 +259,11 @@ func (pl *pagePipeline) emitAll(n int, emit func(i int, r pageResult) error) err
 type loadJob struct {
 	entry config.NavEntry
 	file  string
+	// gen is the page the OpenAPI navigation generated, which is not read.
+	gen *page.Page
+	// unlisted is set for a page of the repository that the navigation
+	// does not list.
+	unlisted bool
 }
 
 // loadPages reads and parses the pages of jobs on GOMAXPROCS workers and
@@ -290,6 +295,10 @@ func (s *site) loadPages(jobs []loadJob) error {
 					return
 				}
 				j := jobs[i]
+				if j.gen != nil {
+					res[i].p = j.gen
+					continue
+				}
 				var st cache.Stamp
 				if ms != nil {
 					st = s.statFile(j.file)
@@ -342,6 +351,7 @@ func (s *site) loadPages(jobs []loadJob) error {
 			ms.Put(jobs[i].file, r.rec)
 		}
 		e := jobs[i].entry
+		r.p.Unlisted = jobs[i].unlisted
 		s.w.Merge(r.warns)
 		if s.srcSums != nil {
 			s.srcSums[e.Page] = r.sum

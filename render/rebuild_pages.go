@@ -53,9 +53,9 @@ func (c *buildCache) contextHash(s *site, i int) string {
 			buf = append(buf, v...)
 		}
 		field(sh)
-		for _, j := range []int{i - 1, i + 1} {
-			if j >= 0 && j < len(s.order) {
-				q := s.order[j]
+		prev, next := s.theme.Neighbours(s.order[i])
+		for _, q := range []*page.Page{prev, next} {
+			if q != nil {
 				field(q.Path)
 				field(layout.NavLabel(q))
 			} else {
@@ -216,7 +216,7 @@ func (c *buildCache) record(s *site, i int, r pageResult) {
 		// A reused page has its previous entry, at its place (the pages
 		// and their order are those of the previous build: same key).
 		old := c.prev.Pages[s.order[i].Path]
-		c.entriesChanged = old == nil || old.InIndex == s.order[i].Front.NoIndex || !bytes.Equal(r.entry, c.entry(old))
+		c.entriesChanged = old == nil || old.InIndex != s.indexed(i) || !bytes.Equal(r.entry, c.entry(old))
 	}
 	rec := r.cached
 	if rec == nil {

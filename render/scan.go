@@ -39,6 +39,7 @@ func (s *site) scan() ([]string, error) {
 	if _, err := fs.Stat(s.src, "."); err != nil {
 		return nil, err
 	}
+	s.loadIgnore() // ignore.go
 	go s.readFolder(root, sem)
 	// In the order of fs.WalkDir: each folder's entries sorted by name,
 	// a sub-folder's content at its place.
@@ -69,7 +70,7 @@ func (s *site) readFolder(f *scanFolder, sem chan struct{}) {
 			if f.path == "." {
 				sub.path = d.Name()
 			}
-			if s.opts.excluded(sub.path) {
+			if s.opts.excluded(sub.path) || s.ignored(sub.path, true) {
 				continue
 			}
 			f.subs = append(f.subs, sub)
@@ -127,7 +128,7 @@ func (s *site) visitFolder(f *scanFolder, l *scanList) error {
 			continue
 		}
 		if d.IsDir() {
-			if s.opts.excluded(p) {
+			if s.opts.excluded(p) || s.ignored(p, true) {
 				continue
 			}
 			if err := s.visitFolder(f.subs[sub], l); err != nil {
@@ -136,7 +137,7 @@ func (s *site) visitFolder(f *scanFolder, l *scanList) error {
 			sub++
 			continue
 		}
-		if !d.Type().IsRegular() {
+		if !d.Type().IsRegular() || s.ignored(p, false) {
 			continue
 		}
 		s.addSourceFile(p, f.infos[i], l)

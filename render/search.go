@@ -32,7 +32,7 @@ func (s *site) searchIndex() []byte {
 }
 
 // indexed reports whether page i of s.order is in the search index.
-func (s *site) indexed(i int) bool { return i < len(s.order) && !s.order[i].Front.NoIndex }
+func (s *site) indexed(i int) bool { return i < len(s.order) && s.inSearch(s.order[i]) }
 
 // splicedSearchIndex lays out the search index (searchIndex) as parts
 // when most of it is the previous build's index: from[i] is where page
@@ -60,13 +60,13 @@ func (s *site) searchIndexJS() []byte {
 	return s.searchJS
 }
 
-// sitemap lists the canonical URL of every page that is not noindex.
+// sitemap lists the canonical URL of every page that is in it (inSitemap).
 func (s *site) sitemap() []byte {
 	var b strings.Builder
 	b.WriteString(xml.Header)
 	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">` + "\n")
 	for _, p := range s.order {
-		if p.Front.NoIndex {
+		if !s.inSitemap(p) {
 			continue
 		}
 		b.WriteString("  <url><loc>")

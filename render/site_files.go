@@ -162,7 +162,7 @@ func (s *site) writeThemeFiles(generated map[string]bool, searchParts []output.P
 func (s *site) copySourceFiles(generated map[string]bool) error {
 	var others []string
 	for f := range s.files {
-		if !links.IsPageFile(f) {
+		if !links.IsPageFile(f) && !s.links.Unpublished[f] {
 			others = append(others, f)
 		}
 	}

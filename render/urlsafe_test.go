@@ -2,13 +2,16 @@ package render
 
 import (
 	"context"
+	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
 
 	"golang.org/x/net/html"
 	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/safe"
 )
 
@@ -262,6 +265,9 @@ func FuzzActiveContent(f *testing.F) {
 		"<!-- a --!><script>alert(1)</script> -->", "x <!-- a --!><img src=x onerror=alert(1)> -->", "<!--", "<!--><b>x</b>-->",
 		"<pre><img src=x onerror=alert(1)></pre>", "<textarea></TEXTAREA><img src=x onerror=alert(1)></textarea>",
 		`<code><meta http-equiv="refresh" content="0;url=https://evil.example/"></code>`,
+		"https://www.youtube.com/embed/x\" onload=\"alert(1)", "https://example.com:8443/x", "http://example.com/x",
+		"//www.youtube.com/embed/x", "https://evil.example/?www.youtube.com", "https://www.youtube.com.evil.example/embed/x",
+		"https://user@www.youtube.com/embed/x", "<video><source src=\"https://evil.example/a.mp4\" /></video>",
 	} {
 		f.Add(s)
 	}
@@ -281,25 +287,62 @@ func fuzzActiveContent(t *testing.T, name, s string) {
 		`<Card title="c" href="` + q + `" img="` + q + `">c</Card>` + "\n\n" +
 		"[l](" + s + ") ![i](" + s + ")\n\n" +
 		`<a href={` + "`" + strings.ReplaceAll(s, "`", "") + "`" + `}>e</a>` + "\n"
-	for _, export := range []bool{false, true} {
+	// A live site that allows embeds from two hosts shows their iframes,
+	// sandboxed, and no other.
+	embeds := features.Default()
+	embeds.EmbedHosts = []string{"example.com", "www.youtube.com"}
+	for _, opts := range []Options{{}, {Export: true}, {Features: &embeds}} {
 		out := newMemOutput()
 		src := vectorSite(page)
 		if name != "index.mdx" {
 			delete(src, "index.mdx")
 			src[name] = &fstest.MapFile{Data: []byte(page)}
 		}
-		if _, err := Build(context.Background(), src, out, Options{Export: export}); err != nil {
+		if _, err := Build(context.Background(), src, out, opts); err != nil {
 			t.Fatalf("Build: %v", err)
 		}
+		hosts := map[bool][]string{true: embeds.EmbedHosts}[opts.Features != nil]
 		for file, data := range out.files {
 			if !strings.HasSuffix(file, ".html") {
 				continue
 			}
-			if bad := activeContent(string(data)); len(bad) > 0 {
-				t.Fatalf("%s, export=%v: %s carries active content for input %q:\n%s", name, export, file, s, strings.Join(bad, "\n"))
+			bad := append(activeContent(string(data)), remoteFrames(string(data), hosts)...)
+			if len(bad) > 0 {
+				t.Fatalf("%s, export=%v, embeds %v: %s carries active content for input %q:\n%s", name, opts.Export, hosts, file, s, strings.Join(bad, "\n"))
 			}
 		}
 	}
+}
+
+// remoteFrames returns the iframes of doc that show a page of another
+// host: each must be on one of hosts, over https, and sandboxed as an
+// embed is.
+func remoteFrames(doc string, hosts []string) []string {
+	var bad []string
+	z := html.NewTokenizer(strings.NewReader(doc))
+	for tt := z.Next(); tt != html.ErrorToken; tt = z.Next() {
+		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+			continue
+		}
+		tok := z.Token()
+		if tok.Data != "iframe" && tok.Data != "frame" && tok.Data != "object" && tok.Data != "embed" {
+			continue
+		}
+		attrs := map[string]string{}
+		for _, a := range tok.Attr {
+			attrs[strings.ToLower(a.Key)] = a.Val
+		}
+		src := strings.TrimSpace(attrs["src"] + attrs["data"])
+		u, err := url.Parse(src)
+		if err != nil || (u.Host == "" && !strings.HasPrefix(src, "//") && u.Scheme == "") {
+			continue // the site's own
+		}
+		if tok.Data != "iframe" || u.Scheme != "https" || !slices.Contains(hosts, u.Hostname()) ||
+			attrs["sandbox"] != "allow-scripts allow-same-origin allow-presentation allow-popups" {
+			bad = append(bad, "remote frame "+tok.String())
+		}
+	}
+	return bad
 }
 
 func TestRawHTML(t *testing.T) {

@@ -68,6 +68,11 @@ type Server struct {
 	// is not asked again for that host.
 	lastMu sync.RWMutex
 	last   map[string]lookup
+
+	// EmbedHosts are the hosts whose iframes the pages may show (lectern
+	// serve --embed-hosts, as features.ParseEmbedHosts returns them):
+	// the pages' policy lets them be framed. Set before serving.
+	EmbedHosts []string
 }
 
 // lookup is a host's last good answer and its last failure.
@@ -294,7 +299,7 @@ func (s *Server) pagePolicy(ctx context.Context, e hostEntry, key string, rd *bl
 		s.playgrounds.put(e.deploymentID, has)
 	}
 	if !has {
-		csp = PageCSP(nil)
+		csp = pageCSP(nil, s.EmbedHosts)
 		s.policies.put(key, csp)
 		return rd, csp, true
 	}
@@ -318,7 +323,7 @@ func (s *Server) pagePolicy(ctx context.Context, e hostEntry, key string, rd *bl
 	} else {
 		content = bytes.NewReader(data)
 	}
-	csp = PageCSP(data)
+	csp = pageCSP(data, s.EmbedHosts)
 	s.policies.put(key, csp)
 	return content, csp, true
 }
@@ -363,7 +368,14 @@ const maxPage = 8 << 20
 // origins of the API servers the page's "Try it" forms offer. Live sites
 // and lectern build --serve send it with every page.
 func PageCSP(page []byte) string {
+	return pageCSP(page, nil)
+}
+
+// pageCSP is PageCSP for a site whose pages may frame embedHosts
+// (features.Site.EmbedHosts).
+func pageCSP(page []byte, embedHosts []string) string {
 	f := features.Default()
 	f.PlaygroundOrigins = features.PlaygroundServerOrigins(page)
+	f.EmbedHosts = embedHosts
 	return f.ContentSecurityPolicy()
 }

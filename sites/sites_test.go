@@ -841,3 +841,33 @@ func TestActiveContentHeaders(t *testing.T) {
 		t.Errorf("GET / of a deployment without a playground: policy %q, want the default %q", got, pageCSP)
 	}
 }
+
+// TestEmbedHostsPolicy: with embed hosts, every page's policy lets them be
+// framed, those of pages with "Try it" forms too; other files stay
+// sandboxed.
+func TestEmbedHostsPolicy(t *testing.T) {
+	t.Parallel()
+	st, b := openStore(t), openBucket(t)
+	p := newProject(t, st, "embeds.example.com")
+	page := `<select class="lc-pg-input" data-pg-server><option value="https://api.example.com/v1">x</option></select>`
+	publish(t, st, b, p.ID, map[string]string{"index.html": "<p>home</p>", "api.html": page, "logo.svg": "<svg/>", "404.html": "<p>missing</p>",
+		"_lectern/playground.js": "// with a Try it form"})
+	srv := New(discardLog(), st, b)
+	srv.EmbedHosts = []string{"www.youtube.com", "player.vimeo.com"}
+	const frames = "; frame-src 'self' https://www.youtube.com https://player.vimeo.com; "
+	for _, path := range []string{"/", "/api", "/nope"} {
+		csp := do(srv, "GET", "embeds.example.com", path).Header().Get("Content-Security-Policy")
+		if !strings.Contains(csp, frames) || !strings.Contains(csp, "script-src 'self';") {
+			t.Errorf("GET %s: policy %q lacks %q", path, csp, frames)
+		}
+		if path == "/api" && !strings.Contains(csp, "connect-src 'self' https://api.example.com") {
+			t.Errorf("GET /api: policy %q does not reach the API", csp)
+		}
+	}
+	if csp := do(srv, "GET", "embeds.example.com", "/logo.svg").Header().Get("Content-Security-Policy"); csp != features.FileCSP {
+		t.Errorf("GET /logo.svg: policy %q", csp)
+	}
+	if strings.Contains(PageCSP(nil), "frame-src") {
+		t.Errorf("PageCSP without embed hosts frames other hosts: %s", PageCSP(nil))
+	}
+}

@@ -153,12 +153,14 @@ func encodeSources(e *encBuf, m *Manifest) {
 		e.str(s.Sum)
 		e.bool(s.Load != nil)
 		if l := s.Load; l != nil {
-			for _, v := range []string{l.Nav, l.Title, l.Description, l.SidebarTitle, l.Icon, l.OpenAPI, l.Mode, l.PageTitle} {
+			for _, v := range []string{l.Nav, l.Title, l.Description, l.SidebarTitle, l.Icon, l.OpenAPI, l.Mode, l.PageTitle, l.Tag, l.URL} {
 				e.str(v)
 			}
-			e.bool(l.Hidden)
-			e.bool(l.NoIndex)
+			for _, b := range []bool{l.Hidden, l.NoIndex, l.Deprecated, l.NotSearchable, l.NoPager} {
+				e.bool(b)
+			}
 			e.strs(l.Keywords)
+			e.strs(l.FileRefs)
 			e.int(int64(l.BodyLine))
 			e.warnings(l.Warnings)
 		}
@@ -370,11 +372,13 @@ func decodeManifest(data []byte) (*Manifest, bool) {
 		s.Stamp, s.Sum = d.stamp(), d.str()
 		if d.bool() {
 			loads = append(loads, PageLoad{Nav: d.str(), Title: d.str(), Description: d.str(), SidebarTitle: d.str(),
-				Icon: d.str(), OpenAPI: d.str(), Mode: d.str(), PageTitle: d.str()})
+				Icon: d.str(), OpenAPI: d.str(), Mode: d.str(), PageTitle: d.str(), Tag: d.str(), URL: d.str()})
 			l := &loads[len(loads)-1]
-			l.Hidden = d.bool()
-			l.NoIndex = d.bool()
+			for _, b := range []*bool{&l.Hidden, &l.NoIndex, &l.Deprecated, &l.NotSearchable, &l.NoPager} {
+				*b = d.bool()
+			}
 			l.Keywords = d.strs()
+			l.FileRefs = d.strs()
 			l.BodyLine = int(d.int())
 			l.Warnings = d.warnings()
 			s.Load = l

@@ -15,7 +15,7 @@ import (
 )
 
 // format changes whenever the manifest's format or meaning does.
-const format = "lectern-render-cache/5"
+const format = "lectern-render-cache/6"
 
 const ManifestName = "manifest.bin"
 
@@ -120,8 +120,9 @@ type Source struct {
 type PageLoad struct {
 	Nav                                                   string
 	Title, Description, SidebarTitle, Icon, OpenAPI, Mode string
-	Hidden, NoIndex                                       bool
-	Keywords                                              []string
+	Tag, URL                                              string
+	Hidden, NoIndex, Deprecated, NotSearchable, NoPager   bool
+	Keywords, FileRefs                                    []string
 	PageTitle                                             string
 	BodyLine                                              int
 	Warnings                                              []diag.Warning
@@ -161,14 +162,16 @@ func toolKey() string {
 func NewPageLoad(p *page.Page, warns []diag.Warning) *PageLoad {
 	return &PageLoad{Nav: p.Path, Title: p.Front.Title, Description: p.Front.Description, SidebarTitle: p.Front.SidebarTitle,
 		Icon: p.Front.Icon, OpenAPI: p.Front.OpenAPI, Mode: p.Front.Mode, Hidden: p.Front.Hidden, NoIndex: p.Front.NoIndex,
-		Keywords: p.Front.Keywords, PageTitle: p.Title, BodyLine: p.BodyLine, Warnings: warns}
+		Tag: p.Front.Tag, URL: p.Front.URL, Deprecated: p.Front.Deprecated, NotSearchable: p.Front.NotSearchable,
+		NoPager: p.Front.HideFooterPagination, Keywords: p.Front.Keywords, FileRefs: p.FileRefs, PageTitle: p.Title, BodyLine: p.BodyLine, Warnings: warns}
 }
 
 // Page returns the page l describes, without its body and raw front
 // matter (site.ensureBody reads them when the page is rendered).
 func (l *PageLoad) Page(navPath, file string) *page.Page {
-	p := &page.Page{Path: navPath, File: file, Title: l.PageTitle, BodyLine: l.BodyLine, MDX: strings.HasSuffix(file, ".mdx")}
+	p := &page.Page{Path: navPath, File: file, Title: l.PageTitle, BodyLine: l.BodyLine, MDX: strings.HasSuffix(file, ".mdx"), FileRefs: l.FileRefs}
 	p.Front = page.FrontMatter{Title: l.Title, Description: l.Description, SidebarTitle: l.SidebarTitle, Icon: l.Icon,
-		OpenAPI: l.OpenAPI, Mode: l.Mode, Hidden: l.Hidden, NoIndex: l.NoIndex, Keywords: l.Keywords}
+		OpenAPI: l.OpenAPI, Mode: l.Mode, Hidden: l.Hidden, NoIndex: l.NoIndex, Keywords: l.Keywords,
+		Tag: l.Tag, URL: l.URL, Deprecated: l.Deprecated, NotSearchable: l.NotSearchable, HideFooterPagination: l.NoPager}
 	return p
 }

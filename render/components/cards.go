@@ -40,7 +40,7 @@ func callout(kind string) componentFunc {
 		b.WriteString(">")
 		icon := c.icon("icon")
 		if icon == "" && c.str("icon") == "" {
-			icon = icons.SVG(calloutIcons[kind], 0, "")
+			icon = uiIcon(calloutIcons[kind])
 		}
 		if icon != "" {
 			b.WriteString(`<span class="lc-callout-icon">` + icon + "</span>")
@@ -86,7 +86,7 @@ func card(c *call) string {
 	}
 	icon := c.renderIcon("icon", 0, safe.Color(c.str("color")))
 	if icon == "" && typ != "" {
-		icon = icons.SVG(calloutIcons[typ], 0, "")
+		icon = uiIcon(calloutIcons[typ])
 	}
 	if icon != "" {
 		b.WriteString(`<span class="lc-card-icon">` + icon + "</span>")
@@ -107,7 +107,7 @@ func card(c *call) string {
 	}
 	b.WriteString("</" + tag + ">")
 	if href != "" && c.showArrow() {
-		b.WriteString(`<span class="lc-card-arrow">` + icons.SVG("arrow-up-right", 0, "") + "</span>")
+		b.WriteString(`<span class="lc-card-arrow">` + uiIcon("arrow-up-right") + "</span>")
 	}
 	b.WriteString("</" + tag + ">\n")
 	return b.String()
@@ -151,3 +151,8 @@ func tile(c *call) string {
 	b.WriteString("</div>\n")
 	return b.String()
 }
+
+// uiIcon draws an icon of the components' own (a callout's, a tree's
+// folders): Lucide's, whatever the site's library, for one style
+// throughout.
+func uiIcon(name string) string { return icons.Lucide.SVG(name, "", 0, "") }

@@ -232,8 +232,9 @@ func snippet(c *call) string {
 }
 
 // renderIcon renders an icon attribute value for a component: a local
-// image, an inline SVG, or, for an unknown name, an empty placeholder and
-// a warning.
+// image, an inline SVG of the site's icon library in the style of the
+// iconType attribute, or, for an unknown name, an empty placeholder and a
+// warning.
 func (c *call) renderIcon(attr string, size int, color string) string {
 	ic := strings.TrimSpace(c.str(attr))
 	switch {
@@ -253,7 +254,7 @@ func (c *call) renderIcon(attr string, size int, color string) string {
 		}
 		return `<img class="lc-icon" src="` + esc(u) + `"` + dim + ` alt="" aria-hidden="true">`
 	}
-	if svg := icons.SVG(ic, size, color); svg != "" {
+	if svg := c.r.env.Icons.SVG(ic, c.str("iconType"), size, color); svg != "" {
 		return svg
 	}
 	c.r.warn(c.sc, c.n.Line, "unknown icon %q", ic)

@@ -127,19 +127,19 @@ func prompt(c *call) string {
 	b.WriteString(`<div class="lc-prompt"><div class="lc-prompt-head">`)
 	icon := c.icon("icon")
 	if icon == "" {
-		icon = icons.SVG("sparkles", 0, "")
+		icon = uiIcon("sparkles")
 	}
 	b.WriteString(`<span class="lc-prompt-icon">` + icon + "</span>")
 	b.WriteString(`<div class="lc-prompt-description">` + c.markdownAttr("description") + "</div></div>")
 	b.WriteString(`<div class="lc-prompt-actions">`)
 	if actions["cursor"] {
 		u := "https://cursor.com/link/prompt?text=" + url.QueryEscape(text)
-		b.WriteString(`<a class="lc-prompt-action" href="` + esc(u) + `" rel="noopener">` + icons.SVG("external-link", 0, "") +
+		b.WriteString(`<a class="lc-prompt-action" href="` + esc(u) + `" rel="noopener">` + uiIcon("external-link") +
 			"Open in Cursor</a>")
 	}
 	if actions["copy"] {
 		b.WriteString(`<button class="lc-prompt-action lc-prompt-copy" type="button" aria-label="Copy prompt">` +
-			icons.SVG("copy", 0, "") + "<span>Copy prompt</span></button>")
+			uiIcon("copy") + "<span>Copy prompt</span></button>")
 	}
 	b.WriteString(`</div><pre class="lc-prompt-text" hidden>` + esc(text) + "</pre></div>\n")
 	return b.String()
@@ -220,7 +220,7 @@ func githubRepo(c *call) string {
 		variant = "flat"
 	}
 	href := "https://github.com/" + owner + "/" + name
-	return `<a class="lc-github-repo lc-github-` + variant + `" href="` + esc(href) + `" rel="noopener">` + icons.SVG("github", 0, "") +
+	return `<a class="lc-github-repo lc-github-` + variant + `" href="` + esc(href) + `" rel="noopener">` + icons.FontAwesome.SVG("github", "brands", 0, "") +
 		`<span class="lc-github-text"><span class="lc-github-name">` + esc(owner) + "/<strong>" + esc(name) +
 		`</strong></span><span class="lc-github-note">View the repository on GitHub</span></span></a>` + "\n"
 }

@@ -14,14 +14,17 @@ import (
 // htmlElement renders a lowercase (HTML) element written in MDX: JSX
 // attribute names become HTML ones (className → class), style objects
 // become CSS, links and media sources are rewritten for the page, and media
-// on other hosts become plain links, so that pages load nothing from
-// elsewhere. Scripts, styles and head elements are removed with a warning.
+// on other hosts become poster cards (media.go) or plain links, so that
+// pages load nothing from elsewhere. Scripts, styles and head elements are removed with a warning.
 func (r *Renderer) htmlElement(n *mdx.Node, sc *mdx.Scope) string {
 	name := strings.ToLower(n.Name)
 	switch name {
 	case "script", "style", "link", "meta", "base":
 		r.warn(sc, n.Line, "<%s> is not allowed in page content; removed", name)
 		return ""
+	}
+	if src := r.remoteMedia(name, n, sc); src != "" {
+		return r.remoteMediaHTML(name, src, n, sc)
 	}
 	var b strings.Builder
 	b.WriteString("<" + name)
@@ -183,7 +186,8 @@ func mediaWhat(tag string) string {
 	return "file"
 }
 
-// externalMedia is the link that replaces media on another host.
+// externalMedia is the link that replaces media on another host that has
+// no poster card (media.go): an image, an <embed> or <object>.
 func externalMedia(tag, src string, props map[string]mdx.Value) string {
 	label := props["alt"].Str()
 	if label == "" {
@@ -193,8 +197,6 @@ func externalMedia(tag, src string, props map[string]mdx.Value) string {
 		switch tag {
 		case "img":
 			label = "External image"
-		case "iframe":
-			label = "External content"
 		default:
 			label = "External media"
 		}

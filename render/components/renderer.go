@@ -9,6 +9,7 @@ import (
 
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/highlight"
+	"lectern.dev/lectern/render/icons"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/markdown"
@@ -35,6 +36,12 @@ type Env struct {
 	// LoadModule returns the parsed file of the source, or nil (with a
 	// warning) when it cannot be read.
 	LoadModule func(file string) *mdx.Module
+	// Icons is the site's icon library (docs.json icons.library); the
+	// zero value is Font Awesome.
+	Icons icons.Library
+	// EmbedHosts are the hosts whose <iframe>s are kept (media.go),
+	// lower case; nil, as in exports, for none.
+	EmbedHosts []string
 }
 
 // Renderer renders the MDX of one page (and the snippets it uses).

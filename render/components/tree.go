@@ -3,7 +3,6 @@ package components
 import (
 	"strings"
 
-	"lectern.dev/lectern/render/icons"
 	"lectern.dev/lectern/render/mdx"
 )
 
@@ -56,7 +55,7 @@ func folderHTML(name, kids string, open, openable, highlight bool) string {
 	if highlight {
 		class += " lc-tree-highlight"
 	}
-	label := icons.SVG("chevron-right", 0, "") + icons.SVG("folder", 0, "") + `<span class="lc-tree-name">` + name + "</span>"
+	label := uiIcon("chevron-right") + uiIcon("folder") + `<span class="lc-tree-name">` + name + "</span>"
 	if !openable {
 		return `<li class="` + class + ` lc-tree-static"><span class="lc-tree-item">` + label + "</span><ul>" + kids + "</ul></li>\n"
 	}
@@ -73,7 +72,7 @@ func fileHTML(name string, highlight bool) string {
 	if highlight {
 		class += " lc-tree-highlight"
 	}
-	return `<li class="` + class + `"><span class="lc-tree-item">` + icons.SVG("file", 0, "") + `<span class="lc-tree-name">` + name +
+	return `<li class="` + class + `"><span class="lc-tree-item">` + uiIcon("file") + `<span class="lc-tree-name">` + name +
 		"</span></span></li>\n"
 }
 

@@ -39,6 +39,9 @@ type Config struct {
 	// FooterLinks are the footer's social links, sorted by label.
 	FooterLinks []Link
 	Redirects   []Redirect
+	// IndexAll (docs.json "seo": {"indexing": "all"}) puts hidden and
+	// unlisted pages in search and the sitemap.
+	IndexAll bool
 	// Raw is the decoded configuration object, nil without a config.
 	Raw map[string]any
 
@@ -95,6 +98,9 @@ func Load(src fs.FS, w *diag.Warner, maxBytes int64) (*Config, error) {
 		cfg.Favicon = parseFavicon(raw["favicon"])
 		cfg.Redirects = parseRedirects(raw["redirects"])
 		cfg.FooterLinks = parseSocials(raw)
+		if seo, ok := raw["seo"].(map[string]any); ok {
+			cfg.IndexAll = Str(seo["indexing"]) == "all"
+		}
 		if name == "docs.json" {
 			parseDocsJSON(cfg, raw, cw)
 		} else {

@@ -40,6 +40,15 @@ type Nav struct {
 	Href   string
 	Icon   string
 	Hidden bool
+	// Searchable (docs.json "searchable": true on a hidden group or
+	// division) keeps the pages under a hidden node in search and the
+	// sitemap.
+	Searchable bool
+	// Expanded (a group's "expanded": true) opens a nested group in the
+	// sidebar by default.
+	Expanded bool
+	// Tag is a short label shown beside a group's name ("NEW").
+	Tag string
 	// Children are in source order.
 	Children []*Nav
 	// OpenAPI is the node's "openapi" key, or nil (the build expands it: render/openapi_nav.go).
@@ -63,6 +72,10 @@ type NavEntry struct {
 	Groups []string
 	// Division is the label of the innermost enclosing division, or "".
 	Division string
+	// Hidden is set when an enclosing group or division is hidden and
+	// none nearer the page is searchable: the page is left out of search
+	// and the sitemap (Mintlify's rule).
+	Hidden bool
 }
 
 // HasOpenAPI reports whether a node of n has an "openapi" key.
@@ -96,13 +109,13 @@ func (n *Nav) Pages() []NavEntry {
 	count := n.countPages()
 	out := make([]NavEntry, 0, count)
 	seen := make(map[string]bool, count)
-	var walk func(x *Nav, groups []string, div string)
-	walk = func(x *Nav, groups []string, div string) {
+	var walk func(x *Nav, groups []string, div string, hidden bool)
+	walk = func(x *Nav, groups []string, div string, hidden bool) {
 		switch {
 		case x.Kind == NavPage:
 			if !seen[x.Page] {
 				seen[x.Page] = true
-				out = append(out, NavEntry{Page: x.Page, Groups: groups, Division: div})
+				out = append(out, NavEntry{Page: x.Page, Groups: groups, Division: div, Hidden: hidden})
 			}
 			return
 		case x.Kind == NavGroup:
@@ -110,11 +123,17 @@ func (n *Nav) Pages() []NavEntry {
 		case x.IsDivision():
 			div = x.Label
 		}
+		switch {
+		case x.Hidden:
+			hidden = !x.Searchable
+		case x.Searchable:
+			hidden = false
+		}
 		for _, c := range x.Children {
-			walk(c, groups, div)
+			walk(c, groups, div, hidden)
 		}
 	}
-	walk(n, nil, "")
+	walk(n, nil, "", false)
 	return out
 }
 
@@ -204,7 +223,8 @@ func (b *navBuilder) object(obj map[string]any, parent *Nav, where string) {
 			if !isObj {
 				continue
 			}
-			d := &Nav{Kind: dk.kind, Label: Str(m[dk.label]), Icon: Str(m["icon"]), Href: Str(m["href"]), Hidden: boolean(m["hidden"])}
+			d := &Nav{Kind: dk.kind, Label: Str(m[dk.label]), Icon: Str(m["icon"]), Href: Str(m["href"]),
+				Hidden: boolean(m["hidden"]), Searchable: boolean(m["searchable"])}
 			if d.Label == "" {
 				d.Label = Str(m["name"])
 			}
@@ -219,7 +239,8 @@ func (b *navBuilder) object(obj map[string]any, parent *Nav, where string) {
 
 // group adds a {"group": ..., "pages": [...]} object.
 func (b *navBuilder) group(g map[string]any, parent *Nav, where string) {
-	n := &Nav{Kind: NavGroup, Label: Str(g["group"]), Icon: Str(g["icon"]), Hidden: boolean(g["hidden"])}
+	n := &Nav{Kind: NavGroup, Label: Str(g["group"]), Icon: Str(g["icon"]), Hidden: boolean(g["hidden"]),
+		Searchable: boolean(g["searchable"]), Expanded: boolean(g["expanded"]), Tag: Str(g["tag"])}
 	b.object(g, n, where)
 	parent.Children = append(parent.Children, n)
 }

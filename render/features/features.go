@@ -60,6 +60,12 @@ type Site struct {
 	// origin under ContentSecurityPolicy. PlaygroundServerOrigins reads
 	// those of the servers a built page offers.
 	PlaygroundOrigins []string
+	// EmbedHosts are the hosts (lower-case names, such as
+	// "www.youtube.com") whose https <iframe>s the pages of a live site
+	// show (ParseEmbedHosts reads the operator's list); the CSP's
+	// frame-src allows exactly them. Others, and every one in an export,
+	// become a link to the media (render/components). Empty: none.
+	EmbedHosts []string
 }
 
 // Default are the features of a build whose Options.Features
@@ -156,7 +162,7 @@ func (f Site) Validate() error {
 			}
 		}
 	}
-	return nil
+	return validEmbedHosts(f.EmbedHosts)
 }
 
 // validOrigin matches what endpointOrigin lets into a CSP header.
@@ -359,7 +365,8 @@ func MetaTag(name, value string) string {
 // itself ('self') only: scripts (no inline script, no eval), images, fonts,
 // frames, connections and form targets; connect-src adds the origins of
 // AssistantURL and AnalyticsURL when their feature is on, and
-// PlaygroundOrigins when the playground is. Styles allow 'unsafe-inline'
+// PlaygroundOrigins when the playground is, and frame-src the https
+// origins of EmbedHosts. Styles allow 'unsafe-inline'
 // as well, for style attributes of components (column counts, callout and
 // icon colours), the playground's stylesheet and the <style> of Mermaid
 // diagrams; images allow data: URLs too, which make no request.
@@ -385,12 +392,16 @@ func (f Site) ContentSecurityPolicy() string {
 		}
 	}
 	return "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
-		"connect-src " + strings.Join(connect, " ") + "; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'"
+		"connect-src " + strings.Join(connect, " ") + "; " + f.frameSrc() + "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'"
 }
 
 // ValidateBuild checks the endpoints given to a build: they may be empty
-// (Transform writes them later) but not of another kind than http(s).
+// (Transform writes them later) but not of another kind than http(s); and
+// EmbedHosts.
 func (f Site) ValidateBuild() error {
+	if err := validEmbedHosts(f.EmbedHosts); err != nil {
+		return err
+	}
 	for _, e := range []struct{ setting, raw string }{{"AssistantURL", f.AssistantURL}, {"AnalyticsURL", f.AnalyticsURL}} {
 		if strings.TrimSpace(e.raw) == "" {
 			continue

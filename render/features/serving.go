@@ -104,3 +104,23 @@ func metaPolicy(csp string) string {
 // also when the bundle is opened from file:// or served by a static host
 // that sends no header.
 const RawHTMLCSP = "default-src 'none'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+
+// publishedTypes are the extensions of the repository files a site
+// publishes as they are: the file types Mintlify serves (images, video,
+// audio, data, stylesheets, scripts, fonts, and its Enterprise plan's
+// documents, data and archives), and a few more of the same kinds.
+// Other files of the repository (Makefile, scripts/*.py, tests/) are not
+// published unless a page links to them (render: publish.go).
+var publishedTypes = map[string]bool{
+	".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".webp": true, ".avif": true, ".svg": true, ".ico": true, ".bmp": true,
+	".mp4": true, ".webm": true, ".mov": true, ".mp3": true, ".wav": true, ".ogg": true, ".m4a": true, ".vtt": true,
+	".json": true, ".yaml": true, ".yml": true, ".xml": true, ".csv": true, ".txt": true, ".pdf": true, ".zip": true,
+	".css": true, ".js": true, ".woff": true, ".woff2": true, ".ttf": true, ".otf": true, ".eot": true,
+	".html": true, ".htm": true, ".webmanifest": true,
+}
+
+// PublishedType reports whether a repository file of this name is
+// published because of its type (publishedTypes), in any case.
+func PublishedType(name string) bool {
+	return publishedTypes[strings.ToLower(path.Ext(name))]
+}

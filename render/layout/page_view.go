@@ -101,9 +101,12 @@ type selectorView struct {
 // sideItem is an entry of the sidebar: a page, a link or a group.
 type sideItem struct {
 	Label, URL, Icon string
+	Tag              string // shown beside the label (sideLabel)
 	Page             string // for page entries
+	Badge            string // HTML of the method badge of an API page (methodBadge)
 	External         bool
 	IsGroup          bool
+	Expanded         bool // a nested group open by default
 	Items            []*sideItem
 }
 
@@ -201,6 +204,11 @@ func (t *Theme) viewHeaderLinks(v *pageView, outName string) {
 	}
 	v.NavbarLinks = nav
 	v.Anchors = t.links(outName, s.Config.Anchors)
+	for i := range v.Anchors {
+		if ic := v.Anchors[i].Icon; ic != "" {
+			v.Anchors[i].IconHTML = template.HTML(s.Config.Icons().HTML(ic))
+		}
+	}
 	v.Footer = t.socials(outName) // socials.go
 }
 
@@ -279,7 +287,7 @@ func (t *Theme) viewSidebar(v *pageView, outName string, p *page.Page, root *con
 	} else if p != nil && p.Front.Hidden {
 		// A hidden page is shown in the sidebar where the navigation has
 		// it, on its own page only: that sidebar is not shared.
-		v.Sidebar = renderSidebar(t.sideItems(root.Children, outName, p.Path)).forPage(current)
+		v.Sidebar = renderSidebar(t.sideItems(root.Children, outName, p.Path), t.s.Config.Icons()).forPage(current)
 	} else {
 		v.Sidebar = t.sidebar(root, outName).forPage(current)
 	}

@@ -88,7 +88,7 @@ func (t *Theme) sidebar(root *config.Nav, outName string) *sidebarHTML {
 		t.sidebars.m = map[sidebarKey]*sidebarHTML{}
 	}
 	muted := t.ForWarner(&diag.Warner{Mute: 1})
-	sb := renderSidebar(muted.sideItems(root.Children, outName, ""))
+	sb := renderSidebar(muted.sideItems(root.Children, outName, ""), t.s.Config.Icons())
 	t.sidebars.m[key] = sb
 	return sb
 }
@@ -115,6 +115,9 @@ func (t *Theme) sidebarLinks(nodes []*config.Nav) {
 		}
 		switch {
 		case n.Kind == config.NavPage:
+			if p := t.s.Pages[n.Page]; p != nil && p.Front.URL != "" && !p.Front.Hidden {
+				t.configLink("", p.Front.URL)
+			}
 		case n.Kind == config.NavLink:
 			t.configLink("", n.Href)
 		case len(n.Children) > 0:
@@ -149,6 +152,9 @@ func (t *Theme) sidebarInputs(root *config.Nav) string {
 				} else {
 					field(NavLabel(p))
 					field(p.Front.Icon)
+					field(pageTag(p))
+					field(p.Front.URL)
+					field(methodBadge(p))
 					buf = append(buf, 1)
 					if p.Front.Hidden {
 						buf = append(buf, 1)
@@ -177,13 +183,14 @@ func (t *Theme) sidebarInputs(root *config.Nav) string {
 }
 
 // renderSidebar renders the sidebar: top-level groups as titled sections,
-// nested groups as collapsible <details>. It is written in Go rather than
-// the template because it is most of each page.
-func renderSidebar(items []*sideItem) *sidebarHTML {
-	w := &sidebarWriter{active: map[string][]insertion{}}
+// nested groups as collapsible <details>, their icons from library lib. It
+// is written in Go rather than the template because it is most of each
+// page.
+func renderSidebar(items []*sideItem, lib icons.Library) *sidebarHTML {
+	w := &sidebarWriter{active: map[string][]insertion{}, lib: lib}
 	for _, it := range items {
 		if it.IsGroup {
-			w.b.WriteString(`<div class="lc-nav-section"><p class="lc-nav-heading">` + icons.HTML(it.Icon) + html.EscapeString(it.Label) + "</p>")
+			w.b.WriteString(`<div class="lc-nav-section"><p class="lc-nav-heading">` + lib.HTML(it.Icon) + sideLabel(it.Label, it.Tag) + "</p>")
 			w.list(it.Items, nil)
 			w.b.WriteString("</div>\n")
 			continue
@@ -208,6 +215,7 @@ func renderSidebar(items []*sideItem) *sidebarHTML {
 type sidebarWriter struct {
 	b      strings.Builder
 	active map[string][]insertion
+	lib    icons.Library
 }
 
 // list writes a list of entries; opens are the offsets of the open
@@ -218,9 +226,14 @@ func (w *sidebarWriter) list(items []*sideItem, opens []int) {
 	for _, it := range items {
 		if it.IsGroup {
 			b.WriteString(`<li class="lc-nav-group"><details`)
-			at := b.Len()
-			b.WriteString("><summary>" + icons.HTML(it.Icon) + html.EscapeString(it.Label) + "</summary>")
-			w.list(it.Items, append(opens[:len(opens):len(opens)], at))
+			inner := opens
+			if it.Expanded {
+				b.WriteString(openAttr) // open for every page: nothing to insert
+			} else {
+				inner = append(opens[:len(opens):len(opens)], b.Len())
+			}
+			b.WriteString("><summary>" + w.lib.HTML(it.Icon) + sideLabel(it.Label, it.Tag) + "</summary>")
+			w.list(it.Items, inner)
 			b.WriteString("</details></li>")
 			continue
 		}
@@ -235,9 +248,27 @@ func (w *sidebarWriter) list(items []*sideItem, opens []int) {
 		if it.External {
 			b.WriteString(` rel="noopener"`)
 		}
-		b.WriteString(">" + html.EscapeString(it.Label) + "</a></li>")
+		b.WriteString(">" + it.Badge + sideLabel(it.Label, it.Tag) + "</a></li>")
 	}
 	b.WriteString("</ul>")
+}
+
+// sideLabel is the markup of a sidebar entry's label: the label, then its
+// tag (a group's or page's "tag", or "Deprecated") as a small badge.
+func sideLabel(label, tag string) string {
+	if tag == "" {
+		return html.EscapeString(label)
+	}
+	return html.EscapeString(label) + ` <span class="lc-nav-tag">` + html.EscapeString(tag) + `</span>`
+}
+
+// pageTag is the tag the sidebar shows beside page p: its front matter's
+// "tag", else "Deprecated" for a deprecated page.
+func pageTag(p *page.Page) string {
+	if p.Front.Tag == "" && p.Front.Deprecated {
+		return "Deprecated"
+	}
+	return p.Front.Tag
 }
 
 // sideItems builds the sidebar entries for nav nodes. Hidden pages are
@@ -254,7 +285,14 @@ func (t *Theme) sideItems(nodes []*config.Nav, outName, show string) []*sideItem
 			if p == nil || p.Front.Hidden && n.Page != show {
 				continue
 			}
-			out = append(out, &sideItem{Label: NavLabel(p), URL: t.s.Links.PageURL(outName, n.Page), Icon: p.Front.Icon, Page: n.Page})
+			if p.Front.URL != "" {
+				// A page that is a link elsewhere (front matter "url").
+				u, ext := t.configLink(outName, p.Front.URL)
+				out = append(out, &sideItem{Label: NavLabel(p), URL: u, Icon: p.Front.Icon, Tag: pageTag(p), External: ext})
+				continue
+			}
+			out = append(out, &sideItem{Label: NavLabel(p), URL: t.s.Links.PageURL(outName, n.Page), Icon: p.Front.Icon, Tag: pageTag(p), Page: n.Page,
+				Badge: methodBadge(p)})
 		case n.Kind == config.NavLink:
 			u, ext := t.configLink(outName, n.Href)
 			out = append(out, &sideItem{Label: n.Label, URL: u, Icon: n.Icon, External: ext})
@@ -263,7 +301,7 @@ func (t *Theme) sideItems(nodes []*config.Nav, outName, show string) []*sideItem
 			if len(items) == 0 {
 				continue
 			}
-			out = append(out, &sideItem{Label: n.Label, Icon: n.Icon, IsGroup: true, Items: items})
+			out = append(out, &sideItem{Label: n.Label, Icon: n.Icon, Tag: n.Tag, IsGroup: true, Expanded: n.Expanded, Items: items})
 		case n.Href != "":
 			u, ext := t.configLink(outName, n.Href)
 			out = append(out, &sideItem{Label: n.Label, URL: u, Icon: n.Icon, External: ext})

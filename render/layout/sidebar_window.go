@@ -63,7 +63,8 @@ func (t *Theme) window() Window {
 // sidebarWindow is a section flattened for windowed sidebars. It depends
 // on the section only, not on the folder of the output file.
 type sidebarWindow struct {
-	size    int // entries shown: Window.Size when it was made
+	size    int           // entries shown: Window.Size when it was made
+	lib     icons.Library // the site's icon library, for the groups' icons
 	groups  []sideGroup
 	entries []sideEntry // the visible entries, in navigation order
 	pages   []int       // indices of the page entries, ascending
@@ -77,18 +78,19 @@ type sidebarWindow struct {
 // sideGroup is a group of a windowed sidebar: a heading at the top level
 // (depth 0), a collapsible <details> below.
 type sideGroup struct {
-	label, icon string
-	parent      int // index in sidebarWindow.groups; -1 for none
-	depth       int
+	label, icon, tag string
+	parent           int // index in sidebarWindow.groups; -1 for none
+	depth            int
+	expanded         bool // open on every page
 }
 
 // sideEntry is a link of a windowed sidebar: a page, or a link of the
 // configuration (resolved once; its URL depends on the output file).
 type sideEntry struct {
-	label string
-	page  string       // for pages
-	link  links.Target // for links
-	group int          // innermost group; -1 for none
+	label, tag string
+	page       string       // for pages
+	link       links.Target // for links
+	group      int          // innermost group; -1 for none
 }
 
 // hiddenEntry is a hidden page and the index of the visible entry it
@@ -111,7 +113,7 @@ func (t *Theme) sidebarWindowOf(root *config.Nav) *sidebarWindow {
 	if c.windows == nil {
 		c.windows = map[*config.Nav]*sidebarWindow{}
 	}
-	w := &sidebarWindow{size: max(t.window().Size, 1), at: map[string]int{}, hidden: map[string]hiddenEntry{}}
+	w := &sidebarWindow{size: max(t.window().Size, 1), lib: t.s.Config.Icons(), at: map[string]int{}, hidden: map[string]hiddenEntry{}}
 	t.flattenSidebar(w, root.Children, -1, 0)
 	// Hidden pages count: each shows the sidebar with itself added, which
 	// the full sidebar renders for that page alone.
@@ -136,7 +138,14 @@ func (t *Theme) flattenSidebar(w *sidebarWindow, nodes []*config.Nav, parent, de
 			if p == nil {
 				continue
 			}
-			e := sideEntry{label: NavLabel(p), page: n.Page, group: parent}
+			e := sideEntry{label: NavLabel(p), tag: pageTag(p), page: n.Page, group: parent}
+			if p.Front.URL != "" {
+				e.page, e.link = "", t.s.Links.Resolve("", p.Front.URL)
+				if !p.Front.Hidden {
+					w.entries = append(w.entries, e)
+				}
+				continue
+			}
 			if p.Front.Hidden {
 				if _, ok := w.hidden[n.Page]; !ok {
 					w.hidden[n.Page] = hiddenEntry{entry: e, at: len(w.entries)}
@@ -151,7 +160,7 @@ func (t *Theme) flattenSidebar(w *sidebarWindow, nodes []*config.Nav, parent, de
 		case n.Kind == config.NavLink:
 			w.entries = append(w.entries, sideEntry{label: n.Label, link: t.s.Links.Resolve("", n.Href), group: parent})
 		case len(n.Children) > 0:
-			w.groups = append(w.groups, sideGroup{label: n.Label, icon: n.Icon, parent: parent, depth: depth})
+			w.groups = append(w.groups, sideGroup{label: n.Label, icon: n.Icon, tag: n.Tag, parent: parent, depth: depth, expanded: n.Expanded})
 			t.flattenSidebar(w, n.Children, len(w.groups)-1, depth+1)
 		case n.Href != "":
 			w.entries = append(w.entries, sideEntry{label: n.Label, link: t.s.Links.Resolve("", n.Href), group: parent})
@@ -270,14 +279,14 @@ func commonDepth(a, b, c []int) int {
 func (w *sidebarWindow) openGroup(b *strings.Builder, g int, open bool) {
 	gr := &w.groups[g]
 	if gr.depth == 0 {
-		b.WriteString(`<div class="lc-nav-section"><p class="lc-nav-heading">` + icons.HTML(gr.icon) + html.EscapeString(gr.label) + `</p><ul class="lc-nav-list">`)
+		b.WriteString(`<div class="lc-nav-section"><p class="lc-nav-heading">` + w.lib.HTML(gr.icon) + sideLabel(gr.label, gr.tag) + `</p><ul class="lc-nav-list">`)
 		return
 	}
 	b.WriteString(`<li class="lc-nav-group"><details`)
-	if open {
+	if open || gr.expanded {
 		b.WriteString(openAttr)
 	}
-	b.WriteString("><summary>" + icons.HTML(gr.icon) + html.EscapeString(gr.label) + `</summary><ul class="lc-nav-list">`)
+	b.WriteString("><summary>" + w.lib.HTML(gr.icon) + sideLabel(gr.label, gr.tag) + `</summary><ul class="lc-nav-list">`)
 }
 
 // closeGroup writes the end of group g.
@@ -308,7 +317,10 @@ func writeSideLink(b *strings.Builder, s *Site, outName string, e *sideEntry, cu
 		b.WriteString(` rel="noopener"`)
 	}
 	b.WriteByte('>')
-	b.WriteString(html.EscapeString(e.label))
+	if e.page != "" {
+		b.WriteString(methodBadge(s.Pages[e.page]))
+	}
+	b.WriteString(sideLabel(e.label, e.tag))
 	b.WriteString("</a></li>")
 }
 

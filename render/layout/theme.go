@@ -59,7 +59,9 @@ type Theme struct {
 	// chains holds, for each page, the navigation nodes from the root to
 	// its first appearance.
 	chains map[string][]*config.Nav
-	// index is each page's position in s.Order, for previous and next.
+	// seq are the pages of s.Order that previous and next links lead
+	// through (inPager), and index is each one's position in seq.
+	seq      []*page.Page
 	index    map[*page.Page]int
 	sidebars *sidebarCache // shared by the per-page copies (ForWarner) of a parallel build
 	// sidebarSums are, by page of s.Order, the hashes of what its sidebar
@@ -119,8 +121,11 @@ func New(s *Site) *Theme {
 	} else if cfg.Source == "mint.json" {
 		_, t.navbarPrimary = config.LinkItem(cfg.Raw["topbarCtaButton"])
 	}
-	for i, p := range s.Order {
-		t.index[p] = i
+	for _, p := range s.Order {
+		if inPager(p) {
+			t.index[p] = len(t.seq)
+			t.seq = append(t.seq, p)
+		}
 	}
 	var walk func(n *config.Nav, chain []*config.Nav)
 	walk = func(n *config.Nav, chain []*config.Nav) {
@@ -136,6 +141,7 @@ func New(s *Site) *Theme {
 		}
 	}
 	walk(cfg.Nav, nil)
+	t.placeUnlisted()
 	return t
 }
 
@@ -193,7 +199,9 @@ func (t *Theme) Page(p *page.Page, outName, body string, toc []search.TOCItem) [
 	}
 	v.TOC = toc
 	v.Mode = p.Front.Mode
-	v.NoIndex = p.Front.NoIndex
+	// Mintlify gives a hidden page a noindex tag; an unlisted one is only
+	// left out of the sitemap.
+	v.NoIndex = p.Front.NoIndex || p.Front.Hidden && !t.s.Config.IndexAll
 	v.Keywords = strings.Join(p.Front.Keywords, ", ")
 	if g := t.s.Entries[p.Path].Groups; len(g) > 0 {
 		v.Eyebrow = g[len(g)-1]
@@ -201,14 +209,19 @@ func (t *Theme) Page(p *page.Page, outName, body string, toc []search.TOCItem) [
 	if t.s.Links.SiteURL != "" {
 		v.Canonical = t.s.Links.Canonical(p.Path)
 	}
-	if i, ok := t.index[p]; ok {
-		order := t.s.Order
-		if i > 0 {
-			v.Prev = &linkView{Label: NavLabel(order[i-1]), URL: t.s.Links.PageURL(outName, order[i-1].Path)}
+	if prev, next := t.Neighbours(p); !p.Front.HideFooterPagination {
+		if prev != nil {
+			v.Prev = &linkView{Label: NavLabel(prev), URL: t.s.Links.PageURL(outName, prev.Path)}
 		}
-		if i+1 < len(order) {
-			v.Next = &linkView{Label: NavLabel(order[i+1]), URL: t.s.Links.PageURL(outName, order[i+1].Path)}
+		if next != nil {
+			v.Next = &linkView{Label: NavLabel(next), URL: t.s.Links.PageURL(outName, next.Path)}
 		}
+	}
+	if p.Front.URL != "" && strings.TrimSpace(body) == "" {
+		// A page that is a link of the navigation, opened by its own path.
+		u, _ := t.configLink(outName, p.Front.URL)
+		v.Body = template.HTML(`<p class="lc-url-page">This page is at <a href="` + html.EscapeString(safe.Href(u)) + `" rel="noopener">` +
+			html.EscapeString(p.Front.URL) + `</a>.</p>`)
 	}
 	return t.execute(v)
 }

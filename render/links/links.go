@@ -36,6 +36,9 @@ type Resolver struct {
 	HasPage func(p string) bool
 	// Files holds every regular file of the source.
 	Files map[string]bool
+	// Unpublished holds the files of Files that the site does not publish
+	// (a Makefile, a script): a link to one is broken.
+	Unpublished map[string]bool
 	// Redirects are the configuration's redirects.
 	Redirects *config.RedirectTable
 	// Export is set for the export form: relative links to .html files.
@@ -88,6 +91,10 @@ func (r *Resolver) lookup(p, suffix string, hops int) Target {
 		return Target{Kind: Page, Suffix: suffix}
 	}
 	if r.Files[p] && !IsPageFile(p) {
+		if r.Unpublished[p] {
+			return Target{Kind: Missing, Path: p, Suffix: suffix,
+				Reason: p + " is not published: files of its type are part of the site only when a page links to them"}
+		}
 		return Target{Kind: File, Path: p, Suffix: suffix}
 	}
 	base := strings.TrimSuffix(p, "/")

@@ -1,45 +1,140 @@
 package openapi
 
 import (
-	"net/url"
 	"strings"
 )
 
-// codeBlock writes a code block in the theme's markup.
+// codeBlock writes a code block: through Options.Code when set (the
+// site's highlighted blocks), else plain.
 func (w *writer) codeBlock(title, lang, code string) {
-	w.WriteString(`<div class="lc-code"><div class="lc-code-title">` + esc(title) + `</div><pre><code class="language-` + lang + `">` +
-		esc(code) + "</code></pre></div>\n")
+	if w.o.Code != nil {
+		w.WriteString(w.o.Code(title, lang, code))
+		return
+	}
+	w.WriteString(`<div class="lc-code" data-lang="` + esc(lang) + `"><div class="lc-code-title">` + esc(title) +
+		`</div><pre><code class="language-` + esc(lang) + `">` + esc(code) + "</code></pre></div>\n")
 }
 
-func (w *writer) serverURL() string {
-	if len(w.ops.doc.Servers) > 0 {
-		return strings.TrimRight(w.ops.doc.Servers[0].URL, "/")
+// ExamplesStart is the start of the examples column (Columns).
+const ExamplesStart = `<aside class="lc-api-examples" aria-label="Examples">`
+
+// Columns wraps the HTML of an API page's content and of its examples in
+// the page's two columns: the examples beside the content on wide
+// screens, under it on narrow ones. With no examples, main is returned as
+// it is.
+func Columns(main, examples string) string {
+	if strings.TrimSpace(examples) == "" {
+		return main
 	}
-	return ""
+	return `<div class="lc-api-page">` + "\n" + `<div class="lc-api-main">` + "\n" + main + "</div>\n" +
+		ExamplesStart + "\n" + examples + "</aside>\n</div>\n"
 }
 
-// examples writes the request (curl) and response examples.
-func (w *writer) examples(params []param, secs []security, body, bodyType string, responses *obj) {
-	d := w.ops.doc
-	if !w.ops.Webhook {
-		w.WriteString(`<div class="lc-request-example"><div class="lc-example-label">Request</div>` + "\n")
-		w.codeBlock("cURL", "bash", w.curl(params, secs, body, bodyType))
-		w.WriteString("</div>\n")
-	} else if body != "" {
-		w.WriteString(`<div class="lc-request-example"><div class="lc-example-label">Payload</div>` + "\n")
-		w.codeBlock(bodyType, "json", body)
-		w.WriteString("</div>\n")
+// examples returns the HTML of the examples column: the request examples
+// (Options.RequestExample, else the document's code samples and the
+// generated snippets) and the response examples (Options.ResponseExample,
+// else one per status code with content).
+func (w *writer) examples(params []param, secs []security, responses *obj) string {
+	w = &writer{r: w.r, o: w.o, ops: w.ops}
+	switch {
+	case w.o.RequestExample != "":
+		w.WriteString(w.o.RequestExample)
+	case w.ops.Webhook:
+		w.webhookPayload()
+	default:
+		w.requestExamples(w.request(params, secs))
 	}
+	if w.o.ResponseExample != "" {
+		w.WriteString(w.o.ResponseExample)
+	} else {
+		w.responseExamples(responses)
+	}
+	return w.String()
+}
+
+// requestExamples writes the request examples of req as a code group:
+// the document's x-codeSamples first, then the generated snippet of each
+// language of Options.Examples that no code sample gives.
+func (w *writer) requestExamples(req *httpRequest) {
+	type tab struct{ title, lang, code string }
+	var tabs []tab
+	covered := map[string]bool{}
+	for _, cs := range w.codeSamples() {
+		lang, known := languageOf(cs.lang)
+		title, hl := cs.label, strings.ToLower(cs.lang)
+		if known {
+			covered[lang.key] = true
+			hl = lang.highlight
+			if title == "" {
+				title = lang.name
+			}
+		}
+		tabs = append(tabs, tab{firstNonEmpty(title, cs.lang), hl, strings.TrimRight(cs.source, "\n")})
+	}
+	if !w.o.Examples.NoAutogenerate {
+		keys := w.o.Examples.Languages
+		if keys == nil {
+			keys = DefaultLanguages
+		}
+		for _, k := range keys {
+			lang, ok := languageOf(k)
+			if !ok || lang.gen == nil || covered[lang.key] {
+				continue
+			}
+			covered[lang.key] = true
+			tabs = append(tabs, tab{lang.name, lang.highlight, lang.gen(req)})
+		}
+	}
+	if len(tabs) == 0 {
+		return
+	}
+	// Tabs of the same title (code samples of one label in several
+	// languages) say their language.
+	count := map[string]int{}
+	for _, t := range tabs {
+		count[t.title]++
+	}
+	w.WriteString(`<div class="lc-request-example"><div class="lc-code-group">` + "\n")
+	for _, t := range tabs {
+		title := t.title
+		if count[title] > 1 {
+			if l, ok := languageOf(t.lang); ok {
+				title += " (" + l.name + ")"
+			}
+		}
+		w.codeBlock(title, t.lang, t.code)
+	}
+	w.WriteString("</div></div>\n")
+}
+
+// webhookPayload writes the example body a webhook sends.
+func (w *writer) webhookPayload() {
+	body, bodyType, _ := w.body()
+	if body == "" {
+		return
+	}
+	lang := "json"
+	if !strings.Contains(bodyType, "json") {
+		lang = "text"
+	}
+	w.WriteString(`<div class="lc-request-example"><div class="lc-code-group">` + "\n")
+	w.codeBlock("Payload", lang, body)
+	w.WriteString("</div></div>\n")
+}
+
+// responseExamples writes an example per status code whose response has
+// content, as a code group.
+func (w *writer) responseExamples(responses *obj) {
 	if responses == nil {
 		return
 	}
 	first := true
 	for _, code := range responses.keys {
-		resp := d.derefObj(responses.m[code], nil)
+		resp := w.ops.doc.derefObj(responses.m[code], nil)
 		if resp == nil {
 			continue
 		}
-		_, mt := pickMedia(resp.obj("content"))
+		name, mt := pickMedia(resp.obj("content"))
 		if mt == nil {
 			continue
 		}
@@ -48,89 +143,19 @@ func (w *writer) examples(params []param, secs []security, body, bodyType string
 			continue
 		}
 		if first {
-			w.WriteString(`<div class="lc-response-example"><div class="lc-example-label">Response</div>` + "\n")
+			w.WriteString(`<div class="lc-response-example"><div class="lc-code-group">` + "\n")
 			first = false
 		}
 		text, isStr := ex.(string)
+		lang := "text"
 		if !isStr {
-			text = toJSON(ex)
+			text, lang = toJSON(ex), "json"
+		} else if strings.Contains(name, "json") {
+			lang = "json"
 		}
-		w.codeBlock(code, "json", text)
+		w.codeBlock(code, lang, text)
 	}
 	if !first {
-		w.WriteString("</div>\n")
+		w.WriteString("</div></div>\n")
 	}
-}
-
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func paramExample(p param, r *resolver) string {
-	if p.hasExample {
-		return scalarText(p.example)
-	}
-	v := r.example(p.schema, nil, 0, true)
-	return scalarText(v)
-}
-
-// curl builds the request example.
-func (w *writer) curl(params []param, secs []security, body, bodyType string) string {
-	path := w.ops.Path
-	q := url.Values{}
-	var qkeys []string
-	var headers []string
-	for _, p := range params {
-		switch p.in {
-		case "path":
-			path = strings.ReplaceAll(path, "{"+p.name+"}", paramExample(p, w.r))
-		case "query":
-			if p.required {
-				q.Add(p.name, paramExample(p, w.r))
-				qkeys = append(qkeys, p.name)
-			}
-		case "header":
-			if p.required {
-				headers = append(headers, p.name+": "+paramExample(p, w.r))
-			}
-		}
-	}
-	u := w.serverURL() + path
-	if len(qkeys) > 0 {
-		u += "?" + q.Encode()
-	}
-	if len(secs) > 0 {
-		s := secs[0]
-		switch s.kind {
-		case "bearer":
-			headers = append(headers, "Authorization: Bearer <token>")
-		case "basic":
-			headers = append(headers, "Authorization: Basic <encoded-value>")
-		case "apiKey":
-			switch s.in {
-			case "header":
-				headers = append(headers, s.header+": <api-key>")
-			case "cookie":
-				headers = append(headers, "Cookie: "+s.header+"=<api-key>")
-			case "query":
-				sep := "?"
-				if strings.Contains(u, "?") {
-					sep = "&"
-				}
-				u += sep + url.QueryEscape(s.header) + "=<api-key>"
-			}
-		}
-	}
-	if bodyType != "" && body != "" {
-		headers = append(headers, "Content-Type: "+bodyType)
-	}
-	var b strings.Builder
-	b.WriteString("curl --request " + w.ops.Method + " \\\n  --url " + shellQuote(u))
-	for _, h := range headers {
-		b.WriteString(" \\\n  --header " + shellQuote(h))
-	}
-	if body != "" {
-		b.WriteString(" \\\n  --data " + shellQuote(body))
-	}
-	return b.String()
 }

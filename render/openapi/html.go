@@ -17,6 +17,15 @@ type Options struct {
 	// Content is the HTML of the page's own content, placed after the
 	// operation's description.
 	Content string
+	// RequestExample and ResponseExample are the HTML of the page's own
+	// <RequestExample> and <ResponseExample>, each shown instead of the
+	// generated examples; "" for none.
+	RequestExample, ResponseExample string
+	// Examples configures the generated request examples.
+	Examples Examples
+	// Code writes a code block of the examples (the site's highlighted
+	// code blocks); nil for plain ones.
+	Code func(title, lang, code string) string
 }
 
 // Page is a rendered operation.
@@ -106,11 +115,11 @@ func Render(op *Operation, o Options) Page {
 	w.requestBody(bodyType, bodyObj)
 	responses := d.derefObj(op.op.get("responses"), r.miss)
 	w.responses(responses)
-	w.examples(params, secs, body, bodyType, responses)
+	ex := w.examples(params, secs, responses)
 	if pg && o.ScriptURL != "" {
 		w.WriteString(`<script src="` + esc(o.ScriptURL) + `" defer></script>` + "\n")
 	}
-	return Page{HTML: w.String(), Playground: pg, Problems: r.problems}
+	return Page{HTML: Columns(w.String(), ex), Playground: pg, Problems: r.problems}
 }
 
 // authorizations writes the Authorizations section: the header or

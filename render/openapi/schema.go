@@ -7,27 +7,29 @@ import (
 
 // schema is a schema with $refs followed and allOf merged.
 type schema struct {
-	types      []string
-	nullable   bool
-	title      string
-	desc       string
-	format     string
-	props      []prop
-	required   map[string]bool
-	items      any // raw items schema
-	enum       []any
-	def        any
-	hasDef     bool
-	example    any
-	hasExample bool
-	deprecated bool
-	readOnly   bool
-	writeOnly  bool
-	variants   []any  // oneOf / anyOf raw schemas
-	variantKw  string // "oneOf" or "anyOf"
-	additional any    // additionalProperties schema
-	ref        string // component name when it came from a $ref
-	circular   bool   // the $ref is already being expanded
+	types    []string
+	nullable bool
+	title    string
+	desc     string
+	format   string
+	// contentMediaType is the media type of a string's content (3.1).
+	contentMediaType string
+	props            []prop
+	required         map[string]bool
+	items            any // raw items schema
+	enum             []any
+	def              any
+	hasDef           bool
+	example          any
+	hasExample       bool
+	deprecated       bool
+	readOnly         bool
+	writeOnly        bool
+	variants         []any  // oneOf / anyOf raw schemas
+	variantKw        string // "oneOf" or "anyOf"
+	additional       any    // additionalProperties schema
+	ref              string // component name when it came from a $ref
+	circular         bool   // the $ref is already being expanded
 }
 
 type prop struct {
@@ -41,6 +43,9 @@ type resolver struct {
 	problems []string
 	seen     map[string]bool
 	budget   int // fields left to render, against documents that explode
+	// requiredOnly makes request examples of objects hold their required
+	// properties only (Examples.RequiredOnly).
+	requiredOnly bool
 }
 
 func newResolver(d *Doc) *resolver {
@@ -187,6 +192,9 @@ func (r *resolver) mergeLocal(s *schema, o *obj, stack []string, depth int) {
 	}
 	if s.format == "" {
 		s.format = o.str("format")
+	}
+	if s.contentMediaType == "" {
+		s.contentMediaType = o.str("contentMediaType")
 	}
 	if props := o.obj("properties"); props != nil {
 		have := map[string]bool{}
@@ -359,7 +367,7 @@ func (r *resolver) example(raw any, stack []string, depth int, forRequest bool) 
 	o := &obj{m: map[string]any{}}
 	for _, p := range s.props {
 		ps := r.flatten(p.raw, sub)
-		if forRequest && ps.readOnly || !forRequest && ps.writeOnly {
+		if forRequest && ps.readOnly || !forRequest && ps.writeOnly || forRequest && r.requiredOnly && !s.required[p.name] {
 			continue
 		}
 		o.keys = append(o.keys, p.name)

@@ -252,24 +252,6 @@ func (op *Operation) Title() string {
 	return op.Ref().String()
 }
 
-// Slug is a URL segment for op: its operationId, else method and path,
-// lower case with dashes ("createPlant" → "createplant", "GET /plants/{id}"
-// → "get-plants-id").
-func (op *Operation) Slug() string {
-	s := Slugify(op.ID)
-	if s == "" {
-		m := op.Method
-		if op.Webhook {
-			m = "webhook"
-		}
-		s = Slugify(m + " " + op.Path)
-	}
-	if s == "" {
-		s = "operation"
-	}
-	return s
-}
-
 // Slugify lower-cases s and keeps letters, digits, "_" and single dashes.
 func Slugify(s string) string {
 	var b strings.Builder

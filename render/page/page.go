@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -17,6 +18,7 @@ import (
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/mdx"
 )
@@ -32,6 +34,18 @@ type FrontMatter struct {
 	Hidden   bool
 	NoIndex  bool
 	Keywords []string
+	// Tag is a short label shown beside the page's name in the sidebar
+	// ("NEW"); Deprecated adds a "Deprecated" one.
+	Tag        string
+	Deprecated bool
+	// URL makes the page a sidebar link to that address (an external
+	// page) instead of a page of its own.
+	URL string
+	// NotSearchable ("searchable: false") leaves the page out of the
+	// site's search, not out of the sitemap.
+	NotSearchable bool
+	// HideFooterPagination leaves out the previous and next links.
+	HideFooterPagination bool
 	// Raw holds every key, for settings this version does not read.
 	Raw map[string]any
 }
@@ -45,6 +59,13 @@ type Page struct {
 	Body     string // source after the front matter
 	BodyLine int    // line of the body's first byte in file
 	MDX      bool
+	// FileRefs are the links and sources of the body that name a file of
+	// a type the site does not publish by itself (FileRefs), as written.
+	FileRefs []string
+	// Unlisted is set for a page of the repository that the navigation
+	// does not list: it is built and served at its path, but is in no
+	// sidebar, previous/next link, search index or sitemap.
+	Unlisted bool
 }
 
 // NormalizeNewlines turns CRLF and CR line ends into LF and drops a BOM.
@@ -126,6 +147,11 @@ func ParseFrontMatter(yml, file string, w *diag.Warner) FrontMatter {
 	fm.Mode = scalar(raw["mode"])
 	fm.Hidden = truthy(raw["hidden"])
 	fm.NoIndex = truthy(raw["noindex"])
+	fm.Tag = scalar(raw["tag"])
+	fm.Deprecated = truthy(raw["deprecated"])
+	fm.URL = scalar(raw["url"])
+	fm.NotSearchable = falsy(raw["searchable"])
+	fm.HideFooterPagination = truthy(raw["hideFooterPagination"])
 	switch k := raw["keywords"].(type) {
 	case []any:
 		for _, v := range k {
@@ -210,6 +236,17 @@ func truthy(v any) bool {
 	return false
 }
 
+// falsy reports whether v is an explicit false ("searchable: false").
+func falsy(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return !x
+	case string:
+		return x == "false" || x == "no"
+	}
+	return false
+}
+
 // MaxSource bounds the source of a page or snippet. Goldmark's time
 // grows faster than linearly on some inputs (long runs of brackets,
 // emphasis or tags on one line), so a larger file is replaced by a short
@@ -268,7 +305,39 @@ func Load(navPath, file, src string, w *diag.Warner) *Page {
 	if p.Title == "" {
 		p.Title = config.Humanize(path.Base(navPath))
 	}
+	p.FileRefs = FileRefs(p.Body)
 	return p
+}
+
+// fileRefRE finds link destinations and sources: Markdown's ](x), and
+// href or src attributes, quoted or in braces.
+var fileRefRE = regexp.MustCompile(`(?:\]\(\s*<?|\b(?:href|src)=\{?\s*["'])([^\s"'()<>{}]+)`)
+
+// maxFileRefs bounds the references kept of one page.
+const maxFileRefs = 100
+
+// FileRefs returns the local links and sources of body that name a file
+// by an extension the site does not publish by itself
+// (features.PublishedType): a page may link to scripts/setup.py, which
+// is then published. Each is returned once, as written, without its
+// query or fragment.
+func FileRefs(body string) []string {
+	var out []string
+	for _, m := range fileRefRE.FindAllStringSubmatch(body, -1) {
+		ref := m[1]
+		if i := strings.IndexAny(ref, "?#"); i >= 0 {
+			ref = ref[:i]
+		}
+		ext := path.Ext(ref)
+		if ext == "" || ext == ".mdx" || ext == ".md" || ext == ".html" || features.PublishedType(ref) ||
+			strings.Contains(ref, ":") || strings.HasPrefix(ref, "//") || slices.Contains(out, ref) {
+			continue
+		}
+		if out = append(out, ref); len(out) == maxFileRefs {
+			break
+		}
+	}
+	return out
 }
 
 var (

@@ -1,0 +1,76 @@
+package render
+
+import (
+	"sort"
+	"strings"
+
+	"lectern.dev/lectern/render/config"
+	"lectern.dev/lectern/render/page"
+)
+
+// Pages outside the navigation. As on Mintlify, every page file of the
+// repository is built and served at its path; the navigation decides only
+// what the sidebar lists. A page it does not list is "unlisted": in no
+// sidebar, previous/next link, search index or sitemap
+// (page.Page.Unlisted). Snippets (files under snippets/) are not pages,
+// and files the repository's ignore rules leave out (ignore.go) are not
+// read at all.
+
+// unlistedJobs returns a load job for each page file of pageFiles whose
+// page the navigation (inNav) does not list, in name order. Without a
+// configuration the navigation is the folder tree, which lists every
+// page. An x.md beside an x.mdx is the same page and left out, as is
+// "index": the site's root is the navigation's first page.
+func unlistedJobs(pageFiles []string, inNav map[string]bool, hasConfig bool) []loadJob {
+	if !hasConfig {
+		return nil
+	}
+	var jobs []loadJob
+	mdx := map[string]bool{}
+	for _, f := range pageFiles {
+		if strings.HasSuffix(f, ".mdx") {
+			mdx[strings.TrimSuffix(f, ".mdx")] = true
+		}
+	}
+	for _, f := range pageFiles {
+		if strings.HasPrefix(f, "snippets/") || metaPage(f) {
+			continue
+		}
+		p, isMD := strings.CutSuffix(f, ".md")
+		if !isMD {
+			p = strings.TrimSuffix(f, ".mdx")
+		} else if mdx[p] {
+			continue // x.mdx is the page
+		}
+		if inNav[p] || p == "index" {
+			continue
+		}
+		jobs = append(jobs, loadJob{entry: config.NavEntry{Page: p}, file: f, unlisted: true})
+	}
+	sort.Slice(jobs, func(i, j int) bool { return jobs[i].file < jobs[j].file })
+	return jobs
+}
+
+// Which pages search and the sitemap have follows Mintlify's table: a
+// page that is unlisted, hidden by its front matter or under a hidden
+// group or division (that is not "searchable") is in neither, unless
+// docs.json sets "seo": {"indexing": "all"}; "noindex: true" leaves a page
+// out of both, and "searchable: false" out of search only.
+
+// discoverable reports whether page p is in search and the sitemap as far
+// as its place in the navigation goes.
+func (s *site) discoverable(p *page.Page) bool {
+	if s.cfg != nil && s.cfg.IndexAll {
+		return true
+	}
+	return !p.Unlisted && !p.Front.Hidden && !s.entries[p.Path].Hidden
+}
+
+// inSitemap reports whether page p is listed in sitemap.xml: not a link
+// elsewhere (front matter "url"), not noindex, and discoverable.
+func (s *site) inSitemap(p *page.Page) bool {
+	return p.Front.URL == "" && !p.Front.NoIndex && s.discoverable(p)
+}
+
+// inSearch reports whether page p is in the site's search index.
+func (s *site) inSearch(p *page.Page) bool { return s.inSitemap(p) && !p.Front.NotSearchable }
