@@ -54,3 +54,4 @@ fuzz:
 	$(GO) test -run=^$$ -fuzz=FuzzParse -fuzztime=30s ./render/openapi
 	$(GO) test -run=^$$ -fuzz=FuzzPagePaths -fuzztime=30s ./render/openapi
 	$(GO) test -run=^$$ -fuzz=FuzzActiveContent -fuzztime=30s ./render
+	$(GO) test -run=^$$ -fuzz=FuzzLook -fuzztime=30s ./render/config

@@ -193,7 +193,7 @@ func TestBuildSmallSiteLive(t *testing.T) {
 		`<details class="lc-accordion"><summary><span class="lc-accordion-title">Why?</span></summary>`,
 		`<a class="lc-card-title" href="/docs/quickstart">Nested</a>`,
 		`<li class="lc-toc-h2"><a href="#setup">Setup</a></li>`,
-		`<p class="lc-eyebrow">Deep</p>`,
+		`<p class="lc-eyebrow eyebrow">Deep</p>`,
 		`rel="prev"`, `rel="next"`,
 	} {
 		if !strings.Contains(intro, want) {
