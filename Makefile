@@ -54,4 +54,5 @@ fuzz:
 	$(GO) test -run=^$$ -fuzz=FuzzParse -fuzztime=30s ./render/openapi
 	$(GO) test -run=^$$ -fuzz=FuzzPagePaths -fuzztime=30s ./render/openapi
 	$(GO) test -run=^$$ -fuzz=FuzzActiveContent -fuzztime=30s ./render
+	$(GO) test -run=^$$ -fuzz=FuzzExternalCSSURLs -fuzztime=30s ./render
 	$(GO) test -run=^$$ -fuzz=FuzzLook -fuzztime=30s ./render/config

@@ -61,8 +61,8 @@ var (
 	cssCommentRE = regexp.MustCompile(`(?s)/\*.*?\*/`)
 	// cssImportRE and cssURLRE find @import "x", @import url(x) and
 	// url(x), quoted or not.
-	cssImportRE = regexp.MustCompile(`(?i)@import\s+(?:url\(\s*)?["']?([^"')\s;]+)`)
-	cssURLRE    = regexp.MustCompile(`(?i)\burl\(\s*["']?([^"')\s]+)`)
+	cssImportRE = regexp.MustCompile(`(?i)@import\s+(?:url\(\s*)?(?:"([^"]*)"|'([^']*)'|([^"')\s;]+))`)
+	cssURLRE    = regexp.MustCompile(`(?i)\burl\(\s*(?:"([^"]*)"|'([^']*)'|([^"')\s]+))`)
 )
 
 // externalCSSURLs returns the @import and url() URLs of a stylesheet that
@@ -75,19 +75,30 @@ func externalCSSURLs(css []byte) []cssURL {
 	var out []cssURL
 	imports := map[int]bool{}
 	for _, m := range cssImportRE.FindAllSubmatchIndex(css, -1) {
-		u := string(css[m[2]:m[3]])
-		imports[m[2]] = true
+		start, u := matchedURL(css, m)
+		imports[start] = true
 		if config.IsExternal(u) && !strings.HasPrefix(strings.ToLower(u), "data:") {
 			out = append(out, cssURL{kind: "@import", url: u, line: 1 + bytes.Count(css[:m[0]], []byte{'\n'})})
 		}
 	}
 	for _, m := range cssURLRE.FindAllSubmatchIndex(css, -1) {
-		u := string(css[m[2]:m[3]])
-		if imports[m[2]] || !config.IsExternal(u) || strings.HasPrefix(strings.ToLower(u), "data:") {
+		start, u := matchedURL(css, m)
+		if imports[start] || !config.IsExternal(u) || strings.HasPrefix(strings.ToLower(u), "data:") {
 			continue
 		}
 		out = append(out, cssURL{kind: "url()", url: u, line: 1 + bytes.Count(css[:m[0]], []byte{'\n'})})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].line < out[j].line })
 	return out
+}
+
+// matchedURL returns the URL a match of cssImportRE or cssURLRE found (in
+// double quotes, single quotes or none) and where it starts.
+func matchedURL(css []byte, m []int) (int, string) {
+	for g := 1; 2*g+1 < len(m); g++ {
+		if m[2*g] >= 0 {
+			return m[2*g], string(css[m[2*g]:m[2*g+1]])
+		}
+	}
+	return m[0], ""
 }
