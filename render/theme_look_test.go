@@ -127,6 +127,8 @@ func TestLookSettingsCSS(t *testing.T) {
 			"html .lc-body .chroma { color: #e6edf3; background-color: #0d1117;",
 			// a near-white primary: a dark label on its buttons
 			"--lc-on-button: #111827",
+			// and accents darkened until readable on the light background
+			"--lc-accent-on-light: #8",
 			// utility classes
 			`:root[data-theme="dark"] .dark\:hidden { display: none }`,
 		} {
@@ -146,6 +148,7 @@ func TestLookSettingsCSS(t *testing.T) {
 		joined := strings.Join(msgs, "\n")
 		for _, want := range []string{
 			`font file "https://cdn.test/hubot.woff2" is on another host and is not downloaded`,
+			`colour #f5f5f5 is hard to read on the light background #f8fafc (contrast 1.0:1, under 3:1); accents use #`,
 		} {
 			if strings.Count(joined, want) != 1 {
 				t.Errorf("export=%v: want one warning %q in:\n%s", export, want, joined)

@@ -133,3 +133,79 @@ func hslToRGB(h, s, l float64) (r, g, b float64) {
 	}
 	return k(0), k(8), k(4)
 }
+
+// minAccentContrast is the contrast an accent colour needs with the page's
+// background to carry text (WCAG's ratio for large text and controls).
+const minAccentContrast = 3
+
+// Page backgrounds of the theme (style.css), against which accents are
+// checked when the configuration sets none.
+const (
+	themeBgLight = "#ffffff"
+	themeBgDark  = "#0f1115"
+)
+
+// accents returns the colours of text accents (links' underlines, the
+// current page in the sidebar, eyebrows) in light and dark mode:
+// colors.primary and colors.light (else primary). One too faint on its
+// mode's background (under 3:1) is mixed with black or white until it is
+// not, keeping its hue; a configured colour that needed it is warned of.
+func (t *Theme) accents() (onLight, onDark string) {
+	bgL, bgD := themeBgLight, themeBgDark
+	if b := t.s.Config.Background.Light; b != "" {
+		bgL = b
+	}
+	if b := t.s.Config.Background.Dark; b != "" {
+		bgD = b
+	}
+	pick := func(mode, bg, c, toward string, warn bool) string {
+		fixed, ratio, ok := readableMix(c, bg, toward)
+		if !ok || fixed == c {
+			return c
+		}
+		if warn {
+			t.s.Config.Warn(t.w, c, "colour %s is hard to read on the %s background %s (contrast %.1f:1, under %d:1); accents use %s in %s mode",
+				c, mode, bg, ratio, minAccentContrast, fixed, mode)
+		}
+		return fixed
+	}
+	dark := t.light
+	if dark == "" {
+		dark = t.primary
+	}
+	return pick("light", bgL, t.primary, "#000000", t.primary != DefaultPrimary), pick("dark", bgD, dark, "#ffffff", t.light != "")
+}
+
+// readableMix returns colour c, or c mixed with toward in the least
+// proportion (in steps of 5%) that gives it a contrast of
+// minAccentContrast with bg, as #rrggbb, with c's own contrast. ok is
+// false when a colour cannot be read.
+func readableMix(c, bg, toward string) (fixed string, ratio float64, ok bool) {
+	r, g, b, ok1 := parseRGB(c)
+	tr, tg, tb, ok2 := parseRGB(toward)
+	lb, ok3 := relativeLuminance(bg)
+	if !ok1 || !ok2 || !ok3 {
+		return c, 0, false
+	}
+	l, _ := relativeLuminance(c)
+	ratio = contrastRatio(l, lb)
+	if ratio >= minAccentContrast {
+		return c, ratio, true
+	}
+	for p := 0.05; p <= 1.0001; p += 0.05 {
+		mix := hexColor(r+(tr-r)*p, g+(tg-g)*p, b+(tb-b)*p)
+		if lm, _ := relativeLuminance(mix); contrastRatio(lm, lb) >= minAccentContrast {
+			return mix, ratio, true
+		}
+	}
+	return toward, ratio, true
+}
+
+// hexColor writes red, green and blue from 0 to 1 as #rrggbb.
+func hexColor(r, g, b float64) string {
+	h := func(v float64) string {
+		n := int(math.Round(math.Max(0, math.Min(1, v)) * 255))
+		return string([]byte{"0123456789abcdef"[n>>4], "0123456789abcdef"[n&15]})
+	}
+	return "#" + h(r) + h(g) + h(b)
+}

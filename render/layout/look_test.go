@@ -53,3 +53,27 @@ func TestCSSString(t *testing.T) {
 		t.Errorf("cssString = %s", got)
 	}
 }
+
+func TestReadableMix(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ c, bg, toward string }{
+		{"#f5f5f5", themeBgLight, "#000000"}, {"#fde047", themeBgLight, "#000000"}, {"#312e81", themeBgDark, "#ffffff"},
+		{"#123456", themeBgDark, "#ffffff"}, {"#4f46e5", themeBgLight, "#000000"},
+	} {
+		got, _, ok := readableMix(c.c, c.bg, c.toward)
+		l1, _ := relativeLuminance(got)
+		l2, _ := relativeLuminance(c.bg)
+		if !ok || contrastRatio(l1, l2) < minAccentContrast {
+			t.Errorf("readableMix(%s on %s) = %s, contrast %.2f", c.c, c.bg, got, contrastRatio(l1, l2))
+		}
+		if l0, _ := relativeLuminance(c.c); contrastRatio(l0, l2) >= minAccentContrast && got != c.c {
+			t.Errorf("readableMix(%s on %s) changed a readable colour to %s", c.c, c.bg, got)
+		}
+	}
+	if got, _, _ := readableMix("#4f46e5", themeBgLight, "#000000"); got != "#4f46e5" {
+		t.Errorf("a readable colour changed: %s", got)
+	}
+	if got, _, _ := readableMix("#f5f5f5", themeBgLight, "#000000"); got == "#f5f5f5" || !strings.HasPrefix(got, "#") || len(got) != 7 {
+		t.Errorf("near-white on white: %s", got)
+	}
+}

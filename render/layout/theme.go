@@ -78,6 +78,9 @@ type Theme struct {
 	// socialViews are the labels and icons of the footer's social links
 	// (socials.go), in the order of cfg.FooterLinks.
 	socialViews []socialView
+	// accentLight and accentDark are the accent colours of text in
+	// light and dark mode (accents).
+	accentLight, accentDark string
 	// look is the configured look: fonts, background, colour mode,
 	// styling (look.go).
 	look look
@@ -121,6 +124,7 @@ func New(s *Site) *Theme {
 	t.favicon = t.configFile(cfg.Favicon, "favicon")
 	t.socialViews = socialViews(cfg.FooterLinks)
 	t.look = t.newLook()
+	t.accentLight, t.accentDark = t.accents() // contrast.go
 	for _, p := range s.Order {
 		if inPager(p) {
 			t.index[p] = len(t.seq)
@@ -165,9 +169,11 @@ func (t *Theme) configFile(p, what string) string {
 
 // CSS returns _lectern/style.css: the theme's stylesheet with the site's
 // colours, then the syntax highlighting, the utility classes pages use
-// (utilities.css) and the configured look (look.go). --lc-primary is the
-// accent in light mode, --lc-primary-light the accent in dark mode and
-// --lc-primary-dark that of buttons in both, whose label is
+// (utilities.css) and the configured look (look.go). --lc-primary,
+// --lc-primary-light and --lc-primary-dark are the configured colours;
+// --lc-accent-on-light and --lc-accent-on-dark the accents of text in
+// either mode (primary and light, unless hard to read: accents);
+// --lc-primary-dark colours buttons in both modes, whose label is
 // --lc-on-button: white or near-black, whichever contrasts more.
 func (t *Theme) CSS() []byte {
 	light, dark := t.light, t.dark
@@ -178,7 +184,7 @@ func (t *Theme) CSS() []byte {
 		dark = t.primary
 	}
 	head := ":root { --lc-primary: " + t.primary + "; --lc-primary-light: " + light + "; --lc-primary-dark: " + dark +
-		"; --lc-on-button: " + labelOn(dark) + "; }\n"
+		"; --lc-on-button: " + labelOn(dark) + "; --lc-accent-on-light: " + t.accentLight + "; --lc-accent-on-dark: " + t.accentDark + "; }\n"
 	out := append([]byte(head), styleCSS...)
 	out = append(out, highlight.CSS()...) // render/highlight
 	out = append(out, utilitiesCSS...)
