@@ -50,14 +50,13 @@ var utilityClasses = strings.Fields(`
 	whitespace-nowrap whitespace-normal whitespace-pre-wrap truncate break-words break-all
 	underline no-underline line-through underline-offset-4
 
+	border border-0 border-2 border-t border-b border-l border-r border-dashed
+	rounded-none rounded-sm rounded rounded-md rounded-lg rounded-xl rounded-2xl rounded-3xl rounded-full
 	text-white text-black text-primary text-gray-400 text-gray-500 text-gray-600 text-gray-700 text-gray-800 text-gray-900
 	text-zinc-400 text-zinc-500 text-zinc-600 text-zinc-700 text-zinc-900 text-zinc-950 text-zinc-950/70 text-zinc-950/80
 	text-green-600 text-blue-600 text-red-600
 	bg-white bg-black bg-transparent bg-primary bg-gray-50 bg-gray-100 bg-zinc-50 bg-zinc-100 bg-zinc-950/20
 	border-transparent border-primary border-gray-100 border-gray-200 border-gray-300 border-zinc-200 border-zinc-950/20
-
-	border border-0 border-2 border-t border-b border-l border-r border-dashed
-	rounded-none rounded-sm rounded rounded-md rounded-lg rounded-xl rounded-2xl rounded-3xl rounded-full
 
 	shadow-none shadow-sm shadow shadow-md shadow-lg
 	opacity-0 opacity-50 opacity-60 opacity-70 opacity-80 opacity-90 opacity-100
@@ -154,7 +153,9 @@ func cssEscapeClass(class string) string {
 	return strings.NewReplacer(":", `\:`, "/", `\/`, ".", `\.`).Replace(class)
 }
 
-// utilityFixed are the classes of one fixed rule each.
+// utilityFixed are the classes of one fixed rule each. A border's colour
+// is the theme's (as Tailwind's is its gray-200) unless a colour class,
+// written after, says otherwise.
 var utilityFixed = map[string]string{
 	"block": "display: block", "inline": "display: inline", "inline-block": "display: inline-block", "flex": "display: flex",
 	"inline-flex": "display: inline-flex", "grid": "display: grid", "hidden": "display: none", "contents": "display: contents",
@@ -179,9 +180,9 @@ var utilityFixed = map[string]string{
 	"truncate": "overflow: hidden; text-overflow: ellipsis; white-space: nowrap", "break-words": "overflow-wrap: break-word",
 	"break-all": "word-break: break-all", "underline": "text-decoration-line: underline", "no-underline": "text-decoration-line: none",
 	"line-through": "text-decoration-line: line-through", "underline-offset-4": "text-underline-offset: 4px",
-	"border": "border-width: 1px; border-style: solid", "border-0": "border-width: 0", "border-2": "border-width: 2px; border-style: solid",
-	"border-t": "border-top-width: 1px; border-top-style: solid", "border-b": "border-bottom-width: 1px; border-bottom-style: solid",
-	"border-l": "border-left-width: 1px; border-left-style: solid", "border-r": "border-right-width: 1px; border-right-style: solid",
+	"border": "border-width: 1px; border-style: solid; border-color: var(--lc-border)", "border-0": "border-width: 0", "border-2": "border-width: 2px; border-style: solid; border-color: var(--lc-border)",
+	"border-t": "border-top-width: 1px; border-top-style: solid; border-top-color: var(--lc-border)", "border-b": "border-bottom-width: 1px; border-bottom-style: solid; border-bottom-color: var(--lc-border)",
+	"border-l": "border-left-width: 1px; border-left-style: solid; border-left-color: var(--lc-border)", "border-r": "border-right-width: 1px; border-right-style: solid; border-right-color: var(--lc-border)",
 	"border-dashed": "border-style: dashed",
 	"rounded-none":  "border-radius: 0", "rounded-sm": "border-radius: 0.125rem", "rounded": "border-radius: 0.25rem",
 	"rounded-md": "border-radius: 0.375rem", "rounded-lg": "border-radius: 0.5rem", "rounded-xl": "border-radius: 0.75rem",

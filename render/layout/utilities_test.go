@@ -62,6 +62,10 @@ func TestUtilityRules(t *testing.T) {
 			t.Errorf("utilities.css lacks %s", want)
 		}
 	}
+	// A colour class comes after the width that sets the theme's colour.
+	if strings.Index(css, ".border {") > strings.Index(css, ".border-gray-200 {") {
+		t.Errorf("border colours precede the border widths")
+	}
 	// The dark variants come after the base classes, so that
 	// "hidden dark:block" shows the element in dark mode.
 	if strings.Index(css, ".hidden {") > strings.Index(css, `.dark\:block`) {
