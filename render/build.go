@@ -128,6 +128,7 @@ type site struct {
 	links     *links.Resolver // resolves links against pages, files and redirects (site_links.go)
 	theme     *layout.Theme
 	customJS  []string          // the repository's scripts pages load (custom_scripts.go)
+	customCSS []string          // the repository's stylesheets pages link (custom_css.go)
 	cache     *buildCache       // nil without Options.CacheDir
 	srcSums   map[string]string // page path → hash of its source, with a cache
 	reused    int
@@ -422,9 +423,11 @@ func (s *site) load() error {
 	s.links.Unpublished = s.unpublishedFiles() // publish.go
 	s.checkIcons()
 	s.customJS = s.customScriptFiles()
+	s.customCSS = s.customStyleFiles()
+	s.checkCustomCSS()
 	s.theme = layout.New(&layout.Site{
 		Config: s.cfg, Warner: s.w, Links: s.links, Pages: s.pages, Order: s.order, Entries: s.entries,
-		Features: s.opts.features(), CustomJS: s.customJS, Window: buildWindow, Banner: s.bannerFunc(),
+		Features: s.opts.features(), CustomJS: s.customJS, CustomCSS: s.customCSS, Window: buildWindow, Banner: s.bannerFunc(),
 	})
 	return nil
 }

@@ -193,7 +193,7 @@ func TestBuildSmallSiteLive(t *testing.T) {
 		`<details class="lc-accordion" id="why"><summary><span class="lc-accordion-text"><span class="lc-accordion-title">Why?</span></span></summary>`,
 		`<a class="lc-card-title" href="/docs/quickstart">Nested</a>`,
 		`<li class="lc-toc-h2"><a href="#setup">Setup</a></li>`,
-		`<p class="lc-eyebrow">Deep</p>`,
+		`<p class="lc-eyebrow eyebrow">Deep</p>`,
 		`rel="prev"`, `rel="next"`,
 	} {
 		if !strings.Contains(intro, want) {

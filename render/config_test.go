@@ -55,7 +55,7 @@ Old
 	}
 	c := out.get(t, "c.html")
 	for _, want := range []string{`<p class="lc-nav-heading">G</p>`, `<details open><summary>Nested</summary>`, `<details open><summary>Deeper</summary>`,
-		`<a href="/c" class="lc-active" aria-current="page">C</a>`, `<p class="lc-eyebrow">Deeper</p>`} {
+		`<a href="/c" class="lc-active" aria-current="page">C</a>`, `<p class="lc-eyebrow eyebrow">Deeper</p>`} {
 		if !strings.Contains(c, want) {
 			t.Errorf("c.html lacks %s", want)
 		}

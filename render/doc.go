@@ -49,7 +49,9 @@
 // sandboxed, the repository's JavaScript as text/plain), and exports carry
 // the policy in a meta element. Options.CustomScripts loads the
 // repository's .js files on every page, as Mintlify does
-// (custom_scripts.go).
+// (custom_scripts.go); every page links the repository's .css files
+// (custom_css.go), which, like the rest of the page, load nothing from
+// other hosts.
 //
 // # Errors and warnings
 //
@@ -93,8 +95,8 @@
 //     parallel.go: scan the source, load the configuration and pages,
 //     render pages on all cores), OpenAPI pages (openapi_nav.go,
 //     openapi_page.go), redirects, the site's other files (site_files.go,
-//     activefile.go, custom_scripts.go, mermaid.go) and which pages the
-//     rebuild cache reuses (rebuild*.go).
+//     activefile.go, custom_scripts.go, custom_css.go, mermaid.go) and
+//     which pages the rebuild cache reuses (rebuild*.go).
 //
 // What flows through them: source tree → config (Config, Nav) → page
 // (front matter, title) → mdx (a Module per file) → components (HTML of

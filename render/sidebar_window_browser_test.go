@@ -33,7 +33,7 @@ func sidebarWindowBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 	// The sidebar's links, the current one shown in the sidebar's box,
 	// and the contrast of the "more" links with the page.
 	const check = `(function () {
-		const side = document.getElementById("lc-sidebar");
+		const side = document.getElementById("sidebar");
 		const links = side.querySelectorAll("a");
 		const more = side.querySelectorAll("a.lc-nav-more");
 		const active = side.querySelector("a.lc-active");
@@ -68,7 +68,7 @@ func sidebarWindowBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 		}
 		t.Logf("screenshot: %s", name)
 	}
-	scrolled, _ := tab.Eval("the sidebar's scroll position", `String(document.getElementById("lc-sidebar").scrollTop)`)
+	scrolled, _ := tab.Eval("the sidebar's scroll position", `String(document.getElementById("sidebar").scrollTop)`)
 	if scrolled == "" || scrolled == "0" {
 		t.Errorf("the sidebar is not scrolled to the current page (scrollTop %q)", scrolled)
 		scrolled = "0"
@@ -91,15 +91,15 @@ func sidebarWindowBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 		shot(suffix)
 		// And with the "more" link before the window in view.
 		tab.Eval("scroll the sidebar", `(function () {
-			const side = document.getElementById("lc-sidebar");
+			const side = document.getElementById("sidebar");
 			const at = side.scrollTop;
 			side.scrollTop = 0;
 			return String(at); })()`)
 		shot(suffix + "-top")
-		tab.Eval("scroll the sidebar back", `document.getElementById("lc-sidebar").scrollTop = `+scrolled+`, ""`)
+		tab.Eval("scroll the sidebar back", `document.getElementById("sidebar").scrollTop = `+scrolled+`, ""`)
 	}
 	// The "more" link after the window, with the keyboard: focus, Enter.
-	tab.Eval("focus", `document.querySelectorAll("#lc-sidebar a.lc-nav-more")[1].focus(), ""`)
+	tab.Eval("focus", `document.querySelectorAll("#sidebar a.lc-nav-more")[1].focus(), ""`)
 	if tab.Run("follow the more link with Enter", chromedp.KeyEvent(kb.Enter)) {
 		loc := ""
 		for deadline := time.Now().Add(stepTimeout); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {

@@ -88,7 +88,7 @@ x
 # E2
 `
 
-var sideNavRE = regexp.MustCompile(`(?s)<nav class="lc-sidebar" id="lc-sidebar" aria-label="Documentation">\n(.*?)\n</nav>\n<main`)
+var sideNavRE = regexp.MustCompile(`(?s)<nav class="lc-sidebar" id="sidebar" aria-label="Documentation">\n(.*?)\n</nav>\n<main`)
 
 // sidebarOf returns the sidebar of a page without selectors or anchors.
 func sidebarOf(t *testing.T, page string) string {

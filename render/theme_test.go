@@ -25,6 +25,7 @@ const themeSite = `
     "primary": {"type": "button", "label": "Dashboard", "href": "https://app.chrome.test"}
   },
   "footer": {"socials": {"github": "https://github.com/chrome", "x": "https://x.com/chrome"}},
+  "styling": {"eyebrows": "breadcrumbs"},
   "navigation": {
     "versions": [
       {"version": "v2", "tabs": [
@@ -114,7 +115,7 @@ func TestThemeChrome(t *testing.T) {
 			`<img class="lc-logo lc-logo-dark" src="` + u("/docs/logo/dark.svg", "../logo/dark.svg") + `"`,
 			`<a href="mailto:help@chrome.test" rel="noopener">Support</a>`,
 			`<a href="https://chrome.test/blog" rel="noopener">Blog</a>`,
-			`<a class="lc-navbar-primary" href="https://app.chrome.test" rel="noopener">Dashboard</a>`,
+			`<a class="lc-navbar-primary" id="topbar-cta-button" href="https://app.chrome.test" rel="noopener">Dashboard</a>`,
 			`<button class="lc-search-button"`,
 			`<button class="lc-theme-toggle"`,
 			`<input id="lc-search-input"`,
@@ -129,8 +130,8 @@ func TestThemeChrome(t *testing.T) {
 			// sidebar: the current tab's groups, current page active
 			`<a href="` + u("/docs/guides/setup", "setup.html") + `" class="lc-active" aria-current="page">Setup</a>`,
 			`<li class="lc-nav-group"><details><summary>Deep</summary>`,
-			// breadcrumbs
-			`<nav class="lc-breadcrumbs" aria-label="Breadcrumbs"><ol><li><a href="` + u("/docs/", "../index.html") + `">v2</a></li><li><a href="` + u("/docs/", "../index.html") + `">Guides</a></li><li><span>Start</span></li><li><span aria-current="page">Setup</span></li></ol></nav>`,
+			// breadcrumbs (styling.eyebrows): the divisions and groups, not the page
+			`<nav class="lc-breadcrumbs" aria-label="Breadcrumbs"><ol class="breadcrumb-list"><li class="breadcrumb-item"><a href="` + u("/docs/", "../index.html") + `">v2</a></li><li class="breadcrumb-item"><a href="` + u("/docs/", "../index.html") + `">Guides</a></li><li class="breadcrumb-item"><span>Start</span></li></ol></nav>`,
 			// prev/next
 			`<a class="lc-pager-prev" href="` + u("/docs/", "../index.html") + `" rel="prev"><span>Previous</span>Home</a>`,
 			`<a class="lc-pager-next" href="` + u("/docs/guides/deep/inner", "deep/inner.html") + `" rel="next"><span>Next</span>Inner</a>`,
@@ -158,13 +159,13 @@ func TestThemeChrome(t *testing.T) {
 		for _, want := range []string{
 			`<li class="lc-nav-group"><details open><summary>Deep</summary><ul class="lc-nav-list"><li class="lc-nav-group"><details open><summary>Deeper</summary>`,
 			`class="lc-active" aria-current="page">Inner</a>`,
-			`<li><span>Start</span></li><li><span>Deep</span></li><li><span>Deeper</span></li><li><span aria-current="page">Inner</span></li>`,
+			`<li class="breadcrumb-item"><span>Start</span></li><li class="breadcrumb-item"><span>Deep</span></li><li class="breadcrumb-item"><span>Deeper</span></li></ol></nav>`,
 		} {
 			if !strings.Contains(inner, want) {
 				t.Errorf("export=%v: guides/deep/inner.html lacks %s", export, want)
 			}
 		}
-		if strings.Count(inner, `aria-current="page"`) != 2 { // sidebar link and breadcrumb
+		if strings.Count(inner, `aria-current="page"`) != 1 { // the sidebar's link
 			t.Errorf("export=%v: inner.html marks %d current items", export, strings.Count(inner, `aria-current="page"`))
 		}
 		// The other tab's sidebar and the version without tabs.

@@ -60,12 +60,13 @@ func parseArchive(archive string) (fstest.MapFS, error) {
 // content without the pager. A page without one fails t.
 func Content(t testing.TB, page string) string {
 	t.Helper()
-	start := strings.Index(page, `<div class="lc-content">`)
+	start := strings.Index(page, `<div class="lc-content`)
 	end := strings.Index(page, `</article>`)
-	if start < 0 || end < start {
+	open := strings.IndexByte(page[max(start, 0):], '>')
+	if start < 0 || open < 0 || end < start+open {
 		t.Fatalf("no content in page:\n%s", page)
 	}
-	body := page[start+len(`<div class="lc-content">`) : end]
+	body := page[start+open+1 : end]
 	if i := strings.Index(body, `<nav class="lc-pager"`); i >= 0 {
 		body = body[:i]
 	}

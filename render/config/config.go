@@ -29,9 +29,18 @@ type Config struct {
 	Favicon string
 	// Nav is the navigation tree; never nil after a successful Build.
 	Nav *Nav
-	// NavbarLinks are the header links (docs.json navbar.links and
-	// navbar.primary, mint.json topbarLinks and topbarCtaButton).
+	// NavbarLinks are the header links (docs.json navbar.links, mint.json
+	// topbarLinks).
 	NavbarLinks []Link
+	// NavbarPrimary is the header's button (docs.json navbar.primary,
+	// mint.json topbarCtaButton), or nil.
+	NavbarPrimary *Button
+	// Appearance, Fonts, Background and Styling are the settings of the
+	// site's look (appearance.go).
+	Appearance Appearance
+	Fonts      Fonts
+	Background Background
+	Styling    Styling
 	// Anchors are global links shown above the sidebar (docs.json
 	// navigation.global anchors and tabs that are plain links, mint.json
 	// anchors).
@@ -101,6 +110,7 @@ func Load(src fs.FS, w *diag.Warner, maxBytes int64) (*Config, error) {
 		if seo, ok := raw["seo"].(map[string]any); ok {
 			cfg.IndexAll = Str(seo["indexing"]) == "all"
 		}
+		parseLook(cfg, raw, cw)
 		if name == "docs.json" {
 			parseDocsJSON(cfg, raw, cw)
 		} else {
@@ -277,9 +287,7 @@ func LinkItem(v any) (Link, bool) {
 func parseDocsJSON(cfg *Config, raw map[string]any, cw *cfgWarner) {
 	if nb, ok := raw["navbar"].(map[string]any); ok {
 		cfg.NavbarLinks = linkList(nb["links"])
-		if l, ok := LinkItem(nb["primary"]); ok {
-			cfg.NavbarLinks = append(cfg.NavbarLinks, l)
-		}
+		cfg.NavbarPrimary = parseButton(nb["primary"], "navbar.primary", cw)
 	}
 	b := &navBuilder{cw: cw}
 	cfg.Nav = &Nav{Kind: NavRoot}

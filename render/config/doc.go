@@ -4,7 +4,9 @@
 // Load returns a Config (name, colors, logo, links, redirects, the raw
 // settings) whose Nav is the navigation tree: tabs, anchors, dropdowns,
 // versions, languages, groups and pages, each page a clean path such as
-// "guides/x". NavOpenAPI is an "openapi" setting of the navigation, which
+// "guides/x". The settings of the look (appearance, fonts, background,
+// styling) and the navbar's button are typed in appearance.go and
+// navbar.go, each bad value a warning and its default. NavOpenAPI is an "openapi" setting of the navigation, which
 // the build expands into generated pages. RedirectTable matches a path
 // against the configuration's redirects (with :params and *).
 //

@@ -297,9 +297,7 @@ func CleanPagePath(p string) string {
 // with tabs and anchors matched to groups by URL prefix.
 func parseMintJSON(cfg *Config, raw map[string]any, cw *cfgWarner) {
 	cfg.NavbarLinks = linkList(raw["topbarLinks"])
-	if l, ok := LinkItem(raw["topbarCtaButton"]); ok {
-		cfg.NavbarLinks = append(cfg.NavbarLinks, l)
-	}
+	cfg.NavbarPrimary = parseButton(raw["topbarCtaButton"], "topbarCtaButton", cw)
 	b := &navBuilder{cw: cw}
 	groups := &Nav{Kind: NavRoot}
 	b.pages(raw["navigation"], groups, "navigation")

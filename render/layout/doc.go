@@ -5,6 +5,14 @@
 // next, the footer with its social links, and 404.html. The theme/ folder
 // holds the template, the stylesheet and the site's scripts (Asset).
 //
+// The stylesheet the build writes (Theme.CSS) is the theme's with the
+// site's colours, then the syntax highlighting, the utility classes pages
+// may use (theme/utilities.css, written by TestUtilitiesCSS from the list
+// in utilities_gen_test.go) and the configured look (look.go: fonts,
+// background, code block mode); contrast.go keeps buttons' labels and
+// accents readable. Pages link the repository's stylesheets after it
+// (Site.CustomCSS).
+//
 // The build fills a Site once its pages are loaded and calls New; Theme's
 // methods are then safe for concurrent use, and ForWarner gives each page's
 // renderer a copy reporting to its own warnings. Prewarm finds the

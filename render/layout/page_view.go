@@ -23,7 +23,16 @@ type pageView struct {
 	Keywords    string
 	Canonical   string
 	Mode        string
-	Eyebrow     string // the page's group
+	Eyebrow     string // the page's group (styling.eyebrows "section")
+	// HTMLTheme is the <html> element's data-theme: the colour mode the
+	// site opens in when it is not the reader's (appearance.default).
+	HTMLTheme string
+	// ThemeStrict hides the light/dark toggle (appearance.strict).
+	ThemeStrict bool
+	// CurrentPath is the page's path from the site's root ("/",
+	// "/guides/x"), the <html> element's data-current-path as on
+	// Mintlify, for the repository's stylesheets.
+	CurrentPath string
 	NoIndex     bool
 	NotFound    bool
 
@@ -43,6 +52,9 @@ type pageView struct {
 	ExtraScript template.HTML // more scripts at the end of <body>
 	// CustomScripts are the URLs of the repository's scripts (Site.CustomJS).
 	CustomScripts []string
+	// CustomStyles are the URLs of the repository's stylesheets
+	// (Site.CustomCSS).
+	CustomStyles []string
 
 	// Features are the optional features of the build (Options.Features),
 	// whose markup the layout writes between markers (render/features).
@@ -115,13 +127,18 @@ type sideItem struct {
 func (t *Theme) view(outName string, p *page.Page) *pageView {
 	s := t.s
 	v := &pageView{
-		SiteName:   s.Config.Name,
-		StyleURL:   s.Links.AssetURL(outName, "_lectern/style.css"),
-		ScriptURL:  s.Links.AssetURL(outName, "_lectern/site.js"),
-		InitURL:    s.Links.AssetURL(outName, "_lectern/theme-init.js"),
-		SearchURL:  s.Links.AssetURL(outName, features.SearchIndexJSFile),
-		HomeURL:    s.Links.URL(outName, links.Target{Kind: links.Page}),
-		PrimaryHex: t.primary,
+		SiteName:    s.Config.Name,
+		StyleURL:    s.Links.AssetURL(outName, "_lectern/style.css"),
+		ScriptURL:   s.Links.AssetURL(outName, "_lectern/site.js"),
+		InitURL:     s.Links.AssetURL(outName, "_lectern/theme-init.js"),
+		SearchURL:   s.Links.AssetURL(outName, features.SearchIndexJSFile),
+		HomeURL:     s.Links.URL(outName, links.Target{Kind: links.Page}),
+		PrimaryHex:  t.primary,
+		HTMLTheme:   t.look.htmlTheme(),
+		ThemeStrict: t.look.appearance.Strict,
+	}
+	for _, f := range t.s.CustomCSS {
+		v.CustomStyles = append(v.CustomStyles, s.Links.AssetURL(outName, f))
 	}
 	for _, f := range t.s.CustomJS {
 		v.CustomScripts = append(v.CustomScripts, s.Links.AssetURL(outName, features.CustomScriptDir+f))
@@ -145,7 +162,10 @@ func (t *Theme) view(outName string, p *page.Page) *pageView {
 	root := t.viewDivisions(v, outName, chain)
 	t.viewSidebar(v, outName, p, root, current)
 	if p != nil {
-		v.Breadcrumbs = t.breadcrumbs(outName, p, chain)
+		v.CurrentPath = "/" + strings.TrimSuffix(strings.TrimSuffix(p.Path, "index"), "/")
+		if t.look.styling.Eyebrows == config.EyebrowsBreadcrumbs {
+			v.Breadcrumbs = t.breadcrumbs(outName, chain)
+		}
 	}
 	return v
 }
@@ -193,16 +213,12 @@ func (t *Theme) viewLogos(v *pageView, outName string) {
 	}
 }
 
-// viewHeaderLinks sets the navbar links of v (the last one as the primary
-// button when the theme asks for it), the anchors and the footer.
+// viewHeaderLinks sets the navbar links and button of v, the anchors and
+// the footer.
 func (t *Theme) viewHeaderLinks(v *pageView, outName string) {
 	s := t.s
-	nav := t.links(outName, s.Config.NavbarLinks)
-	if t.navbarPrimary && len(nav) > 0 {
-		v.NavbarPrimary = &nav[len(nav)-1]
-		nav = nav[:len(nav)-1]
-	}
-	v.NavbarLinks = nav
+	v.NavbarLinks = t.links(outName, s.Config.NavbarLinks)
+	v.NavbarPrimary = t.primaryButton(outName) // navbar.go
 	v.Anchors = t.links(outName, s.Config.Anchors)
 	for i := range v.Anchors {
 		if ic := v.Anchors[i].Icon; ic != "" {
@@ -294,12 +310,14 @@ func (t *Theme) viewSidebar(v *pageView, outName string, p *page.Page, root *con
 }
 
 // breadcrumbs lists the divisions (linked to their first page) and groups
-// above page p, then the page itself.
-func (t *Theme) breadcrumbs(outName string, p *page.Page, chain []*config.Nav) []linkView {
+// above a page, whose navigation nodes are chain, without the page
+// itself (its title follows) nor a label repeating the one before it (a
+// tab and its group both named "Overview").
+func (t *Theme) breadcrumbs(outName string, chain []*config.Nav) []linkView {
 	var out []linkView
 	for i, n := range chain {
 		switch {
-		case i == 0 || n.Label == "":
+		case i == 0 || n.Label == "" || len(out) > 0 && out[len(out)-1].Label == n.Label:
 		case n.IsDivision():
 			l := linkView{Label: n.Label}
 			if first := n.FirstPage(); first != "" {
@@ -310,7 +328,7 @@ func (t *Theme) breadcrumbs(outName string, p *page.Page, chain []*config.Nav) [
 			out = append(out, linkView{Label: n.Label})
 		}
 	}
-	return append(out, linkView{Label: NavLabel(p), Active: true})
+	return out
 }
 
 const (

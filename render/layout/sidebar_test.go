@@ -7,7 +7,7 @@ import (
 )
 
 // sideNavRE finds the sidebar's lists in a page.
-var sideNavRE = regexp.MustCompile(`(?s)<nav class="lc-sidebar" id="lc-sidebar" aria-label="Documentation">\n(.*?)\n</nav>\n<main`)
+var sideNavRE = regexp.MustCompile(`(?s)<nav class="lc-sidebar" id="sidebar" aria-label="Documentation">\n(.*?)\n</nav>\n<main`)
 
 // TestHiddenPageSidebarNotShared checks that the sidebar cache holds one
 // sidebar per section: the variants of hidden pages are not kept in it.

@@ -25,6 +25,9 @@ type Site struct {
 	// CustomJS are the repository's scripts every page loads, relative
 	// to features.CustomScriptDir.
 	CustomJS []string
+	// CustomCSS are the repository's stylesheets every page links after
+	// the theme's, as paths of the source (and of the site).
+	CustomCSS []string
 	// Window sets when a section's sidebar is windowed (sidebar_window.go);
 	// zero for defaultWindow.
 	Window Window

@@ -26,8 +26,11 @@ var themeFS embed.FS
 var (
 	layoutTmpl = template.Must(template.New("layout.html").ParseFS(themeFS, "theme/layout.html"))
 	styleCSS   = Asset("theme/style.css")
-	SiteJS     = Asset("theme/site.js")
-	ThemeInit  = Asset("theme/theme-init.js")
+	// utilitiesCSS are the utility classes (Tailwind's names) pages may
+	// use, written by TestUtilitiesCSS.
+	utilitiesCSS = Asset("theme/utilities.css")
+	SiteJS       = Asset("theme/site.js")
+	ThemeInit    = Asset("theme/theme-init.js")
 )
 
 // Asset returns a file of the theme folder, such as "theme/search.js".
@@ -54,8 +57,6 @@ type Theme struct {
 	logoDark  string
 	logoHref  string // the logo's link target from the configuration, or ""
 	favicon   string
-	// navbarPrimary says the last navbar link is the primary button.
-	navbarPrimary bool
 	// chains holds, for each page, the navigation nodes from the root to
 	// its first appearance.
 	chains map[string][]*config.Nav
@@ -77,6 +78,12 @@ type Theme struct {
 	// socialViews are the labels and icons of the footer's social links
 	// (socials.go), in the order of cfg.FooterLinks.
 	socialViews []socialView
+	// accentLight and accentDark are the accent colours of text in
+	// light and dark mode (accents).
+	accentLight, accentDark string
+	// look is the configured look: fonts, background, colour mode,
+	// styling (look.go).
+	look look
 }
 
 // New makes the theme of site s, warning of configuration it cannot use
@@ -116,11 +123,8 @@ func New(s *Site) *Theme {
 	t.logoHref = cfg.Logo.Href
 	t.favicon = t.configFile(cfg.Favicon, "favicon")
 	t.socialViews = socialViews(cfg.FooterLinks)
-	if nb, ok := cfg.Raw["navbar"].(map[string]any); ok && cfg.Source == "docs.json" {
-		_, t.navbarPrimary = config.LinkItem(nb["primary"])
-	} else if cfg.Source == "mint.json" {
-		_, t.navbarPrimary = config.LinkItem(cfg.Raw["topbarCtaButton"])
-	}
+	t.look = t.newLook()
+	t.accentLight, t.accentDark = t.accents() // contrast.go
 	for _, p := range s.Order {
 		if inPager(p) {
 			t.index[p] = len(t.seq)
@@ -163,9 +167,14 @@ func (t *Theme) configFile(p, what string) string {
 	return ""
 }
 
-// CSS returns _lectern/style.css with the site's colours: --lc-primary is
-// the accent in light mode, --lc-primary-light the accent in dark mode and
-// --lc-primary-dark that of buttons (style.css picks between them).
+// CSS returns _lectern/style.css: the theme's stylesheet with the site's
+// colours, then the syntax highlighting, the utility classes pages use
+// (utilities.css) and the configured look (look.go). --lc-primary,
+// --lc-primary-light and --lc-primary-dark are the configured colours;
+// --lc-accent-on-light and --lc-accent-on-dark the accents of text in
+// either mode (primary and light, unless hard to read: accents);
+// --lc-primary-dark colours buttons in both modes, whose label is
+// --lc-on-button: white or near-black, whichever contrasts more.
 func (t *Theme) CSS() []byte {
 	light, dark := t.light, t.dark
 	if light == "" {
@@ -174,12 +183,12 @@ func (t *Theme) CSS() []byte {
 	if dark == "" {
 		dark = t.primary
 	}
-	head := ":root { --lc-primary: " + t.primary + "; --lc-primary-light: " + light + "; --lc-primary-dark: " + dark + "; }\n"
+	head := ":root { --lc-primary: " + t.primary + "; --lc-primary-light: " + light + "; --lc-primary-dark: " + dark +
+		"; --lc-on-button: " + labelOn(dark) + "; --lc-accent-on-light: " + t.accentLight + "; --lc-accent-on-dark: " + t.accentDark + "; }\n"
 	out := append([]byte(head), styleCSS...)
-	// Other stylesheets of the package (syntax highlighting) are appended
-	// here.
 	out = append(out, highlight.CSS()...) // render/highlight
-	return out
+	out = append(out, utilitiesCSS...)
+	return append(out, t.lookCSS()...)
 }
 
 // Page renders page p, written as outName, with its rendered body.
@@ -203,7 +212,7 @@ func (t *Theme) Page(p *page.Page, outName, body string, toc []search.TOCItem) [
 	// left out of the sitemap.
 	v.NoIndex = p.Front.NoIndex || p.Front.Hidden && !t.s.Config.IndexAll
 	v.Keywords = strings.Join(p.Front.Keywords, ", ")
-	if g := t.s.Entries[p.Path].Groups; len(g) > 0 {
+	if g := t.s.Entries[p.Path].Groups; len(g) > 0 && t.look.styling.Eyebrows != config.EyebrowsBreadcrumbs {
 		v.Eyebrow = g[len(g)-1]
 	}
 	if t.s.Links.SiteURL != "" {

@@ -116,7 +116,23 @@ func (m *LineMap) At(compLine int) int {
 // of a page.
 type HeadingIDs struct{ used map[string]bool }
 
-func NewHeadingIDs() *HeadingIDs { return &HeadingIDs{used: map[string]bool{}} }
+// NewHeadingIDs returns the ids of a page, with LayoutIDs taken.
+func NewHeadingIDs() *HeadingIDs {
+	h := &HeadingIDs{used: make(map[string]bool, len(LayoutIDs)+16)}
+	for _, id := range LayoutIDs {
+		h.used[id] = true
+	}
+	return h
+}
+
+// LayoutIDs are the ids of the page around the content (render/layout:
+// Lectern's own, and those Mintlify documents for custom CSS), which a
+// heading does not take: a heading "Content" gets the id content-1.
+var LayoutIDs = []string{
+	"navbar", "body-content", "sidebar", "content-area", "header", "content", "pagination", "table-of-contents",
+	"footer", "search-bar-entry", "assistant-entry", "topbar-cta-button",
+	"lc-content", "lc-search", "lc-search-input", "lc-search-results", "lc-assistant",
+}
 
 func (h *HeadingIDs) Generate(value []byte, _ ast.NodeKind) []byte {
 	base := slugify(string(value))

@@ -46,7 +46,7 @@
       var open = doc.body.classList.toggle("lc-sidebar-open");
       button.setAttribute("aria-expanded", open ? "true" : "false");
     });
-    var sidebar = doc.getElementById("lc-sidebar");
+    var sidebar = doc.getElementById("sidebar");
     if (sidebar) {
       sidebar.addEventListener("click", function (e) {
         if (e.target.closest && e.target.closest("a")) {
