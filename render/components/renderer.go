@@ -299,7 +299,14 @@ func (r *Renderer) custom(n *mdx.Node, sc *mdx.Scope, b *mdx.Binding) string {
 	case mdx.BValue:
 		return r.valueHTML((&mdx.Scope{Mod: b.Mod, Budget: r.budget}).Eval(b.Expr, b.Line, b.Mod.File, r.env.W))
 	}
-	return r.kids(n, sc) // an import that failed, already reported
+	// An import that failed (already reported): its children, if any,
+	// are shown; a component without any is a visible placeholder rather
+	// than nothing at all.
+	if len(n.Children) == 0 {
+		r.warn(sc, n.Line, "<%s> is not rendered: the import that defines it failed; a placeholder is shown", n.Name)
+		return r.placeholderHTML(n)
+	}
+	return r.kids(n, sc)
 }
 
 // placeholder stands for a component whose markup needs JavaScript to
@@ -314,6 +321,11 @@ func (r *Renderer) placeholder(n *mdx.Node, sc *mdx.Scope, b *mdx.Binding, why s
 		}
 	}
 	r.warn(sc, n.Line, "<%s> (defined in %s) needs JavaScript to run, which Lectern does not do (%s); a placeholder is shown", n.Name, where, why)
+	return r.placeholderHTML(n)
+}
+
+// placeholderHTML is the visible note that stands for component n.
+func (r *Renderer) placeholderHTML(n *mdx.Node) string {
 	tag := "div"
 	if !n.Block {
 		tag = "span"
