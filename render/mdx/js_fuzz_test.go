@@ -1,6 +1,7 @@
 package mdx
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -47,4 +48,26 @@ func FuzzJS(f *testing.F) {
 			t.Errorf("%d bytes took %v", len(s), d)
 		}
 	})
+}
+
+// TestJSReadersLinear checks that long runs of what the readers look
+// back or ahead over (blank lines, operators, nested ifs) cost time in
+// proportion to their length.
+func TestJSReadersLinear(t *testing.T) {
+	t.Parallel()
+	n := 200000
+	for name, src := range map[string]string{
+		"blank lines after return": "return" + strings.Repeat("\n", n) + "1",
+		"blank lines in a value":   "const a = 1" + strings.Repeat("\n \t", n) + ".toString()\nreturn a",
+		"a long sum":               "return 1" + strings.Repeat(" + 1", n/4),
+		"nested ifs":               strings.Repeat("if (a) { ", 40) + "return 1" + strings.Repeat(" }", 40),
+	} {
+		start := time.Now()
+		stmts, _ := ParseBody(src, 1)
+		sc := &Scope{Budget: &Budget{}, Vars: map[string]Value{"a": {Kind: VBool, B: true}}}
+		sc.run(stmts, "f.jsx", &diag.Warner{Mute: 1})
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%s: %v", name, d)
+		}
+	}
 }

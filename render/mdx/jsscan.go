@@ -106,20 +106,33 @@ func matchEnd(s string, i int) int {
 // expression cannot go on (automatic semicolon insertion, roughly).
 func stmtEnd(s string, i int) (end, next int) {
 	end, next = len(s), len(s)
+	afterAt := -1         // where the text after the current run of spaces starts
+	last, prev := -1, i-1 // the last byte of code seen, the last byte visited
 	jsWalk(s, i, func(k, depth int) bool {
+		if k != prev+1 { // a string, comment or element was skipped
+			last = k - 1
+		}
+		prev = k
 		switch c := s[k]; {
 		case depth < 0 || (depth == 0 && strings.IndexByte(")]}", c) >= 0):
 			end, next = k, k
 			return false
-		case depth > 0:
-			return true
-		case c == ';':
-			end, next = k, k+1
-			return false
-		case c == '\n':
-			before := strings.TrimRight(s[i:k], " \t\r")
-			after := strings.TrimLeft(s[k:], " \t\r\n")
-			if before == "" || continues(before, after) {
+		case !isSpace(c) && c != '\r':
+			last = k
+			if depth == 0 && c == ';' {
+				end, next = k, k+1
+				return false
+			}
+		case depth > 0 || c != '\n' || last < i:
+		case continuesAfter(s[max(i, last-1) : last+1]):
+		default:
+			if afterAt < k { // once per run of spaces, so that long runs cost no more
+				afterAt = k
+				for afterAt < len(s) && strings.IndexByte(" \t\r\n", s[afterAt]) >= 0 {
+					afterAt++
+				}
+			}
+			if afterAt < len(s) && strings.IndexByte(".?:&|+-*/,=)]", s[afterAt]) >= 0 {
 				return true
 			}
 			end, next = k, k
@@ -130,16 +143,10 @@ func stmtEnd(s string, i int) (end, next int) {
 	return end, next
 }
 
-// continues reports whether an expression that is before a line break
-// goes on after it.
-func continues(before, after string) bool {
-	if strings.HasSuffix(before, "=>") {
-		return true
-	}
-	if strings.IndexByte("=(,?:&|+-*/.[{<", before[len(before)-1]) >= 0 {
-		return true
-	}
-	return after != "" && strings.IndexByte(".?:&|+-*/,=)]", after[0]) >= 0
+// continuesAfter reports whether an expression that ends with before at
+// a line break goes on after it.
+func continuesAfter(before string) bool {
+	return strings.HasSuffix(before, "=>") || strings.IndexByte("=(,?:&|+-*/.[{<", before[len(before)-1]) >= 0
 }
 
 // StmtKind is the kind of a statement of a component's body.
