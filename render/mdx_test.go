@@ -98,6 +98,7 @@ func TestMDXRendering(t *testing.T) {
 			warnings: []string{
 				`index.mdx:3: cannot import "/snippets/nope.mdx": file not found`,
 				`index.mdx:4: cannot import "/snippets/code.jsx": file not found`,
+				`index.mdx:14: <Missing> is not rendered: the import that defines it failed; a placeholder is shown`,
 			}},
 		{name: "export statements",
 			src:     "export const answer = 42\nexport const who = { name: \"Ada\" }\n\nThe answer is {answer}, {who.name}.",
