@@ -23,7 +23,7 @@ func TestBuildCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("build: %v\n%s", err, stderr)
 	}
-	if !strings.Contains(stdout, "Built 17 pages") || !strings.Contains(stdout, "export form") {
+	if !strings.Contains(stdout, "Built 18 pages") || !strings.Contains(stdout, "export form") {
 		t.Fatalf("summary: %q", stdout)
 	}
 	if !strings.Contains(stderr, "warning: essentials/") {
@@ -84,7 +84,7 @@ func TestBuildCacheKeepsSite(t *testing.T) {
 	}
 	build()
 	first, page := snapshot(), quickstart()
-	if summary := build(); !strings.Contains(summary, "17 unchanged") {
+	if summary := build(); !strings.Contains(summary, "18 unchanged") {
 		t.Fatalf("rebuild did not reuse the pages: %q", summary)
 	}
 	second := snapshot()
@@ -119,7 +119,7 @@ func TestBuildCacheKeepsSite(t *testing.T) {
 			t.Errorf("%s changed by a failed build", name)
 		}
 	}
-	if summary := build(); !strings.Contains(summary, "17 unchanged") {
+	if summary := build(); !strings.Contains(summary, "18 unchanged") {
 		t.Fatalf("the build after a failed one did not reuse the pages: %q", summary)
 	}
 }

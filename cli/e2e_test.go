@@ -241,7 +241,7 @@ func TestServeCorpusStarter(t *testing.T) {
 		"--repo", "file://"+repo, "--domain", "starter.docs.test"))
 	key := lastLine(lectern(t, "admin", "--data-dir", data, "key", "create", "--org", org, "--name", "ci"))
 	st := waitUpdate(t, srv.url, key, trigger(t, srv.url, key, prj))
-	if st["status"] != "success" || !strings.Contains(st["summary"].(string), "17 pages") {
+	if st["status"] != "success" || !strings.Contains(st["summary"].(string), "18 pages") { // 17 navigation pages and SOURCE.md, unlisted
 		t.Fatalf("starter update: %v", st)
 	}
 	for _, p := range []string{"/", "/quickstart", "/essentials/markdown", "/api-reference/endpoint/get"} {
@@ -251,11 +251,11 @@ func TestServeCorpusStarter(t *testing.T) {
 	}
 	_, job, _ := call(t, "POST", srv.url+"/v1/static-export/jobs", key, map[string]any{"domain": "starter.docs.test", "basePath": "/docs"})
 	final := pollExport(t, srv.url, key, job["jobId"].(string), true)
-	if final["status"] != "completed" || final["pageCount"].(float64) != 17 {
+	if final["status"] != "completed" || final["pageCount"].(float64) != 18 { // 17 navigation pages and SOURCE.md, unlisted
 		t.Fatalf("starter export: %v", final)
 	}
 	m := download(t, bundleLink(t, srv.url, key, final["jobId"].(string)), "starter.docs.test-export-")
-	if m.PageCount != 17 {
+	if m.PageCount != 18 {
 		t.Fatalf("manifest pageCount %d", m.PageCount)
 	}
 }
