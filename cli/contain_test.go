@@ -263,7 +263,9 @@ func TestContainUntrustedRepositories(t *testing.T) {
 		}
 		many["docs.json"] = `{"name": "Many", "navigation": {"pages": [` + strings.Join(nav, ",") + `]}}`
 		big := smallSite("Big file.")
-		big["downloads/big.bin"] = strings.Repeat("0123456789abcdef", 128<<10) // 2 MiB
+		// A published type (an archive): a file the site does not publish
+		// is never read, so its size does not matter.
+		big["downloads/big.zip"] = strings.Repeat("0123456789abcdef", 128<<10) // 2 MiB
 		for _, c := range []struct {
 			name  string
 			files map[string]string
@@ -271,7 +273,7 @@ func TestContainUntrustedRepositories(t *testing.T) {
 		}{
 			{"yaml", yamlBombSite(), []string{"openapi.yaml", "max-yaml-values", "--build-max-yaml-values"}},
 			{"snippets", snippetBombSite(), []string{"index.mdx", "max-expansions", "--build-max-expansions"}},
-			{"file", big, []string{"downloads/big.bin", "max-file-size", "1 MiB"}},
+			{"file", big, []string{"downloads/big.zip", "max-file-size", "1 MiB"}},
 			{"pages", many, []string{"docs.json", "1200 pages", "max-pages (1000)"}},
 		} {
 			repo, _ := newRepo(t, c.files)

@@ -19,8 +19,10 @@ const smallDocs = `{"name": "Acme Docs", "navigation": {"groups": [{"group": "St
 
 func smallSite(quickstart string) map[string]string {
 	return map[string]string{
-		"docs.json":      smallDocs,
-		"index.mdx":      "---\ntitle: Welcome\n---\n\n<Note>Read the **quickstart** first.</Note>\n",
+		"docs.json": smallDocs,
+		// The page links to the download: a file of a type a docs site
+		// does not serve by itself is published only then.
+		"index.mdx":      "---\ntitle: Welcome\n---\n\n<Note>Read the **quickstart** first.</Note>\n\n[Settings](/downloads/settings.attrs)\n",
 		"quickstart.mdx": "---\ntitle: Quickstart\n---\n\n" + quickstart + "\n",
 		// A name the file blob store reserves for itself.
 		"downloads/settings.attrs": "colour = green\n",
