@@ -135,8 +135,10 @@ func TestNavPublishedFiles(t *testing.T) {
 			t.Errorf("%s is published", f)
 		}
 	}
-	if !out.has("scripts/setup.py") {
-		t.Errorf("scripts/setup.py, which a page links to, is not published")
+	for _, f := range []string{"scripts/setup.py", "scripts/my tool.sh"} {
+		if !out.has(f) {
+			t.Errorf("%s, which a page links to, is not published", f)
+		}
 	}
 	var draft bool
 	for _, w := range res.Warnings {

@@ -1,10 +1,8 @@
 package render
 
 import (
-	"path"
-	"strings"
-
 	"lectern.dev/lectern/render/features"
+	"lectern.dev/lectern/render/links"
 )
 
 // Which files of the repository the site publishes besides its pages:
@@ -16,11 +14,13 @@ import (
 
 // unpublishedFiles returns the files of the source that are neither
 // pages nor published: not of a published type and linked to by no
-// page. It runs once the pages are loaded.
+// page. It runs once the pages are loaded, before s.links knows the
+// unpublished files: a reference is resolved as the page's links are
+// (relative to the page, escapes decoded).
 func (s *site) unpublishedFiles() map[string]bool {
 	out := map[string]bool{}
 	for _, f := range s.fileList {
-		if !features.PublishedType(f) && !strings.HasSuffix(f, ".mdx") && !strings.HasSuffix(f, ".md") {
+		if !features.PublishedType(f) && !links.IsPageFile(f) {
 			out[f] = true
 		}
 	}
@@ -29,13 +29,9 @@ func (s *site) unpublishedFiles() map[string]bool {
 	}
 	for _, p := range s.order {
 		for _, ref := range p.FileRefs {
-			f := ref
-			if strings.HasPrefix(f, "/") {
-				f = path.Clean(f)
-			} else {
-				f = path.Join("/", path.Dir(p.Path), f)
+			if tg := s.links.Resolve(p.Path, ref); tg.Kind == links.File {
+				delete(out, tg.Path)
 			}
-			delete(out, strings.TrimPrefix(f, "/"))
 		}
 	}
 	return out
