@@ -374,25 +374,49 @@ func (s *site) load() error {
 	s.cfg = cfg
 	s.redirects = config.NewRedirectTable(cfg.Redirects)
 	s.links = s.newLinks()
-	source := cfg.Source
-	if source == "" {
-		source = "navigation"
-	}
 	// The pages of the navigation, in its order (the OpenAPI pages it
 	// generates among them), then the other pages of the repository,
 	// which are built but not listed (unlisted.go).
 	s.pages, s.entries = make(map[string]*page.Page, len(navPages)), make(map[string]config.NavEntry, len(navPages))
+	jobs, err := s.navJobs(navPages)
+	if err != nil {
+		return err
+	}
+	jobs = append(jobs, s.unlistedJobs(pageFiles, navPages)...)
+	if err := s.checkPages(cmp.Or(cfg.Source, "the folder tree"), len(jobs)); err != nil {
+		return err
+	}
+	// Read and parse the pages in parallel, in navigation order (parallel.go).
+	if err := s.loadPages(jobs); err != nil {
+		return err
+	}
+	s.links.Unpublished = s.unpublishedFiles() // publish.go
+	s.checkPageURLs()                          // site_links.go
+	s.checkIcons()
+	s.customJS = s.customScriptFiles()
+	s.customCSS = s.customStyleFiles()
+	s.checkCustomCSS()
+	s.theme = layout.New(&layout.Site{
+		Config: s.cfg, Warner: s.w, Links: s.links, Pages: s.pages, Order: s.order, Entries: s.entries,
+		Features: s.opts.features(), CustomJS: s.customJS, CustomCSS: s.customCSS, Window: buildWindow, Banner: s.bannerFunc(),
+	})
+	return nil
+}
+
+// navJobs returns the load jobs of the navigation's pages, in its order:
+// a page the OpenAPI navigation generated, or the page's file. A page
+// that is not a valid path or has no file fails the build.
+func (s *site) navJobs(navPages []config.NavEntry) ([]loadJob, error) {
+	source := cmp.Or(s.cfg.Source, "navigation")
 	var missing []string
-	var jobs []loadJob
-	inNav := make(map[string]bool, len(navPages))
+	jobs := make([]loadJob, 0, len(navPages))
 	for _, e := range navPages {
-		inNav[e.Page] = true
 		if g := s.openAPIGenerated(e); g != nil {
 			jobs = append(jobs, loadJob{entry: e, gen: g})
 			continue
 		}
 		if !fs.ValidPath(e.Page) || strings.Contains(e.Page, "..") {
-			return lectern.Errorf(lectern.EINVALID, "%s: navigation page %q is not a valid path", source, e.Page)
+			return nil, lectern.Errorf(lectern.EINVALID, "%s: navigation page %q is not a valid path", source, e.Page)
 		}
 		file := e.Page + ".mdx"
 		if !s.files[file] {
@@ -409,27 +433,10 @@ func (s *site) load() error {
 		if len(missing) > 1 {
 			more = fmt.Sprintf("; %d more navigation pages are missing", len(missing)-1)
 		}
-		return lectern.Errorf(lectern.EINVALID, "%s: navigation page %q not found (no %s.mdx or .md)%s",
+		return nil, lectern.Errorf(lectern.EINVALID, "%s: navigation page %q not found (no %s.mdx or .md)%s",
 			source, missing[0], missing[0], more)
 	}
-	jobs = append(jobs, unlistedJobs(pageFiles, inNav, cfg.Source != "")...)
-	if err := s.checkPages(cmp.Or(cfg.Source, "the folder tree"), len(jobs)); err != nil {
-		return err
-	}
-	// Read and parse the pages in parallel, in navigation order (parallel.go).
-	if err := s.loadPages(jobs); err != nil {
-		return err
-	}
-	s.links.Unpublished = s.unpublishedFiles() // publish.go
-	s.checkIcons()
-	s.customJS = s.customScriptFiles()
-	s.customCSS = s.customStyleFiles()
-	s.checkCustomCSS()
-	s.theme = layout.New(&layout.Site{
-		Config: s.cfg, Warner: s.w, Links: s.links, Pages: s.pages, Order: s.order, Entries: s.entries,
-		Features: s.opts.features(), CustomJS: s.customJS, CustomCSS: s.customCSS, Window: buildWindow, Banner: s.bannerFunc(),
-	})
-	return nil
+	return jobs, nil
 }
 
 // renderPage renders page p as the output file outName.

@@ -185,3 +185,47 @@ func TestNavSidebarDetails(t *testing.T) {
 		}
 	}
 }
+
+// A "url" page whose address is not allowed or names nothing is reported
+// with its own file, and links nowhere; an index page the navigation does
+// not list is not built, with a warning saying what the root is.
+func TestNavURLPageWarnings(t *testing.T) {
+	t.Parallel()
+	res, out := build(t, `-- docs.json --
+{"name": "X", "navigation": {"pages": ["intro", "bad", "gone"]}}
+-- intro.mdx --
+# Intro
+-- bad.mdx --
+---
+title: Bad
+url: "javascript:alert(1)"
+---
+-- gone.mdx --
+---
+title: Gone
+url: /nowhere
+---
+-- index.mdx --
+# Not listed
+`, Options{})
+	want := map[string]string{
+		"bad.mdx":   `url "javascript:alert(1)" removed`,
+		"gone.mdx":  `url "/nowhere": broken link`,
+		"index.mdx": "not built: the navigation does not list it, and the site's root is the navigation's first page (intro)",
+	}
+	for _, w := range res.Warnings {
+		if m, ok := want[w.File]; ok && strings.Contains(w.Message, m) {
+			delete(want, w.File)
+		}
+	}
+	for f, m := range want {
+		t.Errorf("no warning for %s: %s (warnings: %v)", f, m, res.Warnings)
+	}
+	side := sidebarRE.FindString(out.get(t, "intro.html"))
+	if strings.Contains(side, "javascript:") || !strings.Contains(side, `<a href="#">Bad</a>`) {
+		t.Errorf("the sidebar links the disallowed url page:\n%s", side)
+	}
+	if !strings.Contains(out.get(t, "index.html"), `<h1 class="lc-title">Intro</h1>`) {
+		t.Errorf("the root is not the navigation's first page")
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"net/url"
 	"strings"
 
+	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/links"
+	"lectern.dev/lectern/render/safe"
 )
 
 // newLinks returns the link resolver of the site, once its pages and
@@ -25,4 +27,22 @@ func (s *site) newLinks() *links.Resolver {
 		}
 	}
 	return r
+}
+
+// checkPageURLs warns, with the page's file, of a page whose front matter
+// "url" (a sidebar link elsewhere) is not an allowed URL or names nothing
+// of the site; the theme links such a page to "#" or to the missing page.
+func (s *site) checkPageURLs() {
+	for _, p := range s.order {
+		u := p.Front.URL
+		switch {
+		case u == "":
+		case !safe.URLAllowed(u, false):
+			s.w.Add(p.File, 1, "url %q removed: only http, https, mailto and tel URLs and paths of the site are allowed", diag.FirstLine(u, 60))
+		default:
+			if tg := s.links.Resolve("", u); tg.Kind == links.Missing { // as the theme resolves it
+				s.w.Add(p.File, 1, "url %q: broken link: %s", diag.FirstLine(u, 60), tg.Reason)
+			}
+		}
+	}
 }

@@ -17,21 +17,26 @@ import (
 // read at all.
 
 // unlistedJobs returns a load job for each page file of pageFiles whose
-// page the navigation (inNav) does not list, in name order. Without a
+// page the navigation (navPages) does not list, in name order. Without a
 // configuration the navigation is the folder tree, which lists every
 // page. An x.md beside an x.mdx is the same page and left out, as is
-// "index": the site's root is the navigation's first page.
-func unlistedJobs(pageFiles []string, inNav map[string]bool, hasConfig bool) []loadJob {
-	if !hasConfig {
+// "index", with a warning: the site's root is the navigation's first
+// page.
+func (s *site) unlistedJobs(pageFiles []string, navPages []config.NavEntry) []loadJob {
+	if s.cfg.Source == "" {
 		return nil
 	}
-	var jobs []loadJob
+	inNav := make(map[string]bool, len(navPages))
+	for _, e := range navPages {
+		inNav[e.Page] = true
+	}
 	mdx := map[string]bool{}
 	for _, f := range pageFiles {
 		if strings.HasSuffix(f, ".mdx") {
 			mdx[strings.TrimSuffix(f, ".mdx")] = true
 		}
 	}
+	var jobs []loadJob
 	for _, f := range pageFiles {
 		if strings.HasPrefix(f, "snippets/") || metaPage(f) {
 			continue
@@ -42,10 +47,13 @@ func unlistedJobs(pageFiles []string, inNav map[string]bool, hasConfig bool) []l
 		} else if mdx[p] {
 			continue // x.mdx is the page
 		}
-		if inNav[p] || p == "index" {
-			continue
+		switch {
+		case inNav[p]:
+		case p == "index":
+			s.w.Add(f, 0, "not built: the navigation does not list it, and the site's root is the navigation's first page (%s); list \"index\" first to make it the root", navPages[0].Page)
+		default:
+			jobs = append(jobs, loadJob{entry: config.NavEntry{Page: p}, file: f, unlisted: true})
 		}
-		jobs = append(jobs, loadJob{entry: config.NavEntry{Page: p}, file: f, unlisted: true})
 	}
 	sort.Slice(jobs, func(i, j int) bool { return jobs[i].file < jobs[j].file })
 	return jobs

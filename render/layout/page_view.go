@@ -359,3 +359,15 @@ func (t *Theme) configLink(outName, href string) (u string, external bool) {
 	}
 	return safe.Href(t.s.Links.URL(outName, tg)), tg.Kind == links.External
 }
+
+// pageURL is the address of a page that is a link elsewhere (front
+// matter "url"), as a link of outName; the build checked it and warned,
+// with the page's file, when it is not allowed or broken (render:
+// checkPageURLs).
+func (t *Theme) pageURL(outName string, p *page.Page) (u string, external bool) {
+	if !safe.URLAllowed(p.Front.URL, false) {
+		return "#", false
+	}
+	tg := t.s.Links.Resolve("", p.Front.URL)
+	return safe.Href(t.s.Links.URL(outName, tg)), tg.Kind == links.External
+}

@@ -115,9 +115,6 @@ func (t *Theme) sidebarLinks(nodes []*config.Nav) {
 		}
 		switch {
 		case n.Kind == config.NavPage:
-			if p := t.s.Pages[n.Page]; p != nil && p.Front.URL != "" && !p.Front.Hidden {
-				t.configLink("", p.Front.URL)
-			}
 		case n.Kind == config.NavLink:
 			t.configLink("", n.Href)
 		case len(n.Children) > 0:
@@ -287,7 +284,7 @@ func (t *Theme) sideItems(nodes []*config.Nav, outName, show string) []*sideItem
 			}
 			if p.Front.URL != "" {
 				// A page that is a link elsewhere (front matter "url").
-				u, ext := t.configLink(outName, p.Front.URL)
+				u, ext := t.pageURL(outName, p)
 				out = append(out, &sideItem{Label: NavLabel(p), URL: u, Icon: p.Front.Icon, Tag: pageTag(p), External: ext})
 				continue
 			}

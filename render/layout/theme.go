@@ -228,8 +228,8 @@ func (t *Theme) Page(p *page.Page, outName, body string, toc []search.TOCItem) [
 	}
 	if p.Front.URL != "" && strings.TrimSpace(body) == "" {
 		// A page that is a link of the navigation, opened by its own path.
-		u, _ := t.configLink(outName, p.Front.URL)
-		v.Body = template.HTML(`<p class="lc-url-page">This page is at <a href="` + html.EscapeString(safe.Href(u)) + `" rel="noopener">` +
+		u, _ := t.pageURL(outName, p)
+		v.Body = template.HTML(`<p class="lc-url-page">This page is at <a href="` + html.EscapeString(u) + `" rel="noopener">` +
 			html.EscapeString(p.Front.URL) + `</a>.</p>`)
 	}
 	return t.execute(v)
