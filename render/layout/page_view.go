@@ -365,9 +365,15 @@ func (t *Theme) configLink(outName, href string) (u string, external bool) {
 // with the page's file, when it is not allowed or broken (render:
 // checkPageURLs).
 func (t *Theme) pageURL(outName string, p *page.Page) (u string, external bool) {
-	if !safe.URLAllowed(p.Front.URL, false) {
-		return "#", false
-	}
-	tg := t.s.Links.Resolve("", p.Front.URL)
+	tg := t.pageTarget(p)
 	return safe.Href(t.s.Links.URL(outName, tg)), tg.Kind == links.External
+}
+
+// pageTarget is the target of a page that is a link elsewhere: its
+// front matter's "url" resolved, or "#" when that URL is not allowed.
+func (t *Theme) pageTarget(p *page.Page) links.Target {
+	if !safe.URLAllowed(p.Front.URL, false) {
+		return links.Target{Kind: links.Anchor, Suffix: "#"}
+	}
+	return t.s.Links.Resolve("", p.Front.URL)
 }

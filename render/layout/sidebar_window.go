@@ -140,10 +140,7 @@ func (t *Theme) flattenSidebar(w *sidebarWindow, nodes []*config.Nav, parent, de
 			}
 			e := sideEntry{label: NavLabel(p), tag: pageTag(p), page: n.Page, group: parent}
 			if p.Front.URL != "" {
-				e.page, e.link = "", links.Target{Kind: links.Anchor, Suffix: "#"}
-				if safe.URLAllowed(p.Front.URL, false) { // as pageURL
-					e.link = t.s.Links.Resolve("", p.Front.URL)
-				}
+				e.page, e.link = "", t.pageTarget(p)
 				if !p.Front.Hidden {
 					w.entries = append(w.entries, e)
 				}
