@@ -26,6 +26,10 @@ func smallSite(quickstart string) map[string]string {
 		"quickstart.mdx": "---\ntitle: Quickstart\n---\n\n" + quickstart + "\n",
 		// A name the file blob store reserves for itself.
 		"downloads/settings.attrs": "colour = green\n",
+		// Left out of the live site and of exports, which build from the
+		// source snapshot.
+		".mintignore":    "drafts/\n",
+		"drafts/wip.mdx": "# Work in progress\n",
 	}
 }
 
@@ -128,6 +132,9 @@ func TestServeEndToEnd(t *testing.T) {
 	have := map[string]bool{}
 	for _, f := range m.Files {
 		have[f.Path] = true
+	}
+	if have["drafts/wip.html"] {
+		t.Errorf("the bundle holds a page .mintignore leaves out")
 	}
 	for _, want := range []string{"index.html", "quickstart.html", "404.html", "sitemap.xml"} {
 		if !have[want] {

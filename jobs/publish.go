@@ -183,15 +183,22 @@ func (b *blobWriter) Write(p []byte) (int, error) {
 // names do not start with a dot are listed: the source snapshot holds what
 // the render reads and its limits counted, without symbolic links (the
 // render warns about each) or dot-files and dot-folders (.git, caches).
+// The one dot-file the render reads, the root's .mintignore, is kept, so
+// that a build from the snapshot (an export) leaves out what the live
+// site left out.
 type regularFiles struct{ fs.FS }
 
 func (r regularFiles) ReadDir(name string) ([]fs.DirEntry, error) {
 	ents, err := fs.ReadDir(r.FS, name)
 	kept := ents[:0]
 	for _, e := range ents {
-		if (e.IsDir() || e.Type().IsRegular()) && !strings.HasPrefix(e.Name(), ".") {
-			kept = append(kept, e)
+		switch {
+		case e.IsDir() && !strings.HasPrefix(e.Name(), "."):
+		case e.Type().IsRegular() && (!strings.HasPrefix(e.Name(), ".") || name == "." && e.Name() == ".mintignore"):
+		default:
+			continue
 		}
+		kept = append(kept, e)
 	}
 	return kept, err
 }
