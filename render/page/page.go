@@ -309,9 +309,9 @@ func Load(navPath, file, src string, w *diag.Warner) *Page {
 	return p
 }
 
-// fileRefRE finds link destinations and sources: Markdown's ](x), and
-// href or src attributes, quoted or in braces.
-var fileRefRE = regexp.MustCompile(`(?:\]\(\s*<?|\b(?:href|src)=\{?\s*["'])([^\s"'()<>{}]+)`)
+// refMarkers start the link destinations and sources FileRefs reads:
+// Markdown's ](x), and href or src attributes, quoted or in braces.
+var refMarkers = [...]string{"](", "href=", "src="}
 
 // maxFileRefs bounds the references kept of one page.
 const maxFileRefs = 100
@@ -323,21 +323,97 @@ const maxFileRefs = 100
 // query or fragment.
 func FileRefs(body string) []string {
 	var out []string
-	for _, m := range fileRefRE.FindAllStringSubmatch(body, -1) {
-		ref := m[1]
-		if i := strings.IndexAny(ref, "?#"); i >= 0 {
-			ref = ref[:i]
+	// next[k] is where refMarkers[k] next occurs at or after i (-1: no
+	// more; -2: not looked for yet), found again only once i passes it:
+	// one scan of body for each marker.
+	next := [len(refMarkers)]int{-2, -2, -2}
+	for i := 0; i < len(body); {
+		at, kind := -1, 0
+		for k, m := range refMarkers {
+			if next[k] != -1 && next[k] < i {
+				if j := strings.Index(body[i:], m); j >= 0 {
+					next[k] = i + j
+				} else {
+					next[k] = -1
+				}
+			}
+			if next[k] >= 0 && (at < 0 || next[k] < at) {
+				at, kind = next[k], k
+			}
 		}
-		ext := path.Ext(ref)
-		if ext == "" || ext == ".mdx" || ext == ".md" || ext == ".html" || features.PublishedType(ref) ||
-			strings.Contains(ref, ":") || strings.HasPrefix(ref, "//") || slices.Contains(out, ref) {
+		if at < 0 {
+			break
+		}
+		ref, end := refAt(body, at, kind)
+		if end < 0 {
+			i = at + 1
 			continue
 		}
-		if out = append(out, ref); len(out) == maxFileRefs {
-			break
+		i = end
+		if ref, ok := fileRef(ref); ok && !slices.Contains(out, ref) {
+			if out = append(out, ref); len(out) == maxFileRefs {
+				break
+			}
 		}
 	}
 	return out
+}
+
+// fileRef returns destination ref without its query or fragment, and
+// whether it names a local file of a type the site does not publish by
+// itself.
+func fileRef(ref string) (string, bool) {
+	if j := strings.IndexAny(ref, "?#"); j >= 0 {
+		ref = ref[:j]
+	}
+	ext := path.Ext(ref)
+	return ref, ext != "" && ext != ".mdx" && ext != ".md" && ext != ".html" && !features.PublishedType(ref) &&
+		!strings.Contains(ref, ":") && !strings.HasPrefix(ref, "//")
+}
+
+// refAt reads the destination that the marker refMarkers[kind] at body[at]
+// starts: after "](" blanks and a "<" may come first; after href= or src=
+// (not ending a longer name) a "{" and blanks may, then a quote must. It
+// returns the destination and where it ends, or end -1 when there is none.
+func refAt(body string, at, kind int) (ref string, end int) {
+	i := at + len(refMarkers[kind])
+	if kind == 0 {
+		i = skipBlanks(body, i)
+		if i < len(body) && body[i] == '<' {
+			i++
+		}
+	} else {
+		if at > 0 && isWordByte(body[at-1]) {
+			return "", -1
+		}
+		if i < len(body) && body[i] == '{' {
+			i++
+		}
+		i = skipBlanks(body, i)
+		if i >= len(body) || body[i] != '"' && body[i] != '\'' {
+			return "", -1
+		}
+		i++
+	}
+	start := i
+	for i < len(body) && !strings.ContainsRune(" \t\n\f\r\"'()<>{}", rune(body[i])) {
+		i++
+	}
+	if i == start {
+		return "", -1
+	}
+	return body[start:i], i
+}
+
+func skipBlanks(s string, i int) int {
+	for i < len(s) && strings.IndexByte(" \t\n\f\r", s[i]) >= 0 {
+		i++
+	}
+	return i
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 var (
