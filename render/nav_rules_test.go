@@ -180,6 +180,9 @@ func TestNavSidebarDetails(t *testing.T) {
 		if strings.Contains(out.get(t, "tagged.html"), "lc-pager-next") {
 			t.Errorf("export=%v: hideFooterPagination left the pager", opts.Export)
 		}
+		if !strings.Contains(out.get(t, "_lectern/style.css"), ".lc-nav-list a[rel~=noopener]::after") {
+			t.Errorf("export=%v: sidebar links to other hosts have no arrow", opts.Export)
+		}
 		if npm := out.get(t, "npm.html"); !strings.Contains(npm, `This page is at <a href="https://www.npmjs.com/package/example"`) {
 			t.Errorf("export=%v: the url page's own page does not link to it", opts.Export)
 		}
