@@ -13,14 +13,18 @@
 //
 // # Output layout
 //
-// Each navigation page is written to <page>.html ("guides/x" → guides/x.html);
-// index.html is the "index" page or, without one, a copy of the first
-// navigation page. The build also writes 404.html, sitemap.xml, robots.txt,
+// Each page of the repository is written to <page>.html ("guides/x" →
+// guides/x.html): those of the navigation, and the others as unlisted
+// pages, in no sidebar, search index or sitemap (unlisted.go); index.html
+// is the "index" page of the navigation or, without one, a copy of its
+// first page. The build also writes 404.html, sitemap.xml, robots.txt,
 // the theme assets under _lectern/ (style.css, site.js, the scripts of the
 // features such as search.js, search-index.json)
-// and every non-page file of the source (images, logos, favicon, specs),
-// except .mdx, .md, docs.json, mint.json and dot-files (an export also
-// leaves out SVG and XML files that could run script: activefile.go). Each
+// and the non-page files of the source a site publishes: those of web
+// types, and others a page links to (publish.go), but not docs.json,
+// mint.json, dot-files or what .mintignore leaves out (ignore.go); an
+// export also leaves out SVG and XML files that could run script
+// (activefile.go). Each
 // page shows the sidebar of its section: all of it up to 1,000 entries, a
 // window around the page beyond (render/layout), so that the output
 // grows linearly with the pages. Pages never load
@@ -93,9 +97,11 @@
 //     stamps, the previous build's state);
 //   - layer 4, this package: the build itself (build.go, scan.go,
 //     parallel.go: scan the source, load the configuration and pages,
-//     render pages on all cores), OpenAPI pages (openapi_nav.go,
-//     openapi_page.go), redirects, the site's other files (site_files.go,
-//     activefile.go, custom_scripts.go, custom_css.go, mermaid.go) and
+//     render pages on all cores; ignore.go, unlisted.go, publish.go: what
+//     the site holds), OpenAPI pages (openapi_nav.go, openapi_page.go,
+//     openapi_examples.go), redirects, the site's other files
+//     (site_files.go, activefile.go, custom_scripts.go, custom_css.go,
+//     banner.go, mermaid.go) and
 //     which pages the rebuild cache reuses (rebuild*.go).
 //
 // What flows through them: source tree → config (Config, Nav) → page
