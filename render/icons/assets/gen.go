@@ -6,7 +6,7 @@
 //
 //	mkdir /tmp/l && cd /tmp/l && npm pack lucide-static lucide-static@0.577.0
 //	mkdir new old && tar xzf lucide-static-1.*.tgz -C new && tar xzf lucide-static-0.*.tgz -C old
-//	go run gen.go -lucide /tmp/l/new/package -legacy /tmp/l/old/package
+//	go run gen.go gen_iconset.go -lucide /tmp/l/new/package -legacy /tmp/l/old/package
 //
 // lucide.txt has one line per icon, "name<TAB>inner SVG", and one per alias,
 // "name<TAB>=target". LICENSE is the packages' licence (ISC).
@@ -15,12 +15,10 @@ package main
 import (
 	"bytes"
 	"flag"
-	"fmt"
 	"log"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"unicode"
 )
@@ -62,16 +60,7 @@ func main() {
 			}
 		}
 	}
-	var b bytes.Buffer
-	for _, n := range sortedKeys(icons) {
-		fmt.Fprintf(&b, "%s\t%s\n", n, icons[n])
-	}
-	for _, n := range sortedKeys(aliases) {
-		fmt.Fprintf(&b, "%s\t=%s\n", n, aliases[n])
-	}
-	if err := os.WriteFile("lucide.txt", b.Bytes(), 0o644); err != nil {
-		log.Fatal(err)
-	}
+	writeIconSet("lucide.txt", icons, aliases)
 	lic, err := os.ReadFile(filepath.Join(*lucide, "LICENSE"))
 	if err != nil {
 		log.Fatal(err)
@@ -85,7 +74,6 @@ func main() {
 	if err := os.WriteFile("LICENSE", lic, 0o644); err != nil {
 		log.Fatal(err)
 	}
-	log.Printf("%d icons, %d aliases, %d bytes", len(icons), len(aliases), b.Len())
 }
 
 // read adds the icons of pkg/icons; onlyNew keeps existing entries.
@@ -127,13 +115,4 @@ func kebab(s string) string {
 		b.WriteRune(unicode.ToLower(r))
 	}
 	return b.String()
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -7,7 +7,7 @@
 //
 //	mkdir /tmp/b && cd /tmp/b && npm pack simple-icons @lobehub/icons-static-svg
 //	mkdir si lobe && tar xzf simple-icons-*.tgz -C si && tar xzf lobehub-icons-static-svg-*.tgz -C lobe
-//	go run gen_brands.go -simple-icons /tmp/b/si/package -lobe /tmp/b/lobe/package
+//	go run gen_brands.go gen_iconset.go -simple-icons /tmp/b/si/package -lobe /tmp/b/lobe/package
 //
 // Only the curated set below is bundled: every key Mintlify accepts in
 // footer.socials and the Font Awesome brand names documentation sites use
@@ -124,7 +124,7 @@ func main() {
 	if *si == "" || *lb == "" {
 		log.Fatal("-simple-icons and -lobe are required")
 	}
-	siVersion, lbVersion := version(*si), version(*lb)
+	siVersion, lbVersion := packageVersion(*si), packageVersion(*lb)
 	licences := siLicences(*si)
 
 	icons := map[string]string{}
@@ -143,16 +143,7 @@ func main() {
 			aliases[a] = b.name
 		}
 	}
-	var out bytes.Buffer
-	for _, n := range sortedKeys(icons) {
-		fmt.Fprintf(&out, "%s\t%s\n", n, icons[n])
-	}
-	for _, n := range sortedKeys(aliases) {
-		fmt.Fprintf(&out, "%s\t=%s\n", n, aliases[n])
-	}
-	if err := os.WriteFile("brands.txt", out.Bytes(), 0o644); err != nil {
-		log.Fatal(err)
-	}
+	writeIconSet("brands.txt", icons, aliases)
 
 	cc0, err := os.ReadFile(filepath.Join(*si, "LICENSE.md"))
 	if err != nil {
@@ -168,7 +159,6 @@ func main() {
 	if err := os.WriteFile("LICENSE-brands", lic.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}
-	log.Printf("%d icons, %d aliases, %d bytes", len(icons), len(aliases), out.Len())
 }
 
 // inner returns the content of an icon's <svg>, without its title, with
@@ -196,18 +186,6 @@ func inner(file string) string {
 		log.Fatalf("%s: unexpected content", file)
 	}
 	return body
-}
-
-func version(pkg string) string {
-	data, err := os.ReadFile(filepath.Join(pkg, "package.json"))
-	if err != nil {
-		log.Fatal(err)
-	}
-	var p struct{ Version string }
-	if err := json.Unmarshal(data, &p); err != nil {
-		log.Fatal(err)
-	}
-	return p.Version
 }
 
 // siLicences maps each Simple Icons slug that has a licence of its own to
@@ -253,15 +231,6 @@ func wrap(names []string) string {
 		line += len(n)
 	}
 	return b.String()
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 const mitLicence = `MIT License

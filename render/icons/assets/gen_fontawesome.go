@@ -7,7 +7,7 @@
 //
 //	mkdir /tmp/fa && cd /tmp/fa && npm pack @fortawesome/fontawesome-free@7.1.0
 //	mkdir p && tar xzf fortawesome-fontawesome-free-7.1.0.tgz -C p
-//	go run gen_fontawesome.go -fa /tmp/fa/p/package
+//	go run gen_fontawesome.go gen_iconset.go -fa /tmp/fa/p/package
 //
 // Only the path data of each icon is kept (the SVGs of svgs/ are one
 // <path fill="currentColor"> in a viewBox 512 high): one line per icon,
@@ -27,7 +27,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 )
 
@@ -61,16 +60,7 @@ func main() {
 	}
 	aliases := familyAliases(*pkg, icons)
 
-	var out bytes.Buffer
-	for _, n := range sortedKeys(icons) {
-		fmt.Fprintf(&out, "%s\t%s\n", n, icons[n])
-	}
-	for _, n := range sortedKeys(aliases) {
-		fmt.Fprintf(&out, "%s\t=%s\n", n, aliases[n])
-	}
-	if err := os.WriteFile("fontawesome.txt", out.Bytes(), 0o644); err != nil {
-		log.Fatal(err)
-	}
+	writeIconSet("fontawesome.txt", icons, aliases)
 	lic, err := os.ReadFile(filepath.Join(*pkg, "LICENSE.txt"))
 	if err != nil {
 		log.Fatal(err)
@@ -90,7 +80,6 @@ func main() {
 	if err := os.WriteFile("LICENSE-fontawesome", l.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}
-	log.Printf("%d icons, %d aliases, %d bytes", len(icons), len(aliases), out.Len())
 }
 
 // body returns "width path" of an icon file, refusing anything but the
@@ -147,25 +136,4 @@ func familyAliases(pkg string, icons map[string]string) map[string]string {
 		}
 	}
 	return aliases
-}
-
-func packageVersion(pkg string) string {
-	data, err := os.ReadFile(filepath.Join(pkg, "package.json"))
-	if err != nil {
-		log.Fatal(err)
-	}
-	var p struct{ Version string }
-	if err := json.Unmarshal(data, &p); err != nil {
-		log.Fatal(err)
-	}
-	return p.Version
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
