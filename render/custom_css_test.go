@@ -51,3 +51,34 @@ func FuzzExternalCSSURLs(f *testing.F) {
 		}
 	})
 }
+
+// Every page loads the repository's stylesheets and scripts: at most
+// maxEveryPageFiles of each, the first by path, with a warning naming the
+// first left out.
+func TestEveryPageFilesBounded(t *testing.T) {
+	t.Parallel()
+	var site strings.Builder
+	site.WriteString("-- docs.json --\n{\"navigation\": {\"pages\": [\"index\"]}}\n-- index.mdx --\n# Home\n")
+	n := maxEveryPageFiles + 5
+	for i := range n {
+		fmt.Fprintf(&site, "-- css/s%03d.css --\n.s%d {}\n-- js/s%03d.js --\n// %d\n", i, i, i, i)
+	}
+	res, out := build(t, site.String(), Options{CustomScripts: true})
+	index := out.get(t, "index.html")
+	if got := strings.Count(index, `<link rel="stylesheet" href="/css/`); got != maxEveryPageFiles {
+		t.Errorf("index.html links %d stylesheets of the repository, want %d", got, maxEveryPageFiles)
+	}
+	if got := strings.Count(index, `<script src="/_lectern/custom/js/`); got != maxEveryPageFiles {
+		t.Errorf("index.html loads %d scripts of the repository, want %d", got, maxEveryPageFiles)
+	}
+	last := fmt.Sprintf("s%03d", maxEveryPageFiles-1)
+	if !strings.Contains(index, "/css/"+last+".css") || strings.Contains(index, fmt.Sprintf("/css/s%03d.css", maxEveryPageFiles)) {
+		t.Errorf("index.html does not link the first %d stylesheets by path", maxEveryPageFiles)
+	}
+	for _, ext := range []string{"css", "js"} {
+		file := fmt.Sprintf("%s/s%03d.%s", ext, maxEveryPageFiles, ext)
+		if !hasWarning(res.Warnings, file, fmt.Sprintf("the repository has %d .%s files; pages load the first %d", n, ext, maxEveryPageFiles)) {
+			t.Errorf("no warning on %s that pages load the first %d: %v", file, maxEveryPageFiles, res.Warnings)
+		}
+	}
+}
