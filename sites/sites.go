@@ -54,7 +54,7 @@ type Server struct {
 	mu    sync.Mutex
 	hosts map[string]hostEntry
 
-	policies boundedCache[string] // pages' Content-Security-Policy, by blob key
+	policies boundedCache[string] // the policies of pages with "Try it" forms, by blob key
 	// playgrounds says, by deployment, whether it has "Try it" forms
 	// (features.PlaygroundJSFile): pages of one without are not read.
 	playgrounds boundedCache[bool]
@@ -73,6 +73,9 @@ type Server struct {
 	// serve --embed-hosts, as features.ParseEmbedHosts returns them):
 	// the pages' policy lets them be framed. Set before serving.
 	EmbedHosts []string
+	// plainPolicy is the policy of every page of a deployment without
+	// "Try it" forms, built on first use (EmbedHosts is set by then).
+	plainPolicy func() string
 }
 
 // lookup is a host's last good answer and its last failure.
@@ -89,8 +92,10 @@ type hostEntry struct {
 
 // New returns a Server resolving domains with st and reading files from bucket.
 func New(log *slog.Logger, st Resolver, bucket *blob.Bucket) *Server {
-	return &Server{log: log, store: st, bucket: bucket, hosts: map[string]hostEntry{}, last: map[string]lookup{},
+	s := &Server{log: log, store: st, bucket: bucket, hosts: map[string]hostEntry{}, last: map[string]lookup{},
 		pageReads: make(chan struct{}, maxPageReads)}
+	s.plainPolicy = sync.OnceValue(func() string { return pageCSP(nil, s.EmbedHosts) })
+	return s
 }
 
 // resolve reads the host's project and live deployment from the store.
@@ -299,9 +304,7 @@ func (s *Server) pagePolicy(ctx context.Context, e hostEntry, key string, rd *bl
 		s.playgrounds.put(e.deploymentID, has)
 	}
 	if !has {
-		csp = pageCSP(nil, s.EmbedHosts)
-		s.policies.put(key, csp)
-		return rd, csp, true
+		return rd, s.plainPolicy(), true
 	}
 	select {
 	case s.pageReads <- struct{}{}:
