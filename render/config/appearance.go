@@ -190,7 +190,7 @@ func parseFont(m map[string]any, what string, cw *cfgWarner) Font {
 		if validFamily(fam) {
 			f.Family = fam
 		} else {
-			cw.warn(Str(m["family"]), "%s.family %q is not a font family name (letters, digits, spaces, - and _); ignored", what, Str(m["family"]))
+			cw.warn(Str(m["family"]), "%s.family %q is not a font family name (letters, digits, spaces, -, _ and .); ignored", what, Str(m["family"]))
 		}
 	}
 	f.Weight = fontWeight(m["weight"], what, cw)
@@ -213,7 +213,7 @@ func parseFont(m map[string]any, what string, cw *cfgWarner) Font {
 	case "otf", "opentype":
 		f.Format = "opentype"
 	default:
-		cw.warn(f.Source, "%s.format of %q is not woff or woff2; the font is given without a format", what, f.Source)
+		cw.warn(f.Source, "%s.format of %q is not woff or woff2, nor ttf or otf; the font is given without a format", what, f.Source)
 	}
 	return f
 }
