@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/icons"
 	"lectern.dev/lectern/render/mdx"
 )
 
@@ -186,7 +187,7 @@ func posterCard(tag string, u *url.URL, title string) string {
 			v.title = map[string]string{"video": "Video", "audio": "Audio"}[tag]
 		}
 	case !v.player:
-		v.title, glyph = "Embedded content", externalGlyph
+		v.title, glyph = "Embedded content", icons.Lucide.SVG("external-link", "", 26, "")
 	}
 	if title == "" {
 		title = v.title
@@ -197,9 +198,6 @@ func posterCard(tag string, u *url.URL, title string) string {
 		`<span class="lc-media-provider">` + html.EscapeString(v.provider) + `<span class="lc-sr-only"> (opens in a new tab)</span></span></span></a>`
 }
 
-// The glyphs of poster cards: play for players, an arrow out of a box for
-// other pages.
-const (
-	playGlyph     = `<svg viewBox="0 0 24 24" width="28" height="28" fill="currentColor"><path d="M8 5.14v13.72a1 1 0 0 0 1.5.86l11-6.86a1 1 0 0 0 0-1.72l-11-6.86A1 1 0 0 0 8 5.14z"/></svg>`
-	externalGlyph = `<svg viewBox="0 0 24 24" width="26" height="26" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M15 3h6v6"/><path d="M10 14 21 3"/><path d="M18 13v6a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2V8a2 2 0 0 1 2-2h6"/></svg>`
-)
+// playGlyph is the glyph of the poster cards of players (other pages get
+// Lucide's external-link).
+const playGlyph = `<svg viewBox="0 0 24 24" width="28" height="28" fill="currentColor"><path d="M8 5.14v13.72a1 1 0 0 0 1.5.86l11-6.86a1 1 0 0 0 0-1.72l-11-6.86A1 1 0 0 0 8 5.14z"/></svg>`
