@@ -10,8 +10,9 @@
 // may use (theme/utilities.css, written by TestUtilitiesCSS from the list
 // in utilities_gen_test.go) and the configured look (look.go: fonts,
 // background, code block mode); contrast.go keeps buttons' labels and
-// accents readable. Pages link the repository's stylesheets after it
-// (Site.CustomCSS).
+// accents readable, and dark.go derives the rules of the toggle's dark
+// mode from those of the system's, which the stylesheets write once.
+// Pages link the repository's stylesheets after it (Site.CustomCSS).
 //
 // The build fills a Site once its pages are loaded and calls New; Theme's
 // methods are then safe for concurrent use, and ForWarner gives each page's

@@ -133,13 +133,11 @@ func (t *Theme) lookCSS() string {
 // styleFile is the theme's stylesheet, from which its URLs are relative.
 const styleFile = "_lectern/style.css"
 
-// darkRule returns the rule of decls for selector sel in dark mode: the
-// reader's preference unless html[data-theme] says light, or
-// html[data-theme="dark"] (sel starts with :root).
+// darkRule returns the rule of decls for selector sel (starting with
+// :root) in dark mode, in the form of the system's preference, which
+// Theme.CSS completes with the toggle's (dark.go).
 func darkRule(sel, decls string) string {
-	rest := strings.TrimPrefix(sel, ":root")
-	return "@media (prefers-color-scheme: dark) { :root:not([data-theme=\"light\"])" + rest + " { " + decls + " } }\n" +
-		":root[data-theme=\"dark\"]" + rest + " { " + decls + " }\n"
+	return darkMedia + " " + systemDark + strings.TrimPrefix(sel, ":root") + " { " + decls + " } }\n"
 }
 
 // backgroundCSS writes the background image and decoration.

@@ -6,6 +6,7 @@ import (
 	"html"
 	"html/template"
 	"strings"
+	"sync"
 
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
@@ -185,11 +186,16 @@ func (t *Theme) CSS() []byte {
 	}
 	head := ":root { --lc-primary: " + t.primary + "; --lc-primary-light: " + light + "; --lc-primary-dark: " + dark +
 		"; --lc-on-button: " + labelOn(dark) + "; --lc-accent-on-light: " + t.accentLight + "; --lc-accent-on-dark: " + t.accentDark + "; }\n"
-	out := append([]byte(head), styleCSS...)
-	out = append(out, highlight.CSS()...) // render/highlight
-	out = append(out, utilitiesCSS...)
-	return append(out, t.lookCSS()...)
+	out := append([]byte(head), staticCSS()...)
+	return append(out, withToggleDark(t.lookCSS())...)
 }
+
+// staticCSS is the part of style.css every site has: the theme's rules,
+// the syntax highlighting (render/highlight) and the utility classes,
+// with the rules of the toggle's dark mode (dark.go).
+var staticCSS = sync.OnceValue(func() []byte {
+	return []byte(withToggleDark(string(styleCSS)) + string(highlight.CSS()) + withToggleDark(string(utilitiesCSS)))
+})
 
 // Page renders page p, written as outName, with its rendered body.
 func (t *Theme) Page(p *page.Page, outName, body string, toc []search.TOCItem) []byte {

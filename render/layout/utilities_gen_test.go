@@ -129,15 +129,13 @@ func generateUtilitiesCSS() (string, error) {
 			b.WriteString("}\n")
 		}
 	}
-	darkAll := append(dark, darkHover...)
-	b.WriteString("@media (prefers-color-scheme: dark) {\n")
-	for _, r := range darkAll {
-		b.WriteString(`  :root:not([data-theme="light"]) ` + r + "\n")
+	// The dark: variants in the form of the system's preference, which
+	// Theme.CSS completes with the toggle's (dark.go).
+	b.WriteString(darkMedia + "\n")
+	for _, r := range append(dark, darkHover...) {
+		b.WriteString("  " + systemDark + " " + r + "\n")
 	}
 	b.WriteString("}\n")
-	for _, r := range darkAll {
-		b.WriteString(`:root[data-theme="dark"] ` + r + "\n")
-	}
 	return b.String(), nil
 }
 

@@ -32,10 +32,11 @@ func TestUtilitiesCSS(t *testing.T) {
 }
 
 // TestUtilityRules checks the rules of the classes Mintlify's pages use
-// most: dark-mode visibility, spacing, colours with opacity, variants.
+// most: dark-mode visibility, spacing, colours with opacity, variants, as
+// pages get them (with the toggle's dark rules, dark.go).
 func TestUtilityRules(t *testing.T) {
 	t.Parallel()
-	css := string(utilitiesCSS)
+	css := withToggleDark(string(utilitiesCSS))
 	for _, want := range []string{
 		".block { display: block }",
 		".hidden { display: none }",
