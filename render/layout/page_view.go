@@ -221,9 +221,7 @@ func (t *Theme) viewHeaderLinks(v *pageView, outName string) {
 	v.NavbarPrimary = t.primaryButton(outName) // navbar.go
 	v.Anchors = t.links(outName, s.Config.Anchors)
 	for i := range v.Anchors {
-		if ic := v.Anchors[i].Icon; ic != "" {
-			v.Anchors[i].IconHTML = template.HTML(s.Config.Icons().HTML(ic))
-		}
+		v.Anchors[i].IconHTML = t.anchorIcons[i]
 	}
 	v.Footer = t.socials(outName) // socials.go
 }

@@ -79,6 +79,9 @@ type Theme struct {
 	// socialViews are the labels and icons of the footer's social links
 	// (socials.go), in the order of cfg.FooterLinks.
 	socialViews []socialView
+	// anchorIcons are the icons of the global anchors, drawn once, in the
+	// order of cfg.Anchors.
+	anchorIcons []template.HTML
 	// accentLight and accentDark are the accent colours of text in
 	// light and dark mode (accents).
 	accentLight, accentDark string
@@ -124,6 +127,10 @@ func New(s *Site) *Theme {
 	t.logoHref = cfg.Logo.Href
 	t.favicon = t.configFile(cfg.Favicon, "favicon")
 	t.socialViews = socialViews(cfg.FooterLinks)
+	t.anchorIcons = make([]template.HTML, len(cfg.Anchors))
+	for i, a := range cfg.Anchors {
+		t.anchorIcons[i] = template.HTML(cfg.Icons().HTML(a.Icon))
+	}
 	t.look = t.newLook()
 	t.accentLight, t.accentDark = t.accents() // contrast.go
 	for _, p := range s.Order {
