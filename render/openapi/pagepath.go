@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Where Mintlify puts the page it generates for an operation, so that a
@@ -150,10 +151,20 @@ func (d *Doc) PagePaths(dir string) map[*Operation]string {
 	return out
 }
 
+// Bounds of a cleaned page path (CleanPagePath), so that it can be
+// written as files: file systems take names of at most 255 bytes (a page
+// adds ".html", a name taken "-1"…) and paths of at most 4,096.
+const (
+	maxSegmentBytes = 200
+	maxSegments     = 16
+)
+
 // CleanPagePath makes a page path computed by PagePaths usable as a file
 // name and a URL path: it drops control characters and ? # % \ (which a
-// URL path cannot hold as written), and empty, "." and ".." segments.
-// The result may be "".
+// URL path cannot hold as written), and empty, "." and ".." segments; it
+// cuts segments longer than 200 bytes (at a character's start) and, of a
+// path of more than 16 segments, keeps the first 15 and the last. The
+// result may be "".
 func CleanPagePath(p string) string {
 	p = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f || strings.ContainsRune(`?#%\`, r) {
@@ -163,9 +174,19 @@ func CleanPagePath(p string) string {
 	}, p)
 	var segs []string
 	for _, s := range strings.Split(p, "/") {
+		if len(s) > maxSegmentBytes {
+			n := maxSegmentBytes
+			for n > 0 && !utf8.RuneStart(s[n]) {
+				n--
+			}
+			s = s[:n]
+		}
 		if s != "" && s != "." && s != ".." {
 			segs = append(segs, s)
 		}
+	}
+	if len(segs) > maxSegments {
+		segs = append(segs[:maxSegments-1], segs[len(segs)-1])
 	}
 	return strings.Join(segs, "/")
 }

@@ -134,6 +134,10 @@ func TestCleanPagePath(t *testing.T) {
 		"a/tab\there":                      "a/tabhere",
 		"a/b:c&d":                          "a/b:c&d",
 		"..":                               "",
+		"a/" + strings.Repeat("x", 300):    "a/" + strings.Repeat("x", 200),
+		"a/" + strings.Repeat("é", 150):    "a/" + strings.Repeat("é", 100), // cut at a character's start
+		"a/b" + strings.Repeat("é", 150):   "a/b" + strings.Repeat("é", 99),
+		strings.Repeat("d/", 40) + "name":  strings.Repeat("d/", 15) + "name",
 	} {
 		if got := CleanPagePath(in); got != want {
 			t.Errorf("CleanPagePath(%q) = %q, want %q", in, got, want)
@@ -164,7 +168,7 @@ func FuzzPagePaths(f *testing.F) {
 		}
 		for op, p := range d.PagePaths("") {
 			c := CleanPagePath(p)
-			if c != "" && !fs.ValidPath(c) || strings.ContainsAny(c, "?#%\\\x00\n") {
+			if c != "" && !fs.ValidPath(c) || strings.ContainsAny(c, "?#%\\\x00\n") || len(c) > maxSegments*(maxSegmentBytes+1) {
 				t.Fatalf("CleanPagePath(%q) = %q", p, c)
 			}
 			Render(op, Options{Playground: true, Examples: Examples{Languages: all}})
