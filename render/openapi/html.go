@@ -371,7 +371,7 @@ func (w *writer) mediaExample(mt *obj, forRequest bool) (any, bool) {
 		}
 	}
 	if mt.has("schema") {
-		return w.r.example(mt.get("schema"), nil, 0, forRequest), true
+		return w.r.exampleOf(mt.get("schema"), forRequest), true
 	}
 	return nil, false
 }

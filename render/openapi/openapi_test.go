@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -66,5 +67,58 @@ func TestCycleAndMissingRef(t *testing.T) {
 	}
 	if p.Playground || strings.Contains(p.HTML, "data-lc-playground") {
 		t.Error("playground without Options.Playground")
+	}
+}
+
+// TestExampleBudget builds the example of a schema of nine levels of ten
+// properties, each the schema of the next level (a billion values in
+// full): it holds at most maxExampleValues values, and the page of an
+// operation that sends and returns it is rendered.
+func TestExampleBudget(t *testing.T) {
+	t.Parallel()
+	var schemas []string
+	for l := 0; l < 9; l++ {
+		var props []string
+		for i := 0; i < 10; i++ {
+			props = append(props, fmt.Sprintf(`"p%d": {"$ref": "#/components/schemas/N%d"}`, i, l+1))
+		}
+		schemas = append(schemas, fmt.Sprintf(`"N%d": {"type": "object", "properties": {%s}}`, l, strings.Join(props, ", ")))
+	}
+	schemas = append(schemas, `"N9": {"type": "array", "items": {"type": "string"}}`)
+	ref := `{"schema": {"$ref": "#/components/schemas/N0"}}`
+	d, err := Parse("x", []byte(`{"openapi": "3.1.0", "paths": {"/n": {"post": {
+	  "requestBody": {"content": {"application/json": `+ref+`}},
+	  "responses": {"200": {"description": "ok", "content": {"application/json": `+ref+`}}}}}},
+	  "components": {"schemas": {`+strings.Join(schemas, ", ")+`}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var count func(v any) int
+	count = func(v any) int {
+		n := 1
+		switch x := v.(type) {
+		case *obj:
+			for _, k := range x.keys {
+				n += count(x.m[k])
+			}
+		case []any:
+			for _, e := range x {
+				n += count(e)
+			}
+		}
+		return n
+	}
+	r := newResolver(d)
+	ex := r.exampleOf(&obj{keys: []string{"$ref"}, m: map[string]any{"$ref": "#/components/schemas/N0"}}, true)
+	if n := count(ex); n > maxExampleValues || n < maxExampleValues/2 {
+		t.Errorf("the example holds %d values; want at most %d, and most of them", n, maxExampleValues)
+	}
+	var all []string
+	for _, l := range languages {
+		all = append(all, l.key)
+	}
+	p := Render(d.Find(Ref{Method: "POST", Path: "/n"}), Options{Playground: true, Examples: Examples{Languages: all}})
+	if !strings.Contains(p.HTML, `class="lc-request-example"`) || !strings.Contains(p.HTML, `class="lc-response-example"`) {
+		t.Errorf("the page lacks its examples")
 	}
 }

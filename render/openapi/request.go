@@ -229,7 +229,7 @@ func paramExample(p param, r *resolver) string {
 	if p.hasExample {
 		return scalarText(p.example)
 	}
-	return scalarText(r.example(p.schema, nil, 0, true))
+	return scalarText(r.exampleOf(p.schema, true))
 }
 
 // codeSample is a snippet of the document's x-codeSamples.

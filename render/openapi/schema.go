@@ -46,6 +46,10 @@ type resolver struct {
 	// requiredOnly makes request examples of objects hold their required
 	// properties only (Examples.RequiredOnly).
 	requiredOnly bool
+	// exampleLeft is the values left to the example being built
+	// (exampleOf), against schemas whose examples explode: eight levels of
+	// ten properties each stand for a hundred million values.
+	exampleLeft int
 }
 
 func newResolver(d *Doc) *resolver {
@@ -306,9 +310,21 @@ func jsonType(v any) string {
 	return "any"
 }
 
+// maxExampleValues bounds the values of an example built from a schema:
+// past it, objects get no more properties and arrays no items.
+const maxExampleValues = 2000
+
+// exampleOf builds an example value for the schema raw (example), of at
+// most maxExampleValues values.
+func (r *resolver) exampleOf(raw any, forRequest bool) any {
+	r.exampleLeft = maxExampleValues
+	return r.example(raw, nil, 0, forRequest)
+}
+
 // example builds an example value for raw: its example, default or first
 // enum value, else one made from its type.
 func (r *resolver) example(raw any, stack []string, depth int, forRequest bool) any {
+	r.exampleLeft--
 	s := r.flatten(raw, stack)
 	if s.hasExample {
 		return s.example
@@ -359,13 +375,16 @@ func (r *resolver) example(raw any, stack []string, depth int, forRequest bool) 
 	case "null":
 		return nil
 	case "array":
-		if s.items == nil {
+		if s.items == nil || r.exampleLeft <= 0 {
 			return []any{}
 		}
 		return []any{r.example(s.items, sub, depth+1, forRequest)}
 	}
 	o := &obj{m: map[string]any{}}
 	for _, p := range s.props {
+		if r.exampleLeft <= 0 {
+			break
+		}
 		ps := r.flatten(p.raw, sub)
 		if forRequest && ps.readOnly || !forRequest && ps.writeOnly || forRequest && r.requiredOnly && !s.required[p.name] {
 			continue
@@ -373,7 +392,7 @@ func (r *resolver) example(raw any, stack []string, depth int, forRequest bool) 
 		o.keys = append(o.keys, p.name)
 		o.m[p.name] = r.example(p.raw, sub, depth+1, forRequest)
 	}
-	if len(o.keys) == 0 && s.additional != nil {
+	if len(o.keys) == 0 && s.additional != nil && r.exampleLeft > 0 {
 		o.keys = []string{"<key>"}
 		o.m["<key>"] = r.example(s.additional, sub, depth+1, forRequest)
 	}
