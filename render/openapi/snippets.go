@@ -58,6 +58,41 @@ func textHeaders(req *httpRequest) []header {
 	return out
 }
 
+// clientHeaders returns the headers of req that a client library is
+// given: all but, for a multipart body, the Content-Type, which the
+// library writes with its boundary.
+func clientHeaders(req *httpRequest) []header {
+	if !req.Multipart {
+		return req.Headers
+	}
+	var out []header
+	for _, h := range req.Headers {
+		if !strings.EqualFold(h.Name, "Content-Type") {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// entryLines writes pairs as the entries of a Python dict or a
+// JavaScript object: one per line, indented by four spaces.
+func entryLines(pairs []header) string {
+	lines := make([]string, len(pairs))
+	for i, p := range pairs {
+		lines[i] = "    " + dq(p.Name) + ": " + dq(p.Value)
+	}
+	return strings.Join(lines, ",\n")
+}
+
+// formPairs returns the names and values of fields.
+func formPairs(fields []formField) []header {
+	out := make([]header, len(fields))
+	for i, f := range fields {
+		out[i] = header{f.Name, f.Value}
+	}
+	return out
+}
+
 // hasBody reports whether req sends a body.
 func (req *httpRequest) hasBody() bool { return req.Body != "" || len(req.Form) > 0 }
 
@@ -89,10 +124,7 @@ func indentRest(s, prefix string) string {
 func curlSnippet(req *httpRequest) string {
 	var b strings.Builder
 	b.WriteString("curl --request " + req.Method + " \\\n  --url " + shellArg(req.URL))
-	for _, h := range req.Headers {
-		if req.Multipart && strings.EqualFold(h.Name, "Content-Type") {
-			continue // curl writes it, with the boundary
-		}
+	for _, h := range clientHeaders(req) {
 		b.WriteString(" \\\n  --header " + shellArg(h.Name+": "+h.Value))
 	}
 	for _, f := range req.Form {
@@ -117,16 +149,17 @@ func pythonSnippet(req *httpRequest) string {
 	arg := ""
 	switch {
 	case req.Multipart:
-		var data, files []string
+		var data []header
+		var files []string
 		for _, f := range req.Form {
 			if f.File {
 				files = append(files, "    "+dq(f.Name)+": open("+dq(f.Value)+", \"rb\")")
 			} else {
-				data = append(data, "    "+dq(f.Name)+": "+dq(f.Value))
+				data = append(data, header{f.Name, f.Value})
 			}
 		}
 		if len(data) > 0 {
-			b.WriteString("payload = {\n" + strings.Join(data, ",\n") + "\n}\n")
+			b.WriteString("payload = {\n" + entryLines(data) + "\n}\n")
 			arg += ", data=payload"
 		}
 		if len(files) > 0 {
@@ -134,11 +167,7 @@ func pythonSnippet(req *httpRequest) string {
 			arg += ", files=files"
 		}
 	case req.Form != nil:
-		var data []string
-		for _, f := range req.Form {
-			data = append(data, "    "+dq(f.Name)+": "+dq(f.Value))
-		}
-		b.WriteString("payload = {\n" + strings.Join(data, ",\n") + "\n}\n")
+		b.WriteString("payload = {\n" + entryLines(formPairs(req.Form)) + "\n}\n")
 		arg = ", data=payload"
 	case req.BodyValue != nil:
 		b.WriteString("payload = " + pyLiteral(req.BodyValue, "", 0) + "\n")
@@ -147,15 +176,9 @@ func pythonSnippet(req *httpRequest) string {
 		b.WriteString("payload = " + dq(req.Body) + "\n")
 		arg = ", data=payload"
 	}
-	var hs []string
-	for _, h := range req.Headers {
-		if req.Multipart && strings.EqualFold(h.Name, "Content-Type") {
-			continue // requests writes it, with the boundary
-		}
-		hs = append(hs, "    "+dq(h.Name)+": "+dq(h.Value))
-	}
+	hs := clientHeaders(req)
 	if len(hs) > 0 {
-		b.WriteString("headers = {\n" + strings.Join(hs, ",\n") + "\n}\n")
+		b.WriteString("headers = {\n" + entryLines(hs) + "\n}\n")
 		arg += ", headers=headers"
 	}
 	if req.hasBody() || len(hs) > 0 {
@@ -224,25 +247,14 @@ func fetchOptions(req *httpRequest, ts bool) string {
 		b.WriteString(": RequestInit")
 	}
 	b.WriteString(" = {\n  method: " + dq(req.Method))
-	var hs []string
-	for _, h := range req.Headers {
-		if req.Multipart && strings.EqualFold(h.Name, "Content-Type") {
-			continue // fetch writes it, with the boundary
-		}
-		hs = append(hs, "    "+dq(h.Name)+": "+dq(h.Value))
-	}
-	if len(hs) > 0 {
-		b.WriteString(",\n  headers: {\n" + strings.Join(hs, ",\n") + "\n  }")
+	if hs := clientHeaders(req); len(hs) > 0 {
+		b.WriteString(",\n  headers: {\n" + entryLines(hs) + "\n  }")
 	}
 	switch {
 	case req.Multipart:
 		b.WriteString(",\n  body: form")
 	case req.Form != nil:
-		var fs []string
-		for _, f := range req.Form {
-			fs = append(fs, "    "+dq(f.Name)+": "+dq(f.Value))
-		}
-		b.WriteString(",\n  body: new URLSearchParams({\n" + strings.Join(fs, ",\n") + "\n  })")
+		b.WriteString(",\n  body: new URLSearchParams({\n" + entryLines(formPairs(req.Form)) + "\n  })")
 	case req.BodyValue != nil:
 		b.WriteString(",\n  body: JSON.stringify(" + indentRest(req.Body, "  ") + ")")
 	case req.Body != "":
