@@ -122,3 +122,18 @@ func TestExampleBudget(t *testing.T) {
 		t.Errorf("the page lacks its examples")
 	}
 }
+
+// TestPowerShellQuotes: PowerShell reads the typographic single quotes as
+// quotes, so a value holding one is doubled like ' to stay in its string.
+func TestPowerShellQuotes(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"plain":         "'plain'",
+		"it's":          "'it''s'",
+		"don’t ‘x’ ‚y‛": "'don’’t ‘‘x’’ ‚‚y‛‛'",
+	} {
+		if got := psq(in); got != want {
+			t.Errorf("psq(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -48,8 +48,13 @@ func rubySnippet(req *httpRequest) string {
 	return b.String()
 }
 
-// psq is a single-quoted PowerShell string.
-func psq(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+// psq is a single-quoted PowerShell string, in which each quote is
+// doubled: ' and the typographic ones PowerShell reads as quotes too
+// (‘ ’ ‚ ‛).
+func psq(s string) string {
+	return "'" + strings.NewReplacer("'", "''", "\u2018", "\u2018\u2018", "\u2019", "\u2019\u2019",
+		"\u201a", "\u201a\u201a", "\u201b", "\u201b\u201b").Replace(s) + "'"
+}
 
 func powershellSnippet(req *httpRequest) string {
 	body, mt := textBody(req)
