@@ -52,9 +52,15 @@ func (w *writer) examples(params []param, secs []security, responses *obj) strin
 	return w.String()
 }
 
+// maxSnippetRequest bounds the size of a request (URL, headers, body)
+// written in every language of Options.Examples: a larger one is written
+// in the first language only, since each language repeats all of it.
+const maxSnippetRequest = 64 << 10
+
 // requestExamples writes the request examples of req as a code group:
 // the document's x-codeSamples first, then the generated snippet of each
-// language of Options.Examples that no code sample gives.
+// language of Options.Examples that no code sample gives (only the first
+// for a request over maxSnippetRequest).
 func (w *writer) requestExamples(req *httpRequest) {
 	type tab struct{ title, lang, code string }
 	var tabs []tab
@@ -76,6 +82,7 @@ func (w *writer) requestExamples(req *httpRequest) {
 		if keys == nil {
 			keys = DefaultLanguages
 		}
+		big := req.size() > maxSnippetRequest
 		for _, k := range keys {
 			lang, ok := languageOf(k)
 			if !ok || lang.gen == nil || covered[lang.key] {
@@ -83,6 +90,9 @@ func (w *writer) requestExamples(req *httpRequest) {
 			}
 			covered[lang.key] = true
 			tabs = append(tabs, tab{lang.name, lang.highlight, lang.gen(req)})
+			if big {
+				break
+			}
 		}
 	}
 	if len(tabs) == 0 {

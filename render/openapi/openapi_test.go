@@ -137,3 +137,21 @@ func TestPowerShellQuotes(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeRequestOneLanguage: a request over maxSnippetRequest is written
+// in the first language only, a smaller one in each.
+func TestLargeRequestOneLanguage(t *testing.T) {
+	t.Parallel()
+	for size, want := range map[int]int{100: len(DefaultLanguages), maxSnippetRequest + 1: 1} {
+		d, err := Parse("x", []byte(`{"openapi": "3.1.0", "paths": {"/n": {"post": {"requestBody": {"content": {"application/json": {
+		  "example": {"text": "`+strings.Repeat("x", size)+`"}}}}}}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := Render(d.Find(Ref{Method: "POST", Path: "/n"}), Options{})
+		req := p.HTML[strings.Index(p.HTML, `class="lc-request-example"`):]
+		if got := strings.Count(req[:strings.Index(req, "</div></div>")], `class="lc-code"`); got != want {
+			t.Errorf("a body of %d bytes is written in %d languages, want %d", size, got, want)
+		}
+	}
+}

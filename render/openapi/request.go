@@ -25,6 +25,18 @@ type httpRequest struct {
 
 type header struct{ Name, Value string }
 
+// size is the length of req's text: URL, headers and body.
+func (req *httpRequest) size() int {
+	n := len(req.URL) + len(req.Body)
+	for _, h := range req.Headers {
+		n += len(h.Name) + len(h.Value)
+	}
+	for _, f := range req.Form {
+		n += len(f.Name) + len(f.Value)
+	}
+	return n
+}
+
 type formField struct {
 	Name, Value string
 	File        bool // a binary field: a file to upload
