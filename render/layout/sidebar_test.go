@@ -84,3 +84,27 @@ func TestSocialIcons(t *testing.T) {
 		}
 	}
 }
+
+// TestSidebarWindowMethodBadge checks that a windowed sidebar shows the
+// method badges of API pages as the full sidebar does.
+func TestSidebarWindowMethodBadge(t *testing.T) {
+	t.Parallel()
+	archive := "-- docs.json --\n{\"navigation\": {\"groups\": [{\"group\": \"G\", \"pages\": [\"index\", \"get\", \"hook\"]}]}}\n-- index.mdx --\n# Home\n" +
+		"-- get.mdx --\n---\ntitle: List\nopenapi: GET /plants\n---\nx\n-- hook.mdx --\n---\ntitle: Hook\napi: WEBHOOK plant.created\n---\nx\n"
+	sidebar := func(w Window) string {
+		th := testTheme(t, archive, w)
+		m := sideNavRE.FindStringSubmatch(string(th.Page(th.s.Pages["index"], "index.html", "", nil)))
+		if m == nil {
+			t.Fatal("no sidebar in index.html")
+		}
+		return m[1]
+	}
+	full, windowed := sidebar(Window{}), sidebar(Window{Min: 1, Size: 100})
+	if !strings.Contains(windowed, `<span class="lc-nav-method lc-nav-method-get">GET</span>List`) ||
+		!strings.Contains(windowed, `<span class="lc-nav-method lc-nav-method-webhook">HOOK</span>Hook`) {
+		t.Errorf("windowed sidebar without the method badges:\n%s", windowed)
+	}
+	if full != windowed {
+		t.Errorf("full sidebar:\n%s\nwindowed:\n%s", full, windowed)
+	}
+}

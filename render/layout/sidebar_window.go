@@ -88,6 +88,7 @@ type sideGroup struct {
 // configuration (resolved once; its URL depends on the output file).
 type sideEntry struct {
 	label, tag string
+	badge      string       // the HTTP method of an API page (methodBadge)
 	page       string       // for pages
 	link       links.Target // for links
 	group      int          // innermost group; -1 for none
@@ -146,6 +147,7 @@ func (t *Theme) flattenSidebar(w *sidebarWindow, nodes []*config.Nav, parent, de
 				}
 				continue
 			}
+			e.badge = methodBadge(p)
 			if p.Front.Hidden {
 				if _, ok := w.hidden[n.Page]; !ok {
 					w.hidden[n.Page] = hiddenEntry{entry: e, at: len(w.entries)}
@@ -317,10 +319,7 @@ func writeSideLink(b *strings.Builder, s *Site, outName string, e *sideEntry, cu
 		b.WriteString(` rel="noopener"`)
 	}
 	b.WriteByte('>')
-	if e.page != "" {
-		b.WriteString(methodBadge(s.Pages[e.page]))
-	}
-	b.WriteString(sideLabel(e.label, e.tag))
+	b.WriteString(e.badge + sideLabel(e.label, e.tag))
 	b.WriteString("</a></li>")
 }
 
