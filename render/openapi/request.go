@@ -101,22 +101,18 @@ var languageAliases = map[string]string{
 // generated reports whether Lectern writes snippets in it; ok is false for
 // a name not in the table.
 func LanguageKey(name string) (key string, generated, ok bool) {
+	l, ok := languageOf(name)
+	return l.key, l.gen != nil, ok
+}
+
+// languageOf returns the language name names, by key or alias, any case.
+func languageOf(name string) (language, bool) {
 	k := strings.ToLower(strings.TrimSpace(name))
 	if a, isAlias := languageAliases[k]; isAlias {
 		k = a
 	}
 	for _, l := range languages {
 		if l.key == k {
-			return k, l.gen != nil, true
-		}
-	}
-	return "", false, false
-}
-
-func languageOf(key string) (language, bool) {
-	k, _, ok := LanguageKey(key)
-	for _, l := range languages {
-		if ok && l.key == k {
 			return l, true
 		}
 	}
