@@ -313,16 +313,20 @@ const defaultAPIGroup = "API Reference"
 func (s *site) generatedNav(op *openapi.Operation, key, dir string, used map[string]bool) *config.Nav {
 	st := s.apiState()
 	base := s.opPagePath(op, key, dir)
+	if slug, ok := st.slugs[opPath{op, base}]; ok {
+		return &config.Nav{Kind: config.NavPage, Page: slug}
+	}
+	i := st.suffix[base]
 	slug := base
-	for i := 1; ; i++ {
-		if g := st.generated[slug]; g != nil && g.op == op {
-			return &config.Nav{Kind: config.NavPage, Page: slug}
-		}
-		if !used[slug] && !s.files[slug+".mdx"] && !s.files[slug+".md"] && st.generated[slug] == nil {
-			break
-		}
+	if i > 0 {
 		slug = fmt.Sprintf("%s-%d", base, i)
 	}
+	for used[slug] || s.files[slug+".mdx"] || s.files[slug+".md"] || st.generated[slug] != nil {
+		i++
+		slug = fmt.Sprintf("%s-%d", base, i)
+	}
+	st.suffix[base] = i
+	st.slugs[opPath{op, base}] = slug
 	used[slug] = true
 	ref := op.Ref()
 	ref.File = key

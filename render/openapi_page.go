@@ -34,9 +34,20 @@ type apiState struct {
 	generated map[string]*apiGenerated
 	// pagePaths are the page paths of each document's operations, by
 	// document and folder (openapi.Doc.PagePaths).
-	pagePaths  map[string]map[*openapi.Operation]string
+	pagePaths map[string]map[*openapi.Operation]string
+	// slugs are the pages generated for each operation, by the path
+	// Mintlify gives it (generatedNav); suffix is the suffix of the last
+	// page generated for a path, those before it being taken.
+	slugs      map[opPath]string
+	suffix     map[string]int
 	examples   openapi.Examples // api.examples
 	playground bool
+}
+
+// opPath is an operation and the path Mintlify gives its page.
+type opPath struct {
+	op   *openapi.Operation
+	path string
 }
 
 type apiSpec struct {
@@ -52,7 +63,7 @@ type apiGenerated struct {
 func (s *site) apiState() *apiState {
 	if s.api == nil {
 		s.api = &apiState{specs: map[string]*apiSpec{}, pageSpec: map[string]string{}, generated: map[string]*apiGenerated{},
-			pagePaths: map[string]map[*openapi.Operation]string{}}
+			pagePaths: map[string]map[*openapi.Operation]string{}, slugs: map[opPath]string{}, suffix: map[string]int{}}
 	}
 	return s.api
 }

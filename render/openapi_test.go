@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"fmt"
 	"html"
 	"maps"
 	"net/http"
@@ -478,5 +479,37 @@ func TestOpenAPIRemoteRefs(t *testing.T) {
 	}
 	if !strings.Contains(out.get(t, "x.html"), `<code class="lc-field-name">remoteField</code>`) {
 		t.Error("the remote $ref was not followed")
+	}
+}
+
+// TestOpenAPIHostileSummaries builds the pages of operations whose
+// summaries make paths that cannot be files as written: a summary too
+// long for a file name is cut, summaries that differ only in characters
+// a path cannot hold take the next suffixes, and an operation listed
+// twice is one page.
+func TestOpenAPIHostileSummaries(t *testing.T) {
+	t.Parallel()
+	var ops []string
+	ops = append(ops, `"/long": {"get": {"summary": "`+strings.Repeat("long ", 100)+`"}}`)
+	for i := 1; i <= 40; i++ {
+		ops = append(ops, fmt.Sprintf(`"/x%d": {"get": {"summary": "x%s"}}`, i, strings.Repeat("?", i)))
+	}
+	_, out := build(t, `
+-- docs.json --
+{"navigation": {"tabs": [{"tab": "API", "openapi": "api.json"},
+  {"tab": "More", "groups": [{"group": "G", "openapi": "api.json", "pages": ["GET /x1", "GET /x2"]}]}]}}
+-- api.json --
+{"openapi": "3.1.0", "paths": {`+strings.Join(ops, ",\n")+`}}
+`, Options{})
+	if long := "api-reference/" + strings.Repeat("long-", 40) + ".html"; !out.has(long) {
+		t.Errorf("no %s; output: %v", long, slices.Sorted(maps.Keys(out.files)))
+	}
+	for i := 0; i < 40; i++ {
+		if f := fmt.Sprintf("api-reference/x-%d.html", i); !out.has(f) && !(i == 0 && out.has("api-reference/x.html")) {
+			t.Errorf("no page %s", f)
+		}
+	}
+	if out.has("api-reference/x-40.html") {
+		t.Error("an operation listed twice has two pages")
 	}
 }

@@ -125,7 +125,12 @@ func (d *Doc) PagePaths(dir string) map[*Operation]string {
 	if dir == "" {
 		dir = DefaultDirectory
 	}
-	taken := map[string]map[string]bool{} // by group: the first tag
+	type key struct{ group, path string } // group: the first tag
+	taken := map[key]bool{}
+	// next is, by group and base, the suffix of the last name found free:
+	// those before it are taken, so that n operations of one name cost n
+	// steps, not n².
+	next := map[key]int{}
 	out := map[*Operation]string{}
 	for _, op := range d.Operations {
 		if op.Excluded() {
@@ -135,20 +140,29 @@ func (d *Doc) PagePaths(dir string) map[*Operation]string {
 		if len(op.Tags) > 0 {
 			group = "tag:" + op.Tags[0]
 		}
-		if taken[group] == nil {
-			taken[group] = map[string]bool{}
-		}
 		base := strings.ToLower(op.pageBase(dir))
-		p := base
-		for i := 1; taken[group][p]; i++ {
-			p = base + "-" + strconv.Itoa(i)
+		i := next[key{group, base}]
+		p := suffixed(base, i)
+		for taken[key{group, p}] {
+			i++
+			p = suffixed(base, i)
 		}
+		next[key{group, base}] = i
 		if !op.Hidden() {
-			taken[group][p] = true
+			taken[key{group, p}] = true
 		}
 		out[op] = p
 	}
 	return out
+}
+
+// suffixed is base with the suffix "-i" of a name taken; base itself for
+// i 0.
+func suffixed(base string, i int) string {
+	if i == 0 {
+		return base
+	}
+	return base + "-" + strconv.Itoa(i)
 }
 
 // Bounds of a cleaned page path (CleanPagePath), so that it can be

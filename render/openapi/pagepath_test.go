@@ -1,7 +1,9 @@
 package openapi
 
 import (
+	"fmt"
 	"io/fs"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -174,4 +176,34 @@ func FuzzPagePaths(f *testing.F) {
 			Render(op, Options{Playground: true, Examples: Examples{Languages: all}})
 		}
 	})
+}
+
+// TestPagePathsManyOfOneName: operations of one name take the suffixes in
+// order, however many they are.
+func TestPagePathsManyOfOneName(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("openapi: 3.1.0\npaths:\n")
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&b, "  /p%d: {get: {summary: Same}}\n", i)
+	}
+	b.WriteString("  /hidden: {get: {summary: Same, x-hidden: true}}\n  /last: {get: {summary: Same-1}}\n")
+	d, err := Parse("api.yaml", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := d.PagePaths("")
+	for i, op := range d.Operations {
+		want := "api-reference/same"
+		switch {
+		case i == 3000: // hidden: the next free name, not taken
+			want += "-3000"
+		case i == 3001: // "same-1" is taken: its own suffix
+			want += "-1-1"
+		case i > 0:
+			want += "-" + strconv.Itoa(i)
+		}
+		if paths[op] != want {
+			t.Fatalf("%s: %s, want %s", op.Ref(), paths[op], want)
+		}
+	}
 }
