@@ -155,3 +155,31 @@ func TestLargeRequestOneLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestParametersBounded: parameters that share a large schema
+// through $refs stop being added to the request examples past
+// maxSnippetRequest bytes, however many the operation lists.
+func TestRequestParametersBounded(t *testing.T) {
+	t.Parallel()
+	var props, params []string
+	for i := 0; i < 500; i++ {
+		props = append(props, fmt.Sprintf(`"p%d": {"type": "string"}`, i))
+	}
+	for i := 0; i < 3000; i++ {
+		params = append(params, fmt.Sprintf(`{"name": "q%d", "in": "query", "schema": {"$ref": "#/components/schemas/Big"}}`, i))
+	}
+	d, err := Parse("x", []byte(`{"openapi": "3.1.0", "paths": {"/p": {"get": {"parameters": [`+strings.Join(params, ", ")+`]}}},
+	  "components": {"schemas": {"Big": {"type": "object", "properties": {`+strings.Join(props, ", ")+`}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &writer{r: newResolver(d), ops: d.Operations[0]}
+	one := len(paramExample(w.params()[0], w.r))
+	req := w.request(w.params(), nil)
+	if n := req.size(); n > 3*(maxSnippetRequest+one) { // URL escapes triple a byte at most
+		t.Errorf("the request is %d bytes, with parameters of %d bytes each", n, one)
+	}
+	if !strings.Contains(req.URL, "q0=") {
+		t.Errorf("the first parameter is left out: %.200s", req.URL)
+	}
+}

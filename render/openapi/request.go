@@ -120,30 +120,36 @@ func languageOf(name string) (language, bool) {
 }
 
 // request builds the request the examples send: every parameter with an
-// example value (only the required ones with RequiredOnly), the first
+// example value (only the required ones with RequiredOnly; none past
+// maxSnippetRequest bytes of them, since values the document shares
+// through $refs could otherwise make a request of any size), the first
 // way to authenticate with a placeholder, and the body.
 func (w *writer) request(params []param, secs []security) *httpRequest {
 	only := w.o.Examples.RequiredOnly
 	req := &httpRequest{Method: w.ops.Method}
 	path := w.ops.Path
 	var query []string
+	n := 0 // the bytes of the parameters so far
 	for _, p := range params {
-		if !p.required && only {
+		if n > maxSnippetRequest {
+			break
+		}
+		// A path parameter without a value in the document stays as in
+		// the path ("{id}"), as Mintlify writes it.
+		if !p.required && only || p.in == "path" && !given(p, w.r) {
 			continue
 		}
+		v := paramExample(p, w.r)
+		n += len(p.name) + len(v)
 		switch p.in {
 		case "path":
-			// A value the document gives, else the parameter as in the
-			// path ("{id}"), as Mintlify writes it.
-			if given(p, w.r) {
-				path = strings.ReplaceAll(path, "{"+p.name+"}", url.PathEscape(paramExample(p, w.r)))
-			}
+			path = strings.ReplaceAll(path, "{"+p.name+"}", url.PathEscape(v))
 		case "query":
-			query = append(query, url.QueryEscape(p.name)+"="+url.QueryEscape(paramExample(p, w.r)))
+			query = append(query, url.QueryEscape(p.name)+"="+url.QueryEscape(v))
 		case "header":
-			req.Headers = append(req.Headers, header{p.name, paramExample(p, w.r)})
+			req.Headers = append(req.Headers, header{p.name, v})
 		case "cookie":
-			req.Headers = append(req.Headers, header{"Cookie", p.name + "=" + paramExample(p, w.r)})
+			req.Headers = append(req.Headers, header{"Cookie", p.name + "=" + v})
 		}
 	}
 	if len(secs) > 0 {
