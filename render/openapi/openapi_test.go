@@ -183,3 +183,19 @@ func TestRequestParametersBounded(t *testing.T) {
 		t.Errorf("the first parameter is left out: %.200s", req.URL)
 	}
 }
+
+// TestCodeSamplesBounded: code samples that are $refs to one large sample
+// stop past maxCodeSamples bytes together; the first is always kept.
+func TestCodeSamplesBounded(t *testing.T) {
+	t.Parallel()
+	refs := strings.Repeat(`{"$ref": "#/components/x-samples/Big"}, `, 100)
+	d, err := Parse("x", []byte(`{"openapi": "3.1.0", "paths": {"/p": {"get": {"x-codeSamples": [`+refs+`{"lang": "go", "source": "x"}]}}},
+	  "components": {"x-samples": {"Big": {"lang": "python", "source": "`+strings.Repeat("x", maxCodeSamples/3)+`"}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &writer{r: newResolver(d), ops: d.Operations[0]}
+	if got := len(w.codeSamples()); got != 3 {
+		t.Errorf("%d code samples, want the 3 within %d bytes", got, maxCodeSamples)
+	}
+}

@@ -249,6 +249,11 @@ func paramExample(p param, r *resolver) string {
 // codeSample is a snippet of the document's x-codeSamples.
 type codeSample struct{ lang, label, source string }
 
+// maxCodeSamples bounds the sources of an operation's code samples
+// together: samples past it are left out, since a list of $refs to one
+// large sample could otherwise repeat it any number of times.
+const maxCodeSamples = 256 << 10
+
 // codeSamples returns the operation's x-codeSamples (or x-code-samples).
 func (w *writer) codeSamples() []codeSample {
 	list := w.ops.op.list("x-codeSamples")
@@ -256,10 +261,14 @@ func (w *writer) codeSamples() []codeSample {
 		list = w.ops.op.list("x-code-samples")
 	}
 	var out []codeSample
+	n := 0
 	for _, raw := range list {
 		o := w.ops.doc.derefObj(raw, nil)
 		if o == nil || o.str("source") == "" {
 			continue
+		}
+		if n += len(o.str("source")); n > maxCodeSamples && len(out) > 0 {
+			break
 		}
 		out = append(out, codeSample{lang: o.str("lang"), label: o.str("label"), source: o.str("source")})
 	}
