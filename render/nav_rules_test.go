@@ -232,3 +232,22 @@ url: /nowhere
 		t.Errorf("the root is not the navigation's first page")
 	}
 }
+
+// A page outside the navigation whose page file could not be written (a
+// name of 255 bytes) is left out with a warning instead of failing the
+// build.
+func TestNavUnlistedLongName(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("a", 252) + ".md" // 255 bytes; its page would be 257
+	res, out := build(t, "-- docs.json --\n{\"name\": \"X\", \"navigation\": {\"pages\": [\"index\"]}}\n-- index.mdx --\n# Home\n-- "+long+" --\n# Long\n", Options{})
+	if out.has(strings.TrimSuffix(long, ".md") + ".html") {
+		t.Errorf("the page of a 255-byte name was written")
+	}
+	var warned bool
+	for _, w := range res.Warnings {
+		warned = warned || w.File == long && strings.Contains(w.Message, "file name would be over 255 bytes")
+	}
+	if !warned {
+		t.Errorf("no warning: %v", res.Warnings)
+	}
+}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"path"
 	"sort"
 	"strings"
 
@@ -15,6 +16,9 @@ import (
 // (page.Page.Unlisted). Snippets (files under snippets/) are not pages,
 // and files the repository's ignore rules leave out (ignore.go) are not
 // read at all.
+
+// maxNameBytes is the longest file name most file systems take.
+const maxNameBytes = 255
 
 // unlistedJobs returns a load job for each page file of pageFiles whose
 // page the navigation (navPages) does not list, in name order. Without a
@@ -49,6 +53,8 @@ func (s *site) unlistedJobs(pageFiles []string, navPages []config.NavEntry) []lo
 		}
 		switch {
 		case inNav[p]:
+		case len(path.Base(p))+len(".html") > maxNameBytes:
+			s.w.Add(f, 0, "not built: its page's file name would be over %d bytes; give it a shorter name", maxNameBytes)
 		case p == "index":
 			s.w.Add(f, 0, "not built: the navigation does not list it, and the site's root is the navigation's first page (%s); list \"index\" first to make it the root", navPages[0].Page)
 		default:
