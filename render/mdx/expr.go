@@ -329,42 +329,19 @@ func isPath(e string) bool {
 	return true
 }
 
-// splitTopLevel splits s at sep outside brackets, strings and JSX.
+// splitTopLevel splits s at sep outside brackets, strings, comments and
+// JSX. A closing bracket as sep splits where it would close one of the
+// enclosing text (exprParenOK).
 func splitTopLevel(s string, sep byte) []string {
 	var out []string
-	depth, last := 0, 0
-	for i := 0; i < len(s); i++ {
-		// Before the bracket is counted: a closing bracket as sep splits
-		// where it would close one of the enclosing text (exprParenOK).
+	last := 0
+	jsWalk(s, 0, func(i, depth int) bool {
 		if s[i] == sep && depth == 0 {
 			out = append(out, s[last:i])
 			last = i + 1
-			continue
 		}
-		switch c := s[i]; c {
-		case '(', '[', '{':
-			depth++
-		case ')', ']', '}':
-			depth--
-		case '"', '\'':
-			if e := quoteEnd(s, i); e > 0 {
-				i = e - 1
-				continue
-			}
-		case '`':
-			if e := strings.IndexByte(s[i+1:], '`'); e >= 0 {
-				i += e + 1
-				continue
-			}
-		case '<':
-			if i+1 < len(s) && (IsLetter(s[i+1]) || s[i+1] == '>') {
-				if end := jsxEnd(s, i); end > i {
-					i = end - 1
-					continue
-				}
-			}
-		}
-	}
+		return true
+	})
 	return append(out, s[last:])
 }
 
@@ -377,36 +354,29 @@ func cutTopLevel(s string, sep byte) (before, after string, found bool) {
 	return parts[0], s[len(parts[0])+1:], true
 }
 
-// jsxEnd returns the end of the JSX element starting at s[i], or -1.
-func jsxEnd(s string, i int) int {
-	p := NewParser(s, "", 1, true, &diag.Warner{Mute: 1})
-	p.pos = i
-	if _, ok := p.element(nil); !ok {
-		return -1
-	}
-	return p.pos
-}
-
 // stripComments removes /* */ comments outside strings.
 func stripComments(s string) string {
 	if !strings.Contains(s, "/*") {
 		return s
 	}
 	var b strings.Builder
+	var qs quotes
+	unclosed := false // a comment has no end: none after it has one either
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '"', '\'':
-			if e := quoteEnd(s, i); e > 0 {
+			if e := qs.end(s, i); e > 0 {
 				b.WriteString(s[i:e])
 				i = e - 1
 				continue
 			}
 		case '/':
-			if i+1 < len(s) && s[i+1] == '*' {
+			if i+1 < len(s) && s[i+1] == '*' && !unclosed {
 				if k := strings.Index(s[i+2:], "*/"); k >= 0 {
 					i += k + 3
 					continue
 				}
+				unclosed = true
 			}
 		}
 		b.WriteByte(s[i])

@@ -55,12 +55,19 @@ func FuzzJS(f *testing.F) {
 // proportion to their length.
 func TestJSReadersLinear(t *testing.T) {
 	t.Parallel()
-	n := 200000
+	n, m := 200000, 1<<20
 	for name, src := range map[string]string{
 		"blank lines after return": "return" + strings.Repeat("\n", n) + "1",
 		"blank lines in a value":   "const a = 1" + strings.Repeat("\n \t", n) + ".toString()\nreturn a",
 		"a long sum":               "return 1" + strings.Repeat(" + 1", n/4),
 		"nested ifs":               strings.Repeat("if (a) { ", 40) + "return 1" + strings.Repeat(" }", 40),
+		// A snippet's size at most (page.MaxSource): time quadratic in it
+		// would take minutes.
+		"quotes that do not close": "const a = [" + strings.Repeat("\"\\", m/2) + "]\nreturn a",
+		"comments that do not end": "return [1" + strings.Repeat(" /* ", m/4),
+		"many statements":          strings.Repeat("const a = 1;\n", m/13) + "return a",
+		"many elements":            "const a = [" + strings.Repeat("<a/>, ", m/6) + "];\nreturn a.length",
+		"tags that do not close":   "const a = 1;\nreturn [" + strings.Repeat("(<a b={", m/7) + "]",
 	} {
 		start := time.Now()
 		stmts, _ := ParseBody(src, 1)

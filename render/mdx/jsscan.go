@@ -2,6 +2,8 @@ package mdx
 
 import (
 	"strings"
+
+	"lectern.dev/lectern/render/diag"
 )
 
 // The JavaScript that components are written in is read here without
@@ -17,11 +19,13 @@ import (
 func jsWalk(s string, i int, f func(i, depth int) bool) int {
 	depth := 0
 	var prev byte // the last byte of code that is not a space
+	var qs quotes
+	var jsx jsxElements
 	for i < len(s) {
 		c := s[i]
 		switch {
 		case c == '"' || c == '\'':
-			if e := quoteEnd(s, i); e > 0 {
+			if e := qs.end(s, i); e > 0 {
 				i, prev = e, 'a'
 				continue
 			}
@@ -42,7 +46,7 @@ func jsWalk(s string, i int, f func(i, depth int) bool) int {
 			i += e + 4
 			continue
 		case c == '<' && jsxCanStart(prev) && i+1 < len(s) && (IsLetter(s[i+1]) || s[i+1] == '>'):
-			if e := jsxEnd(s, i); e > i {
+			if e := jsx.end(s, i); e > i {
 				if !f(i, depth) {
 					return i
 				}
@@ -65,6 +69,25 @@ func jsWalk(s string, i int, f func(i, depth int) bool) int {
 		i++
 	}
 	return len(s)
+}
+
+// jsxElements finds the ends of the JSX elements of one text with one
+// parser, whose line is fixed (lines are not counted) and whose budget of
+// expression scans (exprLimiter) the elements share, so that many
+// elements, or many tags that do not close, cost time linear in the text.
+type jsxElements struct{ p *Parser }
+
+// end returns the offset past the JSX element starting at s[i], or -1.
+func (x *jsxElements) end(s string, i int) int {
+	if x.p == nil {
+		x.p = NewParser(s, "", 1, true, &diag.Warner{Mute: 1})
+		x.p.FixedLine = 1
+	}
+	x.p.pos = i
+	if _, ok := x.p.element(nil); !ok {
+		return -1
+	}
+	return x.p.pos
 }
 
 // jsxCanStart reports whether a '<' after prev (the last byte of code, 0
@@ -184,6 +207,20 @@ type bodyReader struct {
 	src     string
 	line    int
 	problem string
+	// lineOff and lineNum are the last line looked up (lineOf), from
+	// which the next is counted.
+	lineOff, lineNum int
+}
+
+// lineOf returns the line of offset i of the body.
+func (r *bodyReader) lineOf(i int) int {
+	if i >= r.lineOff {
+		r.lineNum += strings.Count(r.src[r.lineOff:i], "\n")
+	} else {
+		r.lineNum -= strings.Count(r.src[i:r.lineOff], "\n")
+	}
+	r.lineOff = i
+	return r.line + r.lineNum
 }
 
 func (r *bodyReader) fail(format string) {
@@ -239,7 +276,7 @@ func keyword(s string, i int, kw string) bool {
 // starts.
 func (r *bodyReader) stmt(i, end, depth int) (Stmt, int) {
 	s := r.src[:end]
-	line := r.line + strings.Count(r.src[:i], "\n")
+	line := r.lineOf(i)
 	switch {
 	case keyword(s, i, "return"):
 		e, next := stmtEnd(s, i+6)

@@ -243,31 +243,15 @@ func LineEnd(s string, i int) int {
 }
 
 // statementEnd returns where a JavaScript statement starting at i ends: at
-// the first newline outside brackets and strings.
+// the first newline outside brackets, strings, comments and JSX.
 func statementEnd(s string, i int) int {
-	depth := 0
-	for i < len(s) {
-		switch c := s[i]; c {
-		case '(', '[', '{':
-			depth++
-		case ')', ']', '}':
-			depth--
-		case '"', '\'':
-			if e := quoteEnd(s, i); e > 0 {
-				i = e
-				continue
-			}
-		case '`':
-			if e := strings.IndexByte(s[i+1:], '`'); e >= 0 {
-				i += e + 2
-				continue
-			}
-		case '\n':
-			if depth <= 0 {
-				return i
-			}
+	end := len(s)
+	jsWalk(s, i, func(k, depth int) bool {
+		if s[k] == '\n' && depth <= 0 {
+			end = k
+			return false
 		}
-		i++
-	}
-	return len(s)
+		return true
+	})
+	return end
 }

@@ -323,6 +323,7 @@ func (l *exprLimiter) end(s string, i int) int {
 // as an apostrophe in JSX text.
 func exprEnd(s string, i, limit int) int {
 	depth := 0
+	var qs quotes
 	if len(s)-i > limit {
 		s = s[:i+limit]
 	}
@@ -336,7 +337,7 @@ func exprEnd(s string, i, limit int) int {
 				return i + 1
 			}
 		case '"', '\'':
-			if e := quoteEnd(s, i); e > 0 {
+			if e := qs.end(s, i); e > 0 {
 				i = e
 				continue
 			}
@@ -365,18 +366,52 @@ func exprEnd(s string, i, limit int) int {
 // quoteEnd returns the offset past the JS string starting at s[i], or -1
 // when it does not end on its line.
 func quoteEnd(s string, i int) int {
+	e, _ := quoteScan(s, i)
+	return e
+}
+
+// quoteScan is quoteEnd, also returning where a string that does not end
+// stopped being looked for: its line's end, or len(s).
+func quoteScan(s string, i int) (end, stop int) {
 	q := s[i]
 	for j := i + 1; j < len(s); j++ {
 		switch s[j] {
 		case '\\':
 			j++
 		case '\n':
-			return -1
+			return -1, j
 		case q:
-			return j + 1
+			return j + 1, j + 1
 		}
 	}
-	return -1
+	return -1, len(s)
+}
+
+// quotes finds the ends of the strings of one text (quoteEnd) in time
+// linear in its length, however many of its quotes are not closed. A
+// quote whose string does not end on its line was scanned over every
+// later quote of its kind up to where it stopped, each of them escaped
+// (else the string would have ended there); a string opened by one of
+// those would be scanned in step with it and not end either, so it is not
+// looked for again.
+type quotes struct {
+	open [2]int // for " and ': no string of that quote ends before this offset
+}
+
+// end returns the offset past the string starting at s[i], or -1.
+func (q *quotes) end(s string, i int) int {
+	k := 0
+	if s[i] == '\'' {
+		k = 1
+	}
+	if i < q.open[k] {
+		return -1
+	}
+	e, stop := quoteScan(s, i)
+	if e < 0 {
+		q.open[k] = stop
+	}
+	return e
 }
 
 // isComment reports whether an expression holds only comments.
