@@ -1,8 +1,10 @@
 package render
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // jsxSnippet is a .jsx module of components written the ways docs
@@ -144,5 +146,45 @@ func TestJSXEvaluationBounded(t *testing.T) {
 	}
 	if !strings.Contains(warningsText(ws), "cannot evaluate") {
 		t.Errorf("no warning for the endless call:\n%s", warningsText(ws))
+	}
+}
+
+// TestJSXValuesBounded checks that a few lines of JavaScript cannot build
+// values exponential in their length, each step doubling what the last
+// built (a string added to itself, an array holding the last one several
+// times, JSX holding the last JSX twice), whether they are rendered,
+// joined or added: the page's budget ends them with one warning, in a
+// fraction of a second and a page of bounded size.
+func TestJSXValuesBounded(t *testing.T) {
+	t.Parallel()
+	steps := func(first, next string, n int) string {
+		var b strings.Builder
+		b.WriteString("  const v0 = " + first + ";\n")
+		for i := 1; i <= n; i++ {
+			fmt.Fprintf(&b, "  const v%d = %s;\n", i, strings.ReplaceAll(next, "PREV", fmt.Sprintf("v%d", i-1)))
+		}
+		return b.String()
+	}
+	for name, body := range map[string]string{
+		"strings":         steps(`"xxxxxxxx"`, "PREV + PREV", 40) + "  return <p>{v40.length}</p>;",
+		"templates":       steps(`"xxxxxxxx"`, "`${PREV}${PREV}`", 40) + "  return <p>{v40}</p>;",
+		"arrays":          steps("[1, 1, 1, 1]", "[PREV, PREV, PREV, PREV]", 30) + "  return <p>{v30}</p>;",
+		"arrays joined":   steps("[1, 1, 1, 1]", "[PREV, PREV, PREV, PREV]", 30) + "  return <p>{v30.join('-')}</p>;",
+		"arrays as text":  steps("[1, 1, 1, 1]", "[PREV, PREV, PREV, PREV]", 30) + "  return <p>{String(v30)}</p>;",
+		"joined by text":  steps(`"xxxxxxxx"`, "[PREV, PREV].join(PREV)", 30) + "  return <p>{v30}</p>;",
+		"JSX":             steps("<i>x</i>", "<b>{PREV}{PREV}</b>", 40) + "  return v40;",
+		"JSX in an array": steps("<i>x</i>", "[PREV, PREV, PREV]", 30) + "  return <div>{v30}</div>;",
+	} {
+		start := time.Now()
+		got, ws := renderIndex(t, "export const Big = () => {\n"+body+"\n};\n\n<Big />\n", "")
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s: %v", name, d)
+		}
+		if len(got) > 4<<20 {
+			t.Errorf("%s: a page of %d bytes", name, len(got))
+		}
+		if wt := warningsText(ws); !strings.Contains(wt, "the expressions of this page take more work to evaluate than a page may spend") {
+			t.Errorf("%s: no warning of the budget:\n%s", name, wt)
+		}
 	}
 }

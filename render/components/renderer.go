@@ -61,7 +61,7 @@ type Renderer struct {
 	over       bool
 	// stepTitleSize is the titleSize of the <Steps> being rendered.
 	stepTitleSize string
-	// budget bounds the function calls of the page's expressions.
+	// budget bounds the work of evaluating the page's expressions.
 	budget *mdx.Budget
 }
 

@@ -12,7 +12,8 @@
 // objects, JSX, the props of the component being rendered, the file's
 // constants and functions, operators and a few methods (jseval.go,
 // jscall.go); ParseBody reads the const, if and return statements of a
-// function body (jsscan.go). Function calls are bounded by a Budget.
+// function body (jsscan.go). The work of a page's evaluations, the
+// values they build included, is bounded by its Budget (budget.go).
 // Anything else is a VUnknown Value, shown as written, and a component
 // whose body cannot be read is a BDynamic Binding.
 //

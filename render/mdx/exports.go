@@ -91,7 +91,7 @@ func (p *Parser) declaration(start int, name string, k int) *Binding {
 	am := arrowHead(p.src[k:])
 	if am == nil {
 		e := p.valueEnd(start, name, k)
-		return &Binding{Kind: BValue, Expr: strings.TrimSpace(p.src[k:e]), size: e - k}
+		return &Binding{Kind: BValue, Expr: strings.TrimSpace(p.src[k:e])}
 	}
 	b := &Binding{Kind: BComponent}
 	if am[2] != "" {
@@ -115,7 +115,7 @@ func (p *Parser) declaration(start int, name string, k int) *Binding {
 		p.blockBody(b, k)
 	default:
 		e := p.valueEnd(start, name, k)
-		b.Expr, b.size = strings.TrimSpace(p.src[k:e]), e-k
+		b.Expr = strings.TrimSpace(p.src[k:e])
 	}
 	return b
 }
@@ -138,7 +138,6 @@ func (p *Parser) jsxBody(b *Binding, start int, name string, k int) {
 	p.stopParen = true
 	b.Body, _ = p.ParseFlow(nil)
 	p.stopParen = false
-	b.size = p.pos - k
 	if off := nextStatement(p.src[k+1 : p.pos]); off >= 0 {
 		p.warn(start, "export const %s: its body runs into the statement on line %d; is a ) missing?",
 			name, p.lineOf(k+1+off))
@@ -163,7 +162,7 @@ func (p *Parser) blockBody(b *Binding, k int) {
 		return
 	}
 	p.pos = e
-	b.Block, b.size = true, e-k
+	b.Block = true
 	var problem string
 	b.Stmts, problem = ParseBody(p.src[k+1:e-1], p.lineOf(k+1))
 	if problem != "" {

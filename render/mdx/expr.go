@@ -37,6 +37,8 @@ type Value struct {
 	// Inline is set for VNodes whose content is phrasing (a JSX attribute,
 	// or children that start on their open tag's line).
 	Inline bool
+	// n is the size of a VArray or VObject the evaluator built (sized).
+	n int
 }
 
 // Str returns v as attribute text: "" for booleans, undefined, JSX and
@@ -129,13 +131,18 @@ func (sc *Scope) Binding(name string) *Binding {
 }
 
 // Eval evaluates the expression source src. It never fails: what it cannot
-// evaluate is a VUnknown holding the source. Function calls are bounded
-// by the Budget of sc (or one of its own when none is set).
+// evaluate is a VUnknown holding the source. The work, the value's size
+// included, is charged to the Budget of sc (or one of its own when none is
+// set).
 func (sc *Scope) Eval(src string, line int, file string, w *diag.Warner) Value {
 	if sc.budget() == nil {
 		sc = &Scope{Parent: sc, Budget: &Budget{}, JSX: sc.JSX}
 	}
-	return sc.evalDepth(src, line, file, w, 0)
+	v := sc.evalDepth(src, line, file, w, 0)
+	if v.Kind != VUnknown && !sc.spend(v.size(), line, file, w) {
+		return unknown(strings.TrimSpace(src))
+	}
+	return v
 }
 
 // maxExprDepth bounds the nesting of arrays, objects and parentheses that
@@ -143,6 +150,9 @@ func (sc *Scope) Eval(src string, line int, file string, w *diag.Warner) Value {
 const maxExprDepth = 32
 
 func (sc *Scope) evalDepth(src string, line int, file string, w *diag.Warner, depth int) Value {
+	if !sc.spend(len(src)+exprCost, line, file, w) {
+		return unknown(strings.TrimSpace(src))
+	}
 	e := strings.TrimSpace(stripComments(src))
 	if e == "" {
 		return Value{}
@@ -172,7 +182,7 @@ func (sc *Scope) evalDepth(src string, line int, file string, w *diag.Warner, de
 				v.Items = append(v.Items, sc.evalDepth(part, line, file, w, depth))
 			}
 		}
-		return v
+		return sized(v)
 	case c == '{' && strings.HasSuffix(e, "}"):
 		return sc.object(e[1:len(e)-1], line, file, w, depth)
 	case c == '(' && strings.HasSuffix(e, ")") && exprParenOK(e):
@@ -234,12 +244,12 @@ func (sc *Scope) bindingValue(name string, line int, w *diag.Warner) (Value, boo
 	switch b.Kind {
 	case BValue:
 		bud := sc.budget()
-		if bud == nil || bud.depth >= maxCallDepth || !bud.charge(len(b.Expr)) {
+		if bud == nil || bud.depth >= maxCallDepth || !sc.spend(callCost, line, b.file(), w) {
 			return Value{Kind: VUnknown, S: name}, true
 		}
 		bud.depth++
 		defer func() { bud.depth-- }()
-		return (&Scope{Mod: b.Mod, Budget: bud}).Eval(b.Expr, line, b.file(), w), true
+		return (&Scope{Mod: b.Mod, Budget: bud}).Eval(b.Expr, b.Line, b.file(), w), true
 	case BComponent:
 		fn := &Func{Bind: b, Scope: &Scope{Mod: b.Mod, Budget: sc.budget()}}
 		if b.PropsName != "" && len(b.Params) == 0 {
@@ -306,7 +316,7 @@ func (sc *Scope) object(body string, line int, file string, w *diag.Warner, dept
 		v.Keys = append(v.Keys, k)
 		v.Items = append(v.Items, sc.evalDepth(val, line, file, w, depth))
 	}
-	return v
+	return sized(v)
 }
 
 // exprParenOK reports whether the outer parentheses of e enclose all of it.

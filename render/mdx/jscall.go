@@ -11,47 +11,12 @@ import (
 // called with arguments, the methods of arrays and strings, and the
 // statements of function bodies, evaluated within a page's Budget.
 
-// Budget bounds the work of evaluating a page's expressions: function
-// calls (a component used as a function, each item of a map) and their
-// nesting. Its zero value is ready to use.
-type Budget struct {
-	steps, depth int
-	// jsx keeps the parsed JSX of expressions by source, since a map
-	// evaluates the same one for every item.
-	jsx map[string][]*Node
-}
-
-const (
-	// MaxEvalSteps is the work one page may spend in function calls:
-	// one per call, plus one per KiB of the function's body.
-	MaxEvalSteps = 20000
-	maxCallDepth = 32
-	maxJSXCache  = 512
-)
-
-// charge spends the cost of a call of a body of n bytes; false when the
-// budget is spent.
-func (b *Budget) charge(n int) bool {
-	b.steps += 1 + n>>10
-	return b.steps <= MaxEvalSteps
-}
-
 // Func is a function value: an arrow function of an expression, or a
 // component or function of a file called as a function.
 type Func struct {
 	Names []string // positional parameter names
 	Bind  *Binding // the parameters and body
 	Scope *Scope   // where it was defined
-}
-
-// budget returns the Budget of sc's evaluation, nil when none is set.
-func (sc *Scope) budget() *Budget {
-	for s := sc; s != nil; s = s.Parent {
-		if s.Budget != nil {
-			return s.Budget
-		}
-	}
-	return nil
 }
 
 // arrow returns the function value of the arrow function e, whose head
@@ -76,7 +41,6 @@ func (sc *Scope) arrow(e string, am []string, line int) Value {
 	} else {
 		b.Expr = body
 	}
-	b.size = len(body)
 	fn := &Func{Bind: b, Scope: sc}
 	if !strings.HasPrefix(strings.TrimSpace(params), "{") {
 		for _, p := range strings.Split(params, ",") {
@@ -113,6 +77,9 @@ func (sc *Scope) call(callee, args string, line int, file string, w *diag.Warner
 	case "Array.isArray":
 		return Value{Kind: VBool, B: arg(0).Kind == VArray}
 	case "String":
+		if !sc.spend(arg(0).size(), line, file, w) {
+			return unknown(callee + "(" + args + ")")
+		}
 		return Value{Kind: VString, S: text(arg(0))}
 	case "Object.keys", "Object.values", "Object.entries":
 		return objectList(callee[7:], arg(0))
@@ -133,16 +100,17 @@ func (sc *Scope) call(callee, args string, line int, file string, w *diag.Warner
 // method calls a method of an array or a string; ok is false for another
 // method or value.
 func (sc *Scope) method(recv Value, name string, argv []Value, line int, file string, w *diag.Warner) (Value, bool) {
-	fn := func() *Func {
-		if len(argv) > 0 && argv[0].Kind == VFunc {
-			return argv[0].Fn
-		}
-		return nil
+	var arg Value // the first argument
+	if len(argv) > 0 {
+		arg = argv[0]
 	}
 	switch recv.Kind {
 	case VUnknown:
 		return recv, true
 	case VString:
+		if !sc.spend(recv.size()+arg.size(), line, file, w) { // the strings made or looked through
+			return unknown(name), true
+		}
 		switch name {
 		case "toUpperCase":
 			return Value{Kind: VString, S: strings.ToUpper(recv.S)}, true
@@ -151,14 +119,17 @@ func (sc *Scope) method(recv Value, name string, argv []Value, line int, file st
 		case "trim":
 			return Value{Kind: VString, S: strings.TrimSpace(recv.S)}, true
 		case "includes":
-			return Value{Kind: VBool, B: len(argv) > 0 && strings.Contains(recv.S, argv[0].Str())}, true
+			return Value{Kind: VBool, B: len(argv) > 0 && strings.Contains(recv.S, arg.Str())}, true
 		}
 	case VArray:
 		switch name {
 		case "join":
 			sep := ","
 			if len(argv) > 0 {
-				sep = argv[0].Str()
+				sep = arg.Str()
+			}
+			if !sc.spend(recv.size()+len(recv.Items)*len(sep), line, file, w) {
+				return unknown(name), true
 			}
 			parts := make([]string, len(recv.Items))
 			for i, it := range recv.Items {
@@ -167,16 +138,16 @@ func (sc *Scope) method(recv Value, name string, argv []Value, line int, file st
 			return Value{Kind: VString, S: strings.Join(parts, sep)}, true
 		case "includes":
 			for _, it := range recv.Items {
-				if len(argv) > 0 && equal(it, argv[0], false) {
+				if len(argv) > 0 && equal(it, arg, false) {
 					return Value{Kind: VBool, B: true}, true
 				}
 			}
 			return Value{Kind: VBool}, true
 		case "map", "filter", "find":
-			f := fn()
-			if f == nil {
+			if arg.Kind != VFunc {
 				return unknown(name), true
 			}
+			f := arg.Fn
 			out := Value{Kind: VArray}
 			for i, it := range recv.Items {
 				r := sc.apply(f, []Value{it, {Kind: VNumber, S: strconv.Itoa(i)}}, line, file, w)
@@ -194,7 +165,7 @@ func (sc *Scope) method(recv Value, name string, argv []Value, line int, file st
 			if name == "find" {
 				return Value{}, true
 			}
-			return out, true
+			return sized(out), true
 		}
 	}
 	return Value{}, false
@@ -214,21 +185,23 @@ func objectList(which string, v Value) Value {
 		case "values":
 			out.Items = append(out.Items, v.Items[i])
 		default:
-			out.Items = append(out.Items, Value{Kind: VArray, Items: []Value{key, v.Items[i]}})
+			out.Items = append(out.Items, sized(Value{Kind: VArray, Items: []Value{key, v.Items[i]}}))
 		}
 	}
-	return out
+	return sized(out)
 }
 
 // apply calls fn with argv, within the page's Budget.
 func (sc *Scope) apply(fn *Func, argv []Value, line int, file string, w *diag.Warner) Value {
 	b := fn.Bind
-	bud := sc.budget()
-	if bud == nil {
-		bud = fn.Scope.budget()
-	}
-	if bud == nil || bud.depth >= maxCallDepth || !bud.charge(len(b.Expr)+b.size) {
-		return unknown("a function call (too many, or nested too deeply)")
+	bud := fn.Scope.budget()
+	switch {
+	case bud == nil:
+		return unknown("a function call outside a page")
+	case bud.depth >= maxCallDepth:
+		return unknown("function calls nested too deeply")
+	case !fn.Scope.spend(callCost, line, file, w):
+		return unknown("a function call over the page's budget")
 	}
 	bud.depth++
 	defer func() { bud.depth-- }()

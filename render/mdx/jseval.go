@@ -64,7 +64,11 @@ func (sc *Scope) evalOps(e string, line int, file string, w *diag.Warner, depth 
 	case ops.rel >= 0:
 		return compare(ev(e[:ops.rel]), ev(e[ops.rel+len(ops.relOp):]), ops.relOp, e), true
 	case ops.plus >= 0:
-		return plus(ev(e[:ops.plus]), ev(e[ops.plus+1:]), e), true
+		l, r := ev(e[:ops.plus]), ev(e[ops.plus+1:])
+		if !sc.spend(l.size()+r.size(), line, file, w) {
+			return unknown(e), true
+		}
+		return plus(l, r, e), true
 	case e[0] == '!' && !strings.HasPrefix(e, "!="):
 		v := ev(e[1:])
 		if v.Kind == VUnknown {
@@ -291,11 +295,24 @@ func member(v Value, key string) Value {
 		return Value{}
 	case VString:
 		if key == "length" {
-			return Value{Kind: VNumber, S: strconv.Itoa(len([]rune(v.S)))}
+			return Value{Kind: VNumber, S: strconv.Itoa(utf16Len(v.S))}
 		}
 		return Value{}
 	case VUnknown:
 		return v
 	}
 	return v.Field(key)
+}
+
+// utf16Len is the length of s as JavaScript counts it, in UTF-16 code
+// units.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r > 0xFFFF {
+			n++
+		}
+	}
+	return n
 }

@@ -57,9 +57,6 @@ type Binding struct {
 	Name    string
 	Line    int
 	Problem string
-	// size is the length of the body's source, which calls are charged
-	// for (Budget).
-	size int
 }
 
 // Param is a parameter of a component: the prop Key (Name when empty)
