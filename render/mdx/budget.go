@@ -15,8 +15,10 @@ type Budget struct {
 	work, depth int
 	spent       bool // the work went over MaxEvalWork (reported once)
 	// jsx keeps the parsed JSX of expressions by source, since a map
-	// evaluates the same one for every item.
-	jsx map[string][]*Node
+	// evaluates the same one for every item; values the values of the
+	// constants of files, evaluated once for the page.
+	jsx    map[string][]*Node
+	values map[*Binding]Value
 }
 
 const (

@@ -161,6 +161,9 @@ func (sc *Scope) evalDepth(src string, line int, file string, w *diag.Warner, de
 		return Value{Kind: VUnknown, S: e}
 	}
 	depth++
+	if e[0] == '(' && matchEnd(e, 0) == len(e) { // (expr): read once, not by each reader of operators
+		return sc.evalDepth(e[1:len(e)-1], line, file, w, depth)
+	}
 	if v, ok := sc.evalOps(e, line, file, w, depth); ok {
 		return v
 	}
@@ -185,8 +188,6 @@ func (sc *Scope) evalDepth(src string, line int, file string, w *diag.Warner, de
 		return sized(v)
 	case c == '{' && strings.HasSuffix(e, "}"):
 		return sc.object(e[1:len(e)-1], line, file, w, depth)
-	case c == '(' && strings.HasSuffix(e, ")") && exprParenOK(e):
-		return sc.evalDepth(e[1:len(e)-1], line, file, w, depth)
 	case c == '-' || c == '.' || '0' <= c && c <= '9':
 		if _, err := strconv.ParseFloat(e, 64); err == nil {
 			return Value{Kind: VNumber, S: e}
@@ -247,9 +248,19 @@ func (sc *Scope) bindingValue(name string, line int, w *diag.Warner) (Value, boo
 		if bud == nil || bud.depth >= maxCallDepth || !sc.spend(callCost, line, b.file(), w) {
 			return Value{Kind: VUnknown, S: name}, true
 		}
+		if v, ok := bud.values[b]; ok {
+			return v, true
+		}
 		bud.depth++
 		defer func() { bud.depth-- }()
-		return (&Scope{Mod: b.Mod, Budget: bud}).Eval(b.Expr, b.Line, b.file(), w), true
+		v := (&Scope{Mod: b.Mod, Budget: bud}).Eval(b.Expr, b.Line, b.file(), w)
+		if v.Kind != VUnknown {
+			if bud.values == nil {
+				bud.values = map[*Binding]Value{}
+			}
+			bud.values[b] = v
+		}
+		return v, true
 	case BComponent:
 		fn := &Func{Bind: b, Scope: &Scope{Mod: b.Mod, Budget: sc.budget()}}
 		if b.PropsName != "" && len(b.Params) == 0 {
@@ -319,12 +330,6 @@ func (sc *Scope) object(body string, line int, file string, w *diag.Warner, dept
 	return sized(v)
 }
 
-// exprParenOK reports whether the outer parentheses of e enclose all of it.
-func exprParenOK(e string) bool {
-	parts := splitTopLevel(e[1:len(e)-1], ')')
-	return len(parts) == 1
-}
-
 func isPath(e string) bool {
 	for _, part := range strings.Split(e, ".") {
 		if part == "" || !(IsLetter(part[0]) || part[0] == '_' || part[0] == '$') {
@@ -340,8 +345,7 @@ func isPath(e string) bool {
 }
 
 // splitTopLevel splits s at sep outside brackets, strings, comments and
-// JSX. A closing bracket as sep splits where it would close one of the
-// enclosing text (exprParenOK).
+// JSX.
 func splitTopLevel(s string, sep byte) []string {
 	var out []string
 	last := 0
