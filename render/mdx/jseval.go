@@ -247,38 +247,32 @@ func text(v Value) string {
 // lastCall splits e, a call "callee(args)", at its last top-level
 // parentheses.
 func lastCall(e string) (callee, args string, ok bool) {
-	if !strings.HasSuffix(e, ")") {
-		return "", "", false
-	}
-	open := -1
-	jsWalk(e, 0, func(i, depth int) bool {
-		if depth == 0 && e[i] == '(' {
-			open = i
-		}
-		return true
-	})
-	if open <= 0 || matchEnd(e, open) != len(e) {
-		return "", "", false
-	}
-	return strings.TrimSpace(e[:open]), e[open+1 : len(e)-1], true
+	callee, args, ok = lastGroup(e, '(', ')')
+	return strings.TrimSpace(callee), args, ok
 }
 
 // lastIndex splits e, "obj[idx]", at its last top-level brackets.
 func lastIndex(e string) (obj, idx string, ok bool) {
-	if !strings.HasSuffix(e, "]") {
+	return lastGroup(e, '[', ']')
+}
+
+// lastGroup splits e, which ends with a group of brackets open…close
+// after something, into what comes before the group and what it holds.
+func lastGroup(e string, open, close byte) (before, inside string, ok bool) {
+	if e == "" || e[len(e)-1] != close {
 		return "", "", false
 	}
-	open := -1
+	at := -1
 	jsWalk(e, 0, func(i, depth int) bool {
-		if depth == 0 && e[i] == '[' {
-			open = i
+		if depth == 0 && e[i] == open {
+			at = i
 		}
 		return true
 	})
-	if open <= 0 || matchEnd(e, open) != len(e) {
+	if at <= 0 || matchEnd(e, at) != len(e) {
 		return "", "", false
 	}
-	return e[:open], e[open+1 : len(e)-1], true
+	return e[:at], e[at+1 : len(e)-1], true
 }
 
 // member returns v.key: an object's field, an array's item or length, a
