@@ -1,7 +1,9 @@
 package render
 
 import (
+	"path"
 	"strings"
+	"sync"
 
 	"lectern.dev/lectern/render/components"
 	"lectern.dev/lectern/render/diag"
@@ -59,14 +61,24 @@ func (s *site) readBanner() *siteBanner {
 
 // bannerFunc returns the function that writes the banner of each page
 // (layout.Site.Banner), or nil without a banner. The content is rendered
-// here once with the build's warnings, then for each page in silence.
+// here once with the build's warnings, then once for each folder of
+// pages, in silence: its links are the same for every page of a folder.
 func (s *site) bannerFunc() func(outName string) string {
 	b := s.readBanner()
 	if b == nil {
 		return nil
 	}
-	b.html(s, "index.html", s.w)
-	return func(outName string) string { return b.html(s, outName, &diag.Warner{Mute: 1}) }
+	var byDir sync.Map // folder of the page → the banner's HTML
+	byDir.Store(".", b.html(s, "index.html", s.w))
+	return func(outName string) string {
+		dir := path.Dir(outName)
+		if h, ok := byDir.Load(dir); ok {
+			return h.(string)
+		}
+		h := b.html(s, outName, &diag.Warner{Mute: 1})
+		byDir.Store(dir, h)
+		return h
+	}
 }
 
 // html renders the banner for the page written as outName.
