@@ -28,7 +28,7 @@ func (p *Parser) export() {
 		}
 		return
 	}
-	if m := exportListRE.FindStringSubmatchIndex(p.src[start:]); m != nil {
+	if m := p.exportList(start); m != nil {
 		if m[2] >= 0 { // export default Name
 			p.ESM.Aliases = append(p.ESM.Aliases, [2]string{p.src[start+m[2] : start+m[3]], "default"})
 		} else { // export { a, b as c }
@@ -52,6 +52,17 @@ func (p *Parser) export() {
 		return
 	}
 	p.define(start, m[1], p.declaration(start, m[1], start+len(m[0])), true)
+}
+
+// exportList matches exportListRE against the export statement at start,
+// read up to its end only: a list that does not close would otherwise
+// have each statement read the rest of the file.
+func (p *Parser) exportList(start int) []int {
+	rest := strings.TrimLeft(p.src[start+len("export"):], " \t")
+	if !strings.HasPrefix(rest, "{") && !strings.HasPrefix(rest, "default") {
+		return nil
+	}
+	return exportListRE.FindStringSubmatchIndex(p.src[start:statementEnd(p.src, start)])
 }
 
 var (

@@ -78,3 +78,29 @@ func TestJSReadersLinear(t *testing.T) {
 		}
 	}
 }
+
+// TestJSModuleLinear checks that the statements of a module cost time in
+// proportion to their length, and that an export list spanning lines is
+// still read.
+func TestJSModuleLinear(t *testing.T) {
+	t.Parallel()
+	for name, src := range map[string]string{
+		"export lists that do not close": strings.Repeat("export {)\n", 1<<20/10),
+		"imports that do not close":      strings.Repeat("import { a,\n", 1<<20/12),
+	} {
+		start := time.Now()
+		p := NewParser(src, "f.jsx", 1, true, &diag.Warner{Mute: 1})
+		p.ESM = &ESMSink{}
+		p.ParseJS()
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%s: %v", name, d)
+		}
+	}
+	p := NewParser("const a = 1;\nconst b = 2;\nexport {\n  a,\n  b as c,\n};\n", "f.jsx", 1, true, &diag.Warner{})
+	p.ESM = &ESMSink{}
+	p.ParseJS()
+	p.ESM.Resolve()
+	if p.ESM.Exports["a"] == nil || p.ESM.Exports["c"] == nil {
+		t.Errorf("the exports of a list over several lines: %v", p.ESM.Exports)
+	}
+}
