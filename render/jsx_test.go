@@ -188,3 +188,23 @@ func TestJSXValuesBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestJSXBudgetOfDescriptions checks that the expressions of text from
+// elsewhere, an OpenAPI description, are charged to the page's budget as
+// the page's own are, rather than each to a budget of its own.
+func TestJSXBudgetOfDescriptions(t *testing.T) {
+	t.Parallel()
+	var burn strings.Builder
+	burn.WriteString("export const burn = () => {\n  const v0 = \"xxxxxxxxxxxxxxxx\";\n")
+	for i := 1; i <= 19; i++ { // half a budget: within one, not two
+		fmt.Fprintf(&burn, "  const v%d = v%d + v%d;\n", i, i-1, i-1)
+	}
+	burn.WriteString("  return \"red\";\n};\n")
+	desc := strings.Repeat(`<Badge color={burn()}>b</Badge> `, 8)
+	res, out := build(t, "-- docs.json --\n{\"navigation\": {\"pages\": [\"index\"]}}\n"+
+		"-- spec.json --\n"+`{"openapi": "3.0.0", "info": {"title": "T", "version": "1"}, "paths": {"/x": {"get": {"description": "`+desc+`", "responses": {"200": {"description": "ok"}}}}}}`+"\n"+
+		"-- index.mdx --\n---\nopenapi: \"spec.json GET /x\"\n---\n"+burn.String(), Options{})
+	if n := strings.Count(out.get(t, "index.html"), "lc-badge-red"); n > 1 {
+		t.Errorf("%d badges evaluated burn(), each within a budget of its own; want at most 1 (%s)", n, warningsText(res.Warnings))
+	}
+}

@@ -146,12 +146,13 @@ func (r *Renderer) flow(nodes []*mdx.Node, sc *mdx.Scope, o flowOpts) string {
 
 // MarkdownText renders Markdown that is not MDX, such as an OpenAPI
 // description: braces are text, and HTML tags are read as elements, so
-// that they are checked as they are in pages.
+// that they are checked as they are in pages. The expressions of their
+// attributes are charged to the page's budget, as the page's own are.
 func (r *Renderer) MarkdownText(src string, sc *mdx.Scope) string {
 	p := mdx.NewParser(src, r.fileOf(sc), 0, false, r.env.W)
 	p.FixedLine = sc.PinnedLine()
 	nodes, _ := p.ParseFlow(nil)
-	return r.flow(nodes, sc, flowOpts{})
+	return r.flow(nodes, &mdx.Scope{Parent: sc, JSX: sc.JSX, Budget: r.budget}, flowOpts{})
 }
 
 // jsxFlow renders nodes as JSX: text is literal with JSX whitespace rules,
