@@ -12,7 +12,7 @@ import (
 // componentsSite is a page of the components that site.js makes
 // interactive.
 const componentsSite = "-- docs.json --\n" +
-	`{"name": "C", "favicon": "/favicon.svg", "banner": {"content": "Hello **all**"}, "navigation": {"pages": ["index"]}}` + "\n" +
+	`{"name": "C", "favicon": "/favicon.svg", "colors": {"primary": "#16A34A"}, "banner": {"content": "Hello **all**"}, "navigation": {"pages": ["index"]}}` + "\n" +
 	"-- favicon.svg --\n<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1 1\"/>\n" +
 	"-- index.mdx --\n---\ntitle: Components\n---\n\n## Start\n\n" +
 	"<Tabs>\n  <Tab title=\"JavaScript\">JS tab.</Tab>\n  <Tab title=\"Python\">Python tab.</Tab>\n</Tabs>\n\n" +
@@ -23,7 +23,8 @@ const componentsSite = "-- docs.json --\n" +
 	"<Accordion title=\"Question\" id=\"faq\">Answer.</Accordion>\n\n" +
 	"<Prompt description=\"A prompt\">Write **docs**.</Prompt>\n\n" +
 	"<Color variant=\"compact\">\n  <Color.Item name=\"a\" value=\"#3B82F6\" />\n</Color>\n\n" +
-	"<Panel>\n  Side note.\n</Panel>\n"
+	"<Panel>\n  Side note.\n</Panel>\n\n" +
+	"```bash wrap\necho \"a long line of words that goes on and on, past the width of the page, so that it wraps under its copy button\"\n```\n"
 
 // componentsBrowserFlow checks the behaviour site.js gives components:
 // tabs and code groups in sync by title, a code group's menu, one view
@@ -67,6 +68,26 @@ func componentsBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 			t.focus();
 			return getComputedStyle(t.querySelector(".lc-tooltip-bubble")).visibility;
 		})()`, "visible"},
+		{"the banner's text reads on its colour", `(function () {
+			const rgb = c => (c.match(/[\d.]+/g) || []).slice(0, 3).map(Number);
+			const lum = c => {
+				const v = rgb(c).map(x => { x /= 255; return x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4); });
+				return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2];
+			};
+			const bar = getComputedStyle(document.querySelector(".lc-banner-bar"));
+			const a = lum(bar.color), b = lum(bar.backgroundColor);
+			const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+			return ratio >= 4.5 ? "ok" : "contrast " + ratio.toFixed(2);
+		})()`, "ok"},
+		{"the first line of a wrapped block without a header ends before its copy button", `(function () {
+			const block = document.querySelector(".lc-code-wrap");
+			const button = block.querySelector(":scope > .lc-copy").getBoundingClientRect();
+			const range = document.createRange();
+			range.selectNodeContents(block.querySelector("code"));
+			const rects = Array.from(range.getClientRects());
+			const right = Math.max(...rects.filter(r => r.top < rects[0].bottom).map(r => r.right));
+			return right <= button.left ? "ok" : "the first line ends at " + right + ", the button starts at " + button.left;
+		})()`, "ok"},
 		{"the prompt's text is on the page for its copy button", `document.querySelector(".lc-prompt-text").textContent`, "Write **docs**."},
 		{"the panel is beside the page when the table of contents shows", `(function () {
 			const toc = document.querySelector(".lc-toc");
