@@ -35,7 +35,7 @@ const (
 // screenshot of each form is kept after the run
 // (browsertest.ScreenshotPath) and its path logged.
 func TestBrowser(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
 	browserCtx, closeBrowser := browsertest.Start(t, ctx)
 	defer closeBrowser()
@@ -76,6 +76,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("sidebar window", func(t *testing.T) { sidebarWindowBrowserFlow(t, ctx, browserCtx) }) // sidebar_window_browser_test.go
 	t.Run("components", func(t *testing.T) { componentsBrowserFlow(t, ctx, browserCtx) })        // components_browser_test.go
 	t.Run("theme", func(t *testing.T) { themeBrowserFlow(t, ctx, browserCtx) })                  // theme_browser_test.go
+	t.Run("search", func(t *testing.T) { searchBrowserFlow(t, ctx, browserCtx) })                // search_browser_test.go
 }
 
 // stepTimeout bounds one wait in the browser (redirectsBrowserFlow's too).

@@ -138,20 +138,15 @@ type site struct {
 	stamps   map[string]cache.Stamp // source file → stamp, with a cache
 	// lazy holds the pages loaded from the cache without their body
 	// (parallel.go: ensureBody); read-only once the pages are loaded.
-	lazy       map[*page.Page]*lazyBody
-	search     [][]byte // search entries as JSON, in navigation order
-	searchJSON []byte   // the search index, once assembled (render/search)
-	// searchOffsets is where each page's entry is in searchJSON, -1
-	// when it is not in it.
-	searchOffsets []int
-	searchJS      []byte // the search index as a script (render/search)
-	// searchSpliced says the search index is written from parts of the
-	// previous one (buildCache.searchParts), not assembled.
-	searchSpliced bool
-	mermaid       *mermaidUse   // whether a page has a mermaid diagram (mermaid.go)
-	api           *apiState     // OpenAPI documents and generated pages (openapi_page.go)
-	limit         *limits.State // the first limit exceeded while rendering (render/limits)
-	outBytes      int64         // bytes written, against Limits.MaxOutputBytes
+	lazy   map[*page.Page]*lazyBody
+	search []search.Doc // the pages' search documents, in navigation order
+	// searchIDs are the pages' ids in the search index, -1 for those not
+	// in it, once assigned (searchIndexIDs).
+	searchIDs []int
+	mermaid   *mermaidUse   // whether a page has a mermaid diagram (mermaid.go)
+	api       *apiState     // OpenAPI documents and generated pages (openapi_page.go)
+	limit     *limits.State // the first limit exceeded while rendering (render/limits)
+	outBytes  int64         // bytes written, against Limits.MaxOutputBytes
 }
 
 // Build renders the docs tree src (its root holds docs.json or mint.json;
@@ -258,7 +253,7 @@ func (s *site) writePages(ctx context.Context, progress func(done int)) error {
 		// the hashes of what each page's sidebar shows.
 		s.theme.Prewarm(s.opts.CacheDir != "")
 	}
-	s.search = make([][]byte, 0, len(s.order))
+	s.search = make([]search.Doc, 0, len(s.order))
 	// Pages are rendered in parallel and written in order (parallel.go).
 	render := s.renderOne
 	var reuse func(i int) (pageResult, bool)
@@ -299,7 +294,7 @@ func (s *site) writePage(i int, r pageResult, progress func(done int)) error {
 		s.cache.record(s, i, r)
 	}
 	s.w.Merge(r.warns)
-	s.search = append(s.search, r.entry)
+	s.search = append(s.search, r.doc)
 	progress(i + 1)
 	return nil
 }
@@ -440,11 +435,11 @@ func (s *site) navJobs(navPages []config.NavEntry) ([]loadJob, error) {
 }
 
 // renderPage renders page p as the output file outName.
-func (s *site) renderPage(p *page.Page, outName string) ([]byte, search.Entry) {
+func (s *site) renderPage(p *page.Page, outName string) ([]byte, search.Doc) {
 	body := s.renderBody(p, outName)
 	toc := search.TOC(body)
 	data := s.theme.Page(p, outName, s.withMermaid(body, outName), toc)
-	return data, s.searchEntry(p, features.StripMarkup(withoutExamples(body)), toc)
+	return data, s.searchDoc(p, body, toc)
 }
 
 // renderBody renders the content of page p. A failure of the components.Renderer

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"reflect"
@@ -140,7 +139,7 @@ func TestBuildSmallSiteLive(t *testing.T) {
 		t.Errorf("Files = %d, but %d files were written", res.Files, len(out.files))
 	}
 	for _, name := range []string{"index.html", "quickstart.html", "guides/intro.html", "guides/components.html",
-		"404.html", "sitemap.xml", "robots.txt", "_lectern/style.css", "_lectern/site.js", "_lectern/search-index.json",
+		"404.html", "sitemap.xml", "robots.txt", "_lectern/style.css", "_lectern/site.js", "_lectern/search/meta.js",
 		"images/logo.png", "logo/light.svg", "logo/dark.svg", "favicon.svg"} {
 		if !out.has(name) {
 			t.Errorf("missing output %s", name)
@@ -258,25 +257,17 @@ func TestBuildSmallSiteLive(t *testing.T) {
 		t.Errorf("style.css lacks the primary colour or dark mode")
 	}
 
-	var idx struct {
-		Pages []struct {
-			Path, URL, Title, Text string
-			Headings               []struct{ ID, Text string }
+	docs := searchDocs(t, out)
+	if len(docs) != len(smallPages) {
+		t.Fatalf("search index has %d pages, want %d", len(docs), len(smallPages))
+	}
+	for i, d := range docs {
+		if d.Path != smallPages[i] || d.Title == "" || len(d.Sections) == 0 || d.Sections[0].Text == "" {
+			t.Errorf("search page %d = %+v", i, d)
 		}
 	}
-	if err := json.Unmarshal([]byte(out.get(t, "_lectern/search-index.json")), &idx); err != nil {
-		t.Fatalf("search index: %v", err)
-	}
-	if len(idx.Pages) != len(smallPages) {
-		t.Fatalf("search index has %d pages, want %d", len(idx.Pages), len(smallPages))
-	}
-	for i, p := range idx.Pages {
-		if p.Path != smallPages[i] || p.Title == "" || p.Text == "" {
-			t.Errorf("search entry %d = %+v", i, p)
-		}
-	}
-	if idx.Pages[2].URL != "/docs/guides/intro" || len(idx.Pages[2].Headings) == 0 || idx.Pages[2].Headings[0].ID != "setup" {
-		t.Errorf("search entry for guides/intro = %+v", idx.Pages[2])
+	if d := docs[2]; d.URL != "/docs/guides/intro" || len(d.Sections) < 2 || d.Sections[1].Anchor != "setup" {
+		t.Errorf("search page for guides/intro = %+v", d)
 	}
 	checkNoExternalRefs(t, out.files)
 	for _, l := range internalLinks(t, out.files, Options{BasePath: "/docs"}) {

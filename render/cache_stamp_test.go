@@ -49,14 +49,8 @@ func TestCacheStamps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := sitetest.ReadDir(t, dir)
-		if len(got) != len(clean.files) {
-			t.Fatalf("%s: %d files with the cache, %d without", what, len(got), len(clean.files))
-		}
-		for name, data := range clean.files {
-			if !bytes.Equal(got[name], data) {
-				t.Fatalf("%s: %s differs from a clean build's", what, name)
-			}
+		if diff := outputDiff(t, sitetest.ReadDir(t, dir), clean.files); diff != "" {
+			t.Fatalf("%s: %s", what, diff)
 		}
 		if res.Reused != wantReused {
 			t.Fatalf("%s: %d pages reused, want %d", what, res.Reused, wantReused)

@@ -19,6 +19,7 @@ import (
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/highlight"
 	"lectern.dev/lectern/render/output"
+	"lectern.dev/lectern/render/search"
 )
 
 // cacheBuild builds fsys into dir (with prev as output.Dir.Prev) with the
@@ -42,14 +43,8 @@ func cacheBuildTo(t *testing.T, fsys fstest.MapFS, out output.Dir, cacheDir stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := sitetest.ReadDir(t, dir)
-	if len(got) != len(clean.files) {
-		t.Fatalf("%d files with the cache, %d without", len(got), len(clean.files))
-	}
-	for name, data := range clean.files {
-		if !bytes.Equal(got[name], data) {
-			t.Fatalf("%s differs from a clean build's", name)
-		}
+	if diff := outputDiff(t, sitetest.ReadDir(t, dir), clean.files); diff != "" {
+		t.Fatal(diff)
 	}
 	if !reflect.DeepEqual(res.Warnings, want.Warnings) {
 		t.Fatalf("warnings differ from a clean build's:\n%v\n%v", res.Warnings, want.Warnings)
@@ -203,21 +198,30 @@ func TestCacheUpdateInPlace(t *testing.T) {
 		highlight.ForgetCached()
 		fsys["t0/p005.mdx"].Data = append(fsys["t0/p005.mdx"].Data, "\nOne more line.\n"...)
 		step("one body changed", 59)
-		want := []string{"_lectern/search-index.js", "_lectern/search-index.json", "t0/p005.html"}
-		if list := rewritten(before, identities(t, dir)); !reflect.DeepEqual(list, want) {
-			t.Fatalf("export=%v: a one-page change wrote %v, want %v", export, list, want)
+		// The page, its search fragment, the index's meta file and the
+		// chunks of its words.
+		var frags, others []string
+		for _, name := range rewritten(before, identities(t, dir)) {
+			switch {
+			case strings.HasPrefix(name, search.Dir+"f/"):
+				frags = append(frags, name)
+			case name != "t0/p005.html" && name != search.MetaFile && !strings.HasPrefix(name, search.Dir+"c/"):
+				others = append(others, name)
+			}
+		}
+		if len(frags) != 1 || len(others) != 0 {
+			t.Fatalf("export=%v: a one-page change wrote the fragments %v and %v", export, frags, others)
 		}
 
-		// Entries changed at the start, in the middle and at the end of
-		// the search index, which is written from parts of the previous
-		// one (splicedSearchIndex).
+		// Pages changed at the start, in the middle and at the end of
+		// the navigation.
 		for _, p := range []string{"t0/p000.mdx", "t1/p031.mdx", "t1/p059.mdx"} {
 			fsys[p].Data = bytes.Replace(fsys[p].Data, []byte("Intro of page"), []byte("Introduction of page"), 1)
 		}
 		step("three bodies changed", 57)
 
-		// A change that leaves the page's search entry as it was (the
-		// code's language): the search index is not written again.
+		// A change that leaves the page's words and text as they were (the
+		// code's language): nothing of the search index is written again.
 		before = identities(t, dir)
 		fsys["t0/p005.mdx"].Data = bytes.Replace(fsys["t0/p005.mdx"].Data, []byte("```go"), []byte("```c"), 1)
 		step("code language changed", 59)
@@ -228,12 +232,21 @@ func TestCacheUpdateInPlace(t *testing.T) {
 		// A page left out of the search index: the index is written again.
 		fsys["t0/p007.mdx"].Data = bytes.Replace(fsys["t0/p007.mdx"].Data, []byte("title: Page 7"), []byte("title: Page 7\nnoindex: true"), 1)
 		step("page left out of the search index", 59)
-		// The index edited by hand: it is written again, and the pages in
-		// it, whose entries it held, are rendered again.
-		if err := os.WriteFile(filepath.Join(dir, "_lectern", "search-index.json"), []byte("{}"), 0o644); err != nil {
-			t.Fatal(err)
+		// The index edited by hand: its meta file is written again, and
+		// the page whose fragment was edited is rendered again.
+		for _, name := range []string{search.MetaFile, search.FragmentFile(3)} {
+			if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte("{}"), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
-		step("search index edited", 1)
+		step("search index edited", 59)
+		ix, err := search.Open(os.DirFS(dir))
+		if err != nil {
+			t.Fatalf("export=%v: the index edited by hand is not written again: %v", export, err)
+		}
+		if docs, err := ix.Documents(); err != nil || len(docs) != 59 {
+			t.Fatalf("export=%v: %d pages in the index (%v), want 59", export, len(docs), err)
+		}
 
 		// A page and a file removed: their output files go, and the folder
 		// left empty.
@@ -390,14 +403,8 @@ func TestCacheFeaturesChangeRebuildsAll(t *testing.T) {
 		if _, err := Build(context.Background(), fsys, clean, Options{Features: f}); err != nil {
 			t.Fatal(err)
 		}
-		got := sitetest.ReadDir(t, dir)
-		for name, data := range clean.files {
-			if !bytes.Equal(got[name], data) {
-				t.Fatalf("features %+v: %s differs from a clean build's", f, name)
-			}
-		}
-		if len(got) != len(clean.files) {
-			t.Fatalf("features %+v: %d files, a clean build has %d", f, len(got), len(clean.files))
+		if diff := outputDiff(t, sitetest.ReadDir(t, dir), clean.files); diff != "" {
+			t.Fatalf("features %+v: %s", f, diff)
 		}
 	}
 }

@@ -103,7 +103,7 @@ func TestCorpus(t *testing.T) {
 						t.Errorf("no %s.html for navigation entry %q", e.Page, e.Page)
 					}
 				}
-				for _, f := range []string{"index.html", "404.html", "sitemap.xml", "robots.txt", "_lectern/style.css", "_lectern/search-index.json", "favicon.svg", "logo/light.svg"} {
+				for _, f := range []string{"index.html", "404.html", "sitemap.xml", "robots.txt", "_lectern/style.css", "_lectern/search/meta.js", "favicon.svg", "logo/light.svg"} {
 					if files[f] == nil {
 						t.Errorf("no %s", f)
 					}

@@ -72,7 +72,7 @@ var featureWords = map[lectern.Feature][]string{
 
 // featureFilesOf are the files kept only with each feature.
 var featureFilesOf = map[lectern.Feature][]string{
-	lectern.FeatureSearch:     {"_lectern/search.js", "_lectern/search-index.js", "_lectern/search-index.json"},
+	lectern.FeatureSearch:     {"_lectern/search.js", "_lectern/search/meta.js"},
 	lectern.FeatureAssistant:  {"_lectern/assistant.js"},
 	lectern.FeatureAnalytics:  {"_lectern/analytics.js"},
 	lectern.FeaturePlayground: {"_lectern/playground.js"},

@@ -1,21 +1,27 @@
 package render
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"maps"
 	"net/url"
 	"path"
+	"reflect"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 
 	"lectern.dev/lectern/internal/sitetest"
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/links"
+	"lectern.dev/lectern/render/search"
 )
 
 // memOutput keeps the built files in memory.
@@ -245,4 +251,101 @@ func checkNoExternalRefs(t *testing.T, files map[string][]byte) {
 			t.Errorf("%s references another host: …%s…", name, text[max(0, i-60):min(len(text), i+80)])
 		}
 	}
+}
+
+// searchIndexOf opens the search index of a built site.
+func searchIndexOf(t testing.TB, out *memOutput) *search.Index {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	for name, data := range out.files {
+		if strings.HasPrefix(name, search.Dir) {
+			fsys[name] = &fstest.MapFile{Data: data}
+		}
+	}
+	ix, err := search.Open(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+// searchDocs returns the pages of a built site's search index.
+func searchDocs(t testing.TB, out *memOutput) []search.Document {
+	t.Helper()
+	docs, err := searchIndexOf(t, out).Documents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return docs
+}
+
+// searchFor returns the links of a query's results in a built site.
+func searchFor(t testing.TB, out *memOutput, q string) []string {
+	t.Helper()
+	rs, err := searchIndexOf(t, out).Search(q, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var links []string
+	for _, r := range rs {
+		links = append(links, r.Link())
+	}
+	return links
+}
+
+// outputDiff returns how a site built with a cache (got) differs from a
+// clean build's (want), "" when it does not: the same files, byte for
+// byte, but the search index's, which hold the same pages and give the
+// same results though a rebuild keeps each page's number in the index
+// (and so its fragment's name and the chunks' bytes).
+func outputDiff(t testing.TB, got, want map[string][]byte) string {
+	t.Helper()
+	var gotIndex, wantIndex int
+	for name, data := range want {
+		if strings.HasPrefix(name, search.Dir) {
+			wantIndex++
+			continue
+		}
+		g, ok := got[name]
+		if !ok {
+			return name + " is missing"
+		}
+		if !bytes.Equal(g, data) {
+			return name + " differs from a clean build's"
+		}
+	}
+	for name := range got {
+		if strings.HasPrefix(name, search.Dir) {
+			gotIndex++
+		} else if _, ok := want[name]; !ok {
+			return name + " is not in a clean build"
+		}
+	}
+	if gotIndex == 0 && wantIndex == 0 {
+		return ""
+	}
+	a, b := &memOutput{files: got}, &memOutput{files: want}
+	da, db := searchDocs(t, a), searchDocs(t, b)
+	byPath := func(ds []search.Document) map[string]string {
+		m := map[string]string{}
+		for _, d := range ds {
+			d.ID = 0
+			m[d.Path] = fmt.Sprintf("%+v", d)
+		}
+		return m
+	}
+	if !reflect.DeepEqual(byPath(da), byPath(db)) {
+		return fmt.Sprintf("the search index's pages differ from a clean build's:\n%v\n%v", byPath(da), byPath(db))
+	}
+	for _, d := range db {
+		for _, q := range []string{d.Title, d.Title + " page"} {
+			ra, rb := searchFor(t, a, q), searchFor(t, b, q)
+			sort.Strings(ra)
+			sort.Strings(rb)
+			if !reflect.DeepEqual(ra, rb) {
+				return fmt.Sprintf("search %q: %v, a clean build's %v", q, ra, rb)
+			}
+		}
+	}
+	return ""
 }

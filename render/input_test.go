@@ -3,7 +3,6 @@ package render
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io/fs"
 	"maps"
 	"os"
@@ -484,13 +483,15 @@ import Y from '/snippets/y.mdx'
 					t.Errorf("no %q warning for %s:%d; warnings:\n%s", tt.warn, file, tt.warnLine, firstBytes(warningsText(res.Warnings), 2000))
 				}
 			}
-			for _, name := range []string{"x.html", "index.html", "_lectern/search-index.json"} {
+			for _, name := range []string{"x.html", "index.html"} {
 				if data := out.get(t, name); !utf8.ValidString(data) {
 					t.Errorf("%s is not valid UTF-8", name)
 				}
 			}
-			if !json.Valid([]byte(out.get(t, "_lectern/search-index.json"))) {
-				t.Errorf("search-index.json is not valid JSON")
+			for _, d := range searchDocs(t, out) {
+				if !utf8.ValidString(d.Title) || len(d.Sections) > 0 && !utf8.ValidString(d.Sections[0].Text) {
+					t.Errorf("search index page %s is not valid UTF-8", d.Path)
+				}
 			}
 			if tt.name == "Latin-1 text" && !strings.Contains(out.get(t, "x.html"), "Caf\uFFFD cr\uFFFDme") {
 				t.Errorf("x.html lacks the text with U+FFFD:\n%s", sitetest.Content(t, out.get(t, "x.html")))

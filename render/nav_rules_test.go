@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"os"
 	"regexp"
 	"strings"
@@ -20,13 +19,9 @@ var navRulesSite = func() string {
 // searchPaths returns the page paths of the site's search index.
 func searchPaths(t *testing.T, out *memOutput) []string {
 	t.Helper()
-	var idx struct{ Pages []struct{ Path string } }
-	if err := json.Unmarshal([]byte(out.get(t, "_lectern/search-index.json")), &idx); err != nil {
-		t.Fatal(err)
-	}
 	var paths []string
-	for _, p := range idx.Pages {
-		paths = append(paths, p.Path)
+	for _, d := range searchDocs(t, out) {
+		paths = append(paths, d.Path)
 	}
 	return paths
 }

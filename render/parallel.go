@@ -34,7 +34,7 @@ const pageWindow = 4
 // pageResult is a rendered (or reused) page.
 type pageResult struct {
 	data   []byte
-	entry  []byte // search entry, JSON (render/search)
+	doc    search.Doc // the page's search document (render/search); for a reused page, its Terms only
 	warns  []diag.Warning
 	deps   []string    // other source files the page read (imported snippets)
 	reused bool        // kept from the previous build (rebuild_pages.go); data is nil
@@ -73,8 +73,8 @@ func (s *site) renderOne(i int) (r pageResult) {
 		return pageResult{err: err}
 	}
 	ps := s.pageSite()
-	data, entry := ps.renderPage(p, p.Path+".html")
-	r = pageResult{data: data, entry: search.Encode(entry), warns: ps.w.List()}
+	data, doc := ps.renderPage(p, p.Path+".html")
+	r = pageResult{data: data, doc: doc, warns: ps.w.List()}
 	for f := range ps.mods {
 		if f != p.File {
 			r.deps = append(r.deps, f)

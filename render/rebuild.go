@@ -7,9 +7,7 @@ import (
 	"sync"
 
 	"lectern.dev/lectern/render/cache"
-	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/highlight"
-	"lectern.dev/lectern/render/output"
 )
 
 // buildCache is the cache of one build; its methods are safe for
@@ -26,20 +24,10 @@ type buildCache struct {
 	out *cache.Tracker
 	// code is the highlighted code (highlight.Store).
 	code *highlight.Store
-	// prevIndex is the previous build's search index, nil when it is
-	// not in the Output as written; releaseIndex releases it.
-	prevIndex    []byte
-	releaseIndex func()
-	// prevIndexFile is the file of prevIndex, open, or nil; indexFrom
-	// says, for each page (in the order of the site), where its search
-	// entry is in prevIndex, -1 when it is not the same bytes there
-	// (record).
-	prevIndexFile *os.File
-	indexFrom     []int64
-	// entriesChanged says that a page's search entry, or whether it is in
-	// the search index, is not as in the previous build (record), so that
-	// the search index is not the previous one.
-	entriesChanged bool
+	// searchChanged says that a page's words for the search index, or
+	// whether it is in the index, are not as in the previous build
+	// (record), so that the index's meta file and chunks are built again.
+	searchChanged bool
 
 	// contexts are the pages' context hashes (contextHash), in the order
 	// of the site, once reuse has run.
@@ -85,12 +73,10 @@ func openCache(s *site, ms *cache.State) (*buildCache, error) {
 		pageOrder[i] = p.Path
 	}
 	c.next.SetOrder(pageOrder, s.fileList)
-	c.releaseIndex = ms.Release
 	if m != nil && m.Key == key && !m.Updating {
 		c.prev = m
-		c.prevIndex, c.prevIndexFile = ms.Index, ms.IndexFile
 	}
-	c.entriesChanged = c.prevIndex == nil
+	c.searchChanged = c.prev == nil
 	var code highlight.Index
 	if m != nil {
 		code = m.Code
@@ -99,14 +85,6 @@ func openCache(s *site, ms *cache.State) (*buildCache, error) {
 	c.last = ms.Raw
 	if d, ok := cache.DirOutputOf(s.out); ok {
 		c.out = cache.NewTracker(d)
-		if d.Update && c.prevIndex != nil {
-			// Written again only if a page's entry changed (record).
-			c.out.Kept = map[string]output.FileInfo{features.SearchIndexFile: c.prev.Index}
-			if c.prev.IndexJS.Size > 0 {
-				c.out.Kept[features.SearchIndexJSFile] = c.prev.IndexJS
-			}
-			c.out.KeptSame = func() bool { return !c.entriesChanged }
-		}
 		s.out = c.out
 		if d.Update {
 			// Nothing has been written yet: mark the manifest first.
@@ -116,17 +94,6 @@ func openCache(s *site, ms *cache.State) (*buildCache, error) {
 		}
 	}
 	return c, nil
-}
-
-// searchParts returns the search index as parts to splice from the
-// previous one (site.splicedSearchIndex), or nil when it is assembled in
-// memory: without a previous index in the Output, open, or with too many
-// parts.
-func (c *buildCache) searchParts(s *site) []output.Part {
-	if c.out == nil || c.prevIndexFile == nil || c.indexFrom == nil {
-		return nil
-	}
-	return s.splicedSearchIndex(c.indexFrom)
 }
 
 // encodeSourcesAhead encodes the next manifest's Sources in the background
@@ -153,12 +120,6 @@ func (c *buildCache) save() error {
 	if c.sourcesEncoded != nil {
 		<-c.sourcesEncoded
 	}
-	// The previous search index is read no more.
-	c.prevIndex, c.prevIndexFile = nil, nil
-	if c.out != nil {
-		c.out.Kept = nil
-	}
-	c.releaseIndex()
 	if err := cache.Write(c.dir, c.next); err != nil {
 		return err
 	}

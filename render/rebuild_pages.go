@@ -7,11 +7,11 @@ import (
 	"encoding/hex"
 
 	"lectern.dev/lectern/render/cache"
-	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/layout"
 	"lectern.dev/lectern/render/markdown"
 	"lectern.dev/lectern/render/output"
 	"lectern.dev/lectern/render/page"
+	"lectern.dev/lectern/render/search"
 )
 
 // fileSum returns the hash of a source file, "" when it cannot be read.
@@ -101,7 +101,17 @@ func (c *buildCache) reuse(s *site) func(i int) (pageResult, bool) {
 			st.playground = true
 			st.mu.Unlock()
 		}
-		return pageResult{reused: true, entry: c.entry(old), warns: old.Warnings, cached: old}, true
+		if old.SearchID > 0 {
+			// Its fragment in the search index is kept too.
+			frag := search.FragmentFile(old.SearchID - 1)
+			if !keeper.KeepFile(frag, old.Frag) {
+				return pageResult{}, false
+			}
+			if c.out != nil {
+				c.out.MarkWritten(frag)
+			}
+		}
+		return pageResult{reused: true, doc: search.Doc{Terms: old.Terms}, warns: old.Warnings, cached: old}, true
 	}
 }
 
@@ -118,7 +128,7 @@ func (c *buildCache) page(s *site) func(i int) pageResult {
 		}
 		r := s.renderOne(i)
 		if r.err == nil {
-			rec.Entry, rec.Warnings = r.entry, r.warns
+			rec.Terms, rec.Warnings = r.doc.Terms, r.warns
 			rec.Mermaid = bytes.Contains(r.data, []byte(markdown.MermaidMarker))
 			rec.Playground = bytes.Contains(r.data, []byte(playgroundMarker))
 			if len(r.deps) > 0 {
@@ -139,7 +149,7 @@ func (c *buildCache) reusable(s *site, p *page.Page, rec *cache.Page) *cache.Pag
 		return nil
 	}
 	old := c.prev.Pages[p.Path]
-	if old == nil || old.Src == "" || old.Src != rec.Src || old.Context != rec.Context || c.entry(old) == nil {
+	if old == nil || old.Src == "" || old.Src != rec.Src || old.Context != rec.Context {
 		return nil
 	}
 	for d, h := range old.Deps {
@@ -150,49 +160,82 @@ func (c *buildCache) reusable(s *site, p *page.Page, rec *cache.Page) *cache.Pag
 	return old
 }
 
-// entry returns the search entry of a previous page record, nil when it
-// is not available (the previous search index is not there).
-func (c *buildCache) entry(old *cache.Page) []byte {
-	if !old.InIndex {
-		return old.Entry
-	}
-	end := old.EntryOff + old.EntryLen
-	if old.EntryOff < 0 || old.EntryLen < 2 || end > int64(len(c.prevIndex)) {
-		return nil
-	}
-	e := c.prevIndex[old.EntryOff:end:end]
-	if e[0] != '{' || e[len(e)-1] != '}' {
-		return nil
-	}
-	return e
-}
-
-// finish moves the search entries of the pages that are in the search
-// index, as written, out of their records: the next build reads them
-// from the index. It runs once the site files are written.
+// finish records each page's id in the search index and its fragment
+// file, as written, once the site files are written.
 func (c *buildCache) finish(s *site) {
 	keeper, ok := s.out.(output.Keeper)
-	if !ok || s.searchOffsets == nil {
+	if !ok || s.searchIDs == nil {
 		return
 	}
-	f, ok := keeper.FileInfo(features.SearchIndexFile)
-	if !ok {
-		return
-	}
-	c.next.Index = f
-	c.next.IndexJS, _ = keeper.FileInfo(features.SearchIndexJSFile)
 	for i, p := range s.order {
-		rec := c.next.Pages[p.Path]
-		if rec == nil || s.searchOffsets[i] < 0 {
-			continue
+		rec, id := c.next.Pages[p.Path], s.searchIDs[i]
+		if rec == nil || id < 0 || rec.SearchID == id+1 && s.search[i].Frag == nil {
+			continue // not in the index, or kept with its fragment
 		}
-		if rec.InIndex && rec.Entry == nil && rec.EntryOff == int64(s.searchOffsets[i]) && rec.EntryLen == int64(len(s.search[i])) {
-			continue // a reused record, its entry where it was
+		f, ok := keeper.FileInfo(search.FragmentFile(id))
+		if !ok {
+			continue
 		}
 		// A copy: the record may be the previous build's.
 		r := *rec
-		r.Entry, r.InIndex, r.EntryOff, r.EntryLen = nil, true, int64(s.searchOffsets[i]), int64(len(s.search[i]))
+		r.SearchID, r.Frag = id+1, f
 		c.next.Pages[p.Path] = &r
+	}
+}
+
+// keptFragment reports whether page i, kept from the previous build
+// (reuse), keeps its fragment as the search index's page id.
+func (c *buildCache) keptFragment(s *site, i, id int) bool {
+	if c.prev == nil {
+		return false
+	}
+	old := c.prev.Pages[s.order[i].Path]
+	return old != nil && old.SearchID == id+1
+}
+
+// keepSearchFiles reports whether the search index's meta file and chunks
+// of the previous build are kept (and records them): no page's words
+// changed, and the index holds as many pages (n).
+func (c *buildCache) keepSearchFiles(s *site, n int) bool {
+	if c.searchChanged || c.prev == nil || len(c.prev.Search) == 0 || c.out == nil {
+		return false
+	}
+	had := 0
+	for _, rec := range c.prev.Pages {
+		if rec.SearchID > 0 {
+			had++
+		}
+	}
+	if had != n {
+		return false
+	}
+	for _, f := range c.prev.Search {
+		if !c.out.KeepFile(f.Name, f.Info) {
+			return false
+		}
+	}
+	for _, f := range c.prev.Search {
+		c.out.MarkWritten(f.Name)
+		s.written++
+	}
+	c.next.Search = c.prev.Search
+	return true
+}
+
+// recordSearchFiles records the search index's meta file and chunks as
+// written.
+func (c *buildCache) recordSearchFiles(files []search.File) {
+	if c.out == nil {
+		return
+	}
+	c.next.Search = make([]cache.SearchFile, 0, len(files))
+	for _, f := range files {
+		info, ok := c.out.FileInfo(f.Name)
+		if !ok {
+			c.next.Search = nil
+			return
+		}
+		c.next.Search = append(c.next.Search, cache.SearchFile{Name: f.Name, Info: info})
 	}
 }
 
@@ -202,21 +245,10 @@ func (c *buildCache) record(s *site, i int, r pageResult) {
 	if i == 0 {
 		c.firstReused = r.reused
 	}
-	if c.prevIndex != nil {
-		if c.indexFrom == nil {
-			c.indexFrom = make([]int64, len(s.order))
-		}
-		c.indexFrom[i] = -1
-		if r.reused && r.cached.InIndex {
-			// r.entry is the bytes of prevIndex there (entry).
-			c.indexFrom[i] = r.cached.EntryOff
-		}
-	}
-	if !c.entriesChanged && !r.reused {
-		// A reused page has its previous entry, at its place (the pages
-		// and their order are those of the previous build: same key).
+	if !c.searchChanged && !r.reused {
+		// A reused page has its previous words and id.
 		old := c.prev.Pages[s.order[i].Path]
-		c.entriesChanged = old == nil || old.InIndex != s.indexed(i) || !bytes.Equal(r.entry, c.entry(old))
+		c.searchChanged = old == nil || (old.SearchID > 0) != (r.doc.Terms != nil) || !bytes.Equal(r.doc.Terms, old.Terms)
 	}
 	rec := r.cached
 	if rec == nil {

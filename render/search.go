@@ -2,62 +2,110 @@ package render
 
 import (
 	"encoding/xml"
+	"fmt"
 	"strings"
 
+	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/links"
-	"lectern.dev/lectern/render/output"
 	"lectern.dev/lectern/render/page"
 	"lectern.dev/lectern/render/search"
 )
 
-func (s *site) searchEntry(p *page.Page, body string, toc []search.TOCItem) search.Entry {
+// searchDoc is page p's document for the search index (render/search),
+// made on the page's worker from its rendered body; it is empty when p is
+// not in the index.
+func (s *site) searchDoc(p *page.Page, body string, toc []search.TOCItem) search.Doc {
+	if !s.inSearch(p) || !s.opts.features().Search {
+		return search.Doc{}
+	}
 	var group string
 	if g := s.entries[p.Path].Groups; len(g) > 0 {
 		group = g[len(g)-1]
 	}
-	return search.NewEntry(p.Path, s.links.PageURL("index.html", p.Path), p.Title, p.Front.Description, group, p.Front.Keywords, body, toc)
+	return search.NewDoc(search.Page{
+		Path: p.Path, URL: s.links.PageURL("index.html", p.Path), Title: p.Title,
+		Description: p.Front.Description, Group: group, Keywords: p.Front.Keywords,
+		Body: features.StripMarkup(withoutExamples(body)), TOC: toc,
+	})
 }
 
-// searchIndex is the JSON of _lectern/search-index.json: every page that is
-// not noindex, with URLs as seen from the site root (relative in the export
-// form: site.js prefixes them with the page's way to the root). It is the
-// same as json.Marshal of {version: 1, pages: [entries]}; it is assembled
-// once per build and shared with searchIndexJS.
-func (s *site) searchIndex() []byte {
-	if s.searchJSON != nil {
-		return s.searchJSON
+// searchIndexIDs gives each page in the search index its id there (the
+// name of its fragment file, its number in the index): with a cache, the
+// one it had in the previous build, so that a kept page's fragment stays
+// valid; the others, in navigation order, the next ids not taken.
+func (s *site) searchIndexIDs() []int {
+	ids := make([]int, len(s.order))
+	taken := map[int]bool{}
+	for i, p := range s.order {
+		ids[i] = -1
+		if !s.inSearch(p) || s.search[i].Terms == nil {
+			continue
+		}
+		if s.cache != nil && s.cache.prev != nil {
+			if old := s.cache.prev.Pages[p.Path]; old != nil && old.SearchID > 0 && !taken[old.SearchID-1] {
+				ids[i] = old.SearchID - 1
+				taken[ids[i]] = true
+			}
+		}
 	}
-	s.searchJSON, s.searchJS, s.searchOffsets = search.Assemble(s.search, s.indexed)
-	return s.searchJSON
+	next := 0
+	for i := range s.order {
+		if ids[i] >= 0 || s.search[i].Terms == nil || !s.inSearch(s.order[i]) {
+			continue
+		}
+		for taken[next] {
+			next++
+		}
+		ids[i] = next
+		taken[next] = true
+	}
+	return ids
 }
 
-// indexed reports whether page i of s.order is in the search index.
-func (s *site) indexed(i int) bool { return i < len(s.order) && s.inSearch(s.order[i]) }
-
-// splicedSearchIndex lays out the search index (searchIndex) as parts
-// when most of it is the previous build's index: from[i] is where page
-// i's entry is in that index, -1 when it is not (buildCache.indexFrom).
-// Entries that follow each other in both are one part, copied from the
-// previous index's file rather than read (Dir.WriteParts). It sets
-// s.searchOffsets, and returns nil when the index has too many parts.
-func (s *site) splicedSearchIndex(from []int64) []output.Part {
-	parts, offsets := search.Splice(s.search, s.indexed, from)
-	if parts != nil {
-		s.searchOffsets = offsets
+// writeSearchIndex writes the search index: the fragment of every page
+// in it that was rendered (those of kept pages are kept: buildCache.reuse),
+// then the meta file and chunks, which a cache keeps when no page's words
+// changed. It marks them in generated.
+func (s *site) writeSearchIndex(generated map[string]bool) error {
+	s.searchIDs = s.searchIndexIDs()
+	entries := make([]search.Entry, 0, len(s.order))
+	for i, id := range s.searchIDs {
+		if id < 0 {
+			continue
+		}
+		name := search.FragmentFile(id)
+		if d := s.search[i]; d.Frag != nil {
+			if err := s.write(name, d.Frag); err != nil {
+				return err
+			}
+		} else if s.cache == nil || !s.cache.keptFragment(s, i, id) {
+			return fmt.Errorf("render: internal error: no search fragment for %s", s.order[i].File)
+		} else {
+			s.written++
+		}
+		generated[name] = true
+		entries = append(entries, search.Entry{ID: id, Terms: s.search[i].Terms})
 	}
-	return parts
-}
-
-// searchIndexJS is _lectern/search-index.js, the same index as a script
-// that sets window.LECTERN_SEARCH_INDEX: site.js loads it with a <script>
-// tag, which works from file:// where fetch() does not. encoding/json
-// escapes U+2028 and U+2029, so the JSON is a valid JavaScript expression.
-func (s *site) searchIndexJS() []byte {
-	if s.searchSpliced {
-		return nil // written from parts (writeSiteFiles)
+	if s.cache != nil && s.cache.keepSearchFiles(s, len(entries)) {
+		for _, f := range s.cache.next.Search {
+			generated[f.Name] = true
+		}
+		return nil
 	}
-	s.searchIndex()
-	return s.searchJS
+	files, err := search.Build(entries)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := s.write(f.Name, f.Data); err != nil {
+			return err
+		}
+		generated[f.Name] = true
+	}
+	if s.cache != nil {
+		s.cache.recordSearchFiles(files)
+	}
+	return nil
 }
 
 // sitemap lists the canonical URL of every page that is in it (inSitemap).

@@ -3,6 +3,7 @@ package render
 import (
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/layout"
+	"lectern.dev/lectern/render/search"
 )
 
 // featureAssets are the files of the build's features, besides the search
@@ -12,7 +13,7 @@ func (s *site) featureAssets() []siteFile {
 	f := s.opts.features()
 	var files []siteFile
 	if f.Search {
-		files = append(files, siteFile{features.SearchIndexJSFile, s.searchIndexJS()}, siteFile{features.SearchJSFile, searchJS})
+		files = append(files, siteFile{features.SearchJSFile, searchJS})
 	}
 	if f.Assistant {
 		files = append(files, siteFile{features.AssistantJSFile, assistantJS})
@@ -31,7 +32,7 @@ func (s *site) featureCSS(css []byte) []byte {
 
 // The scripts of the features (theme/).
 var (
-	searchJS    = layout.Asset("theme/search.js")
+	searchJS    = []byte(search.StemJS + search.QueryJS + string(layout.Asset("theme/search.js")))
 	assistantJS = layout.Asset("theme/assistant.js")
 	analyticsJS = layout.Asset("theme/analytics.js")
 )

@@ -8,12 +8,9 @@ import (
 	"sort"
 
 	"lectern.dev/lectern/render/cache"
-	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/layout"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/links"
-	"lectern.dev/lectern/render/output"
-	"lectern.dev/lectern/render/search"
 )
 
 // write sends one file to the output.
@@ -22,19 +19,6 @@ func (s *site) write(name string, data []byte) error {
 		return err
 	}
 	if err := s.out.WriteFile(name, data); err != nil {
-		return fmt.Errorf("render: write %s: %w", name, err)
-	}
-	s.written++
-	return nil
-}
-
-// writeParts sends one file, as parts of the previous search index and
-// new bytes, to the output (buildCache.searchParts).
-func (s *site) writeParts(name string, parts []output.Part) error {
-	if err := s.countOutput(name, output.PartsSize(parts)); err != nil {
-		return err
-	}
-	if err := s.cache.out.WriteParts(name, parts, s.cache.prevIndexFile); err != nil {
 		return fmt.Errorf("render: write %s: %w", name, err)
 	}
 	s.written++
@@ -51,18 +35,16 @@ func (s *site) writeSiteFiles() error {
 	if err := s.writeIndexCopy(); err != nil {
 		return err
 	}
-	// With a cache, the search index is spliced from the previous one
-	// when it can be, rather than assembled (render/search).
-	var searchParts []output.Part
-	if s.cache != nil {
-		searchParts = s.cache.searchParts(s)
-		s.searchSpliced = searchParts != nil
-	}
-	if err := s.writeBuildFiles(generated, searchParts); err != nil {
+	if err := s.writeBuildFiles(generated); err != nil {
 		return err
 	}
-	if err := s.writeThemeFiles(generated, searchParts); err != nil {
+	if err := s.writeThemeFiles(generated); err != nil {
 		return err
+	}
+	if s.opts.features().Search {
+		if err := s.writeSearchIndex(generated); err != nil { // search.go
+			return err
+		}
 	}
 	if err := s.writeMermaidAssets(); err != nil { // mermaid.go
 		return err
@@ -106,9 +88,8 @@ func (s *site) writeIndexCopy() error {
 
 // writeBuildFiles writes the files the build makes of the whole site,
 // those of its features that are on: 404.html, sitemap.xml, robots.txt,
-// style.css, site.js and the search index (from searchParts when not nil).
-// It marks them in generated.
-func (s *site) writeBuildFiles(generated map[string]bool, searchParts []output.Part) error {
+// style.css and site.js. It marks them in generated.
+func (s *site) writeBuildFiles(generated map[string]bool) error {
 	files := map[string][]byte{
 		"404.html":           s.theme.NotFound(s.redirectScriptTag()),
 		"sitemap.xml":        s.sitemap(),
@@ -116,20 +97,8 @@ func (s *site) writeBuildFiles(generated map[string]bool, searchParts []output.P
 		"_lectern/style.css": s.featureCSS(s.theme.CSS()),
 		"_lectern/site.js":   layout.SiteJS,
 	}
-	for _, name := range []string{"404.html", "sitemap.xml", "robots.txt", "_lectern/style.css", "_lectern/site.js", features.SearchIndexFile} {
-		if feat, ok := features.Files[name]; ok && !s.opts.features().Enabled(feat) {
-			continue // render/features
-		}
-		var err error
-		switch {
-		case name != features.SearchIndexFile:
-			err = s.write(name, files[name])
-		case searchParts != nil:
-			err = s.writeParts(name, searchParts)
-		default:
-			err = s.write(name, s.searchIndex())
-		}
-		if err != nil {
+	for _, name := range []string{"404.html", "sitemap.xml", "robots.txt", "_lectern/style.css", "_lectern/site.js"} {
+		if err := s.write(name, files[name]); err != nil {
 			return err
 		}
 		generated[name] = true
@@ -137,17 +106,11 @@ func (s *site) writeBuildFiles(generated map[string]bool, searchParts []output.P
 	return nil
 }
 
-// writeThemeFiles writes the theme's other files (themeFiles), the search
-// index script from searchParts when not nil, and marks them in generated.
-func (s *site) writeThemeFiles(generated map[string]bool, searchParts []output.Part) error {
-	for _, f := range s.themeFiles() { // theme-init.js, search-index.js, redirect pages
-		var err error
-		if f.name == features.SearchIndexJSFile && searchParts != nil {
-			err = s.writeParts(f.name, search.ScriptParts(searchParts))
-		} else {
-			err = s.write(f.name, f.data)
-		}
-		if err != nil {
+// writeThemeFiles writes the theme's other files (themeFiles) and marks
+// them in generated.
+func (s *site) writeThemeFiles(generated map[string]bool) error {
+	for _, f := range s.themeFiles() { // theme-init.js, search.js, redirect pages
+		if err := s.write(f.name, f.data); err != nil {
 			return err
 		}
 		generated[f.name] = true
@@ -221,9 +184,8 @@ type siteFile struct {
 	data []byte
 }
 
-// themeFiles returns the theme's files besides style.css, site.js and
-// search-index.json (writeBuildFiles): the blocking theme script, the
-// search index as a script (fetch() of a JSON file fails on file://) and
+// themeFiles returns the theme's files besides style.css and site.js
+// (writeBuildFiles): the blocking theme script, the features' scripts and
 // the redirect pages.
 func (s *site) themeFiles() []siteFile {
 	files := []siteFile{

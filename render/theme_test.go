@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -119,7 +118,7 @@ func TestThemeChrome(t *testing.T) {
 			`<button class="lc-search-button"`,
 			`<button class="lc-theme-toggle"`,
 			`<input id="lc-search-input"`,
-			`data-search-index="` + u("/docs/_lectern/search-index.js", "../_lectern/search-index.js") + `"`,
+			`data-search-index="` + u("/docs/_lectern/search/meta.js", "../_lectern/search/meta.js") + `"`,
 			`data-root="` + u("/docs/", "../") + `"`,
 			// tabs of the current version, selector between versions
 			`<nav class="lc-tabs-nav" aria-label="Sections">`,
@@ -249,7 +248,7 @@ func TestThemeFiles(t *testing.T) {
 		}
 	}
 	search := out.get(t, "_lectern/search.js")
-	for _, want := range []string{".lc-search-button", "lc-search-input", "LECTERN_SEARCH_INDEX", "lc-search-result",
+	for _, want := range []string{".lc-search-button", "lc-search-input", "LECTERN_SEARCH", "lecternStem", "DecompressionStream", "lc-search-result",
 		"ArrowDown", "Escape", `"/"`, "metaKey"} {
 		if !strings.Contains(search, want) {
 			t.Errorf("search.js lacks %s", want)
@@ -270,60 +269,51 @@ func TestSearchIndexFiles(t *testing.T) {
 			opts.BasePath = "/docs"
 		}
 		_, out := build(t, themeSite, opts)
-		type index struct {
-			Version int
-			Pages   []struct {
-				Path, URL, Title, Text string
-				Headings               []struct{ ID, Text string }
+		for name, data := range out.files {
+			if !strings.HasPrefix(name, search.Dir) {
+				continue
+			}
+			// Scripts, which load from file:// where fetch() fails.
+			if !strings.HasPrefix(string(data), `LECTERN_SEARCH("`) || !strings.HasSuffix(string(data), "\");\n") {
+				t.Errorf("%s is not a search index script: %.60s", name, data)
 			}
 		}
-		var fromJSON, fromJS index
-		raw := out.get(t, "_lectern/search-index.json")
-		if err := json.Unmarshal([]byte(raw), &fromJSON); err != nil {
-			t.Fatalf("search-index.json: %v", err)
+		docs := searchDocs(t, out)
+		if len(docs) != len(themePages) {
+			t.Fatalf("index has %d pages, want %d", len(docs), len(themePages))
 		}
-		js := out.get(t, "_lectern/search-index.js")
-		const prefix = "window.LECTERN_SEARCH_INDEX = "
-		if !strings.HasPrefix(js, prefix) || !strings.HasSuffix(js, ";\n") {
-			t.Fatalf("search-index.js does not set window.LECTERN_SEARCH_INDEX: %.80s", js)
-		}
-		if err := json.Unmarshal([]byte(strings.TrimSuffix(strings.TrimPrefix(js, prefix), ";\n")), &fromJS); err != nil {
-			t.Fatalf("search-index.js: %v", err)
-		}
-		if strings.TrimSuffix(strings.TrimPrefix(js, prefix), ";\n") != raw {
-			t.Errorf("search-index.js and search-index.json differ")
-		}
-		if len(fromJSON.Pages) != len(themePages) {
-			t.Fatalf("index has %d pages, want %d", len(fromJSON.Pages), len(themePages))
-		}
-		for i, p := range fromJSON.Pages {
-			if p.Path != themePages[i] || p.Title == "" {
-				t.Errorf("entry %d = %+v", i, p)
+		for i, d := range docs {
+			if d.Path != themePages[i] || d.Title == "" {
+				t.Errorf("page %d = %+v", i, d)
 			}
-			if strings.ContainsAny(p.Text, "<>") {
-				t.Errorf("entry %s keeps markup: %q", p.Path, p.Text)
+			for _, s := range d.Sections {
+				if strings.ContainsAny(s.Text, "<>") {
+					t.Errorf("page %s keeps markup: %q", d.Path, s.Text)
+				}
 			}
 		}
-		setup := fromJSON.Pages[1]
+		setup := docs[1]
 		wantURL := "/docs/guides/setup"
 		if export {
 			wantURL = "guides/setup.html"
 		}
-		if setup.URL != wantURL || len(setup.Headings) != 2 || setup.Headings[1].ID != "verify" || !strings.Contains(setup.Text, "Zebraword") {
-			t.Errorf("setup entry = %+v", setup)
+		if setup.URL != wantURL || len(setup.Sections) != 2 || setup.Sections[1].Anchor != "verify" {
+			t.Errorf("setup page = %+v", setup)
+		}
+		if got := searchFor(t, out, "zebraword"); len(got) != 1 || !strings.HasPrefix(got[0], wantURL) {
+			t.Errorf("zebraword: %v, want the setup page", got)
 		}
 	}
 }
 
-func TestSearchIndexCapsText(t *testing.T) {
+// TestSearchIndexKeepsAllText: a word at the end of a long page is found
+// (the index once kept 3,000 characters a page).
+func TestSearchIndexKeepsAllText(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("lorem ipsum dolor sit amet ", 2000)
-	_, out := build(t, "-- docs.json --\n{\"navigation\": {\"pages\": [\"index\"]}}\n-- index.mdx --\n# Long\n\n"+long+"\n", Options{})
-	var idx struct{ Pages []struct{ Text string } }
-	if err := json.Unmarshal([]byte(out.get(t, "_lectern/search-index.json")), &idx); err != nil {
-		t.Fatal(err)
-	}
-	if len(idx.Pages) != 1 || len(idx.Pages[0].Text) > search.MaxText || len(idx.Pages[0].Text) < search.MaxText/2 {
-		t.Errorf("text of %d bytes, want at most %d", len(idx.Pages[0].Text), search.MaxText)
+	long := strings.Repeat("lorem ipsum dolor sit amet ", 20000)
+	_, out := build(t, "-- docs.json --\n{\"navigation\": {\"pages\": [\"index\", \"other\"]}}\n-- index.mdx --\n# Long\n\n"+long+"\n\n## The end\n\nQuetzalword ends it.\n-- other.mdx --\n# Other\n\nNothing.\n", Options{})
+	got := searchFor(t, out, "quetzalword")
+	if len(got) != 1 || got[0] != "/#the-end" {
+		t.Errorf("quetzalword: %v, want /#the-end", got)
 	}
 }

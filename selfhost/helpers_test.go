@@ -46,7 +46,7 @@ func testSite(v string) fstest.MapFS {
 		"_lectern/site.js":          {Data: []byte("console.log('" + v + "');")},
 		"_lectern/search.js":        {Data: []byte("// search " + v)},
 		"_lectern/analytics.js":     {Data: []byte("// analytics " + v)},
-		"_lectern/search-index.js":  {Data: []byte("window.idx=[];")},
+		"_lectern/search/meta.js":   {Data: []byte("LECTERN_SEARCH(\"\");")},
 		"_lectern/app.3f2a9c1d.js":  {Data: []byte("// hashed asset " + v)},
 		"images/logo.png":           {Data: []byte("\x89PNG\r\n\x1a\n" + v)},
 		"sitemap.xml":               {Data: []byte("<urlset></urlset>")},

@@ -234,7 +234,7 @@ func TestServeFeatures(t *testing.T) {
 			t.Fatalf("feature off leaves %q in the page:\n%s", trace, page)
 		}
 	}
-	for _, p := range []string{"/_lectern/search.js", "/_lectern/search-index.js", "/_lectern/analytics.js"} {
+	for _, p := range []string{"/_lectern/search.js", "/_lectern/search/meta.js", "/_lectern/analytics.js"} {
 		if resp, _ := get(t, "GET", off.URL+p); resp.StatusCode != 404 {
 			t.Errorf("%s served with the feature off: %d", p, resp.StatusCode)
 		}

@@ -80,7 +80,7 @@ func (e *encBuf) file(f output.FileInfo) {
 func encodeManifest(m *Manifest) []byte {
 	size := 64
 	for k, p := range m.Pages {
-		size += len(k) + len(p.Entry) + 128
+		size += len(k) + len(p.Terms) + 128
 	}
 	if m.encodedSources != nil {
 		size += len(m.encodedSources)
@@ -112,10 +112,9 @@ func encodeManifest(m *Manifest) []byte {
 		}
 		e.str(p.Context)
 		e.file(p.Out)
-		e.bytes(p.Entry)
-		e.bool(p.InIndex)
-		e.int(p.EntryOff)
-		e.int(p.EntryLen)
+		e.bytes(p.Terms)
+		e.uint(uint64(p.SearchID))
+		e.file(p.Frag)
 		e.warnings(p.Warnings)
 		e.bool(p.Mermaid)
 		e.bool(p.Playground)
@@ -125,8 +124,11 @@ func encodeManifest(m *Manifest) []byte {
 	} else {
 		encodeSources(e, m)
 	}
-	e.file(m.Index)
-	e.file(m.IndexJS)
+	e.uint(uint64(len(m.Search)))
+	for _, f := range m.Search {
+		e.str(f.Name)
+		e.file(f.Info)
+	}
 	e.file(m.Home)
 	e.str(m.HomePage)
 	e.uint(uint64(len(m.Assets)))
@@ -350,10 +352,9 @@ func decodeManifest(data []byte) (*Manifest, bool) {
 		}
 		p.Context = d.str()
 		p.Out = d.file()
-		p.Entry = d.bytes()
-		p.InIndex = d.bool()
-		p.EntryOff = d.int()
-		p.EntryLen = d.int()
+		p.Terms = d.bytes()
+		p.SearchID = int(d.uint())
+		p.Frag = d.file()
 		p.Warnings = d.warnings()
 		p.Mermaid = d.bool()
 		p.Playground = d.bool()
@@ -385,8 +386,12 @@ func decodeManifest(data []byte) (*Manifest, bool) {
 		}
 		m.Sources[k] = s
 	}
-	m.Index = d.file()
-	m.IndexJS = d.file()
+	if n := d.count(); n > 0 {
+		m.Search = make([]SearchFile, n)
+		for i := range m.Search {
+			m.Search[i] = SearchFile{Name: d.str(), Info: d.file()}
+		}
+	}
 	m.Home = d.file()
 	m.HomePage = d.str()
 	n = d.count()

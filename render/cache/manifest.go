@@ -15,7 +15,7 @@ import (
 )
 
 // format changes whenever the manifest's format or meaning does.
-const format = "lectern-render-cache/6"
+const format = "lectern-render-cache/7"
 
 const ManifestName = "manifest.bin"
 
@@ -55,10 +55,9 @@ type Manifest struct {
 	Pages     map[string]*Page   // by navigation path
 	Sources   map[string]*Source // by source file
 	Assets    map[string]*Asset  // copied non-page files
-	// Index is the search index as written (_lectern/search-index.json),
-	// which holds the search entries of the pages that are in it; IndexJS
-	// is _lectern/search-index.js, the same index as a script.
-	Index, IndexJS output.FileInfo
+	// Search are the search index's meta file and chunks as written
+	// (render/search), kept as they are when no page's words changed.
+	Search []SearchFile
 	// Home is index.html as written when it is a copy of the first page
 	// (there is no "index" page), and HomePage that page.
 	Home     output.FileInfo
@@ -89,13 +88,14 @@ type Page struct {
 	Deps    map[string]string // imported files → hash
 	Context string            // hash of the sidebar and neighbours
 	Out     output.FileInfo
-	// Entry is the search entry (JSON), kept here only when the page is
-	// not in the search index (noindex); else it is the bytes
-	// [EntryOff, EntryOff+EntryLen) of the previous search index.
-	Entry              []byte
-	InIndex            bool
-	EntryOff, EntryLen int64
-	Warnings           []diag.Warning
+	// Terms are the page's words for the search index (search.Doc.Terms),
+	// nil when it is not in the index. SearchID is the page's id in the
+	// index plus one (0: not in it), which a kept page keeps, and Frag
+	// its fragment file as written.
+	Terms    []byte
+	SearchID int
+	Frag     output.FileInfo
+	Warnings []diag.Warning
 	// Mermaid says the page has a diagram (the build then writes the
 	// mermaid library). Anything else a page's render records on the site
 	// must be kept here too, so that a reused page records it again.
@@ -106,6 +106,12 @@ type Page struct {
 	// OutChecked says the Output's file was looked up (checkOutputs), and
 	// OutOK that it is Out. They are not encoded.
 	OutChecked, OutOK bool
+}
+
+// SearchFile is a file of the search index as written.
+type SearchFile struct {
+	Name string
+	Info output.FileInfo
 }
 
 // Source is the record of one source file that was read.

@@ -11,24 +11,16 @@ import (
 	"sync"
 	"time"
 
-	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/output"
 )
 
 // State is the previous build's manifest, read in the background
 // while the source loads, and the records of this build's sources.
 type State struct {
-	wait  func() (*Manifest, error)
-	once  sync.Once
-	m     *Manifest // nil when absent or from another renderer
-	Raw   *Manifest // as read: nil when absent or not decodable
-	Index []byte    // the previous search index, as written
-	// IndexFile is the file of Index, open, or nil.
-	IndexFile *os.File
-	// Release releases Index (output.Dir.ReadKept); it runs at the end of
-	// the build (buildCache.save) or, after a failed one, when ms is
-	// collected.
-	Release func()
+	wait    func() (*Manifest, error)
+	once    sync.Once
+	m       *Manifest // nil when absent or from another renderer
+	Raw     *Manifest // as read: nil when absent or not decodable
 	err     error
 	Tool    string
 	Start   int64
@@ -44,11 +36,8 @@ type State struct {
 // is nil.
 func ReadState(dir string, out output.Output) *State {
 	type result struct {
-		m         *Manifest
-		index     []byte
-		indexFile *os.File
-		release   func()
-		err       error
+		m   *Manifest
+		err error
 	}
 	ch := make(chan result, 1)
 	checked := make(chan struct{})
@@ -73,28 +62,14 @@ func ReadState(dir string, out output.Output) *State {
 			ch <- result{} // from another version: ignored
 			return
 		}
-		// The previous search index, which holds the pages' entries.
-		var index []byte
-		var indexFile *os.File
-		release := func() {}
-		if keeper, ok := out.(output.Keeper); ok && m.Index.Size > 0 && !m.Updating {
-			if data, file, rel, ok := keeper.ReadKept(features.SearchIndexFile, m.Index); ok {
-				index, indexFile, release = data, file, rel
-			}
-		}
-		ch <- result{m: m, index: index, indexFile: indexFile, release: release}
+		ch <- result{m: m}
 		if d, ok := DirOutputOf(out); ok && d.Update && d.Prev == "" && !m.Updating {
 			checkOutputs(d, m, &checks)
 		}
 	}()
-	ms := &State{Start: time.Now().UnixNano(), Tool: toolKey(), Sources: map[string]*Source{}, Release: func() {},
-		checked: checked}
+	ms := &State{Start: time.Now().UnixNano(), Tool: toolKey(), Sources: map[string]*Source{}, checked: checked}
 	ms.wait = func() (*Manifest, error) {
 		r := <-ch
-		if r.release != nil {
-			ms.Index, ms.IndexFile, ms.Release = r.index, r.indexFile, r.release
-			runtime.AddCleanup(ms, func(release func()) { release() }, r.release)
-		}
 		return r.m, r.err
 	}
 	return ms
@@ -142,10 +117,6 @@ func (ms *State) Get() (*Manifest, error) {
 		if m != nil && m.Updating {
 			// Never trust a half-updated output.
 			m = &Manifest{Updating: true, Tool: m.Tool, Key: m.Key, Start: m.Start, Sources: m.Sources, Code: m.Code}
-		}
-		if m == nil || m.Updating {
-			ms.Release()
-			ms.Index, ms.IndexFile = nil, nil
 		}
 		ms.m = m
 	})

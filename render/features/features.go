@@ -101,21 +101,30 @@ func (f Site) Enabled(name lectern.Feature) bool {
 
 // Files of the site that serve one feature only.
 const (
-	SearchIndexFile   = "_lectern/search-index.json"
-	SearchIndexJSFile = "_lectern/search-index.js"
-	SearchJSFile      = "_lectern/search.js"
-	AssistantJSFile   = "_lectern/assistant.js"
-	AnalyticsJSFile   = "_lectern/analytics.js"
-	PlaygroundJSFile  = "_lectern/playground.js"
+	// SearchDir holds the search index (render/search).
+	SearchDir        = "_lectern/search/"
+	SearchJSFile     = "_lectern/search.js"
+	AssistantJSFile  = "_lectern/assistant.js"
+	AnalyticsJSFile  = "_lectern/analytics.js"
+	PlaygroundJSFile = "_lectern/playground.js"
 )
 
 var Files = map[string]lectern.Feature{
-	SearchIndexFile:   lectern.FeatureSearch,
-	SearchIndexJSFile: lectern.FeatureSearch,
-	SearchJSFile:      lectern.FeatureSearch,
-	AssistantJSFile:   lectern.FeatureAssistant,
-	AnalyticsJSFile:   lectern.FeatureAnalytics,
-	PlaygroundJSFile:  lectern.FeaturePlayground,
+	SearchJSFile:     lectern.FeatureSearch,
+	AssistantJSFile:  lectern.FeatureAssistant,
+	AnalyticsJSFile:  lectern.FeatureAnalytics,
+	PlaygroundJSFile: lectern.FeaturePlayground,
+}
+
+// FileFeature returns the feature that the site file name (a clean slash
+// path) serves alone, if any: those of Files, and the search index's files
+// under SearchDir.
+func FileFeature(name string) (lectern.Feature, bool) {
+	if strings.HasPrefix(name, SearchDir) {
+		return lectern.FeatureSearch, true
+	}
+	feat, ok := Files[name]
+	return feat, ok
 }
 
 // Meta elements that carry the configured endpoints, in the assistant's
@@ -215,7 +224,7 @@ func (f Site) Transform(name string, data []byte) (out []byte, keep bool, err er
 		return nil, false, err
 	}
 	name = strings.TrimPrefix(path.Clean("/"+name), "/")
-	if feat, ok := Files[name]; ok && !f.Enabled(feat) {
+	if feat, ok := FileFeature(name); ok && !f.Enabled(feat) {
 		return nil, false, nil
 	}
 	switch ext := strings.ToLower(path.Ext(name)); {

@@ -43,8 +43,8 @@ type pageView struct {
 	StyleURL    string
 	ScriptURL   string
 	InitURL     string // _lectern/theme-init.js, loaded blocking in <head>
-	SearchURL   string // _lectern/search-index.js, loaded when search opens
-	RootURL     string // the site root, to which search-index URLs are relative
+	SearchURL   string // _lectern/search/meta.js, loaded when search opens
+	RootURL     string // the site root, to which the search index's URLs are relative
 	HomeURL     string
 	PrimaryHex  string
 	CSP         string        // the policy of an export page's <meta http-equiv> (render/features)
@@ -131,7 +131,7 @@ func (t *Theme) view(outName string, p *page.Page) *pageView {
 		StyleURL:    s.Links.AssetURL(outName, "_lectern/style.css"),
 		ScriptURL:   s.Links.AssetURL(outName, "_lectern/site.js"),
 		InitURL:     s.Links.AssetURL(outName, "_lectern/theme-init.js"),
-		SearchURL:   s.Links.AssetURL(outName, features.SearchIndexJSFile),
+		SearchURL:   s.Links.AssetURL(outName, search.MetaFile),
 		HomeURL:     s.Links.URL(outName, links.Target{Kind: links.Page}),
 		PrimaryHex:  t.primary,
 		HTMLTheme:   t.look.htmlTheme(),

@@ -11,127 +11,70 @@
   }
   function each(list, fn) { Array.prototype.forEach.call(list, fn); }
 
-  // Search: the index is a script (file:// cannot fetch JSON), loaded the
-  // first time search opens.
+  // Search: the index (render/search) is loaded a file at a time, as
+  // scripts (file:// cannot fetch), from the first time search opens.
   var search = {
     dialog: null, input: null, list: null, status: null,
-    pages: null, loading: false, results: [], selected: -1, lastFocus: null, timer: 0
+    index: null, results: [], selected: -1, lastFocus: null, timer: 0, seq: 0, shown: null
   };
-  function loadIndex(then) {
-    if (search.pages) { then(); return; }
-    if (window.LECTERN_SEARCH_INDEX) { prepare(window.LECTERN_SEARCH_INDEX); then(); return; }
-    if (search.loading) return;
-    search.loading = true;
-    setStatus("Loading…");
-    var s = doc.createElement("script");
-    s.src = search.dialog.getAttribute("data-search-index");
-    s.async = true;
-    s.onload = function () {
-      search.loading = false;
-      prepare(window.LECTERN_SEARCH_INDEX || { pages: [] });
-      then();
-    };
-    s.onerror = function () {
-      search.loading = false;
-      setStatus("The search index could not be loaded.");
-    };
-    doc.head.appendChild(s);
-  }
-  function prepare(index) {
-    var rootURL = search.dialog.getAttribute("data-root") || "";
-    search.pages = (index.pages || []).map(function (p) {
-      var url = p.url || "";
-      if (!/^([a-z][a-z0-9+.-]*:|\/)/i.test(url)) url = rootURL + url;
-      return {
-        url: url,
-        title: p.title || p.path || "",
-        t: (p.title || "").toLowerCase(),
-        group: p.group || "",
-        d: ((p.description || "") + " " + (p.keywords || []).join(" ")).toLowerCase(),
-        text: p.text || "",
-        x: (p.text || "").toLowerCase(),
-        headings: (p.headings || []).map(function (h) {
-          return { id: h.id, text: h.text, l: (h.text || "").toLowerCase() };
-        })
-      };
-    });
+  function engine() {
+    if (search.index) return search.index;
+    var meta = search.dialog.getAttribute("data-search-index") || "";
+    search.index = lecternSearchIndex(meta.replace(/meta\.js$/, ""));
+    return search.index;
   }
   function setStatus(msg) { if (search.status) search.status.textContent = msg; }
-
-  // score rates how field f matches term q: whole field, prefix, word
-  // prefix, substring.
-  function score(f, q) {
-    var i = f.indexOf(q);
-    if (i < 0) return 0;
-    if (f.length === q.length) return 4;
-    if (i === 0) return 3;
-    var c = f.charAt(i - 1);
-    return c === " " || c === "-" || c === "_" || c === "/" || c === "." || c === "(" ? 2 : 1;
+  function resultURL(u) {
+    var rootURL = search.dialog.getAttribute("data-root") || "";
+    return /^([a-z][a-z0-9+.-]*:|\/)/i.test(u) ? u : rootURL + u;
   }
-  function query(q) {
-    var terms = q.toLowerCase().split(/\s+/).filter(Boolean);
-    var out = [];
-    if (!terms.length || !search.pages) return out;
-    var phrase = terms.join(" ");
-    search.pages.forEach(function (p) {
-      var total = 0, best = null, bestScore = 0, textAt = -1;
-      for (var k = 0; k < terms.length; k++) {
-        var q = terms[k];
-        var s = score(p.t, q) * 100;
-        for (var j = 0; j < p.headings.length; j++) {
-          var hs = score(p.headings[j].l, q) * 10;
-          if (hs > bestScore) { bestScore = hs; best = p.headings[j]; }
-          if (hs > s) s = hs;
-        }
-        if (!s && p.d.indexOf(q) >= 0) s = 5;
-        if (!s) {
-          var ti = p.x.indexOf(q);
-          if (ti < 0) return; // every term must match
-          if (textAt < 0) textAt = ti;
-          s = 1;
-        }
-        total += s;
-      }
-      if (terms.length > 1 && p.t.indexOf(phrase) >= 0) total += 200;
-      var titleHit = terms.every(function (q) { return p.t.indexOf(q) >= 0; });
-      var r = { page: p, score: total, heading: null, snippet: "" };
-      if (!titleHit && best) {
-        r.heading = best;
-      } else if (!titleHit && textAt < 0) {
-        textAt = p.x.indexOf(terms[0]);
-      }
-      if (!titleHit && !r.heading && textAt >= 0) {
-        var from = Math.max(0, textAt - 40);
-        r.snippet = (from > 0 ? "…" : "") + p.text.slice(from, textAt + 100) + "…";
-      }
-      out.push(r);
+  // run searches for the input's text and shows the results, unless a
+  // newer search started meanwhile.
+  function run() {
+    var q = search.input.value;
+    if (q === search.shown) return;
+    var seq = ++search.seq;
+    if (!q.trim()) { show(q, []); return; }
+    if (typeof DecompressionStream === "undefined") { setStatus("Search needs a newer browser."); return; }
+    if (search.shown === null) setStatus("Loading…");
+    engine().search(q, 20).then(function (rs) {
+      if (seq === search.seq) show(q, rs);
+    }, function () {
+      if (seq === search.seq) setStatus("The search index could not be loaded.");
     });
-    out.sort(function (a, b) { return b.score - a.score || a.page.title.length - b.page.title.length; });
-    return out.slice(0, 30);
   }
-  function render() {
-    var q = search.input.value.trim();
+  function text(parent, tag, cls, s) {
+    var el = doc.createElement(tag);
+    el.className = cls;
+    el.textContent = s;
+    parent.appendChild(el);
+    return el;
+  }
+  function show(q, results) {
     var list = search.list;
+    search.shown = q;
     while (list.firstChild) list.removeChild(list.firstChild);
-    search.results = query(q);
-    search.selected = search.results.length ? 0 : -1;
-    search.results.forEach(function (r, i) {
+    search.results = results;
+    search.selected = results.length ? 0 : -1;
+    results.forEach(function (r, i) {
       var li = doc.createElement("li");
       li.className = "lc-search-result";
       li.id = "lc-search-result-" + i;
       li.setAttribute("role", "option");
       var a = doc.createElement("a");
-      a.href = r.page.url + (r.heading ? "#" + encodeURIComponent(r.heading.id) : "");
-      var title = doc.createElement("span");
-      title.className = "lc-search-result-title";
-      title.textContent = r.page.title;
-      a.appendChild(title);
-      var sub = r.heading ? r.heading.text : r.snippet;
-      if (r.page.group || sub) {
-        var meta = doc.createElement("span");
-        meta.className = "lc-search-result-meta";
-        meta.textContent = (r.page.group ? r.page.group + (sub ? " › " : "") : "") + (sub || "");
-        a.appendChild(meta);
+      a.href = resultURL(r.url) + (r.anchor ? "#" + encodeURIComponent(r.anchor) : "");
+      text(a, "span", "lc-search-result-title", r.title);
+      var where = [r.group, r.heading].filter(Boolean).join(" › ");
+      if (where) text(a, "span", "lc-search-result-meta", where);
+      if (r.excerpt) {
+        var ex = text(a, "span", "lc-search-result-excerpt", "");
+        var at = 0;
+        r.marks.forEach(function (m) {
+          ex.appendChild(doc.createTextNode(r.excerpt.slice(at, m[0])));
+          text(ex, "mark", "", r.excerpt.slice(m[0], m[1]));
+          at = m[1];
+        });
+        ex.appendChild(doc.createTextNode(r.excerpt.slice(at)));
       }
       a.addEventListener("click", close);
       li.appendChild(a);
@@ -139,7 +82,7 @@
       list.appendChild(li);
     });
     select(search.selected);
-    setStatus(q && !search.results.length ? "No results for “" + q + "”" : "");
+    setStatus(q.trim() && !results.length ? "No results for “" + q.trim() + "”" : "");
   }
   function select(i) {
     var items = search.list.children;
@@ -160,7 +103,7 @@
     doc.body.classList.add("lc-search-open");
     search.input.focus();
     search.input.select();
-    loadIndex(render);
+    run();
   }
   function close() {
     if (!search.dialog || search.dialog.hidden) return;
@@ -184,14 +127,14 @@
     if (backdrop) backdrop.addEventListener("click", close);
     search.input.addEventListener("input", function () {
       clearTimeout(search.timer);
-      search.timer = setTimeout(function () { search.timer = 0; if (search.pages) render(); }, 60);
+      search.timer = setTimeout(function () { search.timer = 0; run(); }, 20);
     });
     search.input.addEventListener("keydown", function (e) {
       var n = search.results.length;
       if (e.key === "ArrowDown" && n) { select((search.selected + 1) % n); e.preventDefault(); }
       else if (e.key === "ArrowUp" && n) { select((search.selected - 1 + n) % n); e.preventDefault(); }
       else if (e.key === "Enter") {
-        if (search.timer) { clearTimeout(search.timer); search.timer = 0; if (search.pages) render(); }
+        if (search.timer) { clearTimeout(search.timer); search.timer = 0; run(); }
         var li = search.list.children[search.selected];
         var a = li && li.querySelector("a");
         if (a) { e.preventDefault(); close(); window.location.href = a.href; }

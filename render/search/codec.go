@@ -1,0 +1,75 @@
+package search
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// The files of the index are scripts, so that the reader's browser loads
+// them with <script> tags, which work from file:// (an export opened from
+// disk) where fetch() does not: each calls LECTERN_SEARCH with its payload,
+// JSON compressed with gzip and written in base64, which the browser
+// inflates with DecompressionStream. The script does not name itself: the
+// loader knows it by document.currentScript.
+const (
+	filePrefix = `LECTERN_SEARCH("`
+	fileSuffix = "\");\n"
+)
+
+// level is the gzip level of the index's files: most of their bytes are
+// the pages' text, which compresses about four times at this level.
+const level = 6
+
+var gzipPool = sync.Pool{New: func() any {
+	w, _ := gzip.NewWriterLevel(io.Discard, level)
+	return w
+}}
+
+// encodeFile returns the file of payload.
+func encodeFile(payload []byte) []byte {
+	var z bytes.Buffer
+	z.Grow(len(payload)/3 + 64)
+	w := gzipPool.Get().(*gzip.Writer)
+	w.Reset(&z)
+	_, _ = w.Write(payload)
+	_ = w.Close()
+	gzipPool.Put(w)
+	n := base64.StdEncoding.EncodedLen(z.Len())
+	out := make([]byte, 0, len(filePrefix)+n+len(fileSuffix))
+	out = append(out, filePrefix...)
+	out = base64.StdEncoding.AppendEncode(out, z.Bytes())
+	return append(out, fileSuffix...)
+}
+
+// errFile says a file is not one of the index's.
+var errFile = errors.New("search: not a search index file")
+
+// decodeFile returns the payload of a file of the index.
+func decodeFile(data []byte) ([]byte, error) {
+	if !bytes.HasPrefix(data, []byte(filePrefix)) || !bytes.HasSuffix(data, []byte(fileSuffix)) {
+		return nil, errFile
+	}
+	z, err := base64.StdEncoding.AppendDecode(nil, data[len(filePrefix):len(data)-len(fileSuffix)])
+	if err != nil {
+		return nil, errFile
+	}
+	r, err := gzip.NewReader(bytes.NewReader(z))
+	if err != nil {
+		return nil, errFile
+	}
+	// The index is the build's own output; still, a payload is at most
+	// a bounded size, so that a damaged file cannot exhaust memory.
+	out, err := io.ReadAll(io.LimitReader(r, maxPayload+1))
+	if err != nil || len(out) > maxPayload {
+		return nil, errFile
+	}
+	return out, nil
+}
+
+// maxPayload bounds a file's payload when it is read.
+const maxPayload = 256 << 20

@@ -1,0 +1,136 @@
+package search
+
+import (
+	"encoding/json"
+	"html"
+	"sort"
+)
+
+// Fields: a word counts this many times in its page's term frequency when
+// it is in the title, a heading, the description or keywords, and the body
+// text (BM25F's weighted frequency); and the best field it is in is kept
+// with its frequency (Term.F's low two bits), for the ranking's boost of
+// titles over headings over the rest (fieldBoost).
+const (
+	weightTitle    = 4
+	weightHeading  = 2
+	weightDescribe = 2
+	weightBody     = 1
+
+	fieldBody, fieldDescribe, fieldHeading, fieldTitle = 0, 1, 2, 3
+)
+
+// Page is what the search index holds of one page: its URL (from the site
+// root), title, description, keywords and group (the innermost group of
+// the navigation that holds it), and its rendered body's HTML with the
+// headings (TOC) that split it into sections.
+type Page struct {
+	Path, URL, Title, Description, Group string
+	Keywords                             []string
+	Body                                 string
+	TOC                                  []TOCItem
+}
+
+// Doc is a page as the index builder needs it, made by NewDoc on the
+// page's worker: its words with their weighted frequencies, its length in
+// words, and its fragment, the file the reader's browser loads to show
+// the page in results.
+type Doc struct {
+	Terms []byte // the words, encoded (terms.go): DocTerms decodes them
+	Frag  []byte // the fragment file, as written (codec.go)
+}
+
+// Term is a word of a page: its weighted frequency there, shifted left by
+// two, and the best field it is in (fieldTitle...) in the low two bits.
+type Term struct {
+	Word string
+	F    uint32
+}
+
+// maxFreq bounds a word's weighted frequency in a page.
+const maxFreq = 1 << 20
+
+// Section is a part of a page under one heading (or the part before the
+// first heading, with no anchor): what a result links to and its excerpt
+// is taken from.
+type Section struct {
+	Anchor, Heading, Text string
+}
+
+// fragment is the payload of a page's fragment file.
+type fragment struct {
+	Path        string     `json:"p"`
+	URL         string     `json:"u"`
+	Title       string     `json:"t"`
+	Group       string     `json:"g,omitempty"`
+	Description string     `json:"d,omitempty"`
+	Keywords    []string   `json:"k,omitempty"`
+	Sections    [][]string `json:"s"` // [anchor, heading, text]
+}
+
+// Sections splits a rendered body into its sections at its h2 and h3
+// headings that have an id.
+func Sections(body string) []Section {
+	var out []Section
+	at, anchor, heading := 0, "", ""
+	for _, m := range headingRE.FindAllStringSubmatchIndex(body, -1) {
+		out = appendSection(out, anchor, heading, body[at:m[0]])
+		anchor, heading, at = html.UnescapeString(body[m[4]:m[5]]), text(body[m[6]:m[7]]), m[1]
+	}
+	return appendSection(out, anchor, heading, body[at:])
+}
+
+func appendSection(out []Section, anchor, heading, body string) []Section {
+	t := text(body)
+	if anchor == "" && t == "" {
+		return out
+	}
+	return append(out, Section{Anchor: anchor, Heading: heading, Text: t})
+}
+
+// NewDoc makes the Doc of a page.
+func NewDoc(p Page) Doc {
+	secs := Sections(p.Body)
+	counts := map[string]uint32{}
+	fields := map[string]uint8{}
+	n := 0
+	one := func(w string, weight uint32, field uint8) {
+		counts[w] += weight
+		if field > fields[w] {
+			fields[w] = field
+		}
+	}
+	add := func(s string, weight uint32, field uint8) {
+		eachWord(s, func(w string, start, end int) {
+			one(w, weight, field)
+			for _, part := range camelParts(s[start:end]) {
+				one(part, weight, field)
+			}
+			n++
+		})
+	}
+	add(p.Title, weightTitle, fieldTitle)
+	add(p.Description, weightDescribe, fieldDescribe)
+	for _, k := range p.Keywords {
+		add(k, weightDescribe, fieldDescribe)
+	}
+	f := fragment{Path: p.Path, URL: p.URL, Title: p.Title, Group: p.Group, Description: p.Description, Keywords: p.Keywords,
+		Sections: make([][]string, 0, len(secs))}
+	for _, s := range secs {
+		add(s.Heading, weightHeading, fieldHeading)
+		add(s.Text, weightBody, fieldBody)
+		f.Sections = append(f.Sections, []string{s.Anchor, s.Heading, s.Text})
+	}
+	terms := make([]Term, 0, len(counts))
+	for w, c := range counts {
+		terms = append(terms, Term{Word: w, F: min(c, maxFreq)<<2 | uint32(fields[w])})
+	}
+	sort.Slice(terms, func(i, j int) bool { return less16(terms[i].Word, terms[j].Word) })
+	d := Doc{Terms: encodeTerms(terms, n)}
+	payload, err := json.Marshal(f)
+	if err != nil { // cannot happen: strings only
+		payload = []byte(`{"s":[]}`)
+	}
+	d.Frag = encodeFile(payload)
+	return d
+}

@@ -1,0 +1,179 @@
+package search
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The index's files, under Dir: the meta file, which the reader's browser
+// loads first (the pages' lengths and where each chunk of words begins),
+// the chunks (c/HASH.js: consecutive words of the sorted vocabulary with
+// the pages that hold each, named by their content, so a chunk is never
+// stale beside a newer meta file) and the fragments (f/ID.js: one page's
+// URL, title and text by section, for its result and excerpt).
+const (
+	Dir      = "_lectern/search/"
+	MetaFile = Dir + "meta.js"
+)
+
+// FragmentFile is the name of the fragment of the page of index id id.
+func FragmentFile(id int) string { return Dir + "f/" + strconv.Itoa(id) + ".js" }
+
+// Chunk sizes, in bytes of payload: a chunk ends after a word whose hash
+// says so once it holds minChunk bytes (so that a change to the words of
+// one chunk moves no other chunk's ends), and always at maxChunk.
+const (
+	minChunk = 24 << 10
+	maxChunk = 96 << 10
+	cutMask  = 7
+)
+
+// Entry is a page of the index being built: its id (fragment file name,
+// and its number in the postings) and its words (Doc.Terms).
+type Entry struct {
+	ID    int
+	Terms []byte
+}
+
+// File is a file of the index.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// meta is the payload of the meta file.
+type meta struct {
+	Version int         `json:"v"`
+	Pages   int         `json:"n"`
+	AvgLen  float64     `json:"avg"`
+	Lens    []int       `json:"dl"` // by id, -1 for no page
+	Chunks  [][2]string `json:"c"`  // first word, file name under Dir
+}
+
+const version = 2
+
+// posting is a page holding a word, and the word's weighted frequency.
+type posting struct{ id, f uint32 }
+
+// Build returns the index's meta file and chunks for the pages (in any
+// order; ids unique). The fragments are the pages' own (Doc.Frag, written
+// as FragmentFile(ID)). It fails when a page's terms are damaged (a
+// rebuild cache's record).
+func Build(pages []Entry) ([]File, error) {
+	sorted := append([]Entry(nil), pages...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
+	m := meta{Version: version, Pages: len(sorted)}
+	if n := len(sorted); n > 0 {
+		m.Lens = make([]int, sorted[n-1].ID+1)
+		for i := range m.Lens {
+			m.Lens[i] = -1 // no page of this id (a rebuild's gaps)
+		}
+	}
+	postings := map[string]*[]posting{}
+	total := 0
+	for _, e := range sorted {
+		id := uint32(e.ID)
+		n, err := eachTerm(e.Terms, func(w []byte, f uint32) {
+			if ps := postings[string(w)]; ps != nil {
+				*ps = append(*ps, posting{id, f})
+				return
+			}
+			// A new word: its own string, not the decoder's bytes.
+			postings[string(w)] = &[]posting{{id, f}}
+		})
+		if err != nil {
+			return nil, fmt.Errorf("search: page %d: %w", e.ID, err)
+		}
+		m.Lens[e.ID] = n
+		total += n
+	}
+	if len(sorted) > 0 {
+		m.AvgLen = float64(total) / float64(len(sorted))
+	}
+	words := make([]string, 0, len(postings))
+	for w := range postings {
+		words = append(words, w)
+	}
+	sort.Slice(words, func(i, j int) bool { return less16(words[i], words[j]) })
+
+	var files []File
+	var buf []byte
+	first := ""
+	flush := func() {
+		if buf == nil {
+			return
+		}
+		buf = append(buf, "]}"...)
+		data := encodeFile(buf)
+		name := "c/" + hashName(data) + ".js"
+		files = append(files, File{Name: Dir + name, Data: data})
+		m.Chunks = append(m.Chunks, [2]string{first, name})
+		buf = nil
+	}
+	// A chunk's payload is {"w":[words],"p":[[id delta, f, ...], ...]},
+	// written in two halves joined at the end.
+	var ws, ps []byte
+	for _, w := range words {
+		if ws == nil {
+			first = w
+			ws = append(ws[:0], `{"w":[`...)
+			ps = append(ps[:0], `"p":[`...)
+		} else {
+			ws = append(ws, ',')
+			ps = append(ps, ',')
+		}
+		ws = appendString(ws, w)
+		ps = append(ps, '[')
+		prev := uint32(0)
+		for k, p := range *postings[w] {
+			if k > 0 {
+				ps = append(ps, ',')
+			}
+			ps = strconv.AppendUint(ps, uint64(p.id-prev), 10)
+			ps = append(ps, ',')
+			ps = strconv.AppendUint(ps, uint64(p.f), 10)
+			prev = p.id
+		}
+		ps = append(ps, ']')
+		if size := len(ws) + len(ps); size >= maxChunk || size >= minChunk && wordHash(w)&cutMask == 0 {
+			buf = append(append(ws, "],"...), ps...)
+			flush()
+			ws, ps = nil, ps[:0]
+		}
+	}
+	if ws != nil {
+		buf = append(append(ws, "],"...), ps...)
+		flush()
+	}
+	payload, _ := json.Marshal(m)
+	return append([]File{{Name: MetaFile, Data: encodeFile(payload)}}, files...), nil
+}
+
+// appendString appends w as a JSON string.
+func appendString(b []byte, w string) []byte {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			q, _ := json.Marshal(w)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, w...)
+	return append(b, '"')
+}
+
+func wordHash(w string) uint32 {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(w))
+	return h.Sum32()
+}
+
+func hashName(data []byte) string {
+	h := fnv.New64a()
+	_, _ = h.Write(data)
+	return strconv.FormatUint(h.Sum64(), 36)
+}

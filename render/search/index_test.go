@@ -1,0 +1,131 @@
+package search
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// site builds an index of pages (ids in order) into a file system.
+func site(t testing.TB, pages ...Page) (*Index, fstest.MapFS) {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	var entries []Entry
+	for i, p := range pages {
+		d := NewDoc(p)
+		fsys[FragmentFile(i)] = &fstest.MapFile{Data: d.Frag}
+		entries = append(entries, Entry{ID: i, Terms: d.Terms})
+	}
+	files, err := Build(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		fsys[f.Name] = &fstest.MapFile{Data: f.Data}
+	}
+	ix, err := Open(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix, fsys
+}
+
+func links(t testing.TB, ix *Index, q string) []string {
+	t.Helper()
+	rs, err := ix.Search(q, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Link())
+	}
+	return out
+}
+
+func TestWords(t *testing.T) {
+	got := strings.Join(Words("Hello, World! gpt-4o snake_case Ünïcode ÉTÉ x"+strings.Repeat("a", MaxWord+1)+" z"), "|")
+	want := "hello|world|gpt|4o|snake|case|ünïcode|été|z"
+	if got != want {
+		t.Errorf("Words = %q, want %q", got, want)
+	}
+}
+
+func TestLess16(t *testing.T) {
+	// JavaScript's order: U+10000 (two units, first 0xD800) before U+E000.
+	if !less16("a\U00010000", "a\ue000") || less16("a\ue000", "a\U00010000") {
+		t.Error("astral runes must sort before U+E000, as in JavaScript")
+	}
+	if !less16("ab", "abc") || !less16("abc", "abd") || less16("b", "a") {
+		t.Error("byte order broken")
+	}
+}
+
+func TestSearchRanksTitleOverHeadingOverBody(t *testing.T) {
+	ix, _ := site(t,
+		Page{URL: "body", Title: "Alpha", Body: "<p>We talk about webhooks here once.</p>"},
+		Page{URL: "heading", Title: "Beta", Body: `<p>Intro.</p><h2 id="hooks">Webhooks</h2><p>More text.</p>`},
+		Page{URL: "title", Title: "Webhooks", Body: "<p>All about them.</p>"},
+	)
+	got := links(t, ix, "webhooks ")
+	want := []string{"title", "heading#hooks", "body"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("webhooks: %v, want %v", got, want)
+	}
+}
+
+func TestSearchFindsWordAtEndOfLongPage(t *testing.T) {
+	long := "<p>" + strings.Repeat("filler words of a long page ", 20000) + "</p><p>zebracorn</p>"
+	ix, _ := site(t, Page{URL: "other", Title: "Other", Body: "<p>nothing</p>"}, Page{URL: "long", Title: "Long", Body: long})
+	rs, err := ix.Search("zebracorn", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || rs[0].URL != "long" {
+		t.Fatalf("zebracorn: %+v", rs)
+	}
+	if !strings.Contains(rs[0].Excerpt, "zebracorn") || len(rs[0].Highlights) != 1 {
+		t.Errorf("excerpt %q, highlights %v", rs[0].Excerpt, rs[0].Highlights)
+	}
+	h := rs[0].Highlights[0]
+	if rs[0].Excerpt[h[0]:h[1]] != "zebracorn" {
+		t.Errorf("highlight %v is %q", h, rs[0].Excerpt[h[0]:h[1]])
+	}
+}
+
+func TestSearchPrefixTypoAndAnd(t *testing.T) {
+	ix, _ := site(t,
+		Page{URL: "auth", Title: "Authentication", Body: "<p>Use an API key to authenticate requests.</p>"},
+		Page{URL: "deploy", Title: "Deployments", Body: "<p>Deploy the site with the API.</p>"},
+	)
+	for q, want := range map[string]string{
+		"authent":        "auth",   // prefix while typing
+		"authentication": "auth",   // exact
+		"authentcation":  "auth",   // a letter left out
+		"deplyoments":    "deploy", // two letters swapped
+		"api deploy":     "deploy", // every word
+		"site api":       "deploy",
+	} {
+		got := links(t, ix, q)
+		if len(got) == 0 || got[0] != want {
+			t.Errorf("%q: %v, want %s first", q, got, want)
+		}
+	}
+	if got := links(t, ix, "authentica "); len(got) != 0 {
+		t.Errorf("a finished word is not a prefix: %v", got)
+	}
+	if got := links(t, ix, "api key"); len(got) != 1 || got[0] != "auth" {
+		t.Errorf("api key: %v, want only auth (both words)", got)
+	}
+}
+
+func TestSearchLengthNormalisation(t *testing.T) {
+	ix, _ := site(t,
+		Page{URL: "long", Title: "A", Body: "<p>token " + strings.Repeat("other words here ", 300) + "</p>"},
+		Page{URL: "short", Title: "B", Body: "<p>token and little else</p>"},
+	)
+	if got := links(t, ix, "token "); fmt.Sprint(got) != "[short long]" {
+		t.Errorf("token: %v, want the shorter page first", got)
+	}
+}

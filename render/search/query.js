@@ -1,0 +1,252 @@
+// Lectern search engine: the reader's side of render/search, giving the
+// same results as its Go side (query.go, excerpt.go). It loads the index's
+// files as scripts (they work from file://), each calling LECTERN_SEARCH
+// with its payload, gzip in base64; lecternStem (stem.js) comes before it.
+// lecternSearchIndex(base) returns {search(query, limit) -> Promise}.
+function lecternSearchIndex(base) {
+  "use strict";
+  var K1 = 1.2, B = 0.75, MAX_TERM_CHUNKS = 4, MAX_EXPANSIONS = 24,
+    F_EXACT = 1, F_STEM = 0.9, F_TYPO = 0.6, MIN_TYPO = 5, EXCERPT_WORDS = 24, MAX_WORD = 48;
+  var WORD = /[\p{L}\p{N}\p{M}]+/gu, BOOST = [1, 1.3, 1.6, 3];
+  var files = {};
+  var metaP = null;
+
+  var pending = window.__lecternSearchPending || (window.__lecternSearchPending = {});
+  if (!window.LECTERN_SEARCH) {
+    window.LECTERN_SEARCH = function (data) {
+      var s = document.currentScript;
+      var f = s && pending[s.src];
+      if (f) { delete pending[s.src]; f(data); }
+    };
+  }
+  function inflate(b64) {
+    var bin = atob(b64), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text().then(JSON.parse);
+  }
+  function load(name) {
+    if (files[name]) return files[name];
+    files[name] = new Promise(function (resolve, reject) {
+      var s = document.createElement("script");
+      s.src = base + name;
+      var got = false;
+      pending[s.src] = function (data) { got = true; inflate(data).then(resolve, reject); };
+      s.onload = function () { s.remove(); if (!got) reject(new Error("search: " + name + " is not an index file")); };
+      s.onerror = function () { s.remove(); delete pending[s.src]; reject(new Error("search: " + name + " could not be loaded")); };
+      document.head.appendChild(s);
+    });
+    files[name].catch(function () { delete files[name]; });
+    return files[name];
+  }
+  function meta() { return metaP || (metaP = load("meta.js")); }
+
+  function utf8Len(w) {
+    var n = 0;
+    for (var i = 0; i < w.length; i++) {
+      var c = w.charCodeAt(i);
+      n += c < 0x80 ? 1 : c < 0x800 ? 2 : (c >= 0xd800 && c < 0xdc00) ? (i++, 4) : 3;
+    }
+    return n;
+  }
+  // words returns the words of s with their places: [word, start, end].
+  function words(s) {
+    var out = [], m;
+    WORD.lastIndex = 0;
+    while ((m = WORD.exec(s))) {
+      if (utf8Len(m[0]) > MAX_WORD) continue;
+      out.push([m[0].toLowerCase(), m.index, m.index + m[0].length, camelParts(m[0])]);
+    }
+    return out;
+  }
+  // camelParts: as in Go (tokens.go), the lowercased parts of a word in
+  // camel case, or null.
+  function camelParts(o) {
+    if (/[^\x00-\x7f]/.test(o)) return null;
+    var parts = [], start = 0;
+    for (var i = 1; i < o.length; i++) {
+      var c = o.charAt(i), p = o.charAt(i - 1), up = c >= "A" && c <= "Z";
+      var next = i + 1 < o.length && o.charAt(i + 1) >= "a" && o.charAt(i + 1) <= "z";
+      if (up && ((p >= "a" && p <= "z") || (p >= "0" && p <= "9")) || up && p >= "A" && p <= "Z" && next) {
+        parts.push(o.slice(start, i).toLowerCase());
+        start = i;
+      }
+    }
+    if (!start) return null;
+    parts.push(o.slice(start).toLowerCase());
+    return parts;
+  }
+  function isIn(w, set) {
+    if (set.has(w[0])) return true;
+    return !!w[3] && w[3].some(function (p) { return set.has(p); });
+  }
+  function runes(s) { return Array.from(s); }
+  function firstRunes(s, n) { return runes(s).slice(0, n).join(""); }
+  function commonPrefix(a, b) {
+    var x = runes(a), y = runes(b), i = 0;
+    while (i < x.length && i < y.length && x[i] === y[i]) i++;
+    return x.slice(0, i).join("");
+  }
+  function startsWith(w, p) { return w.lastIndexOf(p, 0) === 0; }
+  function oneEdit(a, b) {
+    var x = runes(a), y = runes(b), i = 0;
+    if (x.length < y.length) { var t = x; x = y; y = t; }
+    var d = x.length - y.length;
+    if (d === 0) {
+      while (i < x.length && x[i] === y[i]) i++;
+      if (i === x.length) return false;
+      if (x.slice(i + 1).join("") === y.slice(i + 1).join("")) return true;
+      return i + 1 < x.length && x[i] === y[i + 1] && x[i + 1] === y[i] && x.slice(i + 2).join("") === y.slice(i + 2).join("");
+    }
+    if (d === 1) {
+      while (i < y.length && x[i] === y[i]) i++;
+      return x.slice(i + 1).join("") === y.slice(i).join("");
+    }
+    return false;
+  }
+  function chunksFor(m, prefix) {
+    var c = m.c, lo = 0, hi = c.length;
+    if (!c.length) return [0, -1];
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (prefix < c[mid][0]) hi = mid; else lo = mid + 1; }
+    lo = Math.max(0, lo - 1);
+    hi = lo;
+    while (hi + 1 < c.length && startsWith(c[hi + 1][0], prefix)) hi++;
+    return [lo, hi];
+  }
+  function matchFactor(w, t, stem, n, prefix) {
+    if (w === t) return F_EXACT;
+    if (n >= 3 && lecternStem(w) === stem) return F_STEM;
+    if (prefix && startsWith(w, t)) return 0.5 + 0.3 * n / runes(w).length;
+    if (n >= MIN_TYPO && oneEdit(w, t)) return F_TYPO;
+    return 0;
+  }
+  function matches(m, t, prefix) {
+    var stem = lecternStem(t), from = firstRunes(t, 3), r = chunksFor(m, from);
+    if (r[1] - r[0] + 1 > MAX_TERM_CHUNKS) {
+      from = commonPrefix(t, stem);
+      if (runes(from).length < 3) from = firstRunes(t, 3);
+      r = chunksFor(m, from);
+      r[1] = Math.min(r[1], r[0] + MAX_TERM_CHUNKS - 1);
+    }
+    var n = runes(t).length, loads = [];
+    for (var i = r[0]; i <= r[1]; i++) loads.push(load(m.c[i][1]));
+    return Promise.all(loads).then(function (chunks) {
+      var out = [];
+      chunks.forEach(function (c) {
+        for (var k = 0; k < c.w.length; k++) {
+          var w = c.w[k];
+          if (!startsWith(w, from)) continue;
+          var f = matchFactor(w, t, stem, n, prefix);
+          if (f > 0) out.push({ word: w, factor: f, postings: c.p[k], i: out.length });
+        }
+      });
+      out.sort(function (a, b) { return b.factor - a.factor || b.postings.length - a.postings.length || a.i - b.i; });
+      return out.slice(0, MAX_EXPANSIONS);
+    });
+  }
+
+  function uniqueWords(q) {
+    var seen = {}, out = [];
+    words(q).forEach(function (w) { if (!seen["$" + w[0]]) { seen["$" + w[0]] = true; out.push(w[0]); } });
+    return out;
+  }
+  function search(query, limit) {
+    var terms = uniqueWords(query);
+    if (!terms.length || limit <= 0) return Promise.resolve([]);
+    var last = Array.from(query).pop() || "";
+    var typing = /[\p{L}\p{N}\p{M}]/u.test(last);
+    return meta().then(function (m) {
+      return Promise.all(terms.map(function (t, i) { return matches(m, t, typing && i === terms.length - 1); }))
+        .then(function (all) { return rank(m, all, limit); });
+    });
+  }
+  function rank(m, all, limit) {
+    var scores = new Map(), hits = new Map(), sets = [];
+    all.forEach(function (ms) {
+      var set = new Set(), best = new Map();
+      ms.forEach(function (x) {
+        set.add(x.word);
+        var p = x.postings, df = p.length / 2 | 0;
+        var idf = Math.log(1 + (m.n - df + 0.5) / (df + 0.5)), id = 0;
+        for (var j = 0; j + 1 < p.length; j += 2) {
+          id += p[j];
+          var f = p[j + 1] >>> 2, dl = m.dl[id] || 0;
+          var s = x.factor * idf * BOOST[p[j + 1] & 3] * f * (K1 + 1) / (f + K1 * (1 - B + B * dl / Math.max(m.avg, 1)));
+          if (s > (best.get(id) || 0)) best.set(id, s);
+        }
+      });
+      best.forEach(function (s, id) { scores.set(id, (scores.get(id) || 0) + s); hits.set(id, (hits.get(id) || 0) + 1); });
+      sets.push(set);
+    });
+    var most = 0, ids = [];
+    hits.forEach(function (n) { most = Math.max(most, n); });
+    scores.forEach(function (s, id) { if (hits.get(id) === most) ids.push(id); });
+    ids.sort(function (a, b) { return scores.get(b) - scores.get(a) || a - b; });
+    ids = ids.slice(0, limit);
+    return Promise.all(ids.map(function (id) {
+      return load("f/" + id + ".js").then(function (f) {
+        var r = { id: id, url: f.u, title: f.t, group: f.g || "", anchor: "", heading: "", excerpt: "", marks: [], score: scores.get(id) };
+        place(r, f, sets);
+        return r;
+      });
+    }));
+  }
+
+  function hitTerms(ws, sets) {
+    var terms = sets.map(function () { return 0; });
+    ws.forEach(function (w) { sets.forEach(function (set, i) { if (isIn(w, set)) terms[i]++; }); });
+    return terms;
+  }
+  function place(r, f, sets) {
+    var tt = hitTerms(words(f.t), sets), titleAll = tt.every(function (n) { return n > 0; });
+    var best = -1, bestScore = 0;
+    (f.s || []).forEach(function (s, i) {
+      if (s.length !== 3) return;
+      var h = hitTerms(words(s[1]), sets), x = hitTerms(words(s[2]), sets), score = 0, all = true;
+      for (var k = 0; k < sets.length; k++) {
+        if (h[k] > 0) score += 3;
+        score += Math.min(x[k], 2);
+        all = all && h[k] + x[k] > 0;
+      }
+      if (all) score++;
+      if (score > bestScore) { best = i; bestScore = score; }
+    });
+    if (best < 0) {
+      r.excerpt = f.d || "";
+      if (!r.excerpt && f.s && f.s.length && f.s[0].length === 3) r.excerpt = cut(f.s[0][2], EXCERPT_WORDS);
+      return;
+    }
+    var s = f.s[best];
+    if (!titleAll) { r.anchor = s[0]; r.heading = s[1]; }
+    excerpt(r, s[2], sets);
+  }
+  function cut(s, n) {
+    var ws = words(s);
+    return ws.length <= n ? s : s.slice(0, ws[n - 1][2]) + " …";
+  }
+  function excerpt(r, text, sets) {
+    var ws = words(text), hit = ws.map(function (w) {
+      var bits = 0;
+      sets.forEach(function (set, k) { if (k < 30 && isIn(w, set)) bits |= 1 << k; });
+      return bits;
+    });
+    var start = 0, bestTerms = -1, bestHits = -1;
+    for (var i = 0; i < ws.length; i++) {
+      if (!hit[i]) continue;
+      var s = Math.max(0, i - 4), terms = 0, hits = 0;
+      for (var j = s; j < ws.length && j < s + EXCERPT_WORDS; j++) if (hit[j]) { hits++; terms |= hit[j]; }
+      var n = 0;
+      for (var x = terms; x; x &= x - 1) n++;
+      if (n > bestTerms || n === bestTerms && hits > bestHits) { start = s; bestTerms = n; bestHits = hits; }
+    }
+    if (!ws.length) return;
+    var end = Math.min(ws.length, start + EXCERPT_WORDS);
+    var from = start === 0 ? 0 : ws[start][1], to = ws[end - 1][2];
+    var out = text.slice(from, to), shift = from;
+    if (start > 0) { out = "… " + out; shift = from - 2; }
+    if (end < ws.length) out += " …";
+    r.excerpt = out;
+    for (var k = start; k < end; k++) if (hit[k]) r.marks.push([ws[k][1] - shift, ws[k][2] - shift]);
+  }
+  return { search: search };
+}

@@ -1,0 +1,162 @@
+package search
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"sort"
+	"sync"
+)
+
+// Index is a search index written by a build, opened from the site's
+// output (Open): it loads chunks and fragments as queries need them, as
+// the reader's browser does. It is safe for concurrent use.
+type Index struct {
+	fsys fs.FS
+	meta meta
+
+	mu     sync.Mutex
+	chunks map[int]*chunk
+	frags  map[int]*fragment
+}
+
+// chunk is a chunk's payload: its words, and for each the pages that hold
+// it as [id delta, frequency, ...].
+type chunk struct {
+	Words    []string   `json:"w"`
+	Postings [][]uint32 `json:"p"`
+}
+
+// Open opens the search index of the site whose output is fsys (a folder
+// holding _lectern/search/meta.js). It reads only the meta file.
+func Open(fsys fs.FS) (*Index, error) {
+	ix := &Index{fsys: fsys, chunks: map[int]*chunk{}, frags: map[int]*fragment{}}
+	if err := ix.read(MetaFile, &ix.meta); err != nil {
+		return nil, err
+	}
+	if ix.meta.Version != version {
+		return nil, fmt.Errorf("search: %s: index version %d, want %d (build the site again)", MetaFile, ix.meta.Version, version)
+	}
+	for i := 1; i < len(ix.meta.Chunks); i++ {
+		if !less16(ix.meta.Chunks[i-1][0], ix.meta.Chunks[i][0]) {
+			return nil, fmt.Errorf("search: %s: chunks out of order", MetaFile)
+		}
+	}
+	return ix, nil
+}
+
+// Pages returns the number of pages in the index.
+func (ix *Index) Pages() int { return ix.meta.Pages }
+
+func (ix *Index) read(name string, v any) error {
+	data, err := fs.ReadFile(ix.fsys, name)
+	if err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	payload, err := decodeFile(data)
+	if err != nil {
+		return fmt.Errorf("search: %s: %w", name, err)
+	}
+	if err := json.Unmarshal(payload, v); err != nil {
+		return fmt.Errorf("search: %s: %w", name, err)
+	}
+	return nil
+}
+
+// chunk returns chunk i of the meta file, read once.
+func (ix *Index) chunk(i int) (*chunk, error) {
+	ix.mu.Lock()
+	c := ix.chunks[i]
+	ix.mu.Unlock()
+	if c != nil {
+		return c, nil
+	}
+	c = &chunk{}
+	if err := ix.read(Dir+ix.meta.Chunks[i][1], c); err != nil {
+		return nil, err
+	}
+	if len(c.Postings) != len(c.Words) {
+		return nil, fmt.Errorf("search: %s: %d words, %d posting lists", ix.meta.Chunks[i][1], len(c.Words), len(c.Postings))
+	}
+	ix.mu.Lock()
+	ix.chunks[i] = c
+	ix.mu.Unlock()
+	return c, nil
+}
+
+// fragment returns the fragment of page id, read once.
+func (ix *Index) fragment(id int) (*fragment, error) {
+	ix.mu.Lock()
+	f := ix.frags[id]
+	ix.mu.Unlock()
+	if f != nil {
+		return f, nil
+	}
+	f = &fragment{}
+	if err := ix.read(FragmentFile(id), f); err != nil {
+		return nil, err
+	}
+	ix.mu.Lock()
+	ix.frags[id] = f
+	ix.mu.Unlock()
+	return f, nil
+}
+
+// chunksFor returns the chunks that may hold words starting with prefix:
+// [lo, hi] in the meta file's list.
+func (ix *Index) chunksFor(prefix string) (lo, hi int) {
+	c := ix.meta.Chunks
+	if len(c) == 0 {
+		return 0, -1
+	}
+	// The last chunk whose first word is not after prefix.
+	lo = sort.Search(len(c), func(i int) bool { return less16(prefix, c[i][0]) }) - 1
+	if lo < 0 {
+		lo = 0
+	}
+	hi = lo
+	for hi+1 < len(c) && hasPrefix(c[hi+1][0], prefix) {
+		hi++
+	}
+	return lo, hi
+}
+
+// Len returns the length in words of page id, 0 when there is none.
+func (ix *Index) Len(id int) int {
+	if id < 0 || id >= len(ix.meta.Lens) || ix.meta.Lens[id] < 0 {
+		return 0
+	}
+	return ix.meta.Lens[id]
+}
+
+// Document is a page of the index as its fragment holds it.
+type Document struct {
+	ID                      int
+	Path, URL, Title, Group string
+	Description             string
+	Keywords                []string
+	Sections                []Section
+}
+
+// Documents returns every page of the index, by id. It reads every
+// fragment: for tests, tools and an index's server-side use, not queries.
+func (ix *Index) Documents() ([]Document, error) {
+	var out []Document
+	for id, n := range ix.meta.Lens {
+		if n < 0 {
+			continue // no page of this id
+		}
+		f, err := ix.fragment(id)
+		if err != nil {
+			return nil, err
+		}
+		d := Document{ID: id, Path: f.Path, URL: f.URL, Title: f.Title, Group: f.Group, Description: f.Description, Keywords: f.Keywords}
+		for _, s := range f.Sections {
+			if len(s) == 3 {
+				d.Sections = append(d.Sections, Section{Anchor: s[0], Heading: s[1], Text: s[2]})
+			}
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
