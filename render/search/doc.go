@@ -2,8 +2,7 @@ package search
 
 import (
 	"encoding/json"
-	"html"
-	"sort"
+	"slices"
 )
 
 // Fields: a word counts this many times in its page's term frequency when
@@ -71,13 +70,8 @@ type fragment struct {
 // Sections splits a rendered body into its sections at its h2 and h3
 // headings that have an id.
 func Sections(body string) []Section {
-	var out []Section
-	at, anchor, heading := 0, "", ""
-	for _, m := range headingRE.FindAllStringSubmatchIndex(body, -1) {
-		out = appendSection(out, anchor, heading, body[at:m[0]])
-		anchor, heading, at = html.UnescapeString(body[m[4]:m[5]]), text(body[m[6]:m[7]]), m[1]
-	}
-	return appendSection(out, anchor, heading, body[at:])
+	_, secs := scan(body, true)
+	return secs
 }
 
 func appendSection(out []Section, anchor, heading, body string) []Section {
@@ -91,20 +85,34 @@ func appendSection(out []Section, anchor, heading, body string) []Section {
 // NewDoc makes the Doc of a page.
 func NewDoc(p Page) Doc {
 	secs := Sections(p.Body)
-	counts := map[string]uint32{}
-	fields := map[string]uint8{}
+	// The words as found, each once, with their counts: one map lookup
+	// per word of the page.
+	type count struct {
+		w     string
+		f     uint32
+		field uint8
+	}
+	var counts []count
+	index := make(map[string]int32, 256)
 	n := 0
 	one := func(w string, weight uint32, field uint8) {
-		counts[w] += weight
-		if field > fields[w] {
-			fields[w] = field
+		i, ok := index[w]
+		if !ok {
+			i = int32(len(counts))
+			index[w] = i
+			counts = append(counts, count{w: w})
 		}
+		c := &counts[i]
+		c.f += weight
+		c.field = max(c.field, field)
 	}
 	add := func(s string, weight uint32, field uint8) {
 		eachWord(s, func(w string, start, end int) {
 			one(w, weight, field)
-			for _, part := range camelParts(s[start:end]) {
-				one(part, weight, field)
+			if w != s[start:end] { // capitals: camel case?
+				for _, part := range camelParts(s[start:end]) {
+					one(part, weight, field)
+				}
 			}
 			n++
 		})
@@ -122,10 +130,10 @@ func NewDoc(p Page) Doc {
 		f.Sections = append(f.Sections, []string{s.Anchor, s.Heading, s.Text})
 	}
 	terms := make([]Term, 0, len(counts))
-	for w, c := range counts {
-		terms = append(terms, Term{Word: w, F: min(c, maxFreq)<<2 | uint32(fields[w])})
+	for _, c := range counts {
+		terms = append(terms, Term{Word: c.w, F: min(c.f, maxFreq)<<2 | uint32(c.field)})
 	}
-	sort.Slice(terms, func(i, j int) bool { return less16(terms[i].Word, terms[j].Word) })
+	slices.SortFunc(terms, func(a, b Term) int { return compare16(a.Word, b.Word) })
 	d := Doc{Terms: encodeTerms(terms, n)}
 	payload, err := json.Marshal(f)
 	if err != nil { // cannot happen: strings only

@@ -21,7 +21,6 @@ package search
 
 import (
 	"html"
-	"regexp"
 	"strings"
 )
 
@@ -32,25 +31,15 @@ type TOCItem struct {
 	Level int    `json:"level"`
 }
 
-var headingRE = regexp.MustCompile(`(?s)<h([23])[^>]*\sid="([^"]+)"[^>]*>(.*?)</h[23]>`)
-
-// TOC lists the h2 and h3 headings of a rendered body, in
-// document order, including those inside components.
+// TOC lists the h2 and h3 headings of a rendered body that have an id and
+// text, in document order, including those inside components.
 func TOC(body string) []TOCItem {
-	var out []TOCItem
-	for _, m := range headingRE.FindAllStringSubmatch(body, -1) {
-		text := text(m[3])
-		if text == "" {
-			continue
-		}
-		level := 2
-		if m[1] == "3" {
-			level = 3
-		}
-		out = append(out, TOCItem{ID: html.UnescapeString(m[2]), Text: text, Level: level})
-	}
-	return out
+	toc, _ := scan(body, false)
+	return toc
 }
+
+// textStop are the bytes that end a run of text.
+var textStop = [256]bool{'<': true, ' ': true, '\n': true, '\t': true, '\r': true}
 
 // text returns the text of an HTML fragment, tags dropped, entities
 // decoded and whitespace collapsed. Rendered bodies hold no scripts or
@@ -81,7 +70,7 @@ func text(s string) string {
 			i++
 		default:
 			end := i + 1
-			for end < len(s) && !strings.ContainsRune("< \n\t\r", rune(s[end])) {
+			for end < len(s) && !textStop[s[end]] {
 				end++
 			}
 			word := s[i:end]

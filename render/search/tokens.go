@@ -110,6 +110,17 @@ func less16(a, b string) bool {
 	return len(a) < len(b)
 }
 
+// compare16 is less16 as a three-way comparison.
+func compare16(a, b string) int {
+	switch {
+	case a == b:
+		return 0
+	case less16(a, b):
+		return -1
+	}
+	return 1
+}
+
 // unit16 is the first UTF-16 code unit of r, scaled so that runes of one
 // unit keep their order among themselves.
 func unit16(r rune) rune {
