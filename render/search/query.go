@@ -50,9 +50,11 @@ const (
 	excerptWords = 24
 )
 
-// fieldBoost multiplies a word's score by the best field it is in: body,
-// description or keywords, heading, title.
-var fieldBoost = [4]float64{1, 1.3, 1.6, 3}
+// fieldBonus adds to a word's frequency score (BM25's, at most k1+1) by
+// the best field of the page it is in: body, description or keywords,
+// heading, title. Unlike the frequency, it does not shrink with the page's
+// length: a word of a long page's title counts as much as of a short one's.
+var fieldBonus = [4]float64{0, 0.4, 0.8, 2}
 
 // match is a word of the index that a word of the query matches.
 type match struct {
@@ -92,7 +94,7 @@ func (ix *Index) Search(query string, limit int) ([]Result, error) {
 				id += m.postings[j]
 				f, field := float64(m.postings[j+1]>>2), m.postings[j+1]&3
 				dl := float64(ix.Len(int(id)))
-				s := m.factor * idf * fieldBoost[field] * f * (k1 + 1) / (f + k1*(1-b+b*dl/math.Max(ix.meta.AvgLen, 1)))
+				s := m.factor * idf * (fieldBonus[field] + f*(k1+1)/(f+k1*(1-b+b*dl/math.Max(ix.meta.AvgLen, 1))))
 				if s > best[int(id)] {
 					best[int(id)] = s
 				}

@@ -7,7 +7,7 @@ function lecternSearchIndex(base) {
   "use strict";
   var K1 = 1.2, B = 0.75, MAX_TERM_CHUNKS = 4, MAX_EXPANSIONS = 24,
     F_EXACT = 1, F_STEM = 0.9, F_TYPO = 0.6, MIN_TYPO = 5, EXCERPT_WORDS = 24, MAX_WORD = 48;
-  var WORD = /[\p{L}\p{N}\p{M}]+/gu, BOOST = [1, 1.3, 1.6, 3];
+  var WORD = /[\p{L}\p{N}\p{M}]+/gu, BONUS = [0, 0.4, 0.8, 2];
   var files = {};
   var metaP = null;
 
@@ -171,7 +171,7 @@ function lecternSearchIndex(base) {
         for (var j = 0; j + 1 < p.length; j += 2) {
           id += p[j];
           var f = p[j + 1] >>> 2, dl = m.dl[id] || 0;
-          var s = x.factor * idf * BOOST[p[j + 1] & 3] * f * (K1 + 1) / (f + K1 * (1 - B + B * dl / Math.max(m.avg, 1)));
+          var s = x.factor * idf * (BONUS[p[j + 1] & 3] + f * (K1 + 1) / (f + K1 * (1 - B + B * dl / Math.max(m.avg, 1))));
           if (s > (best.get(id) || 0)) best.set(id, s);
         }
       });
