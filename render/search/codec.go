@@ -52,7 +52,7 @@ var errFile = errors.New("search: not a search index file")
 
 // decodeFile returns the payload of a file of the index.
 func decodeFile(data []byte) ([]byte, error) {
-	if !bytes.HasPrefix(data, []byte(filePrefix)) || !bytes.HasSuffix(data, []byte(fileSuffix)) {
+	if len(data) < len(filePrefix)+len(fileSuffix) || !bytes.HasPrefix(data, []byte(filePrefix)) || !bytes.HasSuffix(data, []byte(fileSuffix)) {
 		return nil, errFile
 	}
 	z, err := base64.StdEncoding.AppendDecode(nil, data[len(filePrefix):len(data)-len(fileSuffix)])

@@ -1,0 +1,71 @@
+package search
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzDecodeFile: any bytes read as an index file give an error or a
+// payload, never a panic; an encoded payload reads back.
+func FuzzDecodeFile(f *testing.F) {
+	f.Add([]byte(`{"v":2}`), []byte(`LECTERN_SEARCH("H4sIAAAAAAAA/w==");`+"\n"))
+	f.Add([]byte(""), []byte(`LECTERN_SEARCH("");`+"\n"))
+	f.Fuzz(func(t *testing.T, payload, file []byte) {
+		_, _ = decodeFile(file)
+		got, err := decodeFile(encodeFile(payload))
+		if err != nil || !bytes.Equal(got, payload) {
+			t.Fatalf("round trip: %q, %v", got, err)
+		}
+	})
+}
+
+// FuzzTerms: a page's encoded words decode to what was encoded; damaged
+// bytes give an error, never a panic.
+func FuzzTerms(f *testing.F) {
+	f.Add("the quick brown fox jumps over the lazy dog", []byte{3, 1, 0, 1, 'a', 4})
+	f.Add("Ünïcode ÉTÉ gpt-4o HTTPServer", []byte{0xff, 0xff, 0xff})
+	f.Fuzz(func(t *testing.T, text string, junk []byte) {
+		_, _, _ = DocTerms(junk)
+		text = strings.NewReplacer("<", " ", ">", " ", "&", " ").Replace(text) // text, not markup
+		d := NewDoc(Page{Title: "T", Body: "<p>" + text + "</p>"})
+		terms, n, err := DocTerms(d.Terms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n < len(Words(text)) {
+			t.Fatalf("length %d < %d words", n, len(Words(text)))
+		}
+		for i, term := range terms {
+			if i > 0 && !less16(terms[i-1].Word, term.Word) {
+				t.Fatalf("words out of order: %q, %q", terms[i-1].Word, term.Word)
+			}
+		}
+		if !reflect.DeepEqual(encodeTerms(terms, n), d.Terms) {
+			t.Fatal("encoding the decoded words differs")
+		}
+	})
+}
+
+// FuzzWords: words are lowercase runs of letters and digits no longer
+// than MaxWord, found where they are.
+func FuzzWords(f *testing.F) {
+	f.Add("Hello, World! snake_case HTTPServer x2 Ünïcode")
+	f.Fuzz(func(t *testing.T, s string) {
+		eachWord(s, func(w string, start, end int) {
+			if end-start > MaxWord || w == "" || start < 0 || end > len(s) || start >= end {
+				t.Fatalf("word %q at [%d,%d)", w, start, end)
+			}
+			if utf8.ValidString(s[start:end]) && w != strings.ToLower(s[start:end]) {
+				t.Fatalf("word %q of %q is not its lowercase", w, s[start:end])
+			}
+			for _, p := range camelParts(s[start:end]) {
+				if p == "" || !strings.Contains(w, p) {
+					t.Fatalf("camel part %q of %q", p, w)
+				}
+			}
+		})
+	})
+}
