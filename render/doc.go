@@ -19,7 +19,7 @@
 // is the "index" page of the navigation or, without one, a copy of its
 // first page. The build also writes 404.html, sitemap.xml, robots.txt,
 // the theme assets under _lectern/ (style.css, site.js, the scripts of the
-// features such as search.js, search-index.json)
+// features such as search.js, and the search index under _lectern/search/)
 // and the non-page files of the source a site publishes: those of web
 // types, and others a page links to (publish.go), but not docs.json,
 // mint.json, dot-files or what .mintignore leaves out (ignore.go); an
@@ -83,8 +83,9 @@
 //     documents to operation pages);
 //   - layer 1: config (docs.json, mint.json or the folder tree to Config
 //     and the Nav tree), mdx (MDX source to a tree of text, elements and
-//     expressions; snippet imports and exported components), search (page
-//     entries and the search index);
+//     expressions; snippet imports and exported components), search (the
+//     table of contents and the search index: pages' words and
+//     fragments, the index's files, queries);
 //   - layer 2: links (links resolved against pages, files and redirects,
 //     and the URLs written for live sites and exports), markdown
 //     (goldmark with the MDX inset extension), page (a page's source,
