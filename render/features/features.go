@@ -202,7 +202,7 @@ func endpointOrigin(setting, raw string) (string, error) {
 }
 
 // Transform returns the file named name (a slash path in the site, e.g.
-// "guides/x.html", "_lectern/search-index.json") as it must be served with
+// "guides/x.html", "_lectern/search/meta.js") as it must be served with
 // these features: content with disabled features removed and enabled ones
 // configured, or keep false when the file must not be served at all (the
 // search index and search.js when search is off, assistant.js,
