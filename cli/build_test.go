@@ -147,6 +147,9 @@ func TestBuildFoldersAroundSource(t *testing.T) {
 		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 			if err == nil && !d.IsDir() {
 				rel, _ := filepath.Rel(dir, p)
+				if strings.HasPrefix(filepath.ToSlash(rel), "_lectern/search/c/") {
+					rel = "a chunk of the search index" // named by its content
+				}
 				names = append(names, rel)
 			}
 			return nil
