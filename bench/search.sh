@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Search benchmark: Lectern's search against Pagefind (pinned below,
+# installed with npm into the temporary folder, never a dependency of the
+# product; skipped with a message when npm cannot install it), on the
+# synthetic corpus of bench/gencorpus and, for relevance, on the Pipecat
+# docs corpus.
+#
+#   bench/search.sh                          # 1,000 and 10,000 pages, then relevance
+#   SIZES="1000" bench/search.sh             # 1,000 only
+#   SIZES="" bench/search.sh                 # relevance only
+#   RELEVANCE=0 bench/search.sh              # no relevance check
+#
+# Per size, the corpus gets two words its vocabulary lacks: "quokka" near
+# the top of three pages and "zanzibar" at the very end of one (past the
+# first 3,000 characters of its text). The site is built in the export
+# form (lectern build --export; wall time and peak RSS by /usr/bin/time).
+# Printed: the bytes of Lectern's search index (everything under
+# _lectern/search/ and _lectern/search-index.*, whichever exist), the
+# CPU time the build spends in search (a CPU profile of the same build by
+# bench/renderdriver: samples in render/search and the build's search
+# methods, page entries and tables of contents included), Pagefind's
+# time, peak RSS and bytes (all of SITE/pagefind, its UI bundles
+# included) on the same site, and their ratios. Then, in headless Chromium
+# (bench/searchdriver, which serves the site on 127.0.0.1, text files
+# gzip-compressed and nothing cached), per query: the ms from the last
+# keystroke in Lectern's search dialog to the first result, and from
+# import() of pagefind.js to the first result's data for Pagefind, cold
+# (a fresh page) and warm (the next query in the same page), with the KB
+# loaded from opening search to the first result; REPEAT (3) runs each,
+# the median printed.
+#
+# Relevance: the Pipecat docs (PIPECAT, read in place) are built and the
+# queries of bench/search-queries.txt (query, a tab, the page it should
+# find) run through both searches; each query's rank of its page in the
+# top 3 (or "miss") and the share of hits are printed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SIZES=${SIZES-"1000 10000"}
+REPEAT=${REPEAT:-3}
+RELEVANCE=${RELEVANCE:-1}
+PIPECAT=${PIPECAT:-../shared/corpus/pipecat-docs}
+QUERIES=${QUERIES:-bench/search-queries.txt}
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+PAGEFIND_VERSION=1.6.0
+[ -x /usr/bin/time ] || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
+[ -x "$CHROMIUM" ] || { echo "needs Chromium at $CHROMIUM (apt-get install -y chromium, or set CHROMIUM)" >&2; exit 1; }
+export CHROMIUM
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+
+CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$work/lectern" ./cmd/lectern
+go build -o "$work/gencorpus" ./bench/gencorpus
+go build -o "$work/renderdriver" ./bench/renderdriver
+go build -o "$work/searchdriver" ./bench/searchdriver
+
+pagefind=
+if command -v npm >/dev/null &&
+	npm install --prefix "$work/pf" --no-audit --no-fund --loglevel=error "pagefind@$PAGEFIND_VERSION" >"$work/npm.log" 2>&1 &&
+	[ -x "$work/pf/node_modules/.bin/pagefind" ]; then
+	pagefind="$work/pf/node_modules/.bin/pagefind"
+else
+	echo "Pagefind is not measured: npm could not install pagefind@$PAGEFIND_VERSION:" >&2
+	tail -5 "$work/npm.log" >&2 2>/dev/null || echo "  (no npm)" >&2
+fi
+
+echo "search benchmark: $(nproc) CPUs, $(go version | awk '{print $3}'), $("$CHROMIUM" --version 2>/dev/null | head -1)${pagefind:+, pagefind $("$pagefind" --version | awk '{print $2}') (node $(node --version))}"
+
+# bytes DIR|FILE...: the total size of the files (of those that exist)
+# and their count.
+bytes() { find "$@" -type f -printf '%s\n' 2>/dev/null | awk '{ s += $1; n++ } END { printf "%d %d\n", s, n }'; }
+# lectern_index SITE: bytes and files of Lectern's search index.
+lectern_index() {
+	local s=$1 parts=()
+	[ -d "$s/_lectern/search" ] && parts+=("$s/_lectern/search")
+	for f in "$s"/_lectern/search-index.*; do [ -f "$f" ] && parts+=("$f"); done
+	if [ ${#parts[@]} -eq 0 ]; then echo "0 0"; else bytes "${parts[@]}"; fi
+}
+# secs 1.2s|790ms|0: pprof's durations in seconds.
+secs() { awk -v v="$1" 'BEGIN { if (v ~ /ms$/) printf "%.2f", v / 1000; else if (v ~ /us$|µs$/) printf "%.2f", v / 1e6; else printf "%.2f", v + 0 }'; }
+# search_cpu CORPUS: "search total" CPU seconds of a profiled build.
+search_cpu() {
+	"$work/renderdriver" -export -cpuprofile "$work/cpu.prof" -out "$work/prof" "$1" >/dev/null
+	local line
+	line=$(go tool pprof -top -nodecount=1000000 -nodefraction=0 \
+		-focus='lectern/render/search\.|lectern/render\.\(\*site\)\.search' "$work/cpu.prof" 2>/dev/null |
+		grep 'Showing nodes accounting for' || true)
+	rm -rf "$work/prof" "$work/cpu.prof"
+	[ -n "$line" ] || { echo "- -"; return; }
+	# "Showing nodes accounting for 100ms, 12.66% of 790ms total"
+	local a b
+	a=$(sed -E 's/.*accounting for ([^,]+),.*/\1/' <<<"$line")
+	b=$(sed -E 's/.* of ([^ ]+) total.*/\1/' <<<"$line")
+	echo "$(secs "$a") $(secs "$b")"
+}
+# page N I: the source file of page I (from 0) of an N-page corpus.
+page() { printf 't%02d/p%05d.mdx' $(($2 / 250 + 1)) $(($2 + 1)); }
+
+rows=()
+for n in $SIZES; do
+	c="$work/c$n" site="$work/site$n"
+	"$work/gencorpus" -pages "$n" -out "$c" >/dev/null
+	rm -rf "$c/hugo"
+	for i in $((n / 4)) $((n / 2 + 1)) $((3 * n / 4)); do
+		f="$c/lectern/$(page "$n" "$i")"
+		awk '{ print } /^---$/ && ++d == 2 { print ""; print "The quokka setting is rarely changed." }' "$f" >"$f.tmp"
+		mv "$f.tmp" "$f"
+	done
+	endpage=$(page "$n" $((n / 2)))
+	printf '\nA closing remark names the zanzibar option.\n' >>"$c/lectern/$endpage"
+	echo "  $n pages: \"quokka\" near the top of $(page "$n" $((n / 4))) and two more, \"zanzibar\" at the end of $endpage" >&2
+	sync
+
+	measure "$work/lectern" build --export --out "$site" "$c/lectern"
+	bw=$WALL br=$RSS
+	read -r lb lf < <(lectern_index "$site")
+	read -r scpu tcpu < <(search_cpu "$c/lectern")
+	echo "  $n pages: built in $bw s, search index $lb bytes in $lf files; profiled build: $scpu s of $tcpu s CPU in search" >&2
+
+	pw=- pr=- pb=0 pfiles=0
+	if [ -n "$pagefind" ]; then
+		measure "$pagefind" --site "$site" --output-subdir pagefind
+		pw=$WALL pr=$RSS
+		read -r pb pfiles < <(bytes "$site/pagefind")
+		echo "  $n pages: pagefind in $pw s, $pb bytes in $pfiles files ($(grep -E 'Indexed [0-9]+ (pages|words)' "$work/cmd.log" | tr -s ' ' | tr '\n' ' '))" >&2
+	fi
+	rows+=("$(printf '%6d | %7s %6s %11s | %9s %5s | %7s %6s %9s %5s | %7s %7s' \
+		"$n" "$bw" "$br" "$scpu/$tcpu" "$(ratio "$lb" 1024 0)" "$lf" "$pw" "$pr" "$(ratio "$pb" 1024 0)" "$pfiles" \
+		"$(ratio "$lb" "$pb" 2)" "$( [ "$pw" = - ] && echo - || ratio "$pw" "$bw" 2)")")
+
+	"$work/searchdriver" -mode speed -page "$(page "$n" 0 | sed 's/\.mdx$/.html/')" -repeat "$REPEAT" \
+		-query common=deploy -query rare=quokka -query "two-word=retry timeout" -query prefix=throug -query end=zanzibar \
+		"$site" >"$work/speed$n.txt"
+	rm -rf "$site" "$c"
+done
+
+if [ "$RELEVANCE" = 1 ]; then
+	if [ -f "$PIPECAT/docs.json" ]; then
+		measure "$work/lectern" build --export --out "$work/pipecat" "$PIPECAT"
+		echo "  pipecat-docs: built in $WALL s" >&2
+		[ -z "$pagefind" ] || measure "$pagefind" --site "$work/pipecat" --output-subdir pagefind
+		"$work/searchdriver" -mode relevance -queries "$QUERIES" "$work/pipecat" >"$work/relevance.txt"
+	else
+		echo "relevance skipped: no $PIPECAT/docs.json (set PIPECAT)" >&2
+		RELEVANCE=0
+	fi
+fi
+
+echo
+if [ ${#rows[@]} -gt 0 ]; then
+	echo "Build and index: Lectern's whole build (export form; index included), the CPU seconds of a profiled build spent in"
+	echo "search out of all; Lectern's index KB and files on disk (search-index.js and its .json copy, or _lectern/search/);"
+	echo "Pagefind run on the built site (all of pagefind/, UI bundles included); index x = Lectern KB / Pagefind KB,"
+	echo "time x = Pagefind s / Lectern's whole build s (what Pagefind adds to a build)"
+	printf '%6s | %7s %6s %11s | %9s %5s | %7s %6s %9s %5s | %7s %7s\n' \
+		pages "build s" "RSS MB" "search CPU" "index KB" files "pf s" "RSS MB" "pf KB" files "index x" "time x"
+	for r in "${rows[@]}"; do echo "$r"; done
+	for n in $SIZES; do
+		echo
+		echo "Queries, $n pages:"
+		cat "$work/speed$n.txt"
+	done
+fi
+if [ "$RELEVANCE" = 1 ]; then
+	echo
+	echo "Relevance, pipecat-docs ($(grep -cv '^#\|^$' "$QUERIES") queries of $QUERIES), the expected page's rank in the top 3:"
+	cat "$work/relevance.txt"
+fi

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// stepTimeout bounds one step in the browser other than waiting for a
+// result (driver.resultTimeout).
+const stepTimeout = 60 * time.Second
+
+type driver struct {
+	srv           *server
+	browser       context.Context
+	page          string // the page Lectern's search is opened on, like /index.html
+	resultTimeout time.Duration
+}
+
+// tab is one browser tab; close it when done.
+type tab struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+func (d *driver) newTab(ctx context.Context) (*tab, error) {
+	tctx, cancel := chromedp.NewContext(d.browser)
+	stop := context.AfterFunc(ctx, cancel) // the run's deadline closes the tab
+	t := &tab{ctx: tctx, cancel: func() { stop(); cancel() }}
+	if err := chromedp.Do(tctx); err != nil { // opens the tab
+		t.cancel()
+		return nil, fmt.Errorf("open a tab: %v", err)
+	}
+	return t, nil
+}
+
+func (t *tab) close() { t.cancel() }
+
+// do runs actions, bounded by timeout.
+func (t *tab) do(what string, timeout time.Duration, actions ...chromedp.Action[chromedp.Void]) error {
+	ctx, cancel := context.WithTimeout(t.ctx, timeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		return fmt.Errorf("%s: %v", what, err)
+	}
+	return nil
+}
+
+// eval evaluates js (awaiting a promise) into out, bounded by timeout.
+func (t *tab) eval(what, js string, timeout time.Duration, out any) error {
+	ctx, cancel := context.WithTimeout(t.ctx, timeout)
+	defer cancel()
+	raw, err := chromedp.Run(ctx, chromedp.Evaluate[[]byte](js, chromedp.EvalAwaitPromise))
+	if err != nil {
+		return fmt.Errorf("%s: %v", what, err)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("%s: result %s: %v", what, raw, err)
+	}
+	return nil
+}
+
+// open loads the site's page p (a path like /index.html) in the tab and
+// waits for it and the requests it makes to finish. It returns the bytes
+// the page loaded (sent, raw).
+func (d *driver) open(t *tab, p string) (wire, raw int64, err error) {
+	mark := d.srv.mark()
+	err = t.do("open "+p, stepTimeout, chromedp.Navigate(d.srv.addr+p),
+		chromedp.Poll[chromedp.Void](`document.readyState === "complete"`, chromedp.WithPollingTimeout(stepTimeout)))
+	if err != nil {
+		return 0, 0, err
+	}
+	d.srv.idle(200*time.Millisecond, 10*time.Second)
+	wire, raw, _ = d.srv.window(mark, time.Time{})
+	return wire, raw, nil
+}
+
+// instrumentJS records, in the page's clock (performance.now), the time of
+// every keydown (the event's own time stamp, taken when the browser got
+// it) and every DOM change that adds a search result, and defines
+// __sb.wait and __sb.settle.
+const instrumentJS = `(() => {
+  if (window.__sb) return true;
+  const sb = window.__sb = {keys: [], adds: [], lastChange: 0};
+  document.addEventListener("keydown", e => {
+    const now = performance.now();
+    const ts = e.timeStamp > 0 && e.timeStamp <= now ? e.timeStamp : now;
+    sb.keys.push(ts);
+  }, true);
+  const list = () => document.getElementById("lc-search-results");
+  const isResult = n => n.nodeType === 1 && (n.matches("li.lc-search-result") || !!n.querySelector("li.lc-search-result"));
+  new MutationObserver(ms => {
+    const t = performance.now(), l = list();
+    let added = false;
+    for (const m of ms) {
+      if (l && (m.target === l || l.contains(m.target))) sb.lastChange = t;
+      for (const n of m.addedNodes) if (isResult(n)) added = true;
+    }
+    if (added) sb.adds.push(t);
+  }).observe(document.documentElement, {childList: true, subtree: true, characterData: true, attributes: true});
+  sb.results = n => Array.from(document.querySelectorAll("#lc-search-results li.lc-search-result")).slice(0, n)
+    .map(li => { const a = li.querySelector("a[href]"); return a ? a.href : ""; });
+  sb.opened = () => { const d = document.getElementById("lc-search"), i = document.getElementById("lc-search-input");
+    return !!d && !d.hidden && !!i && document.activeElement === i; };
+  // wait resolves once the n keys typed after the first k0 have arrived and
+  // a result was added after the last of them: {last, first} (first -1:
+  // no result, when the status says there is none for q for a second, or
+  // after timeout ms).
+  sb.wait = (k0, n, q, timeout) => new Promise(resolve => {
+    const t0 = performance.now();
+    let none = 0;
+    const check = () => {
+      const now = performance.now(), keys = sb.keys.slice(k0);
+      if (keys.length >= n) {
+        const last = keys[keys.length - 1];
+        const first = sb.adds.find(t => t >= last);
+        if (first !== undefined) return resolve({last, first, firstKey: keys[0], top: sb.results(1)[0] || ""});
+        const st = document.querySelector("#lc-search .lc-search-status");
+        if (st && /no results/i.test(st.textContent) && st.textContent.indexOf(q) >= 0) {
+          if (!none) none = now;
+          if (now - none > 1000) return resolve({last, first: -1, firstKey: keys[0], top: ""});
+        } else none = 0;
+      }
+      if (now - t0 > timeout) return resolve({last: keys.length ? keys[keys.length - 1] : -1, first: -1, top: "", timeout: true, keys: keys.length});
+      setTimeout(check, 4);
+    };
+    check();
+  });
+  // settle resolves once the result list has not changed for quiet ms
+  // since it was called (at most max ms) with the first n results' links.
+  sb.settle = (quiet, max, n) => new Promise(resolve => {
+    const t0 = performance.now();
+    const check = () => {
+      const now = performance.now();
+      if (now - Math.max(sb.lastChange, t0) >= quiet || now - t0 >= max) return resolve(sb.results(n));
+      setTimeout(check, 20);
+    };
+    check();
+  });
+  sb.clear = () => { const i = document.getElementById("lc-search-input");
+    i.value = ""; i.dispatchEvent(new Event("input", {bubbles: true})); return true; };
+  return true;
+})()`
+
+// waitResult is what __sb.wait resolves to.
+type waitResult struct {
+	Last     float64 `json:"last"`
+	FirstKey float64 `json:"firstKey"`
+	First    float64 `json:"first"`
+	Top      string  `json:"top"`
+	Timeout  bool    `json:"timeout"`
+	Keys     int     `json:"keys"`
+}
+
+// openSearch opens Lectern's search dialog with Ctrl+K, or a click on the
+// search button when the shortcut did not open it.
+func (d *driver) openSearch(t *tab) error {
+	if err := t.do("Ctrl+K", stepTimeout, chromedp.KeyEvent("k", chromedp.KeyModifiers(chromedp.ModifierCtrl))); err != nil {
+		return err
+	}
+	var ok bool
+	if err := t.eval("search opened", `__sb.opened()`, stepTimeout, &ok); err != nil {
+		return err
+	}
+	if ok {
+		return nil
+	}
+	if err := t.do("click .lc-search-button", stepTimeout, chromedp.Click(".lc-search-button", chromedp.NodeVisible)); err != nil {
+		return fmt.Errorf("Ctrl+K did not open #lc-search, and %v", err)
+	}
+	if err := t.eval("search opened", `__sb.opened()`, stepTimeout, &ok); err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("neither Ctrl+K nor .lc-search-button opened #lc-search with #lc-search-input focused")
+	}
+	return nil
+}
+
+// typeQuery types q into the focused search input and waits for its first
+// result; it returns the wait's result and the (Go) time it returned.
+func (d *driver) typeQuery(t *tab, q string) (waitResult, time.Time, error) {
+	var k0 int
+	if err := t.eval("count keys", `__sb.keys.length`, stepTimeout, &k0); err != nil {
+		return waitResult{}, time.Time{}, err
+	}
+	if err := t.do("type "+q, stepTimeout, chromedp.KeyEvent(q)); err != nil {
+		return waitResult{}, time.Time{}, err
+	}
+	var w waitResult
+	js := fmt.Sprintf(`__sb.wait(%d, %d, %s, %d)`, k0, len([]rune(q)), jsString(q), d.resultTimeout.Milliseconds())
+	err := t.eval("wait for the first result of "+q, js, d.resultTimeout+stepTimeout, &w)
+	return w, time.Now(), err
+}
+
+// clearQuery empties the search input and waits for the result list to
+// settle.
+func (d *driver) clearQuery(t *tab) error {
+	if err := t.eval("clear the query", `__sb.clear()`, stepTimeout, nil); err != nil {
+		return err
+	}
+	return t.eval("results settle", `__sb.settle(250, 3000, 0)`, stepTimeout, nil)
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
