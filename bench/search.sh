@@ -27,7 +27,7 @@
 # import() of pagefind.js to the first result's data for Pagefind, cold
 # (a fresh page) and warm (the next query in the same page), with the KB
 # loaded from opening search to the first result; REPEAT (3) runs each,
-# the median printed.
+# the median printed; and the KB the next query loads, warm.
 #
 # Relevance: the Pipecat docs (PIPECAT, read in place) are built and the
 # queries of bench/search-queries.txt (query, a tab, the page it should
@@ -65,7 +65,9 @@ else
 	tail -5 "$work/npm.log" >&2 2>/dev/null || echo "  (no npm)" >&2
 fi
 
-echo "search benchmark: $(nproc) CPUs, $(go version | awk '{print $3}'), $("$CHROMIUM" --version 2>/dev/null | head -1)${pagefind:+, pagefind $("$pagefind" --version | awk '{print $2}') (node $(node --version))}"
+# The machine's load, before and after: the latencies are wall times.
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+echo "search benchmark: $(nproc) CPUs (load average $(load)), $(go version | awk '{print $3}'), $("$CHROMIUM" --version 2>/dev/null | head -1)${pagefind:+, pagefind $("$pagefind" --version | awk '{print $2}') (node $(node --version))}"
 
 # bytes DIR|FILE...: the total size of the files (of those that exist)
 # and their count.
@@ -167,3 +169,5 @@ if [ "$RELEVANCE" = 1 ]; then
 	echo "Relevance, pipecat-docs ($(grep -cv '^#\|^$' "$QUERIES") queries of $QUERIES), the expected page's rank in the top 3:"
 	cat "$work/relevance.txt"
 fi
+echo
+echo "load average at the end: $(load)"

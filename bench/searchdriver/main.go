@@ -19,8 +19,8 @@
 // import('/pagefind/pagefind.js') to the first result's data (Pagefind),
 // cold (a fresh page) and warm (the next query, typed in the same page
 // after the index of an earlier one has loaded); the bytes loaded from
-// opening search to the first result, cold; and the bytes of the page
-// itself. relevance (relevance.go) runs the queries of FILE (query, a tab,
+// opening search to the first result, cold, and for the warm query; and
+// the bytes of the page itself. relevance (relevance.go) runs the queries of FILE (query, a tab,
 // the expected URL path) and prints the rank of the expected page in the
 // top three results, or "miss".
 package main
@@ -142,8 +142,9 @@ func checkChromium(exe string) error {
 }
 
 // startBrowser starts headless Chromium with a fresh profile, no
-// background traffic and a host resolver that resolves nothing but the
-// loopback address, so that no page can reach the internet.
+// background traffic, a host resolver that resolves nothing but the
+// loopback address and a dead proxy for every other address, so that no
+// page can reach the internet.
 func startBrowser(parent context.Context, exe string) (context.Context, func(), error) {
 	profile, err := os.MkdirTemp("", "searchdriver-profile-")
 	if err != nil {
@@ -162,6 +163,9 @@ func startBrowser(parent context.Context, exe string) (context.Context, func(), 
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
+		// A proxy that is not there, for every address but 127.0.0.1.
+		chromedp.ProxyServer("http://127.0.0.1:9"),
+		chromedp.Flag("proxy-bypass-list", "127.0.0.1"),
 		chromedp.WindowSize(1280, 900),
 		chromedp.UserDataDir(profile),
 	)

@@ -239,18 +239,19 @@ func (d *driver) printSpeed(queries []query, res map[string][]*stats) {
 		return s[i]
 	}
 	fmt.Println()
-	fmt.Println("  ms to the first result (median); KB sent from opening search to it, cold; x = Lectern / Pagefind")
-	fmt.Printf("  %-24s | %6s %6s %6s | %7s %7s | %5s %6s %6s | %7s %7s %6s\n",
-		"query", "L key", "L open", "L warm", "PF cold", "PF warm", "key x", "open x", "warm x", "L KB", "PF KB", "KB x")
+	fmt.Println("  ms to the first result (median); KB sent from opening search to it, cold, and for the query warm; x = Lectern / Pagefind")
+	fmt.Printf("  %-24s | %6s %6s %6s | %7s %7s | %5s %6s %6s | %7s %7s %6s | %6s %6s\n",
+		"query", "L key", "L open", "L warm", "PF cold", "PF warm", "key x", "open x", "warm x", "L KB", "PF KB", "KB x", "L wKB", "PF wKB")
 	for i, q := range queries {
 		ls, ps := get(l, i), get(p, i)
 		lc, lw := ls.medianMS(ls.cold), ls.medianMS(ls.warm)
 		lo := ls.medianOpenMS()
 		pc, pw := ps.medianMS(ps.cold), ps.medianMS(ps.warm)
 		lk, pk := medianKB(ls.cold), medianKB(ps.cold)
-		fmt.Printf("  %-24s | %6s %6s %6s | %7s %7s | %5s %6s %6s | %7s %7s %6s\n",
+		fmt.Printf("  %-24s | %6s %6s %6s | %7s %7s | %5s %6s %6s | %7s %7s %6s | %6s %6s\n",
 			trunc(q.label+" "+jsString(q.text), 24), fmtMS(lc), fmtMS(lo), fmtMS(lw), fmtMS(pc), fmtMS(pw),
-			fmtRatio(lc, pc), fmtRatio(lo, pc), fmtRatio(lw, pw), fmtKB(lk), fmtKB(pk), fmtRatio(lk, pk))
+			fmtRatio(lc, pc), fmtRatio(lo, pc), fmtRatio(lw, pw), fmtKB(lk), fmtKB(pk), fmtRatio(lk, pk),
+			fmtKB(medianKB(ls.warm)), fmtKB(medianKB(ps.warm)))
 	}
 	if l != nil {
 		s := l[0]

@@ -161,6 +161,13 @@ type waitResult struct {
 // openSearch opens Lectern's search dialog with Ctrl+K, or a click on the
 // search button when the shortcut did not open it.
 func (d *driver) openSearch(t *tab) error {
+	var has bool
+	if err := t.eval("find #lc-search", `!!document.getElementById("lc-search") && !!document.getElementById("lc-search-input")`, stepTimeout, &has); err != nil {
+		return err
+	}
+	if !has {
+		return fmt.Errorf("the page has no search dialog (#lc-search with #lc-search-input): was the site built with search on?")
+	}
 	if err := t.do("Ctrl+K", stepTimeout, chromedp.KeyEvent("k", chromedp.KeyModifiers(chromedp.ModifierCtrl))); err != nil {
 		return err
 	}
@@ -171,7 +178,7 @@ func (d *driver) openSearch(t *tab) error {
 	if ok {
 		return nil
 	}
-	if err := t.do("click .lc-search-button", stepTimeout, chromedp.Click(".lc-search-button", chromedp.NodeVisible)); err != nil {
+	if err := t.do("click .lc-search-button", 10*time.Second, chromedp.Click(".lc-search-button", chromedp.NodeVisible)); err != nil {
 		return fmt.Errorf("Ctrl+K did not open #lc-search, and %v", err)
 	}
 	if err := t.eval("search opened", `__sb.opened()`, stepTimeout, &ok); err != nil {
