@@ -14,8 +14,9 @@
 // #lc-search-results, each with an <a href> to the result.
 //
 // speed (speed.go) prints, per query, the median over -repeat runs of:
-// the milliseconds from the last keystroke to the first result (Lectern,
-// a fresh page: the index loads while the query is typed) or from
+// the milliseconds from the last keystroke to the list first showing the
+// first result it ends with (Lectern, a fresh page: the index loads while
+// the query is typed; also from Ctrl+K) or from
 // import('/pagefind/pagefind.js') to the first result's data (Pagefind),
 // cold (a fresh page) and warm (the next query, typed in the same page
 // after the index of an earlier one has loaded); the bytes loaded from
@@ -51,6 +52,8 @@ func main() {
 	engines := flag.String("engines", "lectern,pagefind", "engines to drive: lectern, pagefind (skipped when SITE has no pagefind/pagefind.js)")
 	timeout := flag.Duration("timeout", 30*time.Minute, "bound on the whole run")
 	wait := flag.Duration("result-timeout", 15*time.Second, "how long to wait for a query's first result before calling it a miss")
+	flag.DurationVar(&settleQuiet, "settle", settleQuiet, "how long the result list must stay as it is for the query's results to be taken as final")
+	verbose := flag.Bool("v", false, "speed: log the requests of each measured query")
 	var queries []query
 	flag.Func("query", "speed: LABEL=TEXT, a query to measure (repeatable)", func(v string) error {
 		label, text, ok := strings.Cut(v, "=")
@@ -95,7 +98,7 @@ func main() {
 	}
 	defer closeBrowser()
 
-	d := &driver{srv: srv, browser: browser, page: "/" + strings.TrimPrefix(filepath.ToSlash(*pagePath), "/"), resultTimeout: *wait}
+	d := &driver{srv: srv, browser: browser, page: "/" + strings.TrimPrefix(filepath.ToSlash(*pagePath), "/"), resultTimeout: *wait, verbose: *verbose}
 	switch *mode {
 	case "speed":
 		if len(queries) == 0 {

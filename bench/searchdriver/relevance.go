@@ -158,7 +158,7 @@ func (d *driver) lecternTop(ctx context.Context, qs []relQuery) ([][]string, err
 		if w.First < 0 {
 			continue // no result
 		}
-		js := fmt.Sprintf(`__sb.settle(300, 5000, %d)`, topN)
+		js := fmt.Sprintf(`__sb.results(%d)`, topN) // the list has settled
 		if err := t.eval("results of "+q.text, js, stepTimeout, &out[i]); err != nil {
 			return nil, err
 		}

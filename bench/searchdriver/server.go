@@ -201,17 +201,27 @@ func (s *server) window(mark int, until time.Time) (wire, raw int64, n int) {
 
 // paths lists the paths requested since mark, for the log.
 func (s *server) paths(mark int) []string {
+	in, out := s.requests(mark, time.Time{})
+	return append(in, out...)
+}
+
+// requests lists the requests since mark, as path and KB sent: those that
+// ended by until (zero: all) and the others.
+func (s *server) requests(mark int, until time.Time) (in, out []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []string
 	for _, r := range s.reqs[mark:] {
-		p := r.path
+		p := fmt.Sprintf("%s(%.1f)", r.path, float64(r.wire)/1024)
 		if r.status != 200 {
-			p += fmt.Sprintf(" (%d)", r.status)
+			p += fmt.Sprintf("[%d]", r.status)
 		}
-		out = append(out, p)
+		if until.IsZero() || !r.end.After(until) {
+			in = append(in, p)
+		} else {
+			out = append(out, p)
+		}
 	}
-	return out
+	return in, out
 }
 
 // idle waits until no request has been in flight or has ended for quiet,

@@ -124,8 +124,8 @@ func (d *driver) lecternRun(ctx context.Context, q, next string) (cold, warm run
 	if err = t.eval("instrument the page", instrumentJS, stepTimeout, nil); err != nil {
 		return
 	}
-	var openAt float64
-	if err = t.eval("clock", `performance.now()`, stepTimeout, &openAt); err != nil {
+	zero, openAt, err := t.pageClock()
+	if err != nil {
 		return
 	}
 	mark := d.srv.mark()
@@ -141,7 +141,8 @@ func (d *driver) lecternRun(ctx context.Context, q, next string) (cold, warm run
 		cold.openMS = w.First - openAt
 	}
 	cold.typing = w.Last - w.FirstKey
-	cold.wire, cold.raw, _ = d.srv.window(mark, at)
+	cold.wire, cold.raw, _ = d.srv.window(mark, until(zero, w, at))
+	d.logRequests("lectern cold "+q, mark, until(zero, w, at))
 	if w.Timeout {
 		log.Printf("lectern: no result for %q after %s (%d keys seen; requests: %s)", q, d.resultTimeout, w.Keys, strings.Join(d.srv.paths(mark), " "))
 	}
@@ -155,8 +156,32 @@ func (d *driver) lecternRun(ctx context.Context, q, next string) (cold, warm run
 		return
 	}
 	warm = lecternResult(w)
-	warm.wire, warm.raw, _ = d.srv.window(mark, at)
+	warm.wire, warm.raw, _ = d.srv.window(mark, until(zero, w, at))
+	d.logRequests("lectern warm "+next, mark, until(zero, w, at))
 	return cold, warm, pageWire, pageRaw, nil
+}
+
+// logRequests logs, with -v, the requests since mark: those that ended
+// by until and the others.
+func (d *driver) logRequests(what string, mark int, until time.Time) {
+	if !d.verbose {
+		return
+	}
+	in, out := d.srv.requests(mark, until)
+	fmt.Fprintf(os.Stderr, "    %s: %d requests by the first result: %s\n", what, len(in), strings.Join(in, " "))
+	if len(out) > 0 {
+		fmt.Fprintf(os.Stderr, "    %s: %d after: %s\n", what, len(out), strings.Join(out, " "))
+	}
+}
+
+// until is the end of the window of requests that count for a query: the
+// (Go) time of its first result, a millisecond after, when it has one,
+// else when the wait for it ended.
+func until(zero time.Time, w waitResult, at time.Time) time.Time {
+	if w.First < 0 {
+		return at
+	}
+	return zero.Add(time.Duration((w.First + 1) * float64(time.Millisecond)))
 }
 
 func lecternResult(w waitResult) run {
@@ -219,6 +244,7 @@ func (d *driver) pagefindRun(ctx context.Context, q, next string) (cold, warm ru
 			r.ms = math.NaN()
 		}
 		r.wire, r.raw, _ = d.srv.window(mark, time.Now())
+		d.logRequests(fmt.Sprintf("pagefind %s %s", map[bool]string{true: "cold", false: "warm"}[i == 0], qq), mark, time.Now())
 		if i == 0 {
 			cold = r
 		} else {
@@ -259,10 +285,11 @@ func (d *driver) printSpeed(queries []query, res map[string][]*stats) {
 		fmt.Printf("  Lectern page %s: %s KB sent (%s KB raw); with search opened, to the first result of %q: %s KB sent (%s KB raw)\n",
 			d.page, fmtKB(pw), fmtKB(pr), queries[0].text, fmtKB(pw+medianKB(s.cold)), fmtKB(pr+medianRawKB(s.cold)))
 	}
-	fmt.Println("  L key: Lectern, a fresh page, from the last keystroke (search opened with Ctrl+K, then the query typed at once,")
-	fmt.Println("  the index loading meanwhile; the dialog's 60 ms typing debounce included); L open: the same from Ctrl+K, the typing")
-	fmt.Println("  included; PF cold: Pagefind in a fresh page, from import() of pagefind.js, through init() and search(), to")
-	fmt.Println("  results[0].data(); warm: the next query in the same page; text files are sent gzip-compressed, nothing cached)")
+	fmt.Println("  L key: Lectern, a fresh page, from the last keystroke (search opened with Ctrl+K, then the query typed at once)")
+	fmt.Println("  to the list first showing the first result it ends with, the dialog's typing debounce included; L open: the same")
+	fmt.Println("  from Ctrl+K, the typing included; PF cold: Pagefind in a fresh page, from import() of pagefind.js, through init()")
+	fmt.Println("  and search(), to results[0].data(); warm: the next query in the same page; text files are sent gzip-compressed,")
+	fmt.Println("  nothing is cached)")
 }
 
 func medianKB(rs []run) float64 {

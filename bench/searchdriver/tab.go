@@ -13,11 +13,16 @@ import (
 // result (driver.resultTimeout).
 const stepTimeout = 60 * time.Second
 
+// settleQuiet is how long the result list must stay as it is for a
+// query's results to be taken as final (-settle sets it).
+var settleQuiet = 300 * time.Millisecond
+
 type driver struct {
 	srv           *server
 	browser       context.Context
 	page          string // the page Lectern's search is opened on, like /index.html
 	resultTimeout time.Duration
+	verbose       bool // log the requests of each measured query
 }
 
 // tab is one browser tab; close it when done.
@@ -83,8 +88,8 @@ func (d *driver) open(t *tab, p string) (wire, raw int64, err error) {
 
 // instrumentJS records, in the page's clock (performance.now), the time of
 // every keydown (the event's own time stamp, taken when the browser got
-// it) and every DOM change that adds a search result, and defines
-// __sb.wait and __sb.settle.
+// it) and of every DOM change that adds search results, with the link of
+// the first result it shows, and defines __sb.wait and __sb.settle.
 const instrumentJS = `(() => {
   if (window.__sb) return true;
   const sb = window.__sb = {keys: [], adds: [], lastChange: 0};
@@ -95,6 +100,8 @@ const instrumentJS = `(() => {
   }, true);
   const list = () => document.getElementById("lc-search-results");
   const isResult = n => n.nodeType === 1 && (n.matches("li.lc-search-result") || !!n.querySelector("li.lc-search-result"));
+  sb.results = n => Array.from(document.querySelectorAll("#lc-search-results li.lc-search-result")).slice(0, n)
+    .map(li => { const a = li.querySelector("a[href]"); return a ? a.href : ""; });
   new MutationObserver(ms => {
     const t = performance.now(), l = list();
     let added = false;
@@ -102,27 +109,33 @@ const instrumentJS = `(() => {
       if (l && (m.target === l || l.contains(m.target))) sb.lastChange = t;
       for (const n of m.addedNodes) if (isResult(n)) added = true;
     }
-    if (added) sb.adds.push(t);
+    if (added) sb.adds.push({t, top: sb.results(1)[0] || ""});
   }).observe(document.documentElement, {childList: true, subtree: true, characterData: true, attributes: true});
-  sb.results = n => Array.from(document.querySelectorAll("#lc-search-results li.lc-search-result")).slice(0, n)
-    .map(li => { const a = li.querySelector("a[href]"); return a ? a.href : ""; });
   sb.opened = () => { const d = document.getElementById("lc-search"), i = document.getElementById("lc-search-input");
     return !!d && !d.hidden && !!i && document.activeElement === i; };
-  // wait resolves once the n keys typed after the first k0 have arrived and
-  // a result was added after the last of them: {last, first} (first -1:
-  // no result, when the status says there is none for q for a second, or
-  // after timeout ms).
-  sb.wait = (k0, n, q, timeout) => new Promise(resolve => {
+  // wait resolves once the n keys typed after the first k0 have arrived,
+  // results were added after the last of them and the list has then not
+  // changed for quiet ms: {last, first, top}, first being the time the
+  // list first showed, after the last key, the first result it shows in
+  // the end (a search for a prefix of the query can show other results
+  // after the last key). first is -1 when there is no result: the list
+  // is empty in the end, or the status says there is none for q for a
+  // second, or nothing came in timeout ms.
+  sb.wait = (k0, n, q, timeout, quiet) => new Promise(resolve => {
     const t0 = performance.now();
     let none = 0;
     const check = () => {
       const now = performance.now(), keys = sb.keys.slice(k0);
       if (keys.length >= n) {
         const last = keys[keys.length - 1];
-        const first = sb.adds.find(t => t >= last);
-        if (first !== undefined) return resolve({last, first, firstKey: keys[0], top: sb.results(1)[0] || ""});
+        const after = sb.adds.filter(a => a.t >= last);
+        if (after.length && now - Math.max(sb.lastChange, after[after.length - 1].t) >= quiet) {
+          const top = sb.results(1)[0] || "";
+          const hit = top ? after.find(a => a.top === top) : undefined;
+          return resolve({last, first: hit ? hit.t : -1, firstKey: keys[0], top, renders: after.length});
+        }
         const st = document.querySelector("#lc-search .lc-search-status");
-        if (st && /no results/i.test(st.textContent) && st.textContent.indexOf(q) >= 0) {
+        if (!after.length && st && /no results/i.test(st.textContent) && st.textContent.indexOf(q) >= 0) {
           if (!none) none = now;
           if (now - none > 1000) return resolve({last, first: -1, firstKey: keys[0], top: ""});
         } else none = 0;
@@ -156,6 +169,26 @@ type waitResult struct {
 	Top      string  `json:"top"`
 	Timeout  bool    `json:"timeout"`
 	Keys     int     `json:"keys"`
+}
+
+// pageClock returns the Go time of the page's performance.now() zero,
+// from the shortest of three round trips, to map times the page took to
+// the server's.
+func (t *tab) pageClock() (zero time.Time, now float64, err error) {
+	best := time.Duration(-1)
+	for i := 0; i < 3; i++ {
+		before := time.Now()
+		var pn float64
+		if err := t.eval("clock", `performance.now()`, stepTimeout, &pn); err != nil {
+			return time.Time{}, 0, err
+		}
+		rtt := time.Since(before)
+		if best < 0 || rtt < best {
+			best, now = rtt, pn
+			zero = before.Add(rtt / 2).Add(-time.Duration(pn * float64(time.Millisecond)))
+		}
+	}
+	return zero, now, nil
 }
 
 // openSearch opens Lectern's search dialog with Ctrl+K, or a click on the
@@ -201,7 +234,7 @@ func (d *driver) typeQuery(t *tab, q string) (waitResult, time.Time, error) {
 		return waitResult{}, time.Time{}, err
 	}
 	var w waitResult
-	js := fmt.Sprintf(`__sb.wait(%d, %d, %s, %d)`, k0, len([]rune(q)), jsString(q), d.resultTimeout.Milliseconds())
+	js := fmt.Sprintf(`__sb.wait(%d, %d, %s, %d, %d)`, k0, len([]rune(q)), jsString(q), d.resultTimeout.Milliseconds(), settleQuiet.Milliseconds())
 	err := t.eval("wait for the first result of "+q, js, d.resultTimeout+stepTimeout, &w)
 	return w, time.Now(), err
 }
