@@ -9,6 +9,7 @@
 #   SIZES="1000" bench/search.sh             # 1,000 only
 #   SIZES="" bench/search.sh                 # relevance only
 #   RELEVANCE=0 bench/search.sh              # no relevance check
+#   LECTERN=/tmp/old/lectern bench/search.sh # measure another lectern binary
 #
 # Per size, the corpus gets two words its vocabulary lacks: "quokka" near
 # the top of three pages and "zanzibar" at the very end of one (past the
@@ -50,7 +51,13 @@ trap 'rm -rf "$work"' EXIT
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
 
-CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$work/lectern" ./cmd/lectern
+# LECTERN: another lectern binary to measure (an older build, say); the
+# CPU profile, of this tree's renderer, is then left out.
+if [ -n "${LECTERN:-}" ]; then
+	cp "$LECTERN" "$work/lectern"
+else
+	CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$work/lectern" ./cmd/lectern
+fi
 go build -o "$work/gencorpus" ./bench/gencorpus
 go build -o "$work/renderdriver" ./bench/renderdriver
 go build -o "$work/searchdriver" ./bench/searchdriver
@@ -117,7 +124,8 @@ for n in $SIZES; do
 	measure "$work/lectern" build --export --out "$site" "$c/lectern"
 	bw=$WALL br=$RSS
 	read -r lb lf < <(lectern_index "$site")
-	read -r scpu tcpu < <(search_cpu "$c/lectern")
+	scpu=- tcpu=-
+	[ -n "${LECTERN:-}" ] || read -r scpu tcpu < <(search_cpu "$c/lectern")
 	echo "  $n pages: built in $bw s, search index $lb bytes in $lf files; profiled build: $scpu s of $tcpu s CPU in search" >&2
 
 	pw=- pr=- pb=0 pfiles=0
