@@ -170,6 +170,9 @@ func (ix *Index) matches(t string, prefix bool) ([]match, error) {
 		hi = min(hi, lo+maxTermChunks-1)
 	}
 	n := utf8.RuneCountInString(t)
+	if n < 2 {
+		hi = lo // one letter: the word itself, no words it starts
+	}
 	var out []match
 	for i := lo; i <= hi; i++ {
 		c, err := ix.chunk(i)
@@ -206,7 +209,7 @@ func matchFactor(w, t, stem string, n int, prefix bool) float64 {
 		return factorExact
 	case n >= 3 && Stem(w) == stem:
 		return factorStem
-	case prefix && strings.HasPrefix(w, t):
+	case prefix && n >= 2 && strings.HasPrefix(w, t):
 		// The shorter the rest of the word, the likelier it is meant.
 		return 0.5 + 0.3*float64(n)/float64(utf8.RuneCountInString(w))
 	case n >= minTypo && oneEdit(w, t):

@@ -2,7 +2,8 @@
 // same results as its Go side (query.go, excerpt.go). It loads the index's
 // files as scripts (they work from file://), each calling LECTERN_SEARCH
 // with its payload, gzip in base64; lecternStem (stem.js) comes before it.
-// lecternSearchIndex(base) returns {search(query, limit) -> Promise}.
+// lecternSearchIndex(base) returns {search(query, limit) -> Promise of
+// results, warm() loading the meta file ahead}.
 function lecternSearchIndex(base) {
   "use strict";
   var K1 = 1.2, B = 0.75, MAX_TERM_CHUNKS = 4, MAX_EXPANSIONS = 24,
@@ -116,7 +117,7 @@ function lecternSearchIndex(base) {
   function matchFactor(w, t, stem, n, prefix) {
     if (w === t) return F_EXACT;
     if (n >= 3 && lecternStem(w) === stem) return F_STEM;
-    if (prefix && startsWith(w, t)) return 0.5 + 0.3 * n / runes(w).length;
+    if (prefix && n >= 2 && startsWith(w, t)) return 0.5 + 0.3 * n / runes(w).length;
     if (n >= MIN_TYPO && oneEdit(w, t)) return F_TYPO;
     return 0;
   }
@@ -129,6 +130,7 @@ function lecternSearchIndex(base) {
       r[1] = Math.min(r[1], r[0] + MAX_TERM_CHUNKS - 1);
     }
     var n = runes(t).length, loads = [];
+    if (n < 2) r[1] = r[0]; // one letter: the word itself, no words it starts
     for (var i = r[0]; i <= r[1]; i++) loads.push(load(m.c[i][1]));
     return Promise.all(loads).then(function (chunks) {
       var out = [];
@@ -248,5 +250,6 @@ function lecternSearchIndex(base) {
     r.excerpt = out;
     for (var k = start; k < end; k++) if (hit[k]) r.marks.push([ws[k][1] - shift, ws[k][2] - shift]);
   }
-  return { search: search };
+  function warm() { meta().catch(function () {}); }
+  return { search: search, warm: warm };
 }

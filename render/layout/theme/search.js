@@ -29,7 +29,9 @@
     return /^([a-z][a-z0-9+.-]*:|\/)/i.test(u) ? u : rootURL + u;
   }
   // run searches for the input's text and shows the results, unless a
-  // newer search started meanwhile.
+  // newer search started meanwhile: the first FIRST as soon as their
+  // fragments are in, then up to MORE.
+  var FIRST = 8, MORE = 20;
   function run() {
     var q = search.input.value;
     if (q === search.shown) return;
@@ -37,11 +39,16 @@
     if (!q.trim()) { show(q, []); return; }
     if (typeof DecompressionStream === "undefined") { setStatus("Search needs a newer browser."); return; }
     if (search.shown === null) setStatus("Loading…");
-    engine().search(q, 20).then(function (rs) {
-      if (seq === search.seq) show(q, rs);
-    }, function () {
-      if (seq === search.seq) setStatus("The search index could not be loaded.");
-    });
+    var failed = function () { if (seq === search.seq) setStatus("The search index could not be loaded."); };
+    var index = engine();
+    index.search(q, FIRST).then(function (rs) {
+      if (seq !== search.seq) return;
+      show(q, rs);
+      if (rs.length < FIRST) return;
+      index.search(q, MORE).then(function (all) {
+        if (seq === search.seq) show(q, all, search.selected);
+      }, failed);
+    }, failed);
   }
   function text(parent, tag, cls, s) {
     var el = doc.createElement(tag);
@@ -50,12 +57,12 @@
     parent.appendChild(el);
     return el;
   }
-  function show(q, results) {
+  function show(q, results, selected) {
     var list = search.list;
     search.shown = q;
     while (list.firstChild) list.removeChild(list.firstChild);
     search.results = results;
-    search.selected = results.length ? 0 : -1;
+    search.selected = results.length ? Math.max(0, selected || 0) : -1;
     results.forEach(function (r, i) {
       var li = doc.createElement("li");
       li.className = "lc-search-result";
@@ -103,6 +110,7 @@
     doc.body.classList.add("lc-search-open");
     search.input.focus();
     search.input.select();
+    if (typeof DecompressionStream !== "undefined") engine().warm(); // the meta file, before the first key
     run();
   }
   function close() {
@@ -127,7 +135,7 @@
     if (backdrop) backdrop.addEventListener("click", close);
     search.input.addEventListener("input", function () {
       clearTimeout(search.timer);
-      search.timer = setTimeout(function () { search.timer = 0; run(); }, 20);
+      search.timer = setTimeout(function () { search.timer = 0; run(); }, 0);
     });
     search.input.addEventListener("keydown", function (e) {
       var n = search.results.length;
