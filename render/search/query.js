@@ -152,20 +152,42 @@ function lecternSearchIndex(base) {
     words(q).forEach(function (w) { if (!seen["$" + w[0]]) { seen["$" + w[0]] = true; out.push(w[0]); } });
     return out;
   }
+  // search ranks the pages for query (once for the last query asked:
+  // the dialog asks for the first results, then for more) and loads the
+  // fragments of the best limit.
+  var ranked = { q: null, p: null };
   function search(query, limit) {
     var terms = uniqueWords(query);
     if (!terms.length || limit <= 0) return Promise.resolve([]);
-    var last = Array.from(query).pop() || "";
-    var typing = /[\p{L}\p{N}\p{M}]/u.test(last);
-    return meta().then(function (m) {
-      return Promise.all(terms.map(function (t, i) { return matches(m, t, typing && i === terms.length - 1); }))
-        .then(function (all) { return rank(m, all, limit); });
+    if (ranked.q !== query) {
+      var last = Array.from(query).pop() || "";
+      var typing = /[\p{L}\p{N}\p{M}]/u.test(last);
+      ranked.q = query;
+      ranked.p = meta().then(function (m) {
+        return Promise.all(terms.map(function (t, i) { return matches(m, t, typing && i === terms.length - 1); }))
+          .then(function (all) { return rank(m, all); });
+      });
+      ranked.p.catch(function () { if (ranked.q === query) ranked.q = null; });
+    }
+    return ranked.p.then(function (r) {
+      return Promise.all(r.ids.slice(0, limit).map(function (id) {
+        return load("f/" + id + ".js").then(function (f) {
+          var res = { id: id, url: f.u, title: f.t, group: f.g || "", anchor: "", heading: "", excerpt: "", marks: [], score: r.scores[id] };
+          place(res, f, r.sets);
+          return res;
+        });
+      }));
     });
   }
-  function rank(m, all, limit) {
-    var scores = new Map(), hits = new Map(), sets = [];
+  // rank scores the pages that the query's words (all: each word's
+  // matches) are in: BM25 with the field bonus, the best match of each
+  // word, summed; those holding the most of the words, best first.
+  function rank(m, all) {
+    var n = m.dl.length, scores = new Float64Array(n), hits = new Uint8Array(n), best = new Float64Array(n);
+    var seen = [], touched = [], sets = [], avg = Math.max(m.avg, 1);
     all.forEach(function (ms) {
-      var set = new Set(), best = new Map();
+      var set = new Set();
+      touched.length = 0;
       ms.forEach(function (x) {
         set.add(x.word);
         var p = x.postings, df = p.length / 2 | 0;
@@ -173,25 +195,26 @@ function lecternSearchIndex(base) {
         for (var j = 0; j + 1 < p.length; j += 2) {
           id += p[j];
           var f = p[j + 1] >>> 2, dl = m.dl[id] || 0;
-          var s = x.factor * idf * (BONUS[p[j + 1] & 3] + f * (K1 + 1) / (f + K1 * (1 - B + B * dl / Math.max(m.avg, 1))));
-          if (s > (best.get(id) || 0)) best.set(id, s);
+          var s = x.factor * idf * (BONUS[p[j + 1] & 3] + f * (K1 + 1) / (f + K1 * (1 - B + B * dl / avg)));
+          if (s > best[id]) {
+            if (best[id] === 0) touched.push(id);
+            best[id] = s;
+          }
         }
       });
-      best.forEach(function (s, id) { scores.set(id, (scores.get(id) || 0) + s); hits.set(id, (hits.get(id) || 0) + 1); });
+      touched.forEach(function (id) {
+        if (hits[id] === 0) seen.push(id);
+        scores[id] += best[id];
+        hits[id]++;
+        best[id] = 0;
+      });
       sets.push(set);
     });
     var most = 0, ids = [];
-    hits.forEach(function (n) { most = Math.max(most, n); });
-    scores.forEach(function (s, id) { if (hits.get(id) === most) ids.push(id); });
-    ids.sort(function (a, b) { return scores.get(b) - scores.get(a) || a - b; });
-    ids = ids.slice(0, limit);
-    return Promise.all(ids.map(function (id) {
-      return load("f/" + id + ".js").then(function (f) {
-        var r = { id: id, url: f.u, title: f.t, group: f.g || "", anchor: "", heading: "", excerpt: "", marks: [], score: scores.get(id) };
-        place(r, f, sets);
-        return r;
-      });
-    }));
+    seen.forEach(function (id) { most = Math.max(most, hits[id]); });
+    seen.forEach(function (id) { if (hits[id] === most) ids.push(id); });
+    ids.sort(function (a, b) { return scores[b] - scores[a] || a - b; });
+    return { ids: ids, scores: scores, sets: sets };
   }
 
   function hitTerms(ws, sets) {

@@ -31,7 +31,7 @@
   // run searches for the input's text and shows the results, unless a
   // newer search started meanwhile: the first FIRST as soon as their
   // fragments are in, then up to MORE.
-  var FIRST = 8, MORE = 20;
+  var FIRST = 5, MORE = 20;
   function run() {
     var q = search.input.value;
     if (q === search.shown) return;
