@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/output"
 )
 
@@ -24,6 +25,7 @@ func main() {
 	export := flag.Bool("export", false, "export form")
 	cache := flag.String("cache-dir", "", "cache folder for incremental rebuilds")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the build to this file")
+	noSearch := flag.Bool("no-search", false, "build without search (and its index), to measure what the index costs")
 	flag.Parse()
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -45,6 +47,11 @@ func main() {
 	defer root.Close()
 	start := time.Now()
 	opts := render.Options{BasePath: *base, Export: *export}
+	if *noSearch {
+		f := features.Default()
+		f.Search = false
+		opts.Features = &f
+	}
 	setCacheDir(&opts, *cache)
 	res, err := render.Build(context.Background(), root.FS(), output.Dir{Dir: *out}, opts)
 	if err != nil {
