@@ -21,9 +21,10 @@
 // cold (a fresh page) and warm (the next query, typed in the same page
 // after the index of an earlier one has loaded); the bytes loaded from
 // opening search to the first result, cold, and for the warm query; and
-// the bytes of the page itself. relevance (relevance.go) runs the queries of FILE (query, a tab,
-// the expected URL path) and prints the rank of the expected page in the
-// top three results, or "miss".
+// the bytes of the page itself. With -v it logs each query's requests.
+// relevance (relevance.go) runs the queries of FILE (query, a tab, the
+// expected URL path) and prints the rank of the expected page in the top
+// three results, or "miss".
 package main
 
 import (

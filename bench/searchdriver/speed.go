@@ -33,10 +33,12 @@ func (s *stats) medianOpenMS() float64 {
 	for i, r := range s.cold {
 		rs[i] = run{ms: r.openMS}
 	}
-	return s.medianMS(rs)
+	return medianMS(rs)
 }
 
-func (s *stats) medianMS(rs []run) float64 {
+// medianMS is the median of the runs' ms, NaN (a miss) when any run
+// missed.
+func medianMS(rs []run) float64 {
 	var v []float64
 	for _, r := range rs {
 		if math.IsNaN(r.ms) {
@@ -270,9 +272,9 @@ func (d *driver) printSpeed(queries []query, res map[string][]*stats) {
 		"query", "L key", "L open", "L warm", "PF cold", "PF warm", "key x", "open x", "warm x", "L KB", "PF KB", "KB x", "L wKB", "PF wKB")
 	for i, q := range queries {
 		ls, ps := get(l, i), get(p, i)
-		lc, lw := ls.medianMS(ls.cold), ls.medianMS(ls.warm)
+		lc, lw := medianMS(ls.cold), medianMS(ls.warm)
 		lo := ls.medianOpenMS()
-		pc, pw := ps.medianMS(ps.cold), ps.medianMS(ps.warm)
+		pc, pw := medianMS(ps.cold), medianMS(ps.warm)
 		lk, pk := medianKB(ls.cold), medianKB(ps.cold)
 		fmt.Printf("  %-24s | %6s %6s %6s | %7s %7s | %5s %6s %6s | %7s %7s %6s | %6s %6s\n",
 			trunc(q.label+" "+jsString(q.text), 24), fmtMS(lc), fmtMS(lo), fmtMS(lw), fmtMS(pc), fmtMS(pw),
