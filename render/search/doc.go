@@ -118,6 +118,11 @@ func NewDoc(p Page) Doc {
 		})
 	}
 	add(p.Title, weightTitle, fieldTitle)
+	// The title's words in order: each pair that follow each other, and
+	// the whole title (phrase.go).
+	for _, w := range titleTerms(p.Title) {
+		one(w, weightTitle, fieldTitle)
+	}
 	add(p.Description, weightDescribe, fieldDescribe)
 	for _, k := range p.Keywords {
 		add(k, weightDescribe, fieldDescribe)

@@ -129,3 +129,17 @@ func TestSearchLengthNormalisation(t *testing.T) {
 		t.Errorf("token: %v, want the shorter page first", got)
 	}
 }
+
+func TestSearchTitlePhrase(t *testing.T) {
+	ix, _ := site(t,
+		Page{URL: "tts", Title: "Text to Speech", Body: "<p>Speech from text, text to speech.</p>"},
+		Page{URL: "acme-stt", Title: "Acme Speech-to-Text", Body: "<p>Acme turns speech to text.</p>"},
+		Page{URL: "stt", Title: "Speech to Text", Body: "<p>Services that turn audio into words.</p>"},
+		Page{URL: "metrics", Title: "Metrics", Body: "<p>speech text speech text speech text to to.</p>"},
+	)
+	// The title that is the query, then a title holding it in order,
+	// then the same words in another order.
+	if got := links(t, ix, "speech to text "); fmt.Sprint(got[:3]) != "[stt acme-stt tts]" {
+		t.Errorf("speech to text: %v", got)
+	}
+}

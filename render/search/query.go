@@ -54,7 +54,7 @@ const (
 // the best field of the page it is in: body, description or keywords,
 // heading, title. Unlike the frequency, it does not shrink with the page's
 // length: a word of a long page's title counts as much as of a short one's.
-var fieldBonus = [4]float64{0, 0.4, 0.8, 2}
+var fieldBonus = [4]float64{0, 0.6, 1.2, 4}
 
 // match is a word of the index that a word of the query matches.
 type match struct {
@@ -87,8 +87,7 @@ func (ix *Index) Search(query string, limit int) ([]Result, error) {
 		best := map[int]float64{}
 		for _, m := range ms {
 			set[m.word] = true
-			df := len(m.postings) / 2
-			idf := math.Log(1 + (float64(ix.meta.Pages)-float64(df)+0.5)/(float64(df)+0.5))
+			idf := ix.idf(len(m.postings) / 2)
 			id := uint32(0)
 			for j := 0; j+1 < len(m.postings); j += 2 {
 				id += m.postings[j]
@@ -105,6 +104,22 @@ func (ix *Index) Search(query string, limit int) ([]Result, error) {
 			hits[id]++
 		}
 		sets = append(sets, set)
+	}
+	// Words that follow each other in a page's title, or are its title.
+	phrases, bonus := phraseTerms(terms)
+	for k, w := range phrases {
+		ps, err := ix.exact(w)
+		if err != nil {
+			return nil, err
+		}
+		idf := ix.idf(len(ps) / 2)
+		id := uint32(0)
+		for j := 0; j+1 < len(ps); j += 2 {
+			id += ps[j]
+			if _, ok := scores[int(id)]; ok {
+				scores[int(id)] += bonus[k] * idf
+			}
+		}
 	}
 	ids := make([]int, 0, len(scores))
 	most := 0
@@ -136,6 +151,11 @@ func (ix *Index) Search(query string, limit int) ([]Result, error) {
 		out = append(out, res)
 	}
 	return out, nil
+}
+
+// idf is BM25's inverse document frequency of a word in df pages.
+func (ix *Index) idf(df int) float64 {
+	return math.Log(1 + (float64(ix.meta.Pages)-float64(df)+0.5)/(float64(df)+0.5))
 }
 
 // uniqueWords returns the words of a query, each once, in order.
@@ -180,7 +200,7 @@ func (ix *Index) matches(t string, prefix bool) ([]match, error) {
 			return nil, err
 		}
 		for k, w := range c.Words {
-			if !hasPrefix(w, from) {
+			if !hasPrefix(w, from) || isPhrase(w) {
 				continue
 			}
 			f := matchFactor(w, t, stem, n, prefix)

@@ -7,8 +7,8 @@
 function lecternSearchIndex(base) {
   "use strict";
   var K1 = 1.2, B = 0.75, MAX_TERM_CHUNKS = 4, MAX_EXPANSIONS = 24,
-    F_EXACT = 1, F_STEM = 0.9, F_TYPO = 0.6, MIN_TYPO = 5, EXCERPT_WORDS = 24, MAX_WORD = 48;
-  var WORD = /[\p{L}\p{N}\p{M}]+/gu, BONUS = [0, 0.4, 0.8, 2];
+    PAIR_BONUS = 1, TITLE_BONUS = 3, F_EXACT = 1, F_STEM = 0.9, F_TYPO = 0.6, MIN_TYPO = 5, EXCERPT_WORDS = 24, MAX_WORD = 48;
+  var WORD = /[\p{L}\p{N}\p{M}]+/gu, BONUS = [0, 0.6, 1.2, 4];
   var files = {};
   var metaP = null;
 
@@ -137,7 +137,7 @@ function lecternSearchIndex(base) {
       chunks.forEach(function (c) {
         for (var k = 0; k < c.w.length; k++) {
           var w = c.w[k];
-          if (!startsWith(w, from)) continue;
+          if (!startsWith(w, from) || /[\x01\x02]/.test(w)) continue;
           var f = matchFactor(w, t, stem, n, prefix);
           if (f > 0) out.push({ word: w, factor: f, postings: c.p[k], i: out.length });
         }
@@ -147,6 +147,26 @@ function lecternSearchIndex(base) {
     });
   }
 
+  function idfOf(m, df) { return Math.log(1 + (m.n - df + 0.5) / (df + 0.5)); }
+  // Phrases in titles (phrase.go): pairs of words that follow each other,
+  // and the whole title, with their bonuses.
+  function phraseTerms(terms) {
+    var words = [], bonus = [];
+    if (terms.length < 2) return { words: words, bonus: bonus };
+    for (var i = 0; i + 1 < terms.length; i++) { words.push(terms[i] + "\x01" + terms[i + 1]); bonus.push(PAIR_BONUS); }
+    words.push("\x02" + terms.join("\x01"));
+    bonus.push(TITLE_BONUS);
+    return { words: words, bonus: bonus };
+  }
+  // exact returns the postings of the index word w, [] when none.
+  function exact(m, w) {
+    var r = chunksFor(m, w);
+    if (r[1] < r[0]) return Promise.resolve([]);
+    return load(m.c[r[0]][1]).then(function (c) {
+      var k = c.w.indexOf(w);
+      return k < 0 ? [] : c.p[k];
+    });
+  }
   function uniqueWords(q) {
     var seen = {}, out = [];
     words(q).forEach(function (w) { if (!seen["$" + w[0]]) { seen["$" + w[0]] = true; out.push(w[0]); } });
@@ -164,8 +184,11 @@ function lecternSearchIndex(base) {
       var typing = /[\p{L}\p{N}\p{M}]/u.test(last);
       ranked.q = query;
       ranked.p = meta().then(function (m) {
-        return Promise.all(terms.map(function (t, i) { return matches(m, t, typing && i === terms.length - 1); }))
-          .then(function (all) { return rank(m, all); });
+        var phrases = phraseTerms(terms);
+        return Promise.all([
+          Promise.all(terms.map(function (t, i) { return matches(m, t, typing && i === terms.length - 1); })),
+          Promise.all(phrases.words.map(function (w) { return exact(m, w); }))
+        ]).then(function (got) { return rank(m, got[0], got[1], phrases.bonus); });
       });
       ranked.p.catch(function () { if (ranked.q === query) ranked.q = null; });
     }
@@ -182,7 +205,7 @@ function lecternSearchIndex(base) {
   // rank scores the pages that the query's words (all: each word's
   // matches) are in: BM25 with the field bonus, the best match of each
   // word, summed; those holding the most of the words, best first.
-  function rank(m, all) {
+  function rank(m, all, phrases, bonus) {
     var n = m.dl.length, scores = new Float64Array(n), hits = new Uint8Array(n), best = new Float64Array(n);
     var seen = [], touched = [], sets = [], avg = Math.max(m.avg, 1);
     all.forEach(function (ms) {
@@ -190,8 +213,7 @@ function lecternSearchIndex(base) {
       touched.length = 0;
       ms.forEach(function (x) {
         set.add(x.word);
-        var p = x.postings, df = p.length / 2 | 0;
-        var idf = Math.log(1 + (m.n - df + 0.5) / (df + 0.5)), id = 0;
+        var p = x.postings, idf = idfOf(m, p.length / 2 | 0), id = 0;
         for (var j = 0; j + 1 < p.length; j += 2) {
           id += p[j];
           var f = p[j + 1] >>> 2, dl = m.dl[id] || 0;
@@ -209,6 +231,13 @@ function lecternSearchIndex(base) {
         best[id] = 0;
       });
       sets.push(set);
+    });
+    phrases.forEach(function (p, k) {
+      var idf = idfOf(m, p.length / 2 | 0), id = 0;
+      for (var j = 0; j + 1 < p.length; j += 2) {
+        id += p[j];
+        if (hits[id] > 0) scores[id] += bonus[k] * idf;
+      }
     });
     var most = 0, ids = [];
     seen.forEach(function (id) { most = Math.max(most, hits[id]); });
