@@ -31,20 +31,20 @@ var gzipPool = sync.Pool{New: func() any {
 	return w
 }}
 
-// encodeFile returns the file of payload.
+// encodeFile returns the file of payload: gzip streams into base64,
+// which streams into the file's bytes.
 func encodeFile(payload []byte) []byte {
-	var z bytes.Buffer
-	z.Grow(len(payload)/3 + 64)
+	out := bytes.NewBuffer(make([]byte, 0, len(payload)/2+64))
+	out.WriteString(filePrefix)
+	b64 := base64.NewEncoder(base64.StdEncoding, out)
 	w := gzipPool.Get().(*gzip.Writer)
-	w.Reset(&z)
+	w.Reset(b64)
 	_, _ = w.Write(payload)
 	_ = w.Close()
 	gzipPool.Put(w)
-	n := base64.StdEncoding.EncodedLen(z.Len())
-	out := make([]byte, 0, len(filePrefix)+n+len(fileSuffix))
-	out = append(out, filePrefix...)
-	out = base64.StdEncoding.AppendEncode(out, z.Bytes())
-	return append(out, fileSuffix...)
+	_ = b64.Close()
+	out.WriteString(fileSuffix)
+	return out.Bytes()
 }
 
 // errFile says a file is not one of the index's.
