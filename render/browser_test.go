@@ -72,11 +72,11 @@ func TestBrowser(t *testing.T) {
 		})
 	})
 	t.Run("redirects", func(t *testing.T) { redirectsBrowserFlow(t, ctx, browserCtx) })
-	t.Run("features", func(t *testing.T) { featuresBrowserFlow(t, ctx, browserCtx) })            // features_browser_test.go
-	t.Run("sidebar window", func(t *testing.T) { sidebarWindowBrowserFlow(t, ctx, browserCtx) }) // sidebar_window_browser_test.go
-	t.Run("components", func(t *testing.T) { componentsBrowserFlow(t, ctx, browserCtx) })        // components_browser_test.go
-	t.Run("theme", func(t *testing.T) { themeBrowserFlow(t, ctx, browserCtx) })                  // theme_browser_test.go
-	t.Run("search", func(t *testing.T) { searchBrowserFlow(t, ctx, browserCtx) })                // search_browser_test.go
+	t.Run("features", func(t *testing.T) { featuresBrowserFlow(t, ctx, browserCtx) })          // features_browser_test.go
+	t.Run("sidebar split", func(t *testing.T) { sidebarSplitBrowserFlow(t, ctx, browserCtx) }) // sidebar_split_browser_test.go
+	t.Run("components", func(t *testing.T) { componentsBrowserFlow(t, ctx, browserCtx) })      // components_browser_test.go
+	t.Run("theme", func(t *testing.T) { themeBrowserFlow(t, ctx, browserCtx) })                // theme_browser_test.go
+	t.Run("search", func(t *testing.T) { searchBrowserFlow(t, ctx, browserCtx) })              // search_browser_test.go
 }
 
 // stepTimeout bounds one wait in the browser (redirectsBrowserFlow's too).

@@ -393,7 +393,7 @@ func (s *site) load() error {
 	s.checkCustomCSS()
 	s.theme = layout.New(&layout.Site{
 		Config: s.cfg, Warner: s.w, Links: s.links, Pages: s.pages, Order: s.order, Entries: s.entries,
-		Features: s.opts.features(), CustomJS: s.customJS, CustomCSS: s.customCSS, Window: buildWindow, Banner: s.bannerFunc(),
+		Features: s.opts.features(), CustomJS: s.customJS, CustomCSS: s.customCSS, Split: buildSplit, Banner: s.bannerFunc(),
 	})
 	return nil
 }
@@ -468,6 +468,7 @@ type Output = output.Output
 // Warning is a problem of the source that left a usable site (diag.Warning).
 type Warning = diag.Warning
 
-// buildWindow is the sidebar window of every build: zero, for
-// layout's default; tests lower it (sidebar_window_test.go).
-var buildWindow layout.Window
+// buildSplit says when the sidebar of a section is split between its
+// pages and a navigation file: zero, for layout's default; tests lower it
+// (sidebar_split_test.go).
+var buildSplit layout.Split

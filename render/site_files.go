@@ -49,6 +49,9 @@ func (s *site) writeSiteFiles() error {
 	if err := s.writeMermaidAssets(); err != nil { // mermaid.go
 		return err
 	}
+	if err := s.writeNavFiles(generated); err != nil { // navfiles.go
+		return err
+	}
 	generated["index.html"] = true
 	if err := s.writeOpenAPIFiles(generated); err != nil {
 		return err

@@ -14,7 +14,7 @@ import (
 // testTheme lays out the live form of the site of archive, whose
 // configuration is a docs.json and whose pages are .mdx files, as the
 // build does: the pages in navigation order, then Prewarm.
-func testTheme(t *testing.T, archive string, window Window) *Theme {
+func testTheme(t *testing.T, archive string, split Split) *Theme {
 	t.Helper()
 	fsys := sitetest.Archive(t, archive)
 	w := &diag.Warner{}
@@ -22,7 +22,7 @@ func testTheme(t *testing.T, archive string, window Window) *Theme {
 	if err != nil || cfg == nil {
 		t.Fatalf("config.Load: %v", err)
 	}
-	s := &Site{Config: cfg, Warner: w, Pages: map[string]*page.Page{}, Entries: map[string]config.NavEntry{}, Window: window}
+	s := &Site{Config: cfg, Warner: w, Pages: map[string]*page.Page{}, Entries: map[string]config.NavEntry{}, Split: split}
 	files := map[string]bool{}
 	for name := range fsys {
 		files[name] = true

@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"html"
 	"html/template"
 	"strings"
 
@@ -73,6 +74,9 @@ type pageView struct {
 	Footer        []linkView
 	Sidebar       template.HTML
 	Breadcrumbs   []linkView
+	// NavURL is the navigation file of a split sidebar's section
+	// (_lectern/nav/<id>.js, sidebar_split.go), "" for a full sidebar.
+	NavURL string
 
 	// Banner is the bar at the top of every page (Site.Banner).
 	Banner template.HTML
@@ -294,11 +298,21 @@ func (t *Theme) divisionOptions(outName string, parent, active *config.Nav) []li
 }
 
 // viewSidebar sets the sidebar of v: that of the navigation section root,
-// with page current (empty for 404.html) marked.
+// with page current (empty for 404.html) marked. The sidebar of a large
+// section is split (sidebar_split.go): the page's part of it, in an
+// element that names the section's navigation file, from which site.js
+// draws the rest, and the site's root, to which that file's URLs are
+// relative in an export.
 func (t *Theme) viewSidebar(v *pageView, outName string, p *page.Page, root *config.Nav, current string) {
-	if w := t.sidebarWindowOf(root); w != nil {
-		v.Sidebar = template.HTML(w.render(t.s, outName, current)) // sidebar_window.go
-	} else if p != nil && p.Front.Hidden {
+	if nav := t.sectionNavOf(root); nav != nil {
+		if lo, hi, hid := nav.part(t.split(), current); !nav.whole(lo, hi) {
+			v.NavURL = t.s.Links.AssetURL(outName, NavDir+nav.id+".js")
+			v.Sidebar = template.HTML(`<div class="lc-nav-part" data-nav="` + html.EscapeString(nav.id) + `" data-root="` + html.EscapeString(v.RootURL) + `">` + "\n" +
+				nav.render(t.s, outName, current, lo, hi, hid) + "</div>")
+			return
+		}
+	}
+	if p != nil && p.Front.Hidden {
 		// A hidden page is shown in the sidebar where the navigation has
 		// it, on its own page only: that sidebar is not shared.
 		v.Sidebar = renderSidebar(t.sideItems(root.Children, outName, p.Path), t.s.Config.Icons()).forPage(current)

@@ -14,6 +14,7 @@ import (
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/icons"
+	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/page"
 	"lectern.dev/lectern/render/safe"
 )
@@ -64,9 +65,9 @@ type sidebarKey struct {
 type sidebarCache struct {
 	mu sync.Mutex
 	m  map[sidebarKey]*sidebarHTML
-	// windows holds the flattened sections of windowed sidebars, nil
-	// for the others (sidebar_window.go).
-	windows map[*config.Nav]*sidebarWindow
+	// navs holds the flattened sections of split sidebars, nil for the
+	// others (sidebar_split.go).
+	navs map[*config.Nav]*sectionNav
 }
 
 // sidebar returns the sidebar of the navigation section root (the root
@@ -125,12 +126,12 @@ func (t *Theme) sidebarLinks(nodes []*config.Nav) {
 	}
 }
 
-// sidebarInputs hashes what the sidebar of section root depends on
-// besides the configuration and the set of files, which the cache's key
-// covers, and the folder of the output file (export form), which
-// Prewarm adds: the label, icon and hidden state of each
-// page under it and, for a windowed sidebar (sidebar_window.go), the
-// window's threshold and size. Equal inputs give an equal sidebar
+// sidebarInputs hashes what the full sidebar of section root depends on
+// besides the configuration and the files other than pages, which the
+// cache's key covers, and the folder of the output file (export form),
+// which Prewarm adds: the label, icon and hidden state of each page under
+// it, and where each link of the section leads, pages being added and
+// removed without a change of key. Equal inputs give an equal sidebar
 // (SidebarSum, for the rebuild cache), without rendering it.
 func (t *Theme) sidebarInputs(root *config.Nav) string {
 	h := sha256.New()
@@ -142,7 +143,8 @@ func (t *Theme) sidebarInputs(root *config.Nav) string {
 	var walk func(nodes []*config.Nav)
 	walk = func(nodes []*config.Nav) {
 		for _, n := range nodes {
-			if n.Kind == config.NavPage {
+			switch {
+			case n.Kind == config.NavPage:
 				field(n.Page)
 				if p := t.s.Pages[n.Page]; p == nil {
 					buf = append(buf, 0)
@@ -151,6 +153,9 @@ func (t *Theme) sidebarInputs(root *config.Nav) string {
 					field(p.Front.Icon)
 					field(pageTag(p))
 					field(p.Front.URL)
+					if p.Front.URL != "" {
+						field(targetKey(t.pageTarget(p)))
+					}
 					field(methodBadge(p))
 					buf = append(buf, 1)
 					if p.Front.Hidden {
@@ -159,22 +164,37 @@ func (t *Theme) sidebarInputs(root *config.Nav) string {
 						buf = append(buf, 0)
 					}
 				}
-				if len(buf) > 256 {
-					h.Write(buf)
-					buf = buf[:0]
-				}
+			case n.Href != "":
+				field(targetKey(t.s.Links.Resolve("", n.Href)))
+			}
+			if len(buf) > 256 {
+				h.Write(buf)
+				buf = buf[:0]
 			}
 			walk(n.Children)
 		}
 	}
 	walk(root.Children)
-	if w := t.sidebarWindowOf(root); w != nil {
-		// What is shown of a windowed sidebar depends on its size too.
-		buf = append(buf, 'w')
-		buf = binary.AppendUvarint(buf, uint64(t.window().Min))
-		buf = binary.AppendUvarint(buf, uint64(w.size))
-	}
 	h.Write(buf)
+	var sumBuf [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sumBuf[:0])[:16])
+}
+
+// targetKey writes a resolved link as a string, for the hashes of the
+// rebuild cache.
+func targetKey(tg links.Target) string {
+	return string(rune('0'+tg.Kind)) + tg.Path + "\x00" + tg.Suffix + "\x00" + tg.Reason
+}
+
+// sumOf hashes fields, each length-prefixed.
+func sumOf(fields ...string) string {
+	h := sha256.New()
+	var buf []byte
+	for _, f := range fields {
+		buf = binary.AppendUvarint(buf[:0], uint64(len(f)))
+		h.Write(buf)
+		h.Write([]byte(f))
+	}
 	var sumBuf [sha256.Size]byte
 	return hex.EncodeToString(h.Sum(sumBuf[:0])[:16])
 }
@@ -312,37 +332,111 @@ func (t *Theme) sideItems(nodes []*config.Nav, outName, show string) []*sideItem
 // the configuration), so that they are found in the same order whatever
 // the scheduling of the workers, which render the sidebars with their
 // warnings muted (sidebar). With hashes (a rebuild cache), it also
-// records the hash of what each page's sidebar shows, for SidebarSum. It
+// records the hash of what each page shows of its section's sidebar, for
+// SidebarSum, and of the links of the configuration, for ChromeSum. It
 // mirrors the choice of the section in view.
 func (t *Theme) Prewarm(hashes bool) {
 	warned := map[*config.Nav]bool{}
 	sectionSums := map[*config.Nav]string{} // sidebarInputs of each section
+	type partKey struct {
+		nav    *sectionNav
+		lo, hi int
+	}
+	partSums := map[partKey]string{}
 	if hashes {
 		t.sidebarSums = make([]string, len(t.s.Order))
+		t.chromeSum = t.chromeInputs()
 	}
+	sp := t.split()
 	for i, p := range t.s.Order {
 		root := t.section(p)
 		if !warned[root] {
 			warned[root] = true
 			t.sidebarLinks(root.Children)
 		}
-		if hashes {
-			sum, ok := sectionSums[root]
-			if !ok {
+		if !hashes {
+			continue
+		}
+		sum := ""
+		if nav := t.sectionNavOf(root); nav != nil {
+			// A split sidebar: the page's part of it, and the name of
+			// the navigation file (sidebar_split.go).
+			if lo, hi, hid := nav.part(sp, p.Path); !nav.whole(lo, hi) {
+				k := partKey{nav, lo, hi}
+				ps, ok := partSums[k]
+				if !ok || hid != nil {
+					ps = sumOf("part", nav.id, nav.render(t.s, "index.html", "", lo, hi, hid))
+					if hid == nil {
+						partSums[k] = ps
+					}
+				}
+				sum = ps
+			}
+		}
+		if sum == "" {
+			var ok bool
+			if sum, ok = sectionSums[root]; !ok {
 				sum = t.sidebarInputs(root)
 				sectionSums[root] = sum
 			}
-			// The section's hash has a fixed length: the folder
-			// (export form) follows it unambiguously.
-			t.sidebarSums[i] = sum + t.sidebarKeyOf(root, p.Path+".html").dir
 		}
+		own := ""
+		if p.Front.URL != "" {
+			// A page that is a link elsewhere says where (Theme.Page).
+			own = targetKey(t.pageTarget(p))
+		}
+		t.sidebarSums[i] = sumOf(sum, t.sidebarKeyOf(root, p.Path+".html").dir, own)
 	}
 }
 
-// SidebarSum is the hash of the inputs of the sidebar that page i of the
-// navigation order shows, after Prewarm with hashes.
+// SidebarSum is the hash of what page i of the navigation order shows of
+// its section's sidebar (and, for a page that is a link elsewhere, where
+// it leads), after Prewarm with hashes.
 func (t *Theme) SidebarSum(i int) string {
 	return t.sidebarSums[i]
+}
+
+// ChromeSum is the hash of where the links of the configuration every
+// page shows lead (header, anchors, footer, tabs that are links, the
+// banner), after Prewarm with hashes: pages are added and removed without
+// a change of the rebuild cache's key.
+func (t *Theme) ChromeSum() string {
+	return t.chromeSum
+}
+
+// chromeInputs hashes the links of the configuration outside the
+// sidebars, resolved, and the banner as the site's first folder shows it.
+func (t *Theme) chromeInputs() string {
+	cfg := t.s.Config
+	var fields []string
+	add := func(href string) {
+		if href != "" {
+			fields = append(fields, targetKey(t.s.Links.Resolve("", href)))
+		}
+	}
+	for _, list := range [][]config.Link{cfg.NavbarLinks, cfg.Anchors, cfg.FooterLinks} {
+		for _, l := range list {
+			add(l.Href)
+		}
+	}
+	if cfg.NavbarPrimary != nil {
+		add(cfg.NavbarPrimary.Href)
+	}
+	add(t.logoHref)
+	var walk func(n *config.Nav)
+	walk = func(n *config.Nav) {
+		if n.IsDivision() {
+			add(n.Href)
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(cfg.Nav)
+	if t.s.Banner != nil {
+		fields = append(fields, t.s.Banner("index.html"))
+	}
+	return sumOf(fields...)
 }
 
 // section returns the navigation section whose sidebar page p shows: the

@@ -13,7 +13,7 @@ var sideNavRE = regexp.MustCompile(`(?s)<nav class="lc-sidebar" id="sidebar" ari
 // sidebar per section: the variants of hidden pages are not kept in it.
 func TestHiddenPageSidebarNotShared(t *testing.T) {
 	t.Parallel()
-	th := testTheme(t, readArchive(t, "hidden-pages.txtar"), Window{})
+	th := testTheme(t, readArchive(t, "hidden-pages.txtar"), Split{})
 	for _, p := range th.s.Order {
 		th.Page(p, p.Path+".html", "", nil)
 	}
@@ -27,16 +27,16 @@ func TestHiddenPageSidebarNotShared(t *testing.T) {
 	}
 }
 
-// TestSidebarWindowCountsHiddenPages checks that hidden pages count
+// TestSidebarSplitCountsHiddenPages checks that hidden pages count
 // towards the threshold: each would otherwise render the whole section
 // for itself.
-func TestSidebarWindowCountsHiddenPages(t *testing.T) {
+func TestSidebarSplitCountsHiddenPages(t *testing.T) {
 	t.Parallel()
 	archive := "-- docs.json --\n{\"navigation\": {\"groups\": [{\"group\": \"G\", \"pages\": [\"index\", \"h1\", \"h2\", \"h3\", \"h4\", \"h5\"]}]}}\n-- index.mdx --\n# Home\n"
 	for i := 1; i <= 5; i++ {
 		archive += "-- h" + string(rune('0'+i)) + ".mdx --\n---\ntitle: H" + string(rune('0'+i)) + "\nhidden: true\n---\nx\n"
 	}
-	th := testTheme(t, archive, Window{Min: 4, Size: 100})
+	th := testTheme(t, archive, Split{Min: 4, Group: 1, Window: 1})
 	var h3 string
 	for _, p := range th.s.Order {
 		data := string(th.Page(p, p.Path+".html", "", nil))
@@ -48,25 +48,15 @@ func TestSidebarWindowCountsHiddenPages(t *testing.T) {
 			h3 = m[1]
 		}
 	}
-	if w := th.sidebars.windows[th.s.Config.Nav]; w == nil {
-		t.Errorf("a section of 1 page and 5 hidden ones is not windowed with a threshold of 4")
+	if w := th.sidebars.navs[th.s.Config.Nav]; w == nil {
+		t.Errorf("a section of 1 page and 5 hidden ones is not split with a threshold of 4")
 	}
-	if len(th.sidebars.m) != 0 {
-		t.Errorf("%d full sidebars rendered for a windowed section", len(th.sidebars.m))
-	}
+	// Its part (a window of 1 entry) is the whole section: the full
+	// sidebar, with the hidden page.
 	want := `<div class="lc-nav-section"><p class="lc-nav-heading">G</p><ul class="lc-nav-list"><li><a href="/">Home</a></li><li><a href="/h3" class="lc-active" aria-current="page">H3</a></li></ul></div>
 `
 	if h3 != want {
 		t.Errorf("h3.html sidebar:\n%s\nwant:\n%s", h3, want)
-	}
-}
-
-func TestGroupDigits(t *testing.T) {
-	t.Parallel()
-	for n, want := range map[int]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 12345: "12,345", 1234567: "1,234,567"} {
-		if got := groupDigits(n); got != want {
-			t.Errorf("groupDigits(%d) = %q, want %q", n, got, want)
-		}
 	}
 }
 
@@ -85,26 +75,31 @@ func TestSocialIcons(t *testing.T) {
 	}
 }
 
-// TestSidebarWindowMethodBadge checks that a windowed sidebar shows the
-// method badges of API pages as the full sidebar does.
-func TestSidebarWindowMethodBadge(t *testing.T) {
+// TestSidebarSplitMethodBadge checks that the part of a split sidebar
+// shows the method badges of API pages as the full sidebar does.
+func TestSidebarSplitMethodBadge(t *testing.T) {
 	t.Parallel()
-	archive := "-- docs.json --\n{\"navigation\": {\"groups\": [{\"group\": \"G\", \"pages\": [\"index\", \"get\", \"hook\"]}]}}\n-- index.mdx --\n# Home\n" +
+	archive := "-- docs.json --\n{\"navigation\": {\"groups\": [{\"group\": \"G\", \"pages\": [\"index\", \"get\", \"hook\"]}, {\"group\": \"H\", \"pages\": [\"other\"]}]}}\n" +
+		"-- index.mdx --\n# Home\n-- other.mdx --\n# Other\n" +
 		"-- get.mdx --\n---\ntitle: List\nopenapi: GET /plants\n---\nx\n-- hook.mdx --\n---\ntitle: Hook\napi: WEBHOOK plant.created\n---\nx\n"
-	sidebar := func(w Window) string {
-		th := testTheme(t, archive, w)
+	sidebar := func(sp Split) string {
+		th := testTheme(t, archive, sp)
 		m := sideNavRE.FindStringSubmatch(string(th.Page(th.s.Pages["index"], "index.html", "", nil)))
 		if m == nil {
 			t.Fatal("no sidebar in index.html")
 		}
 		return m[1]
 	}
-	full, windowed := sidebar(Window{}), sidebar(Window{Min: 1, Size: 100})
-	if !strings.Contains(windowed, `<span class="lc-nav-method lc-nav-method-get">GET</span>List`) ||
-		!strings.Contains(windowed, `<span class="lc-nav-method lc-nav-method-webhook">HOOK</span>Hook`) {
-		t.Errorf("windowed sidebar without the method badges:\n%s", windowed)
+	full, split := sidebar(Split{}), sidebar(Split{Min: 1})
+	if !strings.Contains(split, `<span class="lc-nav-method lc-nav-method-get">GET</span>List`) ||
+		!strings.Contains(split, `<span class="lc-nav-method lc-nav-method-webhook">HOOK</span>Hook`) {
+		t.Errorf("split sidebar without the method badges:\n%s", split)
 	}
-	if full != windowed {
-		t.Errorf("full sidebar:\n%s\nwindowed:\n%s", full, windowed)
+	head, part, ok := strings.Cut(split, "\n")
+	if !ok || !strings.HasPrefix(head, `<div class="lc-nav-part"`) || !strings.HasSuffix(part, "</div>") {
+		t.Fatalf("split sidebar is not a part:\n%s", split)
+	}
+	if part = strings.TrimSuffix(part, "</div>"); !strings.HasPrefix(full, part) || strings.Contains(part, "Other") {
+		t.Errorf("full sidebar:\n%s\npart:\n%s", full, part)
 	}
 }

@@ -28,9 +28,9 @@ type Site struct {
 	// CustomCSS are the repository's stylesheets every page links after
 	// the theme's, as paths of the source (and of the site).
 	CustomCSS []string
-	// Window sets when a section's sidebar is windowed (sidebar_window.go);
-	// zero for defaultWindow.
-	Window Window
+	// Split sets when a section's sidebar is split between its pages and
+	// a navigation file (sidebar_split.go); zero for defaultSplit.
+	Split Split
 	// Banner, when set, returns the HTML of the bar shown at the top of
 	// the page written as outName (docs.json banner), or "".
 	Banner func(outName string) string

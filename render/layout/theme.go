@@ -70,6 +70,12 @@ type Theme struct {
 	// shows (sidebarInputs of the section, then the folder in the export
 	// form), set by Prewarm with hashes; read-only after.
 	sidebarSums []string
+	// chromeSum is the hash of where the configuration's links lead
+	// (ChromeSum), set by Prewarm with hashes.
+	chromeSum string
+	// navIDs names the navigation file of each section (navfile.go): the
+	// root of the navigation and each division.
+	navIDs map[*config.Nav]string
 	// metaCSP is the policy of an export's pages without a playground
 	// (features.Site.MetaContentSecurityPolicy), "" for a live site.
 	metaCSP string
@@ -154,6 +160,7 @@ func New(s *Site) *Theme {
 	}
 	walk(cfg.Nav, nil)
 	t.placeUnlisted()
+	t.navIDs = navIDs(cfg.Nav)
 	return t
 }
 

@@ -61,6 +61,53 @@
     }
   }
 
+  // Sidebars of large sections: the page carries its part (.lc-nav-part);
+  // the section's navigation file (_lectern/nav/<id>.js, a script, which
+  // loads from file:// where fetching does not) sets window.lecternNav,
+  // whose markup of the whole sidebar replaces the part, its relative URLs
+  // prefixed with the part's data-root, the current page marked and its
+  // groups open, the current link kept where it was on the screen.
+  function initNav() {
+    var part = doc.querySelector(".lc-nav-part");
+    if (!part) return;
+    function draw() {
+      var nav = window.lecternNav;
+      window.lecternNavReady = null;
+      if (!nav || nav.id !== part.getAttribute("data-nav") || typeof nav.html !== "string") return;
+      var prefix = part.getAttribute("data-root") || "";
+      var box = doc.createElement("div");
+      box.innerHTML = nav.html;
+      var links = box.getElementsByTagName("a");
+      for (var i = 0; i < links.length; i++) {
+        var u = links[i].getAttribute("href") || "";
+        if (!/^([a-z][a-z0-9+.-]*:|[\/#?])/i.test(u)) links[i].setAttribute("href", prefix + u);
+      }
+      var cur = part.querySelector("a.lc-active"), mark = null;
+      if (cur) {
+        for (var j = 0; j < links.length && !mark; j++) if (links[j].href === cur.href) mark = links[j];
+        if (!mark) {
+          // A hidden page is in no navigation file: it goes next to
+          // the entry beside it in the part.
+          var li = cur.parentNode, prev = li.previousElementSibling, next = li.nextElementSibling;
+          var near = prev || next, at = null, a = near && near.querySelector("a");
+          for (var k = 0; a && k < links.length && !at; k++) if (links[k].href === a.href) at = links[k].parentNode;
+          if (!at) return;
+          mark = li.cloneNode(true).firstChild;
+          at.parentNode.insertBefore(mark.parentNode, prev ? at.nextSibling : at);
+        }
+        mark.className = "lc-active";
+        mark.setAttribute("aria-current", "page");
+        for (var p = mark.parentNode; p && p !== box; p = p.parentNode) if (p.tagName === "DETAILS") p.open = true;
+      }
+      var side = doc.getElementById("sidebar");
+      var top = cur ? cur.getBoundingClientRect().top : 0;
+      part.replaceChildren.apply(part, Array.prototype.slice.call(box.childNodes));
+      if (mark && side) side.scrollTop += mark.getBoundingClientRect().top - top;
+    }
+    if (window.lecternNav) draw();
+    else window.lecternNavReady = draw;
+  }
+
   // Tabs and code groups: a tab list of buttons above panels (a menu for
   // a code group with dropdown), the first shown, or the one
   // data-default-tab names. Groups sync by title, as on Mintlify: choosing
@@ -354,6 +401,7 @@
 
   ready(function () {
     initThemeToggle();
+    initNav();
     initMenu();
     initTabs();
     initCopy();

@@ -1,0 +1,169 @@
+package layout
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+
+	"lectern.dev/lectern/render/config"
+	"lectern.dev/lectern/render/diag"
+)
+
+// Navigation files.
+//
+// A split section (sidebar_split.go) has one navigation file,
+// NavDir + <id> + ".js", that holds its whole sidebar: the markup of the
+// full sidebar, with no page marked, its URLs as a file at the site's root
+// has them (absolute on a live site, relative to the root in an export).
+// It is a script rather than JSON because pages opened from file:// may
+// load scripts but not fetch() files; it sets window.lecternNav and calls
+// window.lecternNavReady when site.js has set it, whichever of the two
+// runs first. site.js puts the markup in place of the page's part, with
+// the URLs prefixed by the part's data-root where relative, and marks the
+// current page (the link of the part's active one) and opens its groups.
+//
+// The file's name depends on the labels of the section's divisions only,
+// never on its content, so that pages link to it by a URL that does not
+// change when the section does: a rebuild that adds a page to a group
+// writes that group's pages and the navigation file, not every page.
+// Servers must therefore revalidate it (sites and selfhost send it with
+// no-cache).
+
+// NavDir is the folder of the navigation files in the output.
+const NavDir = "_lectern/nav/"
+
+// NavFile is a file of the output: a section's navigation file.
+type NavFile struct {
+	Name string
+	Data []byte
+}
+
+// navIDs names the navigation file of every section of the navigation
+// root: the root ("site") and each division, by the labels of its
+// divisions, lower case, joined by "-" ("v2-guides"); a name taken by an
+// earlier section gets "-2", "-3"... in navigation order. Names are
+// letters, digits and "-", and never end in what looks like a content
+// hash, which servers could cache for good.
+func navIDs(root *config.Nav) map[*config.Nav]string {
+	ids := map[*config.Nav]string{}
+	used := map[string]bool{}
+	name := func(n *config.Nav, labels []string) {
+		base := slug(strings.Join(labels, " "))
+		if n == root {
+			base = "site"
+		} else if base == "" {
+			base = "section"
+		}
+		id := base
+		for i := 2; used[id]; i++ {
+			id = base + "-" + strconv.Itoa(i)
+		}
+		used[id] = true
+		ids[n] = id
+	}
+	var walk func(n *config.Nav, labels []string)
+	walk = func(n *config.Nav, labels []string) {
+		if n.IsDivision() {
+			labels = append(labels[:len(labels):len(labels)], n.Label)
+			name(n, labels)
+		}
+		for _, c := range n.Children {
+			walk(c, labels)
+		}
+	}
+	name(root, nil)
+	walk(root, nil)
+	return ids
+}
+
+// slug is s in lower case, its runs of characters other than ASCII
+// letters and digits as one "-", at most 48 bytes, with "n" after a last
+// run of 8 or more hexadecimal digits (a name such as "v-1a2b3c4d.js"
+// reads as a hashed file to servers that cache those for good).
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if b.Len() >= 48 {
+			break
+		}
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+		default:
+			dash = true
+		}
+	}
+	out := b.String()
+	hex := 0
+	for i := len(out) - 1; i >= 0 && strings.IndexByte("0123456789abcdef", out[i]) >= 0; i-- {
+		hex++
+	}
+	if hex >= 8 {
+		out += "n"
+	}
+	return out
+}
+
+// NavFiles returns the navigation files of the split sections that a
+// page, or 404.html, shows part of, sorted by name.
+func (t *Theme) NavFiles() []NavFile {
+	sp := t.split()
+	need := map[*config.Nav]bool{}
+	mark := func(root *config.Nav, current string) {
+		if need[root] {
+			return
+		}
+		if nav := t.sectionNavOf(root); nav != nil {
+			if lo, hi, _ := nav.part(sp, current); !nav.whole(lo, hi) {
+				need[root] = true
+			}
+		}
+	}
+	for _, p := range t.s.Order {
+		mark(t.section(p), p.Path)
+	}
+	mark(t.notFoundSection(), "")
+	var files []NavFile
+	for root := range need {
+		files = append(files, NavFile{Name: NavDir + t.sectionNavOf(root).id + ".js", Data: t.navFile(root)})
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
+	return files
+}
+
+// notFoundSection is the section whose sidebar 404.html shows.
+func (t *Theme) notFoundSection() *config.Nav {
+	root := t.s.Config.Nav
+	for i, n := range t.firstSectionChain() {
+		if i > 0 && n.IsDivision() {
+			root = n
+		}
+	}
+	return root
+}
+
+// navFile returns the navigation file of section root.
+func (t *Theme) navFile(root *config.Nav) []byte {
+	// The sidebar of a file at the root, whose warnings Prewarm gave.
+	muted := t.ForWarner(&diag.Warner{Mute: 1})
+	sb := renderSidebar(muted.sideItems(root.Children, "index.html", ""), t.s.Config.Icons())
+	var b bytes.Buffer
+	b.WriteString("window.lecternNav=")
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // a script of its own: "</script>" ends nothing
+	// json escapes U+2028 and U+2029: the JSON is a JavaScript expression.
+	_ = enc.Encode(struct {
+		ID   string `json:"id"`
+		HTML string `json:"html"`
+	}{t.sectionNavOf(root).id, sb.html})
+	b.Truncate(b.Len() - 1) // Encode's newline
+	b.WriteString(";if(window.lecternNavReady)window.lecternNavReady();\n")
+	return b.Bytes()
+}

@@ -1,0 +1,346 @@
+package layout
+
+import (
+	"html"
+	"strings"
+
+	"lectern.dev/lectern/render/config"
+	"lectern.dev/lectern/render/icons"
+	"lectern.dev/lectern/render/links"
+	"lectern.dev/lectern/render/safe"
+)
+
+// Split sidebars.
+//
+// The sidebar of a section lists every entry of the section, on every
+// page of it: for a section of N entries, N pages of N links each, output
+// that grows with N². A section with more than Split.Min entries
+// therefore has its sidebar split: each page carries its part of it (the
+// group that holds it, under the headings of the groups around that
+// group, with the page marked and its groups open), which works without
+// JavaScript and is what search engines read, and loads the section's
+// navigation file (navfile.go), written once per section and cached by
+// the browser, from which site.js draws the whole sidebar in its place.
+//
+// A page's part is the outermost group holding it that has at most
+// Split.Group entries; when even the innermost is larger (or the page is
+// at the top level of its section, among more than Split.Group entries
+// there), Split.Window entries of it around the page. Its cost is bounded,
+// in the live and export forms and in 404.html (which shows the part of
+// the first entry). A page whose part is the whole section shows the full
+// sidebar, byte for byte as in a small section, without a navigation
+// file.
+//
+// Site.Split sets the thresholds; its zero value takes defaultSplit's.
+type Split struct {
+	// Min is the number of entries (pages, hidden ones included, and
+	// links) above which a section's sidebar is split.
+	Min int
+	// Group is the number of entries of the largest group a page of a
+	// split section shows whole.
+	Group int
+	// Window is the number of entries a page shows of a larger group.
+	Window int
+}
+
+// defaultSplit is the split of every build. Min: past about 250 entries a
+// full sidebar outweighs the rest of a typical page (docs/architecture.md,
+// "Sidebars of large sections are split"). Group: a group of 1,000
+// entries costs a page about 60 KB.
+var defaultSplit = Split{Min: 250, Group: 1000, Window: 100}
+
+// split returns the site's split, with defaultSplit's for zero fields.
+func (t *Theme) split() Split {
+	sp := t.s.Split
+	if sp.Min == 0 {
+		sp.Min = defaultSplit.Min
+	}
+	if sp.Group == 0 {
+		sp.Group = defaultSplit.Group
+	}
+	if sp.Window <= 0 {
+		sp.Window = defaultSplit.Window
+	}
+	return sp
+}
+
+// sectionNav is a section flattened for split sidebars. It depends on the
+// section only, not on the folder of the output file.
+type sectionNav struct {
+	id      string        // its navigation file: _lectern/nav/<id>.js
+	lib     icons.Library // the site's icon library, for the groups' icons
+	groups  []sideGroup
+	entries []sideEntry // the visible entries, in navigation order
+	// at is the index of the first entry of each visible page.
+	at map[string]int
+	// hidden holds the hidden pages (front matter), each shown only on
+	// its own page, at its first place in the navigation.
+	hidden map[string]hiddenEntry
+}
+
+// sideGroup is a group of a split sidebar: a heading at the top level
+// (depth 0), a collapsible <details> below.
+type sideGroup struct {
+	label, icon, tag string
+	parent           int // index in sectionNav.groups; -1 for none
+	depth            int
+	expanded         bool // open on every page
+	lo, hi           int  // its entries: [lo, hi) of sectionNav.entries
+}
+
+// sideEntry is a link of a split sidebar: a page, or a link of the
+// configuration (resolved once; its URL depends on the output file).
+type sideEntry struct {
+	label, tag string
+	badge      string       // the HTTP method of an API page (methodBadge)
+	page       string       // for pages
+	link       links.Target // for links
+	group      int          // innermost group; -1 for none
+}
+
+// hiddenEntry is a hidden page and the index of the visible entry it
+// goes before.
+type hiddenEntry struct {
+	entry sideEntry
+	at    int
+}
+
+// sectionNavOf returns the flattened section root when its sidebar is
+// split, nil when it is not. Safe for concurrent use; the section is
+// flattened on first use.
+func (t *Theme) sectionNavOf(root *config.Nav) *sectionNav {
+	c := t.sidebars
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if w, ok := c.navs[root]; ok {
+		return w
+	}
+	if c.navs == nil {
+		c.navs = map[*config.Nav]*sectionNav{}
+	}
+	w := &sectionNav{id: t.navIDs[root], lib: t.s.Config.Icons(), at: map[string]int{}, hidden: map[string]hiddenEntry{}}
+	t.flattenSidebar(w, root.Children, -1, 0)
+	// Hidden pages count: each shows the sidebar with itself added, which
+	// the full sidebar renders for that page alone.
+	if len(w.entries)+len(w.hidden) <= t.split().Min {
+		w = nil
+	}
+	c.navs[root] = w
+	return w
+}
+
+// flattenSidebar adds the entries of nodes, in group parent at depth, to
+// w. It mirrors sideItems: hidden navigation nodes are left out, and so
+// are groups without visible entries (by never being shown).
+func (t *Theme) flattenSidebar(w *sectionNav, nodes []*config.Nav, parent, depth int) {
+	for _, n := range nodes {
+		if n.Hidden {
+			continue
+		}
+		switch {
+		case n.Kind == config.NavPage:
+			p := t.s.Pages[n.Page]
+			if p == nil {
+				continue
+			}
+			e := sideEntry{label: NavLabel(p), tag: pageTag(p), page: n.Page, group: parent}
+			if p.Front.URL != "" {
+				e.page, e.link = "", t.pageTarget(p)
+				if !p.Front.Hidden {
+					w.entries = append(w.entries, e)
+				}
+				continue
+			}
+			e.badge = methodBadge(p)
+			if p.Front.Hidden {
+				if _, ok := w.hidden[n.Page]; !ok {
+					w.hidden[n.Page] = hiddenEntry{entry: e, at: len(w.entries)}
+				}
+				continue
+			}
+			if _, ok := w.at[n.Page]; !ok {
+				w.at[n.Page] = len(w.entries)
+			}
+			w.entries = append(w.entries, e)
+		case n.Kind == config.NavLink:
+			w.entries = append(w.entries, sideEntry{label: n.Label, link: t.s.Links.Resolve("", n.Href), group: parent})
+		case len(n.Children) > 0:
+			w.groups = append(w.groups, sideGroup{label: n.Label, icon: n.Icon, tag: n.Tag, parent: parent, depth: depth, expanded: n.Expanded,
+				lo: len(w.entries)})
+			g := len(w.groups) - 1
+			t.flattenSidebar(w, n.Children, g, depth+1)
+			w.groups[g].hi = len(w.entries)
+		case n.Href != "":
+			w.entries = append(w.entries, sideEntry{label: n.Label, link: t.s.Links.Resolve("", n.Href), group: parent})
+		}
+	}
+}
+
+// part returns the entries [lo, hi) that the page current ("" for
+// 404.html) shows of the section, and its own entry when it is a hidden
+// page (nil otherwise): see "Split sidebars" above.
+func (w *sectionNav) part(sp Split, current string) (lo, hi int, hid *hiddenEntry) {
+	n := len(w.entries)
+	c, g := 0, -1
+	if i, ok := w.at[current]; ok {
+		c, g = i, w.entries[i].group
+	} else if h, ok := w.hidden[current]; ok {
+		hid, c, g = &h, h.at, h.entry.group
+	} else if n > 0 {
+		g = w.entries[0].group
+	}
+	extra := 0
+	if hid != nil {
+		extra = 1
+	}
+	chain := w.chainOf(g)
+	for _, k := range chain {
+		if gr := &w.groups[k]; gr.hi-gr.lo+extra <= sp.Group {
+			return gr.lo, gr.hi, hid
+		}
+	}
+	// The innermost group, or the run of top-level entries around the
+	// page, is too large: a window of it.
+	var clo, chi int
+	if g >= 0 {
+		clo, chi = w.groups[g].lo, w.groups[g].hi
+	} else {
+		for clo = c; clo > 0 && w.entries[clo-1].group < 0; clo-- {
+		}
+		for chi = c; chi < n && w.entries[chi].group < 0; chi++ {
+		}
+	}
+	size := max(sp.Window-extra, 1)
+	if chi-clo <= size {
+		return clo, chi, hid
+	}
+	lo = max(c-size/2, clo)
+	hi = min(lo+size, chi)
+	lo = max(hi-size, clo)
+	return lo, hi, hid
+}
+
+// whole reports whether the part [lo, hi) is the whole section.
+func (w *sectionNav) whole(lo, hi int) bool { return lo == 0 && hi == len(w.entries) }
+
+// render writes the entries [lo, hi) of the section and the hidden entry
+// hid (nil for none) for the output file outName, showing page current
+// ("" for none) as the current one, under the headings and groups that
+// hold them, as renderSidebar writes them.
+func (w *sectionNav) render(s *Site, outName, current string, lo, hi int, hid *hiddenEntry) string {
+	shown := make([]*sideEntry, 0, hi-lo+1)
+	for i := lo; i < hi; i++ {
+		if hid != nil && i == hid.at {
+			shown = append(shown, &hid.entry)
+		}
+		shown = append(shown, &w.entries[i])
+	}
+	if hid != nil && (hid.at >= hi || hid.at < lo) {
+		shown = append(shown, &hid.entry)
+	}
+
+	// The groups holding the current page are open.
+	open := map[int]bool{}
+	for _, e := range shown {
+		if current != "" && e.page == current {
+			for g := e.group; g >= 0; g = w.groups[g].parent {
+				open[g] = true
+			}
+		}
+	}
+
+	var b strings.Builder
+	b.Grow(len(shown) * 96)
+	var stack []int // the groups written and not yet closed, outermost first
+	for _, e := range shown {
+		chain := w.chainOf(e.group)
+		k := commonDepth(stack, chain)
+		for len(stack) > k {
+			w.closeGroup(&b, stack[len(stack)-1])
+			stack = stack[:len(stack)-1]
+		}
+		for _, g := range chain[k:] {
+			w.openGroup(&b, g, open[g])
+			stack = append(stack, g)
+		}
+		if len(stack) == 0 {
+			b.WriteString(`<ul class="lc-nav-list">`)
+		}
+		writeSideLink(&b, s, outName, e, current)
+		if len(stack) == 0 {
+			b.WriteString("</ul>\n")
+		}
+	}
+	for len(stack) > 0 {
+		w.closeGroup(&b, stack[len(stack)-1])
+		stack = stack[:len(stack)-1]
+	}
+	return b.String()
+}
+
+// chainOf returns group g and the groups holding it, outermost first.
+func (w *sectionNav) chainOf(g int) []int {
+	var c []int
+	for ; g >= 0; g = w.groups[g].parent {
+		c = append(c, g)
+	}
+	for i, j := 0, len(c)-1; i < j; i, j = i+1, j-1 {
+		c[i], c[j] = c[j], c[i]
+	}
+	return c
+}
+
+// commonDepth returns the length of the common start of a and b.
+func commonDepth(a, b []int) int {
+	k := 0
+	for k < len(a) && k < len(b) && a[k] == b[k] {
+		k++
+	}
+	return k
+}
+
+// openGroup writes the start of group g as renderSidebar does.
+func (w *sectionNav) openGroup(b *strings.Builder, g int, open bool) {
+	gr := &w.groups[g]
+	if gr.depth == 0 {
+		b.WriteString(`<div class="lc-nav-section"><p class="lc-nav-heading">` + w.lib.HTML(gr.icon) + sideLabel(gr.label, gr.tag) + `</p><ul class="lc-nav-list">`)
+		return
+	}
+	b.WriteString(`<li class="lc-nav-group"><details`)
+	if open || gr.expanded {
+		b.WriteString(openAttr)
+	}
+	b.WriteString("><summary>" + w.lib.HTML(gr.icon) + sideLabel(gr.label, gr.tag) + `</summary><ul class="lc-nav-list">`)
+}
+
+// closeGroup writes the end of group g.
+func (w *sectionNav) closeGroup(b *strings.Builder, g int) {
+	if w.groups[g].depth == 0 {
+		b.WriteString("</ul></div>\n")
+		return
+	}
+	b.WriteString("</ul></details></li>")
+}
+
+// writeSideLink writes the list item of entry e as sidebarWriter.list does.
+func writeSideLink(b *strings.Builder, s *Site, outName string, e *sideEntry, current string) {
+	var u string
+	external := false
+	if e.page != "" {
+		u = s.Links.PageURL(outName, e.page)
+	} else {
+		u, external = s.Links.URL(outName, e.link), e.link.Kind == links.External
+	}
+	b.WriteString(`<li><a href="`)
+	b.WriteString(html.EscapeString(safe.Href(u)))
+	b.WriteByte('"')
+	if e.page != "" && e.page == current {
+		b.WriteString(activeAttrs)
+	}
+	if external {
+		b.WriteString(` rel="noopener"`)
+	}
+	b.WriteByte('>')
+	b.WriteString(e.badge + sideLabel(e.label, e.tag))
+	b.WriteString("</a></li>")
+}
