@@ -86,11 +86,25 @@ func TestCacheRebuild(t *testing.T) {
 		fsys["docs.json"].Data = bytes.Replace(fsys["docs.json"].Data, []byte(`"name":"Big"`), []byte(`"name":"Bigger"`), 1)
 		step("configuration changed", 0)
 
-		// A page outside the navigation is built too (unlisted.go).
+		// A page outside the navigation is built too (unlisted.go); the
+		// others, which do not link to it, are kept.
 		fsys["new.mdx"] = &fstest.MapFile{Data: []byte("# New\n")}
-		step("file added", 0)
+		step("file added", total)
 		total++
 		step("nothing changed again", total)
+
+		// A page that 12 pages link to (n%5 == 1: "/nowhere-1") appears:
+		// they are rendered again; and goes.
+		fsys["nowhere-1.mdx"] = &fstest.MapFile{Data: []byte("# Somewhere\n")}
+		step("linked page added", total-12)
+		// (A build into the same folder without Update leaves the files
+		// it no longer writes: lectern build writes a new folder, or
+		// updates in place.)
+		delete(fsys, "nowhere-1.mdx")
+		if err := os.Remove(filepath.Join(dir, "nowhere-1.html")); err != nil {
+			t.Fatal(err)
+		}
+		step("linked page removed", total-12)
 
 		// A new output folder, reusing the previous one's pages.
 		next := filepath.Join(t.TempDir(), "next")

@@ -85,7 +85,7 @@ func (s *site) resolveImport(m *mdx.Module, d mdx.ImportDecl) {
 	} else {
 		target = path.Clean("/" + target)[1:]
 	}
-	if !s.files[target] {
+	if !s.links.HasFile(target) {
 		s.w.Add(m.File, d.Line, "cannot import %q: file not found", d.From)
 		unresolved()
 		return

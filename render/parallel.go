@@ -11,6 +11,7 @@ import (
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/limits"
+	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/mdx"
 	"lectern.dev/lectern/render/page"
 	"lectern.dev/lectern/render/search"
@@ -40,10 +41,14 @@ type pageResult struct {
 	reused bool        // kept from the previous build (rebuild_pages.go); data is nil
 	cached *cache.Page // the page's cache record, when a cache is used
 	err    error
+	// lookups are what the page looked up in the site: its links, the
+	// snippets and modules it uses (links.Lookups).
+	lookups []string
 }
 
-// pageSite returns a copy of s for rendering one page: its own diag.Warner and
-// module table, and a theme copy pointing at it.
+// pageSite returns a copy of s for rendering one page: its own diag.Warner,
+// module table and link resolver (which records the page's lookups for the
+// rebuild cache), and a theme copy pointing at it.
 func (s *site) pageSite() *site {
 	base := s.base
 	if base == nil {
@@ -53,6 +58,11 @@ func (s *site) pageSite() *site {
 	ps.base = nil
 	ps.w = &diag.Warner{}
 	ps.mods = map[string]*mdx.Module{}
+	if base.links != nil {
+		lk := *base.links
+		lk.Lookups = &links.Lookups{}
+		ps.links = &lk
+	}
 	if s.theme != nil {
 		ps.theme = s.theme.ForWarner(ps.w)
 	}
@@ -75,6 +85,9 @@ func (s *site) renderOne(i int) (r pageResult) {
 	ps := s.pageSite()
 	data, doc := ps.renderPage(p, p.Path+".html")
 	r = pageResult{data: data, doc: doc, warns: ps.w.List()}
+	if ps.links != nil {
+		r.lookups = ps.links.Lookups.List
+	}
 	for f := range ps.mods {
 		if f != p.File {
 			r.deps = append(r.deps, f)

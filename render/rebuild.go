@@ -76,7 +76,7 @@ func openCache(s *site, ms *cache.State) (*buildCache, error) {
 	if m != nil && m.Key == key && !m.Updating {
 		c.prev = m
 	}
-	c.searchChanged = c.prev == nil
+	c.searchChanged = c.prev == nil || !samePages(c.prev, s)
 	var code highlight.Index
 	if m != nil {
 		code = m.Code
@@ -94,6 +94,21 @@ func openCache(s *site, ms *cache.State) (*buildCache, error) {
 		}
 	}
 	return c, nil
+}
+
+// samePages reports whether the previous build had the pages of s: pages
+// come and go without a change of key, and the search index is the
+// previous one only if none did.
+func samePages(prev *cache.Manifest, s *site) bool {
+	if len(prev.Pages) != len(s.order) {
+		return false
+	}
+	for _, p := range s.order {
+		if prev.Pages[p.Path] == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // encodeSourcesAhead encodes the next manifest's Sources in the background

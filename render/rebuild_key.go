@@ -36,7 +36,8 @@ func cacheKey(s *site, tool string) (string, error) {
 	}
 	for _, f := range s.fileList {
 		if links.IsPageFile(f) {
-			line("page", f)
+			// Pages come and go without a change of key: each page's
+			// record says what it looked up in the site (cache.Page.Links).
 			continue
 		}
 		st, ok := s.stamps[f]

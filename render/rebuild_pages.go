@@ -38,21 +38,26 @@ func (c *buildCache) fileSum(s *site, name string) string {
 }
 
 // contextHash hashes what page i shows of the rest of the site: its
-// section's sidebar and the labels and paths of its neighbours.
+// source file (x.mdx may come beside x.md), its section's sidebar, where
+// the configuration's links lead and the labels and paths of its
+// neighbours.
 func (c *buildCache) contextHash(s *site, i int) string {
 	h := sha256.New()
 	if s.theme != nil {
 		// The sidebar's inputs rather than the sidebar itself, which is
 		// then rendered only for a page rendered.
 		sh := s.theme.SidebarSum(i)
-		// Length-prefixed strings: sidebar hash, then the path and label
-		// of each neighbour (none: an empty path).
+		// Length-prefixed strings: file, sidebar and configuration
+		// hashes, then the path and label of each neighbour (none: an
+		// empty path).
 		buf := make([]byte, 0, 256)
 		field := func(v string) {
 			buf = binary.AppendUvarint(buf, uint64(len(v)))
 			buf = append(buf, v...)
 		}
+		field(s.order[i].File)
 		field(sh)
+		field(s.theme.ChromeSum())
 		prev, next := s.theme.Neighbours(s.order[i])
 		for _, q := range []*page.Page{prev, next} {
 			if q != nil {
@@ -129,6 +134,7 @@ func (c *buildCache) page(s *site) func(i int) pageResult {
 		r := s.renderOne(i)
 		if r.err == nil {
 			rec.Terms, rec.Warnings = r.doc.Terms, r.warns
+			rec.Links, rec.LinkSum = r.lookups, s.links.LookupSum(r.lookups)
 			rec.Mermaid = bytes.Contains(r.data, []byte(markdown.MermaidMarker))
 			rec.Playground = bytes.Contains(r.data, []byte(playgroundMarker))
 			if len(r.deps) > 0 {
@@ -156,6 +162,9 @@ func (c *buildCache) reusable(s *site, p *page.Page, rec *cache.Page) *cache.Pag
 		if h == "" || c.fileSum(s, d) != h {
 			return nil
 		}
+	}
+	if s.links.LookupSum(old.Links) != old.LinkSum {
+		return nil // a link, snippet or module of the page is another now
 	}
 	return old
 }

@@ -80,7 +80,7 @@ func (e *encBuf) file(f output.FileInfo) {
 func encodeManifest(m *Manifest) []byte {
 	size := 64
 	for k, p := range m.Pages {
-		size += len(k) + len(p.Terms) + 128
+		size += len(k) + len(p.Terms) + 128 + 48*len(p.Links)
 	}
 	if m.encodedSources != nil {
 		size += len(m.encodedSources)
@@ -118,6 +118,8 @@ func encodeManifest(m *Manifest) []byte {
 		e.warnings(p.Warnings)
 		e.bool(p.Mermaid)
 		e.bool(p.Playground)
+		e.strs(p.Links)
+		e.str(p.LinkSum)
 	}
 	if m.encodedSources != nil {
 		e.b = append(e.b, m.encodedSources...)
@@ -358,6 +360,8 @@ func decodeManifest(data []byte) (*Manifest, bool) {
 		p.Warnings = d.warnings()
 		p.Mermaid = d.bool()
 		p.Playground = d.bool()
+		p.Links = d.strs()
+		p.LinkSum = d.str()
 		m.Pages[k] = p
 	}
 	n = d.count()

@@ -15,7 +15,7 @@ import (
 )
 
 // format changes whenever the manifest's format or meaning does.
-const format = "lectern-render-cache/7"
+const format = "lectern-render-cache/8"
 
 const ManifestName = "manifest.bin"
 
@@ -87,6 +87,12 @@ type Page struct {
 	Src     string            // hash of the source file
 	Deps    map[string]string // imported files → hash
 	Context string            // hash of the sidebar and neighbours
+	// Links are what the page looked up in the site (links.Lookups: its
+	// links, the snippets and modules it uses), and LinkSum the hash of
+	// what they found (links.Resolver.LookupSum): the cache's key does not
+	// cover the site's pages, which may be added or removed.
+	Links   []string
+	LinkSum string
 	Out     output.FileInfo
 	// Terms are the page's words for the search index (search.Doc.Terms),
 	// nil when it is not in the index. SearchID is the page's id in the

@@ -220,7 +220,7 @@ func snippet(c *call) string {
 	if !strings.HasPrefix(file, "snippets/") {
 		file = "snippets/" + file
 	}
-	if name == "" || !c.r.env.Links.Files[file] {
+	if name == "" || !c.r.env.Links.HasFile(file) {
 		c.r.warn(c.sc, c.n.Line, "<Snippet file=%q>: file not found", c.str("file"))
 		return ""
 	}

@@ -12,8 +12,12 @@
 package links
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 
 	"lectern.dev/lectern/render/config"
@@ -51,6 +55,71 @@ type Resolver struct {
 	// SitePath is the URL path the site is served under, for the links of
 	// 404.html: that of the site's URL when it names one, else BasePath.
 	SitePath string
+	// Lookups, when not nil, records what Resolve and HasFile looked up in
+	// the site, for the rebuild cache: a page that resolved its links
+	// through a copy of the Resolver with its own Lookups is the same only
+	// while LookupSum of what it looked up is (pages are added and removed
+	// without a change of the cache's key).
+	Lookups *Lookups
+}
+
+// Lookups are the lookups of a Resolver: "l", the length of the path, ":",
+// the path and the suffix of each link looked up, "f" and the name of each file looked for, each
+// once, in the order of their first lookup. Not safe for concurrent use.
+type Lookups struct {
+	List []string
+	seen map[string]bool
+}
+
+func (l *Lookups) add(key string) {
+	if l.seen[key] {
+		return
+	}
+	if l.seen == nil {
+		l.seen = map[string]bool{}
+	}
+	l.seen[key] = true
+	l.List = append(l.List, key)
+}
+
+// HasFile reports whether the source has the file name (a snippet or a
+// module a page uses), recording the lookup.
+func (r *Resolver) HasFile(name string) bool {
+	if r.Lookups != nil {
+		r.Lookups.add("f" + name)
+	}
+	return r.Files[name]
+}
+
+// LookupSum hashes the outcome of the lookups list (Lookups.List) in the
+// site as r knows it.
+func (r *Resolver) LookupSum(list []string) string {
+	h := sha256.New()
+	var buf []byte
+	for _, k := range list {
+		buf = buf[:0]
+		switch {
+		case strings.HasPrefix(k, "l"):
+			n, rest, _ := strings.Cut(k[1:], ":")
+			size, err := strconv.Atoi(n)
+			if err != nil || size < 0 || size > len(rest) {
+				buf = append(buf, 0)
+				break
+			}
+			t := r.lookup(rest[:size], rest[size:], 0)
+			buf = append(buf, byte('0'+t.Kind))
+			for _, f := range []string{t.Path, t.Suffix, t.Reason} {
+				buf = binary.AppendUvarint(buf, uint64(len(f)))
+				buf = append(buf, f...)
+			}
+		case strings.HasPrefix(k, "f") && r.Files[k[1:]]:
+			buf = append(buf, 1)
+		default:
+			buf = append(buf, 0)
+		}
+		h.Write(buf)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // Target is a resolved link.
@@ -83,7 +152,11 @@ func (r *Resolver) Resolve(fromPage, href string) Target {
 	} else {
 		p = path.Join("/", path.Dir(fromPage), p)
 	}
-	return r.lookup(strings.TrimPrefix(p, "/"), suffix, 0)
+	p = strings.TrimPrefix(p, "/")
+	if r.Lookups != nil {
+		r.Lookups.add("l" + strconv.Itoa(len(p)) + ":" + p + suffix)
+	}
+	return r.lookup(p, suffix, 0)
 }
 
 func (r *Resolver) lookup(p, suffix string, hops int) Target {
