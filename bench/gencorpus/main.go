@@ -5,9 +5,13 @@
 // section sidebar, config).
 //
 // Pages are ~800 words with headings, fenced code blocks, a table, links to
-// other pages and a few components. Groups hold 50 pages; a tab holds 5
-// groups (250 pages), so the sidebar of a page lists 250 links in both
-// generators' sites.
+// other pages and a few components. In the default layout (tabs), groups
+// hold 50 pages and a tab holds 5 groups (250 pages), so the sidebar of a
+// page lists 250 links in both generators' sites. In the folders layout
+// (-layout folders), folders hold 500 pages (gNN/pNNNNN.mdx; 20 folders at
+// 10,000 pages) and there is no docs.json, so that Lectern's navigation is
+// the folder tree: one section of all the pages, a group per folder;
+// Hugo's sidebar lists the page's folder (its section).
 //
 //	go run ./bench/gencorpus -pages 1000 -out /tmp/corpus
 //	  → /tmp/corpus/lectern/{docs.json,tNN/pNNNNN.mdx}
@@ -28,7 +32,12 @@ import (
 const (
 	groupSize = 50
 	tabGroups = 5
+	// folderSize is the number of pages of a folder in the folders layout.
+	folderSize = 500
 )
+
+// folders is set by -layout folders.
+var folders bool
 
 var words = strings.Fields(`the a an of to in for on with by from as is are be can will should
 page site build render output config server client request response token cache index search
@@ -90,8 +99,16 @@ func (g *gen) paragraph(sentences int, self int) string {
 	return b.String()
 }
 
-func pagePath(i int) string { return fmt.Sprintf("t%02d/p%05d", i/(groupSize*tabGroups)+1, i+1) }
+func pagePath(i int) string {
+	if folders {
+		return fmt.Sprintf("g%02d/p%05d", i/folderSize+1, i+1)
+	}
+	return fmt.Sprintf("t%02d/p%05d", i/(groupSize*tabGroups)+1, i+1)
+}
 func groupLabel(i int) string {
+	if folders {
+		return fmt.Sprintf("G%02d", i/folderSize+1) // the folder's label in Lectern's navigation
+	}
 	return fmt.Sprintf("Group %d", i/groupSize+1)
 }
 func tabLabel(i int) string { return fmt.Sprintf("Tab %d", i/(groupSize*tabGroups)+1) }
@@ -134,9 +151,17 @@ func (g *gen) body(i int) string {
 func main() {
 	n := flag.Int("pages", 1000, "number of pages")
 	out := flag.String("out", "corpus", "output folder (lectern/ and hugo/ are written under it)")
+	layout := flag.String("layout", "tabs", "tabs (docs.json, tabs of 250 pages) or folders (no docs.json, folders of 500 pages)")
 	flag.Parse()
 	if *n < 1 {
 		log.Fatal("-pages must be at least 1")
+	}
+	switch *layout {
+	case "tabs":
+	case "folders":
+		folders = true
+	default:
+		log.Fatalf("-layout %q: want tabs or folders", *layout)
 	}
 	g := &gen{r: rand.New(rand.NewPCG(20261121, uint64(*n))), pages: *n}
 	lec := filepath.Join(*out, "lectern")
@@ -186,7 +211,9 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	write(filepath.Join(lec, "docs.json"), string(data)+"\n")
+	if !folders {
+		write(filepath.Join(lec, "docs.json"), string(data)+"\n")
+	}
 
 	// Hugo: one section per tab; the sidebar lists every page of the
 	// section grouped by the "group" parameter, as Lectern's does, and
@@ -199,9 +226,22 @@ unsafe = true
 [markup.highlight]
 noClasses = false
 `)
+	sections := map[string]string{} // Hugo section → its title
 	for _, t := range tabs {
-		sec := strings.SplitN(t.Groups[0].Pages[0], "/", 2)[0]
-		write(filepath.Join(hugo, "content", sec, "_index.md"), fmt.Sprintf("---\ntitle: %q\n---\n", t.Tab))
+		for _, gr := range t.Groups {
+			for _, p := range gr.Pages {
+				sec := strings.SplitN(p, "/", 2)[0]
+				if _, ok := sections[sec]; !ok {
+					sections[sec] = t.Tab
+					if folders {
+						sections[sec] = strings.ToUpper(sec[:1]) + sec[1:] // as Lectern labels a folder
+					}
+				}
+			}
+		}
+	}
+	for sec, title := range sections {
+		write(filepath.Join(hugo, "content", sec, "_index.md"), fmt.Sprintf("---\ntitle: %q\n---\n", title))
 	}
 	write(filepath.Join(hugo, "layouts", "_default", "single.html"), `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{{ .Title }} · {{ site.Title }}</title>
