@@ -48,6 +48,7 @@ func testSite(v string) fstest.MapFS {
 		"_lectern/analytics.js":     {Data: []byte("// analytics " + v)},
 		"_lectern/search/meta.js":   {Data: []byte("LECTERN_SEARCH(\"\");")},
 		"_lectern/app.3f2a9c1d.js":  {Data: []byte("// hashed asset " + v)},
+		"_lectern/nav/-3f2a9c1d.js": {Data: []byte("window.lecternNav={};// " + v)},
 		"images/logo.png":           {Data: []byte("\x89PNG\r\n\x1a\n" + v)},
 		"sitemap.xml":               {Data: []byte("<urlset></urlset>")},
 		"scripts/widget.js":         {Data: []byte("window.widget = '" + v + "';")},

@@ -155,6 +155,11 @@ func testServeCachingAndConditional(t *testing.T, budget int64) {
 	if resp.Header.Get("Cache-Control") != "no-cache" {
 		t.Fatalf("unhashed asset: %v", resp.Header)
 	}
+	// A navigation file keeps its name when it changes, whatever it looks like.
+	resp, _ = get(t, "GET", srv.URL+"/_lectern/nav/-3f2a9c1d.js")
+	if resp.StatusCode != 200 || resp.Header.Get("Cache-Control") != "no-cache" {
+		t.Fatalf("navigation file: %d %v", resp.StatusCode, resp.Header)
+	}
 }
 
 func TestServeCompression(t *testing.T) {

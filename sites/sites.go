@@ -276,7 +276,9 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, e hostEntry, 
 	}
 	sum := sha256.Sum256([]byte(e.deploymentID + "/" + name))
 	h.Set("ETag", `"`+hex.EncodeToString(sum[:12])+`"`)
-	if strings.HasSuffix(name, ".html") {
+	if strings.HasSuffix(name, ".html") || strings.HasPrefix(name, features.NavDir) {
+		// A navigation file keeps its name when its section changes:
+		// revalidated, as the pages that show it are.
 		h.Set("Cache-Control", "no-cache")
 	} else {
 		h.Set("Cache-Control", "public, max-age=300")

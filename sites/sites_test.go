@@ -107,6 +107,7 @@ var siteFiles = map[string]string{
 	"guides/index.html":  "<h1>guides index</h1>",
 	"404.html":           "<h1>custom not found page</h1>",
 	"_lectern/style.css": "body{color:red}",
+	"_lectern/nav/s.js":  "window.lecternNav={}",
 	"images/a.png":       pngBytes,
 }
 
@@ -199,6 +200,7 @@ func TestCacheHeaders(t *testing.T) {
 		"/guides/x":           "no-cache",
 		"/images/a.png":       "public, max-age=300",
 		"/_lectern/style.css": "public, max-age=300",
+		"/_lectern/nav/s.js":  "no-cache", // its name does not change with its content
 	} {
 		w := do(s.srv, "GET", "docs.example.com", path)
 		if w.Code != 200 {

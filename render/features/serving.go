@@ -38,6 +38,12 @@ const FileCSP = "sandbox; default-src 'none'; img-src 'self' data:; style-src 's
 // repository's scripts when custom scripts are on.
 const ScriptDir = "_lectern/"
 
+// NavDir is the folder of the navigation files of the sections whose
+// sidebar is split (render/layout: navfile.go). Pages link to them by a
+// name that does not change with their content, so servers must have
+// browsers revalidate them, as pages, whatever their name looks like.
+const NavDir = ScriptDir + "nav/"
+
 // CustomScriptDir is where the build copies the repository's .js files
 // when Options.CustomScripts is on.
 const CustomScriptDir = "_lectern/custom/"

@@ -9,6 +9,7 @@ import (
 
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/features"
 )
 
 // Navigation files.
@@ -32,7 +33,7 @@ import (
 // no-cache).
 
 // NavDir is the folder of the navigation files in the output.
-const NavDir = "_lectern/nav/"
+const NavDir = features.NavDir
 
 // NavFile is a file of the output: a section's navigation file.
 type NavFile struct {
