@@ -1,6 +1,8 @@
 package render
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -8,6 +10,7 @@ import (
 
 	"lectern.dev/lectern/render/cache"
 	"lectern.dev/lectern/render/highlight"
+	"lectern.dev/lectern/render/links"
 )
 
 // buildCache is the cache of one build; its methods are safe for
@@ -24,6 +27,9 @@ type buildCache struct {
 	out *cache.Tracker
 	// code is the highlighted code (highlight.Store).
 	code *highlight.Store
+	// samePageFiles says the source has the page files of the previous
+	// build: the pages' lookups find what they found (Page.LinkSum).
+	samePageFiles bool
 	// searchChanged says that a page's words for the search index, or
 	// whether it is in the index, are not as in the previous build
 	// (record), so that the index's meta file and chunks are built again.
@@ -73,10 +79,12 @@ func openCache(s *site, ms *cache.State) (*buildCache, error) {
 		pageOrder[i] = p.Path
 	}
 	c.next.SetOrder(pageOrder, s.fileList)
+	c.next.PageFiles = pageFilesSum(s.fileList)
 	if m != nil && m.Key == key && !m.Updating {
 		c.prev = m
 	}
 	c.searchChanged = c.prev == nil || !samePages(c.prev, s)
+	c.samePageFiles = c.prev != nil && c.prev.PageFiles == c.next.PageFiles
 	var code highlight.Index
 	if m != nil {
 		code = m.Code
@@ -94,6 +102,18 @@ func openCache(s *site, ms *cache.State) (*buildCache, error) {
 		}
 	}
 	return c, nil
+}
+
+// pageFilesSum hashes the names of the page files of files.
+func pageFilesSum(files []string) string {
+	h := sha256.New()
+	for _, f := range files {
+		if links.IsPageFile(f) {
+			h.Write([]byte(f))
+			h.Write([]byte{0})
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // samePages reports whether the previous build had the pages of s: pages

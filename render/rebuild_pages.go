@@ -163,7 +163,7 @@ func (c *buildCache) reusable(s *site, p *page.Page, rec *cache.Page) *cache.Pag
 			return nil
 		}
 	}
-	if s.links.LookupSum(old.Links) != old.LinkSum {
+	if !c.samePageFiles && s.links.LookupSum(old.Links) != old.LinkSum {
 		return nil // a link, snippet or module of the page is another now
 	}
 	return old

@@ -143,6 +143,7 @@ func encodeManifest(m *Manifest) []byte {
 	e.strs(m.Outputs)
 	e.str(m.Code.File)
 	e.bytes(m.Code.Index)
+	e.str(m.PageFiles)
 	e.str(format) // end mark
 	return e.b
 }
@@ -409,6 +410,7 @@ func decodeManifest(data []byte) (*Manifest, bool) {
 	}
 	m.Outputs = d.strs()
 	m.Code = highlight.Index{File: d.str(), Index: d.bytes()}
+	m.PageFiles = d.str()
 	if d.str() != format || d.bad || len(d.b) != 0 {
 		return nil, false
 	}

@@ -67,6 +67,10 @@ type Manifest struct {
 	Outputs []string
 	// Code is the highlighted code kept (highlight.Store).
 	Code highlight.Index
+	// PageFiles is the hash of the names of the source's page files, which
+	// the key does not cover: while they are the same, so is what each
+	// page's links find (Page.LinkSum).
+	PageFiles string
 
 	// pageOrder and fileOrder, when set, are the order in which to
 	// encode Pages and Sources (navigation order, the source files in
