@@ -45,7 +45,7 @@ go build -o "$work/gencorpus" ./bench/gencorpus
 go build -o "$work/renderwatch" ./bench/renderwatch
 # `lectern build` when it takes --cache-dir, else the small driver around
 # render.Build (same options).
-if "$work/lectern" build --help 2>&1 | grep -q -- '--cache-dir'; then
+if "$work/lectern" build --help 2>&1 | grep -- '--cache-dir' >/dev/null; then
 	BUILD=("$work/lectern" build)
 	how="lectern build"
 else
