@@ -1,9 +1,11 @@
 // Package layout puts a rendered page body into the site's HTML: the
 // header with logo, navbar and selectors, the tabs and anchors, the
-// sidebar (whole up to Window.Min entries, a window around the page beyond:
-// sidebar_window.go), breadcrumbs, the table of contents, previous and
-// next, the footer with its social links, and 404.html. The theme/ folder
-// holds the template, the stylesheet and the site's scripts (Asset).
+// sidebar (whole up to Split.Min entries; past that, split between the
+// page's group and the section's navigation file that site.js draws the
+// rest from: sidebar_split.go, navfile.go), breadcrumbs, the table of
+// contents, previous and next, the footer with its social links, and
+// 404.html. The theme/ folder holds the template, the stylesheet and the
+// site's scripts (Asset).
 //
 // The stylesheet the build writes (Theme.CSS) is the theme's with the
 // site's colours, then the syntax highlighting, the utility classes pages

@@ -122,7 +122,7 @@ func (t *Theme) NavFiles() []NavFile {
 			return
 		}
 		if nav := t.sectionNavOf(root); nav != nil {
-			if lo, hi, _ := nav.part(sp, current); !nav.whole(lo, hi) {
+			if !nav.whole(nav.part(sp, current)) {
 				need[root] = true
 			}
 		}

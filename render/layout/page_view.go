@@ -305,10 +305,10 @@ func (t *Theme) divisionOptions(outName string, parent, active *config.Nav) []li
 // relative in an export.
 func (t *Theme) viewSidebar(v *pageView, outName string, p *page.Page, root *config.Nav, current string) {
 	if nav := t.sectionNavOf(root); nav != nil {
-		if lo, hi, hid := nav.part(t.split(), current); !nav.whole(lo, hi) {
+		if pp := nav.part(t.split(), current); !nav.whole(pp) {
 			v.NavURL = t.s.Links.AssetURL(outName, NavDir+nav.id+".js")
 			v.Sidebar = template.HTML(`<div class="lc-nav-part" data-nav="` + html.EscapeString(nav.id) + `" data-root="` + html.EscapeString(v.RootURL) + `">` + "\n" +
-				nav.render(t.s, outName, current, lo, hi, hid) + "</div>")
+				t.partHTML(root, nav, pp, outName, current) + "</div>")
 			return
 		}
 	}

@@ -68,6 +68,9 @@ type sidebarCache struct {
 	// navs holds the flattened sections of split sidebars, nil for the
 	// others (sidebar_split.go).
 	navs map[*config.Nav]*sectionNav
+	// parts holds the rendered parts of split sidebars that pages share
+	// (sidebar_split.go).
+	parts map[partKey]*sidebarHTML
 }
 
 // sidebar returns the sidebar of the navigation section root (the root
@@ -215,7 +218,14 @@ func renderSidebar(items []*sideItem, lib icons.Library) *sidebarHTML {
 		w.list([]*sideItem{it}, nil)
 		w.b.WriteString("\n")
 	}
-	for pg, ins := range w.active {
+	sortInsertions(w.active)
+	return &sidebarHTML{html: w.b.String(), active: w.active}
+}
+
+// sortInsertions puts the insertions of each page in the order of their
+// offsets, once each.
+func sortInsertions(active map[string][]insertion) {
+	for pg, ins := range active {
 		sort.SliceStable(ins, func(i, j int) bool { return ins[i].at < ins[j].at })
 		out := ins[:0]
 		for i, in := range ins {
@@ -224,9 +234,8 @@ func renderSidebar(items []*sideItem, lib icons.Library) *sidebarHTML {
 			}
 			out = append(out, in)
 		}
-		w.active[pg] = out
+		active[pg] = out
 	}
-	return &sidebarHTML{html: w.b.String(), active: w.active}
 }
 
 type sidebarWriter struct {
@@ -338,10 +347,6 @@ func (t *Theme) sideItems(nodes []*config.Nav, outName, show string) []*sideItem
 func (t *Theme) Prewarm(hashes bool) {
 	warned := map[*config.Nav]bool{}
 	sectionSums := map[*config.Nav]string{} // sidebarInputs of each section
-	type partKey struct {
-		nav    *sectionNav
-		lo, hi int
-	}
 	partSums := map[partKey]string{}
 	if hashes {
 		t.sidebarSums = make([]string, len(t.s.Order))
@@ -361,12 +366,12 @@ func (t *Theme) Prewarm(hashes bool) {
 		if nav := t.sectionNavOf(root); nav != nil {
 			// A split sidebar: the page's part of it, and the name of
 			// the navigation file (sidebar_split.go).
-			if lo, hi, hid := nav.part(sp, p.Path); !nav.whole(lo, hi) {
-				k := partKey{nav, lo, hi}
+			if pp := nav.part(sp, p.Path); !nav.whole(pp) {
+				k := partKey{nav: nav, lo: pp.lo, hi: pp.hi}
 				ps, ok := partSums[k]
-				if !ok || hid != nil {
-					ps = sumOf("part", nav.id, nav.render(t.s, "index.html", "", lo, hi, hid))
-					if hid == nil {
+				if !ok || pp.hid != nil {
+					ps = sumOf("part", nav.id, nav.render(t.s, "index.html", "", pp.lo, pp.hi, pp.hid, nil))
+					if pp.hid == nil {
 						partSums[k] = ps
 					}
 				}

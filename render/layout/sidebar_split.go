@@ -176,10 +176,25 @@ func (t *Theme) flattenSidebar(w *sectionNav, nodes []*config.Nav, parent, depth
 	}
 }
 
-// part returns the entries [lo, hi) that the page current ("" for
-// 404.html) shows of the section, and its own entry when it is a hidden
-// page (nil otherwise): see "Split sidebars" above.
-func (w *sectionNav) part(sp Split, current string) (lo, hi int, hid *hiddenEntry) {
+// pagePart is what a page shows of a split section: the entries [lo, hi),
+// and its own entry when it is a hidden page (nil otherwise). window says
+// that the entries are a window of a larger group, which each page has its
+// own of; the other parts are shared by the pages of a group.
+type pagePart struct {
+	lo, hi int
+	hid    *hiddenEntry
+	window bool
+}
+
+// part returns what the page current ("" for 404.html) shows of the
+// section: see "Split sidebars" above.
+func (w *sectionNav) part(sp Split, current string) pagePart {
+	lo, hi, hid, window := w.partRange(sp, current)
+	return pagePart{lo: lo, hi: hi, hid: hid, window: window}
+}
+
+// partRange is part's body.
+func (w *sectionNav) partRange(sp Split, current string) (lo, hi int, hid *hiddenEntry, window bool) {
 	n := len(w.entries)
 	c, g := 0, -1
 	if i, ok := w.at[current]; ok {
@@ -196,7 +211,7 @@ func (w *sectionNav) part(sp Split, current string) (lo, hi int, hid *hiddenEntr
 	chain := w.chainOf(g)
 	for _, k := range chain {
 		if gr := &w.groups[k]; gr.hi-gr.lo+extra <= sp.Group {
-			return gr.lo, gr.hi, hid
+			return gr.lo, gr.hi, hid, false
 		}
 	}
 	// The innermost group, or the run of top-level entries around the
@@ -210,24 +225,60 @@ func (w *sectionNav) part(sp Split, current string) (lo, hi int, hid *hiddenEntr
 		for chi = c; chi < n && w.entries[chi].group < 0; chi++ {
 		}
 	}
-	size := max(sp.Window-extra, 1)
-	if chi-clo <= size {
-		return clo, chi, hid
+	if chi-clo+extra <= sp.Group {
+		return clo, chi, hid, false
 	}
+	size := max(sp.Window-extra, 1)
 	lo = max(c-size/2, clo)
 	hi = min(lo+size, chi)
 	lo = max(hi-size, clo)
-	return lo, hi, hid
+	return lo, hi, hid, true
 }
 
-// whole reports whether the part [lo, hi) is the whole section.
-func (w *sectionNav) whole(lo, hi int) bool { return lo == 0 && hi == len(w.entries) }
+// whole reports whether part p is the whole section.
+func (w *sectionNav) whole(p pagePart) bool { return p.lo == 0 && p.hi == len(w.entries) }
+
+// partKey identifies the rendered part of a split sidebar that the pages
+// of a group share: the section, the entries, and the folder of the
+// output files (sidebarKey).
+type partKey struct {
+	nav    *sectionNav
+	lo, hi int
+	dir    string
+}
+
+// partHTML returns part p of section nav as the page current, written as
+// outName, shows it. A part that pages share (not a window, no hidden
+// page) is rendered once per folder of the output files, with the
+// insertions that mark each page, as full sidebars are (sidebarHTML).
+func (t *Theme) partHTML(root *config.Nav, nav *sectionNav, p pagePart, outName, current string) string {
+	if p.window || p.hid != nil {
+		return nav.render(t.s, outName, current, p.lo, p.hi, p.hid, nil)
+	}
+	key := partKey{nav: nav, lo: p.lo, hi: p.hi, dir: t.sidebarKeyOf(root, outName).dir}
+	c := t.sidebars
+	c.mu.Lock()
+	sb := c.parts[key]
+	if sb == nil {
+		sb = &sidebarHTML{active: map[string][]insertion{}}
+		sb.html = nav.render(t.s, outName, "", p.lo, p.hi, nil, sb.active)
+		sortInsertions(sb.active)
+		if c.parts == nil {
+			c.parts = map[partKey]*sidebarHTML{}
+		}
+		c.parts[key] = sb
+	}
+	c.mu.Unlock()
+	return string(sb.forPage(current))
+}
 
 // render writes the entries [lo, hi) of the section and the hidden entry
 // hid (nil for none) for the output file outName, showing page current
 // ("" for none) as the current one, under the headings and groups that
-// hold them, as renderSidebar writes them.
-func (w *sectionNav) render(s *Site, outName, current string, lo, hi int, hid *hiddenEntry) string {
+// hold them, as renderSidebar writes them. With active not nil, it records
+// there, for each page shown, where the attributes that mark it as the
+// current one go (sidebarHTML.forPage).
+func (w *sectionNav) render(s *Site, outName, current string, lo, hi int, hid *hiddenEntry, active map[string][]insertion) string {
 	shown := make([]*sideEntry, 0, hi-lo+1)
 	for i := lo; i < hi; i++ {
 		if hid != nil && i == hid.at {
@@ -252,21 +303,30 @@ func (w *sectionNav) render(s *Site, outName, current string, lo, hi int, hid *h
 	var b strings.Builder
 	b.Grow(len(shown) * 96)
 	var stack []int // the groups written and not yet closed, outermost first
+	var opens []int // for each of stack, where its open attribute goes, or -1
 	for _, e := range shown {
 		chain := w.chainOf(e.group)
 		k := commonDepth(stack, chain)
 		for len(stack) > k {
 			w.closeGroup(&b, stack[len(stack)-1])
-			stack = stack[:len(stack)-1]
+			stack, opens = stack[:len(stack)-1], opens[:len(opens)-1]
 		}
 		for _, g := range chain[k:] {
-			w.openGroup(&b, g, open[g])
-			stack = append(stack, g)
+			stack, opens = append(stack, g), append(opens, w.openGroup(&b, g, open[g]))
 		}
 		if len(stack) == 0 {
 			b.WriteString(`<ul class="lc-nav-list">`)
 		}
-		writeSideLink(&b, s, outName, e, current)
+		at := writeSideLink(&b, s, outName, e, current)
+		if active != nil && e.page != "" {
+			ins := active[e.page]
+			for _, o := range opens {
+				if o >= 0 {
+					ins = append(ins, insertion{at: o, text: openAttr})
+				}
+			}
+			active[e.page] = append(ins, insertion{at: at, text: activeAttrs})
+		}
 		if len(stack) == 0 {
 			b.WriteString("</ul>\n")
 		}
@@ -299,18 +359,23 @@ func commonDepth(a, b []int) int {
 	return k
 }
 
-// openGroup writes the start of group g as renderSidebar does.
-func (w *sectionNav) openGroup(b *strings.Builder, g int, open bool) {
+// openGroup writes the start of group g as renderSidebar does, and
+// returns where its open attribute goes when it is closed, -1 otherwise.
+func (w *sectionNav) openGroup(b *strings.Builder, g int, open bool) int {
 	gr := &w.groups[g]
 	if gr.depth == 0 {
 		b.WriteString(`<div class="lc-nav-section"><p class="lc-nav-heading">` + w.lib.HTML(gr.icon) + sideLabel(gr.label, gr.tag) + `</p><ul class="lc-nav-list">`)
-		return
+		return -1
 	}
 	b.WriteString(`<li class="lc-nav-group"><details`)
+	at := -1
 	if open || gr.expanded {
 		b.WriteString(openAttr)
+	} else {
+		at = b.Len()
 	}
 	b.WriteString("><summary>" + w.lib.HTML(gr.icon) + sideLabel(gr.label, gr.tag) + `</summary><ul class="lc-nav-list">`)
+	return at
 }
 
 // closeGroup writes the end of group g.
@@ -322,8 +387,9 @@ func (w *sectionNav) closeGroup(b *strings.Builder, g int) {
 	b.WriteString("</ul></details></li>")
 }
 
-// writeSideLink writes the list item of entry e as sidebarWriter.list does.
-func writeSideLink(b *strings.Builder, s *Site, outName string, e *sideEntry, current string) {
+// writeSideLink writes the list item of entry e as sidebarWriter.list
+// does, and returns where the attributes of the current page go.
+func writeSideLink(b *strings.Builder, s *Site, outName string, e *sideEntry, current string) int {
 	var u string
 	external := false
 	if e.page != "" {
@@ -334,6 +400,7 @@ func writeSideLink(b *strings.Builder, s *Site, outName string, e *sideEntry, cu
 	b.WriteString(`<li><a href="`)
 	b.WriteString(html.EscapeString(safe.Href(u)))
 	b.WriteByte('"')
+	at := b.Len()
 	if e.page != "" && e.page == current {
 		b.WriteString(activeAttrs)
 	}
@@ -343,4 +410,5 @@ func writeSideLink(b *strings.Builder, s *Site, outName string, e *sideEntry, cu
 	b.WriteByte('>')
 	b.WriteString(e.badge + sideLabel(e.label, e.tag))
 	b.WriteString("</a></li>")
+	return at
 }

@@ -103,3 +103,23 @@ func TestSidebarSplitMethodBadge(t *testing.T) {
 		t.Errorf("full sidebar:\n%s\npart:\n%s", full, part)
 	}
 }
+
+// TestSlug checks the names of navigation files: lower-case letters,
+// digits and single dashes, at most 48 bytes (and one more), never ending
+// in what servers take for a content hash.
+func TestSlug(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"API / Reference":       "api-reference",
+		"  v2  Guides! ":        "v2-guides",
+		"中文":                    "",
+		"Über uns":              "ber-uns",
+		"v 3f2a9c1d":            "v-3f2a9c1dn",
+		"build 1234567":         "build-1234567",
+		strings.Repeat("x", 60): strings.Repeat("x", 48),
+	} {
+		if got := slug(in); got != want {
+			t.Errorf("slug(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

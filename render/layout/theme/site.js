@@ -99,10 +99,16 @@
         mark.setAttribute("aria-current", "page");
         for (var p = mark.parentNode; p && p !== box; p = p.parentNode) if (p.tagName === "DETAILS") p.open = true;
       }
+      // A link of the part that has the focus keeps it in the whole sidebar.
+      var focus = doc.activeElement, refocus = null;
+      if (focus && focus.href && part.contains(focus)) {
+        for (var f = 0; f < links.length && !refocus; f++) if (links[f].href === focus.href) refocus = links[f];
+      }
       var side = doc.getElementById("sidebar");
       var top = cur ? cur.getBoundingClientRect().top : 0;
       part.replaceChildren.apply(part, Array.prototype.slice.call(box.childNodes));
       if (mark && side) side.scrollTop += mark.getBoundingClientRect().top - top;
+      if (refocus) refocus.focus();
     }
     if (window.lecternNav) draw();
     else window.lecternNavReady = draw;
