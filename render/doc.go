@@ -25,8 +25,9 @@
 // mint.json, dot-files or what .mintignore leaves out (ignore.go); an
 // export also leaves out SVG and XML files that could run script
 // (activefile.go). Each
-// page shows the sidebar of its section: all of it up to 1,000 entries, a
-// window around the page beyond (render/layout), so that the output
+// page shows the sidebar of its section: all of it up to 250 entries; past
+// that, its own group, and site.js draws the rest from the section's
+// navigation file under _lectern/nav/ (render/layout), so that the output
 // grows linearly with the pages. Pages never load
 // anything from another host (only the assistant and the analytics, when
 // configured, send to their endpoints): images that point at one are
