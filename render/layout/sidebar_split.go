@@ -46,7 +46,7 @@ type Split struct {
 // defaultSplit is the split of every build. Min: past about 250 entries a
 // full sidebar outweighs the rest of a typical page (docs/architecture.md,
 // "Sidebars of large sections are split"). Group: a group of 1,000
-// entries costs a page about 60 KB.
+// entries costs a page about 50 KB.
 var defaultSplit = Split{Min: 250, Group: 1000, Window: 100}
 
 // split returns the site's split, with defaultSplit's for zero fields.
