@@ -3,7 +3,8 @@
 // files as scripts (they work from file://), each calling LECTERN_SEARCH
 // with its payload, gzip in base64; lecternStem (stem.js) comes before it.
 // lecternSearchIndex(base) returns {search(query, limit) -> Promise of
-// results, warm() loading the meta file ahead}.
+// results (null when a newer query was asked meanwhile), warm() loading the
+// meta file ahead}.
 function lecternSearchIndex(base) {
   "use strict";
   var K1 = 1.2, B = 0.75, MAX_TERM_CHUNKS = 4, MAX_EXPANSIONS = 24,
@@ -193,6 +194,9 @@ function lecternSearchIndex(base) {
       ranked.p.catch(function () { if (ranked.q === query) ranked.q = null; });
     }
     return ranked.p.then(function (r) {
+      // A newer query (the reader kept typing) makes these results moot:
+      // their fragments are not loaded.
+      if (ranked.q !== query) return null;
       return Promise.all(r.ids.slice(0, limit).map(function (id) {
         return load("f/" + id + ".js").then(function (f) {
           var res = { id: id, url: f.u, title: f.t, group: f.g || "", anchor: "", heading: "", excerpt: "", marks: [], score: r.scores[id] };

@@ -42,12 +42,16 @@
     var failed = function () { if (seq === search.seq) setStatus("The search index could not be loaded."); };
     var index = engine();
     index.search(q, FIRST).then(function (rs) {
-      if (seq !== search.seq) return;
+      if (seq !== search.seq || !rs) return;
       show(q, rs);
       if (rs.length < FIRST) return;
-      index.search(q, MORE).then(function (all) {
-        if (seq === search.seq) show(q, all, search.selected);
-      }, failed);
+      // The rest once the reader stops typing.
+      setTimeout(function () {
+        if (seq !== search.seq) return;
+        index.search(q, MORE).then(function (all) {
+          if (seq === search.seq && all) show(q, all, search.selected);
+        }, failed);
+      }, 150);
     }, failed);
   }
   function text(parent, tag, cls, s) {
