@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -24,7 +25,7 @@ import (
 var searchQueries = []string{
 	"deepgram", "interruptions", "interruption handling", "transprt", "daily transport",
 	"vad anal", "openai llm service", "pipelinetask", "context aggregator", "speech to text",
-	"configuring", "websocket", "zzqqxx", "llm ",
+	"configuring", "websocket", "zzqqxx", "llm ", "deepgram zzqqxx",
 }
 
 // searchBrowserFlow builds Pipecat's docs (live form, served over HTTP;
@@ -65,7 +66,7 @@ func searchBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 			got, ok := tab.Eval("search "+q, `(function () {
   const meta = document.getElementById("lc-search").getAttribute("data-search-index");
   return lecternSearchIndex(meta.replace(/meta\.js$/, "")).search(`+jsString(q)+`, 10).then(rs => JSON.stringify(rs.map(r =>
-    r.url + (r.anchor ? "#" + r.anchor : "") + " | " + r.excerpt + " | " + r.marks.map(m => r.excerpt.slice(m[0], m[1])).join(","))));
+    r.url + (r.anchor ? "#" + r.anchor : "") + " | " + r.excerpt + " | " + r.marks.map(m => r.excerpt.slice(m[0], m[1])).join(",") + " | " + r.partial)));
 })()`)
 			if !ok {
 				continue
@@ -119,7 +120,7 @@ func goResults(t *testing.T, ix *search.Index, q string) []string {
 		for _, m := range r.Highlights {
 			marks = append(marks, r.Excerpt[m[0]:m[1]])
 		}
-		out = append(out, r.Link()+" | "+r.Excerpt+" | "+strings.Join(marks, ","))
+		out = append(out, r.Link()+" | "+r.Excerpt+" | "+strings.Join(marks, ",")+" | "+strconv.FormatBool(r.Partial))
 	}
 	return out
 }

@@ -118,6 +118,14 @@ func TestSearchPrefixTypoAndAnd(t *testing.T) {
 	if got := links(t, ix, "api key"); len(got) != 1 || got[0] != "auth" {
 		t.Errorf("api key: %v, want only auth (both words)", got)
 	}
+	// No page holds both: those holding one, marked partial.
+	rs, err := ix.Search("authentication deploy ", 5)
+	if err != nil || len(rs) != 2 || !rs[0].Partial {
+		t.Errorf("authentication deploy: %+v, %v; want both pages, partial", rs, err)
+	}
+	if rs, _ := ix.Search("api deploy ", 5); len(rs) != 1 || rs[0].Partial {
+		t.Errorf("api deploy: %+v, want one page, not partial", rs)
+	}
 }
 
 func TestSearchLengthNormalisation(t *testing.T) {

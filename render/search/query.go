@@ -21,6 +21,9 @@ type Result struct {
 	Excerpt           string
 	Highlights        [][2]int
 	Score             float64
+	// Partial says that no page holds every word of the query: the
+	// results hold most of them.
+	Partial bool
 }
 
 // Link is the result's URL with its section's anchor.
@@ -146,7 +149,7 @@ func (ix *Index) Search(query string, limit int) ([]Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		res := Result{ID: id, Path: f.Path, URL: f.URL, Title: f.Title, Group: f.Group, Score: scores[id]}
+		res := Result{ID: id, Path: f.Path, URL: f.URL, Title: f.Title, Group: f.Group, Score: scores[id], Partial: most < len(terms)}
 		placeResult(&res, f, sets)
 		out = append(out, res)
 	}

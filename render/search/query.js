@@ -199,7 +199,7 @@ function lecternSearchIndex(base) {
       if (ranked.q !== query) return null;
       return Promise.all(r.ids.slice(0, limit).map(function (id) {
         return load("f/" + id + ".js").then(function (f) {
-          var res = { id: id, url: f.u, title: f.t, group: f.g || "", anchor: "", heading: "", excerpt: "", marks: [], score: r.scores[id] };
+          var res = { id: id, url: f.u, title: f.t, group: f.g || "", anchor: "", heading: "", excerpt: "", marks: [], score: r.scores[id], partial: r.partial };
           place(res, f, r.sets);
           return res;
         });
@@ -247,7 +247,7 @@ function lecternSearchIndex(base) {
     seen.forEach(function (id) { most = Math.max(most, hits[id]); });
     seen.forEach(function (id) { if (hits[id] === most) ids.push(id); });
     ids.sort(function (a, b) { return scores[b] - scores[a] || a - b; });
-    return { ids: ids, scores: scores, sets: sets };
+    return { ids: ids, scores: scores, sets: sets, partial: most < all.length };
   }
 
   function hitTerms(ws, sets) {

@@ -93,7 +93,8 @@
       list.appendChild(li);
     });
     select(search.selected);
-    setStatus(q.trim() && !results.length ? "No results for “" + q.trim() + "”" : "");
+    setStatus(q.trim() && !results.length ? "No results for “" + q.trim() + "”" :
+      results.length && results[0].partial ? "No page has all of these words: these pages have most of them." : "");
   }
   function select(i) {
     var items = search.list.children;
