@@ -65,7 +65,7 @@ func (s *site) searchIndexIDs() []int {
 // writeSearchIndex writes the search index: the fragment of every page
 // in it that was rendered (those of kept pages are kept: buildCache.reuse),
 // then the meta file and chunks, which a cache keeps when no page's words
-// changed. It marks them in generated.
+// changed, and patches when some did. It marks them in generated.
 func (s *site) writeSearchIndex(generated map[string]bool) error {
 	s.searchIDs = s.searchIndexIDs()
 	entries := make([]search.Entry, 0, len(s.order))
@@ -91,6 +91,12 @@ func (s *site) writeSearchIndex(generated map[string]bool) error {
 			generated[f.Name] = true
 		}
 		return nil
+	}
+	if s.cache != nil {
+		// Patched, when the previous index is there (rebuild_search.go).
+		if ok, err := s.cache.updateSearch(s, generated); ok || err != nil {
+			return err
+		}
 	}
 	files, err := search.Build(entries)
 	if err != nil {

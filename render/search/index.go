@@ -127,18 +127,7 @@ func Build(pages []Entry) ([]File, error) {
 			ps = append(ps, ',')
 		}
 		ws = appendString(ws, w)
-		ps = append(ps, '[')
-		prev := uint32(0)
-		for k, p := range *postings[w] {
-			if k > 0 {
-				ps = append(ps, ',')
-			}
-			ps = strconv.AppendUint(ps, uint64(p.id-prev), 10)
-			ps = append(ps, ',')
-			ps = strconv.AppendUint(ps, uint64(p.f), 10)
-			prev = p.id
-		}
-		ps = append(ps, ']')
+		ps = appendPostings(ps, *postings[w])
 		if size := len(ws) + len(ps); size >= maxChunk || size >= minChunk && wordHash(w)&cutMask == 0 {
 			buf = append(append(ws, "],"...), ps...)
 			flush()

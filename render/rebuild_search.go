@@ -1,0 +1,92 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+
+	"lectern.dev/lectern/render/cache"
+	"lectern.dev/lectern/render/output"
+	"lectern.dev/lectern/render/search"
+)
+
+// updateSearch patches the previous build's search index for the pages
+// whose words changed, were added or removed (search.Update): only the
+// chunks of the words that changed are written, with the meta file; the
+// other chunks are kept. It reports whether it did; when it cannot (no
+// previous index in the output, a chunk grown too large, a file not as
+// written), the caller builds the index again. It runs after the pages'
+// index ids are assigned and their fragments written.
+func (c *buildCache) updateSearch(s *site, generated map[string]bool) (bool, error) {
+	if c.prev == nil || len(c.prev.Search) == 0 || c.out == nil {
+		return false, nil
+	}
+	infos := map[string]output.FileInfo{}
+	for _, f := range c.prev.Search {
+		infos[f.Name] = f.Info
+	}
+	// The words of each id in the previous index, and now.
+	before := map[int][]byte{}
+	for _, rec := range c.prev.Pages {
+		if rec.SearchID > 0 {
+			before[rec.SearchID-1] = rec.Terms
+		}
+	}
+	var changes []search.Change
+	now := map[int]bool{}
+	for i, id := range s.searchIDs {
+		if id < 0 {
+			continue
+		}
+		now[id] = true
+		if old, ok := before[id]; !ok || !bytes.Equal(old, s.search[i].Terms) {
+			changes = append(changes, search.Change{ID: id, Old: old, New: s.search[i].Terms})
+		}
+	}
+	for id, old := range before {
+		if !now[id] {
+			changes = append(changes, search.Change{ID: id, Old: old})
+		}
+	}
+	read := func(name string) ([]byte, error) {
+		info, ok := infos[name]
+		if !ok {
+			return nil, fmt.Errorf("render: %s is not in the previous search index", name)
+		}
+		data, _, release, ok := c.out.ReadKept(name, info)
+		if !ok {
+			return nil, fmt.Errorf("render: %s is not as the previous build wrote it", name)
+		}
+		defer release()
+		return bytes.Clone(data), nil
+	}
+	files, kept, err := search.Update(read, changes)
+	if err != nil {
+		return false, nil // built again
+	}
+	for _, name := range kept {
+		if !c.out.KeepFile(name, infos[name]) {
+			return false, nil
+		}
+	}
+	next := make([]cache.SearchFile, 0, len(kept)+len(files))
+	for _, name := range kept {
+		c.out.MarkWritten(name)
+		s.written++
+		generated[name] = true
+		next = append(next, cache.SearchFile{Name: name, Info: infos[name]})
+	}
+	for _, f := range files {
+		if err := s.write(f.Name, f.Data); err != nil {
+			return true, err
+		}
+		generated[f.Name] = true
+		info, ok := c.out.FileInfo(f.Name)
+		if !ok {
+			next = nil
+		} else if next != nil {
+			next = append(next, cache.SearchFile{Name: f.Name, Info: info})
+		}
+	}
+	c.next.Search = next
+	return true, nil
+}

@@ -1,0 +1,193 @@
+package search
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+)
+
+// Change is a page whose words changed since the index was built: its id
+// and its words before and after (Doc.Terms; nil before for a page added,
+// nil after for a page removed).
+type Change struct {
+	ID       int
+	Old, New []byte
+}
+
+// errGrown says a chunk grew past twice its bound: the index is built
+// again (Build).
+var errGrown = errors.New("search: a chunk outgrew its bound")
+
+// Update patches the index that read reads (the previous build's meta file
+// and chunks) for the changed pages: only the chunks holding a word whose
+// frequency changed in one of them are written again, with the meta file.
+// It returns the new files and the names of the previous chunks that stay
+// as they are. It fails when a chunk would grow past twice its bound, or a
+// file is not as written, and the caller builds the index again.
+func Update(read func(name string) ([]byte, error), changes []Change) (files []File, kept []string, err error) {
+	var m meta
+	if err := decodeJSON(read, MetaFile, &m); err != nil {
+		return nil, nil, err
+	}
+	if m.Version != version {
+		return nil, nil, fmt.Errorf("search: index version %d", m.Version)
+	}
+	// The words whose frequency changed, by page.
+	type edit struct {
+		id   uint32
+		f    uint32 // 0: removed
+		word string
+	}
+	var edits []edit
+	for _, c := range changes {
+		old := map[string]uint32{}
+		if c.Old != nil {
+			if _, err := eachTerm(c.Old, func(w []byte, f uint32) { old[string(w)] = f }); err != nil {
+				return nil, nil, err
+			}
+		}
+		n := -1
+		if c.New != nil {
+			if n, err = eachTerm(c.New, func(w []byte, f uint32) {
+				if old[string(w)] != f {
+					edits = append(edits, edit{uint32(c.ID), f, string(w)})
+				}
+				delete(old, string(w))
+			}); err != nil {
+				return nil, nil, err
+			}
+		}
+		for w := range old {
+			edits = append(edits, edit{uint32(c.ID), 0, w})
+		}
+		for c.ID >= len(m.Lens) {
+			m.Lens = append(m.Lens, -1)
+		}
+		m.Lens[c.ID] = n
+	}
+	if len(m.Chunks) == 0 {
+		return nil, nil, errors.New("search: an index without chunks")
+	}
+	// The edits of each chunk.
+	byChunk := map[int][]edit{}
+	for _, e := range edits {
+		i := sort.Search(len(m.Chunks), func(i int) bool { return less16(e.word, m.Chunks[i][0]) }) - 1
+		byChunk[max(i, 0)] = append(byChunk[max(i, 0)], e)
+	}
+	var chunks [][2]string
+	for i, c := range m.Chunks {
+		es, ok := byChunk[i]
+		if !ok {
+			kept = append(kept, Dir+c[1])
+			chunks = append(chunks, c)
+			continue
+		}
+		var ch chunk
+		if err := decodeJSON(read, Dir+c[1], &ch); err != nil {
+			return nil, nil, err
+		}
+		if len(ch.Words) != len(ch.Postings) {
+			return nil, nil, fmt.Errorf("search: chunk %s damaged", c[1])
+		}
+		words := map[string][]posting{}
+		for k, w := range ch.Words {
+			words[w] = decodePostings(ch.Postings[k])
+		}
+		for _, e := range es {
+			ps := slices.DeleteFunc(words[e.word], func(p posting) bool { return p.id == e.id })
+			if e.f > 0 {
+				at, _ := slices.BinarySearchFunc(ps, e.id, func(p posting, id uint32) int { return int(p.id) - int(id) })
+				ps = slices.Insert(ps, at, posting{e.id, e.f})
+			}
+			words[e.word] = ps
+		}
+		list := make([]string, 0, len(words))
+		for w, ps := range words {
+			if len(ps) > 0 {
+				list = append(list, w)
+			}
+		}
+		if len(list) == 0 {
+			continue // the chunk is gone
+		}
+		slices.SortFunc(list, compare16)
+		payload := encodeChunk(list, func(w string) []posting { return words[w] })
+		if len(payload) > 2*maxChunk {
+			return nil, nil, errGrown
+		}
+		data := encodeFile(payload)
+		name := "c/" + hashName(data) + ".js"
+		files = append(files, File{Name: Dir + name, Data: data})
+		chunks = append(chunks, [2]string{list[0], name})
+	}
+	m.Chunks = chunks
+	m.Pages, m.AvgLen = 0, 0
+	total := 0
+	for _, n := range m.Lens {
+		if n >= 0 {
+			m.Pages++
+			total += n
+		}
+	}
+	if m.Pages > 0 {
+		m.AvgLen = float64(total) / float64(m.Pages)
+	}
+	payload, _ := json.Marshal(m)
+	return append([]File{{Name: MetaFile, Data: encodeFile(payload)}}, files...), kept, nil
+}
+
+func decodeJSON(read func(string) ([]byte, error), name string, v any) error {
+	data, err := read(name)
+	if err != nil {
+		return err
+	}
+	payload, err := decodeFile(data)
+	if err != nil {
+		return fmt.Errorf("search: %s: %w", name, err)
+	}
+	return json.Unmarshal(payload, v)
+}
+
+func decodePostings(p []uint32) []posting {
+	out := make([]posting, 0, len(p)/2)
+	id := uint32(0)
+	for j := 0; j+1 < len(p); j += 2 {
+		id += p[j]
+		out = append(out, posting{id, p[j+1]})
+	}
+	return out
+}
+
+// encodeChunk is a chunk's payload: {"w":[words],"p":[[id delta, f, ...], ...]}.
+func encodeChunk(words []string, postings func(w string) []posting) []byte {
+	ws := []byte(`{"w":[`)
+	ps := []byte(`"p":[`)
+	for i, w := range words {
+		if i > 0 {
+			ws = append(ws, ',')
+			ps = append(ps, ',')
+		}
+		ws = appendString(ws, w)
+		ps = appendPostings(ps, postings(w))
+	}
+	return append(append(append(ws, "],"...), ps...), "]}"...)
+}
+
+// appendPostings appends a word's postings as [id delta, f, ...].
+func appendPostings(b []byte, ps []posting) []byte {
+	b = append(b, '[')
+	prev := uint32(0)
+	for k, p := range ps {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendUint(b, uint64(p.id-prev), 10)
+		b = append(b, ',')
+		b = strconv.AppendUint(b, uint64(p.f), 10)
+		prev = p.id
+	}
+	return append(b, ']')
+}
