@@ -218,7 +218,7 @@ func (s *Site) add(src, dst *os.Root, e *Entry, mf bundle.File) error {
 func (s *Site) newFile(name string, size int64, sum string, content []byte) *siteFile {
 	ctype, csp := features.ServeHeaders(name, contentType(name, content), s.csp[0])
 	sf := &siteFile{name: name, file: "files/" + name, size: size, etag: []string{`"` + sum[:32] + `"`}, ctype: []string{ctype}, csp: []string{csp},
-		immutable: hashedAsset.MatchString(path.Base(name)) && !strings.HasPrefix(name, features.NavDir), compress: size >= minCompressSize && compressible(ctype)}
+		immutable: hashedAsset.MatchString(path.Base(name)) && !features.Revalidated(name), compress: size >= minCompressSize && compressible(ctype)}
 	if content != nil && s.keep(size) {
 		sf.data, sf.length = content, []string{strconv.Itoa(len(content))}
 	}

@@ -20,7 +20,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -276,9 +275,9 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, e hostEntry, 
 	}
 	sum := sha256.Sum256([]byte(e.deploymentID + "/" + name))
 	h.Set("ETag", `"`+hex.EncodeToString(sum[:12])+`"`)
-	if strings.HasSuffix(name, ".html") || strings.HasPrefix(name, features.NavDir) {
-		// A navigation file keeps its name when its section changes:
-		// revalidated, as the pages that show it are.
+	if features.Revalidated(name) {
+		// Pages, navigation files and the search index keep their names
+		// from one deployment to the next.
 		h.Set("Cache-Control", "no-cache")
 	} else {
 		h.Set("Cache-Control", "public, max-age=300")

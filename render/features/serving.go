@@ -44,6 +44,16 @@ const ScriptDir = "_lectern/"
 // browsers revalidate them, as pages, whatever their name looks like.
 const NavDir = ScriptDir + "nav/"
 
+// Revalidated reports whether the site file name (a clean slash path) keeps
+// its name while its content changes from one build to the next, so that
+// servers must have browsers revalidate it rather than keep it for a time:
+// pages, the navigation files and the search index's (its meta file and
+// fragments name the chunks and pages of their own build, and a stale one
+// would point at files the new build no longer has).
+func Revalidated(name string) bool {
+	return strings.HasSuffix(name, ".html") || strings.HasPrefix(name, NavDir) || strings.HasPrefix(name, SearchDir)
+}
+
 // CustomScriptDir is where the build copies the repository's .js files
 // when Options.CustomScripts is on.
 const CustomScriptDir = "_lectern/custom/"
