@@ -52,12 +52,11 @@ func (c *buildCache) updateSearch(s *site, generated map[string]bool) (bool, err
 		if !ok {
 			return nil, fmt.Errorf("render: %s is not in the previous search index", name)
 		}
-		data, _, release, ok := c.out.ReadKept(name, info)
+		data, ok := c.out.ReadKept(name, info)
 		if !ok {
 			return nil, fmt.Errorf("render: %s is not as the previous build wrote it", name)
 		}
-		defer release()
-		return bytes.Clone(data), nil
+		return data, nil
 	}
 	files, kept, err := search.Update(read, changes)
 	if err != nil {

@@ -60,16 +60,14 @@
 //
 // Everything else (404.html, sitemap, theme files) is written by every
 // build, and left alone when it holds the same bytes. index.html, when it
-// is a copy of the first page, is kept with that page. The search index is
-// left alone when no page's entry changed; else, when the previous one is
-// in the Output as written, it is spliced from it: the runs of entries
-// that did not change are copied from its file by the system
-// (copy_file_range), between the new entries (splicedSearchIndex), rather
-// than assembled in memory. A copied non-page file whose source stamp is
-// unchanged is kept (output.Dir: in Dir, or linked from Prev) rather than
-// read and written again. The highlighted HTML of code blocks is kept by
-// content, so that a page rendered again does not lex its unchanged code
-// (highlight.Store).
+// is a copy of the first page, is kept with that page. The search index's
+// fragments are kept with their pages; its meta file and chunks are left
+// alone when no page's words changed, and else patched (search.Update):
+// only the chunks holding a word whose frequency changed are written. A
+// copied non-page file whose source stamp is unchanged is kept (output.Dir:
+// in Dir, or linked from Prev) rather than read and written again. The
+// highlighted HTML of code blocks is kept by content, so that a page
+// rendered again does not lex its unchanged code (highlight.Store).
 //
 // # Updating the output in place
 //

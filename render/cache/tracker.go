@@ -33,49 +33,17 @@ type Tracker struct {
 	d     output.Dir
 	mu    sync.Mutex
 	names map[string]bool
-	// Kept are files of Dir as the previous build wrote them (the search
-	// index and its script), which are the same as that build's when
-	// KeptSame says so: output.Dir.Update leaves them alone, without
-	// reading them to compare, when they are still as recorded.
-	Kept     map[string]output.FileInfo
-	KeptSame func() bool
 	// dirs are the folders of Dir opened by FileInfo, by slash-separated
 	// path with a trailing slash ("" for Dir).
 	dirs map[string]*os.Root
 }
 
-// WriteParts writes the file name from parts (Dir.WriteParts),
-// unless it is kept (WriteFile).
-func (t *Tracker) WriteParts(name string, parts []output.Part, src *os.File) error {
-	if !t.kept(name, output.PartsSize(parts)) {
-		if err := t.d.WriteParts(name, parts, src); err != nil {
-			return err
-		}
-	}
-	t.MarkWritten(name)
-	return nil
-}
-
 func (t *Tracker) WriteFile(name string, data []byte) error {
-	if !t.kept(name, int64(len(data))) {
-		if err := t.d.WriteFile(name, data); err != nil {
-			return err
-		}
+	if err := t.d.WriteFile(name, data); err != nil {
+		return err
 	}
 	t.MarkWritten(name)
 	return nil
-}
-
-// kept reports whether the file name of size bytes is one of Kept, still
-// in Dir as recorded, and the same as the build would write (KeptSame):
-// it is then left alone.
-func (t *Tracker) kept(name string, size int64) bool {
-	f, ok := t.Kept[name]
-	if !ok || !t.KeptSame() || size != f.Size {
-		return false
-	}
-	got, ok := t.d.FileInfo(name)
-	return ok && got == f
 }
 
 func (t *Tracker) KeepFile(name string, f output.FileInfo) bool {
@@ -132,7 +100,7 @@ func (t *Tracker) CloseDirs() {
 	t.dirs = nil
 }
 
-func (t *Tracker) ReadKept(name string, f output.FileInfo) ([]byte, *os.File, func(), bool) {
+func (t *Tracker) ReadKept(name string, f output.FileInfo) ([]byte, bool) {
 	return t.d.ReadKept(name, f)
 }
 

@@ -158,50 +158,6 @@ func (d Dir) openFor(name string) (*os.Root, error) {
 	return root, nil
 }
 
-// WriteParts writes the file name as WriteFile does, its content being
-// parts: data, or bytes of the file src (copied by the system where it
-// can, without reading them).
-func (d Dir) WriteParts(name string, parts []Part, src *os.File) error {
-	root, err := d.openFor(name)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	write := func(f *os.File) error {
-		for _, p := range parts {
-			if p.Data != nil {
-				if _, err := f.Write(p.Data); err != nil {
-					return err
-				}
-				continue
-			}
-			if _, err := src.Seek(p.Off, io.SeekStart); err != nil {
-				return err
-			}
-			n, err := f.ReadFrom(&io.LimitedReader{R: src, N: p.N})
-			if err == nil && n != p.N {
-				err = io.ErrUnexpectedEOF
-			}
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if !d.Update {
-		f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-		if err != nil {
-			return err
-		}
-		err = write(f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		return err
-	}
-	return renameInto(root, name, write)
-}
-
 // RemoveFiles removes the files names (slash-separated, relative) of Dir
 // and then the folders they leave empty. It returns the names it could not
 // remove (a missing file counts as removed).
@@ -285,32 +241,21 @@ func (d Dir) KeepFile(name string, f FileInfo) bool {
 }
 
 // ReadKept returns the content of the file name that f describes, from
-// Dir or else from Prev (render/cache: the previous search index), and the
-// function that releases it. A file the build does not write (in Prev) or
-// replaces by a rename (Update) is mapped into memory rather than read: it
-// can be large, and only parts of it are copied; it is then also returned
-// open (file), else file is nil.
-func (d Dir) ReadKept(name string, f FileInfo) (data []byte, file *os.File, release func(), ok bool) {
+// Dir or else from Prev (render/cache: the previous search index's files).
+func (d Dir) ReadKept(name string, f FileInfo) (data []byte, ok bool) {
 	for _, dir := range []string{d.Dir, d.Prev} {
 		if dir == "" {
 			continue
 		}
-		o := Dir{Dir: dir}
-		if got, ok := o.FileInfo(name); !ok || got != f {
+		if got, ok := (Dir{Dir: dir}).FileInfo(name); !ok || got != f {
 			continue
 		}
-		file := filepath.Join(dir, filepath.FromSlash(name))
-		if d.Update || dir == d.Prev {
-			if data, open, release, err := mapFile(file, f.Size); err == nil {
-				return data, open, release, true
-			}
-		}
-		data, err := os.ReadFile(file)
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
 		if err == nil && int64(len(data)) == f.Size {
-			return data, nil, func() {}, true
+			return data, true
 		}
 	}
-	return nil, nil, nil, false
+	return nil, false
 }
 
 // copyFile copies from to to, keeping the modification time f records.
@@ -342,26 +287,6 @@ type Output interface {
 	WriteFile(name string, data []byte) error
 }
 
-// Part is a part of a file to write (Dir.WriteParts): data or,
-// when data is nil, the n bytes at off of another file.
-type Part struct {
-	Data   []byte
-	Off, N int64
-}
-
-// PartsSize is the size of the file that parts make.
-func PartsSize(parts []Part) int64 {
-	var n int64
-	for _, p := range parts {
-		if p.Data != nil {
-			n += int64(len(p.Data))
-		} else {
-			n += p.N
-		}
-	}
-	return n
-}
-
 // FileInfo identifies an output file as written.
 type FileInfo struct {
 	Size    int64
@@ -377,9 +302,6 @@ type Keeper interface {
 	// FileInfo describes the file name as just written.
 	FileInfo(name string) (FileInfo, bool)
 	// ReadKept returns the content of the file name of a previous build
-	// when it is still the file f describes, and the function that
-	// releases it (after which it must not be read).
-	// It is also returned open (file) when it can be (Dir: when it
-	// is mapped).
-	ReadKept(name string, f FileInfo) (data []byte, file *os.File, release func(), ok bool)
+	// when it is still the file f describes.
+	ReadKept(name string, f FileInfo) (data []byte, ok bool)
 }
