@@ -78,7 +78,7 @@ func (s *site) writeIndexCopy() error {
 		return err
 	}
 	s.w.Mute++
-	data, _ := s.renderPage(first, "index.html")
+	data, _, _ := s.renderHTML(first, "index.html") // the page itself is in the search index
 	s.w.Mute--
 	if err := s.write("index.html", data); err != nil {
 		return err
