@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -34,6 +36,7 @@ var searchQueries = []string{
 // a word found only at the end of the longest page shows that page, its
 // word marked, and Enter opens it.
 func searchBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
+	t.Run("words", func(t *testing.T) { searchWordsFlow(t, ctx, browserCtx) })
 	src := corpusDir + "pipecat-docs"
 	if _, err := os.Stat(src + "/docs.json"); err != nil {
 		t.Skipf("corpus pipecat-docs is not readable: %v", err)
@@ -61,24 +64,7 @@ func searchBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 		if !tab.Open(pageURL) {
 			return
 		}
-		for _, q := range searchQueries {
-			want := goResults(t, ix, q)
-			got, ok := tab.Eval("search "+q, `(function () {
-  const meta = document.getElementById("lc-search").getAttribute("data-search-index");
-  return lecternSearchIndex(meta.replace(/meta\.js$/, "")).search(`+jsString(q)+`, 10).then(rs => JSON.stringify(rs.map(r =>
-    r.url + (r.anchor ? "#" + r.anchor : "") + " | " + r.excerpt + " | " + r.marks.map(m => r.excerpt.slice(m[0], m[1])).join(",") + " | " + r.partial)));
-})()`)
-			if !ok {
-				continue
-			}
-			var list []string
-			if err := json.Unmarshal([]byte(got), &list); err != nil {
-				t.Fatalf("%q: %v", q, err)
-			}
-			if strings.Join(list, "\n") != strings.Join(want, "\n") {
-				t.Errorf("export=%v, %q: the browser found\n%s\nGo found\n%s", export, q, strings.Join(list, "\n"), strings.Join(want, "\n"))
-			}
-		}
+		compareSearches(t, tab, ix, searchQueries, "export="+strconv.FormatBool(export))
 		word, page := lastWordOfLongestPage(t, ix)
 		t.Logf("export=%v: %q is at the end of %s", export, word, page)
 		if !tab.Run("type "+word,
@@ -103,6 +89,71 @@ func searchBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 		}
 		tab.Check("search")
 	}
+}
+
+// compareSearches runs each query in the page open in tab and on ix, and
+// fails when the browser's results differ from Go's.
+func compareSearches(t *testing.T, tab *browsertest.Tab, ix *search.Index, queries []string, label string) {
+	t.Helper()
+	for _, q := range queries {
+		want := goResults(t, ix, q)
+		got, ok := tab.Eval("search "+q, `(function () {
+  const meta = document.getElementById("lc-search").getAttribute("data-search-index");
+  return lecternSearchIndex(meta.replace(/meta\.js$/, "")).search(`+jsString(q)+`, 10).then(rs => JSON.stringify(rs.map(r =>
+    r.url + (r.anchor ? "#" + r.anchor : "") + " | " + r.excerpt + " | " + r.marks.map(m => r.excerpt.slice(m[0], m[1])).join(",") + " | " + r.partial)));
+})()`)
+		if !ok {
+			continue
+		}
+		var list []string
+		if err := json.Unmarshal([]byte(got), &list); err != nil {
+			t.Fatalf("%q: %v", q, err)
+		}
+		if strings.Join(list, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s, %q: the browser found\n%s\nGo found\n%s", label, q, strings.Join(list, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
+// searchWordsFlow checks that the browser reads words as Go does, and
+// finds them in the index's sorted chunks: capitals (Greek's final sigma,
+// Turkish dotted I), letters of the BMP's top and beyond it (which sort
+// otherwise in UTF-16 than in UTF-8), the longest word kept, camel case.
+func searchWordsFlow(t *testing.T, ctx, browserCtx context.Context) {
+	fsys := fstest.MapFS{
+		"docs.json":   {Data: []byte(`{"name":"Words","favicon":"/favicon.svg","navigation":{"groups":[{"group":"Words","pages":["index","upper","lower","fill"]}]}}`)},
+		"favicon.svg": {Data: []byte(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>`)},
+		"index.mdx":   {Data: []byte("---\ntitle: Words\n---\n\nThe getHTTPServerV2 call; αβγδεζηθικλμνξοπρστυφχψω and αβγδεζηθικλμνξοπρστυφχψωα.\n")},
+		"upper.mdx":   {Data: []byte("---\ntitle: Capitals\n---\n\nΟΔΟΣ ΣΑΣ İSTANBUL ＡＢＣ.\n")},
+		"lower.mdx":   {Data: []byte("---\ntitle: Small letters\n---\n\nοδος σας i̇stanbul ａｂｃ.\n")},
+	}
+	// Enough words for several chunks, whose bounds fall among letters
+	// that UTF-8 and UTF-16 order differently.
+	var fill strings.Builder
+	fill.WriteString("---\ntitle: Fill\n---\n\n")
+	for i := range 2500 {
+		fmt.Fprintf(&fill, "alpha%d ωμέγα%d 𝒜𝒷%d ｱｲ%d\n", i, i, i, i)
+	}
+	fsys["fill.mdx"] = &fstest.MapFile{Data: []byte(fill.String())}
+	dir := t.TempDir()
+	if _, err := Build(ctx, fsys, output.Dir{Dir: dir}, Options{}); err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	ix, err := search.Open(os.DirFS(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := serveSite(t, dir)
+	tab := browsertest.NewTab(t, browserCtx, browsertest.Options{Origins: []string{base}})
+	if !tab.Open(base + "/") {
+		return
+	}
+	compareSearches(t, tab, ix, []string{
+		"ΟΔΟΣ", "οδος ", "ΣΑΣ ", "σας", "İstanbul", "i̇stanbul ", "ＡＢＣ", "ａｂｃ ",
+		"alpha1234", "ALPHA2499 ", "ωμέγα77 ", "ΩΜΈΓΑ1999", "𝒜𝒷1234 ", "𝒜𝒷12", "ｱｲ2400 ", "ｱｲ7",
+		"αβγδεζηθικλμνξοπρστυφχψω", "αβγδεζηθικλμνξοπρστυφχψωα", "http server", "GetHttpServerV2",
+	}, "words")
+	tab.Check("search words")
 }
 
 // modCtrl is the Ctrl modifier of a key event.

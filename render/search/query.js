@@ -51,13 +51,20 @@ function lecternSearchIndex(base) {
     }
     return n;
   }
-  // words returns the words of s with their places: [word, start, end].
+  // lower lowercases w as Go's strings.ToLower does, a letter at a time:
+  // toLowerCase writes a final Σ as ς, and İ as i and a combining dot.
+  function lower(w) {
+    if (!/[\u0130\u03a3]/.test(w)) return w.toLowerCase();
+    return w.replace(/\u03a3/g, "\u03c3").replace(/\u0130/g, "i").toLowerCase();
+  }
+  // words returns the words of s with their places: [word, start, end,
+  // camel-case parts].
   function words(s) {
     var out = [], m;
     WORD.lastIndex = 0;
     while ((m = WORD.exec(s))) {
       if (utf8Len(m[0]) > MAX_WORD) continue;
-      out.push([m[0].toLowerCase(), m.index, m.index + m[0].length, camelParts(m[0])]);
+      out.push([lower(m[0]), m.index, m.index + m[0].length, camelParts(m[0])]);
     }
     return out;
   }
