@@ -135,6 +135,11 @@ func searchWordsFlow(t *testing.T, ctx, browserCtx context.Context) {
 		fmt.Fprintf(&fill, "alpha%d ωμέγα%d 𝒜𝒷%d ｱｲ%d\n", i, i, i, i)
 	}
 	fsys["fill.mdx"] = &fstest.MapFile{Data: []byte(fill.String())}
+	longQuery := "" // more words than count, the last being typed
+	for i := range 20 {
+		longQuery += fmt.Sprintf("alpha%d ", i+1)
+	}
+	longQuery += "alph"
 	dir := t.TempDir()
 	if _, err := Build(ctx, fsys, output.Dir{Dir: dir}, Options{}); err != nil {
 		t.Fatalf("Build: %v", err)
@@ -152,6 +157,7 @@ func searchWordsFlow(t *testing.T, ctx, browserCtx context.Context) {
 		"ΟΔΟΣ", "οδος ", "ΣΑΣ ", "σας", "İstanbul", "i̇stanbul ", "ＡＢＣ", "ａｂｃ ",
 		"alpha1234", "ALPHA2499 ", "ωμέγα77 ", "ΩΜΈΓΑ1999", "𝒜𝒷1234 ", "𝒜𝒷12", "ｱｲ2400 ", "ｱｲ7",
 		"αβγδεζηθικλμνξοπρστυφχψω", "αβγδεζηθικλμνξοπρστυφχψωα", "http server", "GetHttpServerV2",
+		longQuery,
 	}, "words")
 	tab.Check("search words")
 }

@@ -49,6 +49,13 @@ type Term struct {
 // maxFreq bounds a word's weighted frequency in a page.
 const maxFreq = 1 << 20
 
+// maxPageTerms bounds the distinct words (camel-case parts and title
+// phrases included) that one page adds to the index, the first found
+// (title, description, keywords, then the sections in order): a page of
+// generated identifiers would otherwise fill chunks that every query of
+// their prefixes loads. Pipecat's largest page has some 750.
+const maxPageTerms = 1 << 15
+
 // Section is a part of a page under one heading (or the part before the
 // first heading, with no anchor): what a result links to and its excerpt
 // is taken from.
@@ -98,6 +105,9 @@ func NewDoc(p Page) Doc {
 	one := func(w string, weight uint32, field uint8) {
 		i, ok := index[w]
 		if !ok {
+			if len(counts) >= maxPageTerms {
+				return
+			}
 			i = int32(len(counts))
 			index[w] = i
 			counts = append(counts, count{w: w})

@@ -151,3 +151,50 @@ func TestSearchTitlePhrase(t *testing.T) {
 		t.Errorf("speech to text: %v", got)
 	}
 }
+
+// TestBounds: what a page's text and a query can make is bounded: the
+// distinct words a page adds, the phrases of a long title, the words of a
+// query that count.
+func TestBounds(t *testing.T) {
+	var body strings.Builder
+	for i := range 2 * maxPageTerms {
+		fmt.Fprintf(&body, "w%d ", i)
+	}
+	title := strings.Repeat("very long title ", 1000)
+	terms, n, err := DocTerms(NewDoc(Page{Title: "Heading " + title, Body: "<p>" + body.String() + "</p>"}).Terms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(terms) != maxPageTerms || n != 3001+2*maxPageTerms {
+		t.Errorf("%d words kept of a page of %d, want %d", len(terms), n, maxPageTerms)
+	}
+	phrases, heading := 0, false
+	for _, term := range terms {
+		if isPhrase(term.Word) {
+			phrases++
+		}
+		if strings.HasPrefix(term.Word, titleMark) || len(term.Word) > 2*MaxWord+1 {
+			t.Errorf("a title of 3,001 words is indexed as %q", term.Word[:min(len(term.Word), 40)])
+		}
+		heading = heading || term.Word == "heading"
+	}
+	if phrases == 0 || phrases > maxTitleWords-1 || !heading {
+		t.Errorf("%d pairs of the title, its first word kept: %v", phrases, heading)
+	}
+
+	// A query's first maxQueryWords words count: a page holding them all
+	// is no partial result, whatever follows.
+	var held, query strings.Builder
+	for i := range maxQueryWords {
+		fmt.Fprintf(&held, "held%c ", 'a'+i)
+	}
+	query.WriteString(held.String())
+	for i := range 40 {
+		fmt.Fprintf(&query, "absent%d ", i)
+	}
+	ix, _ := site(t, Page{URL: "p", Title: "P", Body: "<p>" + held.String() + "</p>"})
+	rs, err := ix.Search(query.String()+"absen", 5)
+	if err != nil || len(rs) != 1 || rs[0].Partial {
+		t.Errorf("a query of %d words: %+v, %v; want the page that holds the first %d", maxQueryWords+41, rs, err, maxQueryWords)
+	}
+}

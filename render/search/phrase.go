@@ -16,15 +16,25 @@ const (
 	pairBonus, titleBonus = 1.0, 3.0
 )
 
+// maxTitleWords bounds the words of a title that are indexed as pairs,
+// and those of a title indexed whole (a page's front matter may hold a
+// title of any length): a query has at most as many (maxQueryWords).
+const maxTitleWords = maxQueryWords
+
 // titleTerms returns the pairs and whole-title terms of a title.
 func titleTerms(title string) []string {
 	words := Words(title)
 	if len(words) < 2 {
 		return nil
 	}
+	whole := len(words) <= maxTitleWords
+	words = words[:min(len(words), maxTitleWords)]
 	out := make([]string, 0, len(words))
 	for i := 0; i+1 < len(words); i++ {
 		out = append(out, words[i]+pairSep+words[i+1])
+	}
+	if !whole {
+		return out
 	}
 	return append(out, titleMark+strings.Join(words, pairSep))
 }

@@ -51,6 +51,9 @@ const (
 	minTypo = 5
 	// excerptWords is the length of an excerpt, in words.
 	excerptWords = 24
+	// maxQueryWords bounds the words of a query that count, the first
+	// ones: each loads chunks.
+	maxQueryWords = 16
 )
 
 // fieldBonus adds to a word's frequency score (BM25's, at most k1+1) by
@@ -70,7 +73,8 @@ type match struct {
 // query's words must all be found (by stem, prefix while typing, one typo
 // in longer words); when no page holds them all, pages that hold most of
 // them are returned. A query that does not end in a space or punctuation
-// takes its last word as a prefix, as while typing.
+// takes its last word as a prefix, as while typing. Only the query's first
+// maxQueryWords distinct words count.
 func (ix *Index) Search(query string, limit int) ([]Result, error) {
 	terms := uniqueWords(query)
 	if len(terms) == 0 || limit <= 0 {
@@ -78,6 +82,9 @@ func (ix *Index) Search(query string, limit int) ([]Result, error) {
 	}
 	r, _ := utf8.DecodeLastRuneInString(query)
 	typing := isWordRune(r)
+	if len(terms) > maxQueryWords {
+		terms, typing = terms[:maxQueryWords], false
+	}
 	scores := map[int]float64{}
 	hits := map[int]int{}
 	var sets []map[string]bool

@@ -8,7 +8,8 @@
 function lecternSearchIndex(base) {
   "use strict";
   var K1 = 1.2, B = 0.75, MAX_TERM_CHUNKS = 4, MAX_EXPANSIONS = 24,
-    PAIR_BONUS = 1, TITLE_BONUS = 3, F_EXACT = 1, F_STEM = 0.9, F_TYPO = 0.6, MIN_TYPO = 5, EXCERPT_WORDS = 24, MAX_WORD = 48;
+    PAIR_BONUS = 1, TITLE_BONUS = 3, F_EXACT = 1, F_STEM = 0.9, F_TYPO = 0.6, MIN_TYPO = 5, EXCERPT_WORDS = 24, MAX_WORD = 48,
+    MAX_QUERY_WORDS = 16;
   var WORD = /[\p{L}\p{N}\p{M}]+/gu, BONUS = [0, 0.6, 1.2, 4];
   var files = {};
   var metaP = null;
@@ -190,6 +191,7 @@ function lecternSearchIndex(base) {
     if (ranked.q !== query) {
       var last = Array.from(query).pop() || "";
       var typing = /[\p{L}\p{N}\p{M}]/u.test(last);
+      if (terms.length > MAX_QUERY_WORDS) { terms = terms.slice(0, MAX_QUERY_WORDS); typing = false; }
       ranked.q = query;
       ranked.p = meta().then(function (m) {
         var phrases = phraseTerms(terms);
