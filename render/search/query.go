@@ -103,7 +103,10 @@ func (ix *Index) Search(query string, limit int) ([]Result, error) {
 				id += m.postings[j]
 				f, field := float64(m.postings[j+1]>>2), m.postings[j+1]&3
 				dl := float64(ix.Len(int(id)))
-				s := m.factor * idf * (fieldBonus[field] + f*(k1+1)/(f+k1*(1-b+b*dl/math.Max(ix.meta.AvgLen, 1))))
+				// The explicit float64 rounds the product, which the
+				// compiler may otherwise fuse with the sum (FMA, on arm64
+				// or amd64 v3): query.js's scores must be the same.
+				s := m.factor * idf * (fieldBonus[field] + f*(k1+1)/(f+float64(k1*(1-b+b*dl/math.Max(ix.meta.AvgLen, 1)))))
 				if s > best[int(id)] {
 					best[int(id)] = s
 				}
@@ -127,7 +130,7 @@ func (ix *Index) Search(query string, limit int) ([]Result, error) {
 		for j := 0; j+1 < len(ps); j += 2 {
 			id += ps[j]
 			if _, ok := scores[int(id)]; ok {
-				scores[int(id)] += bonus[k] * idf
+				scores[int(id)] += float64(bonus[k] * idf) // not fused, as above
 			}
 		}
 	}
