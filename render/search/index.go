@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"unicode/utf8"
+
+	"lectern.dev/lectern/render/features"
 )
 
 // The index's files, under Dir: the meta file, which the reader's browser
@@ -16,7 +18,7 @@ import (
 // stale beside a newer meta file) and the fragments (f/ID.js: one page's
 // URL, title and text by section, for its result and excerpt).
 const (
-	Dir      = "_lectern/search/"
+	Dir      = features.SearchDir // the files that serve search alone
 	MetaFile = Dir + "meta.js"
 )
 
