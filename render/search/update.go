@@ -17,8 +17,8 @@ type Change struct {
 	Old, New []byte
 }
 
-// errGrown says a chunk grew past twice its bound: the index is built
-// again (Build).
+// errGrown says a chunk grew past twice its bound (or, for a chunk already
+// past it, twice its size): the index is built again (Build).
 var errGrown = errors.New("search: a chunk outgrew its bound")
 
 // Update patches the index that read reads (the previous build's meta file
@@ -29,7 +29,7 @@ var errGrown = errors.New("search: a chunk outgrew its bound")
 // file is not as written, and the caller builds the index again.
 func Update(read func(name string) ([]byte, error), changes []Change) (files []File, kept []string, err error) {
 	var m meta
-	if err := decodeJSON(read, MetaFile, &m); err != nil {
+	if _, err := decodeJSON(read, MetaFile, &m); err != nil {
 		return nil, nil, err
 	}
 	if m.Version != version {
@@ -86,7 +86,8 @@ func Update(read func(name string) ([]byte, error), changes []Change) (files []F
 			continue
 		}
 		var ch chunk
-		if err := decodeJSON(read, Dir+c[1], &ch); err != nil {
+		size, err := decodeJSON(read, Dir+c[1], &ch)
+		if err != nil {
 			return nil, nil, err
 		}
 		if len(ch.Words) != len(ch.Postings) {
@@ -115,7 +116,9 @@ func Update(read func(name string) ([]byte, error), changes []Change) (files []F
 		}
 		slices.SortFunc(list, compare16)
 		payload := encodeChunk(list, func(w string) []posting { return words[w] })
-		if len(payload) > 2*maxChunk {
+		// Twice its bound, or twice what it was for a chunk of one word
+		// that all pages hold (which no bound splits).
+		if len(payload) > 2*max(maxChunk, size) {
 			return nil, nil, errGrown
 		}
 		data := encodeFile(payload)
@@ -139,16 +142,18 @@ func Update(read func(name string) ([]byte, error), changes []Change) (files []F
 	return append([]File{{Name: MetaFile, Data: encodeFile(payload)}}, files...), kept, nil
 }
 
-func decodeJSON(read func(string) ([]byte, error), name string, v any) error {
+// decodeJSON reads the index file name into v and returns the size of
+// its payload.
+func decodeJSON(read func(string) ([]byte, error), name string, v any) (int, error) {
 	data, err := read(name)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	payload, err := decodeFile(data)
 	if err != nil {
-		return fmt.Errorf("search: %s: %w", name, err)
+		return 0, fmt.Errorf("search: %s: %w", name, err)
 	}
-	return json.Unmarshal(payload, v)
+	return len(payload), json.Unmarshal(payload, v)
 }
 
 func decodePostings(p []uint32) []posting {

@@ -92,3 +92,32 @@ func TestUpdate(t *testing.T) {
 		t.Errorf("a removed page is found: %v", rs)
 	}
 }
+
+// TestUpdateLargeCommonWord: a word all of 45,000 pages hold makes a chunk
+// past twice the bound by itself; a change still patches the index rather
+// than building it again.
+func TestUpdateLargeCommonWord(t *testing.T) {
+	terms := map[int][]byte{}
+	var es []Entry
+	for id := range 45000 {
+		terms[id] = encodeTerms([]Term{{Word: "common", F: 4}, {Word: fmt.Sprintf("w%05d", id), F: 4}}, 2)
+		es = append(es, Entry{ID: id, Terms: terms[id]})
+	}
+	files, err := Build(es)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys := fstest.MapFS{}
+	for _, f := range files {
+		fsys[f.Name] = &fstest.MapFile{Data: f.Data}
+	}
+	changed := encodeTerms([]Term{{Word: "common", F: 8}, {Word: "w00005", F: 4}}, 3)
+	out, kept, err := Update(func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) },
+		[]Change{{ID: 5, Old: terms[5], New: changed}})
+	if err != nil {
+		t.Fatalf("Update: %v (the index would be built again on every rebuild)", err)
+	}
+	if len(out) != 2 || len(kept) == 0 {
+		t.Errorf("%d files written, %d kept: want the meta file and the common word's chunk", len(out), len(kept))
+	}
+}
