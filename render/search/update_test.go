@@ -93,13 +93,13 @@ func TestUpdate(t *testing.T) {
 	}
 }
 
-// TestUpdateLargeCommonWord: a word all of 45,000 pages hold makes a chunk
+// TestUpdateLargeCommonWord: a word all of 60,000 pages hold makes a chunk
 // past twice the bound by itself; a change still patches the index rather
 // than building it again.
 func TestUpdateLargeCommonWord(t *testing.T) {
 	terms := map[int][]byte{}
 	var es []Entry
-	for id := range 45000 {
+	for id := range 60000 {
 		terms[id] = encodeTerms([]Term{{Word: "common", F: 4}, {Word: fmt.Sprintf("w%05d", id), F: 4}}, 2)
 		es = append(es, Entry{ID: id, Terms: terms[id]})
 	}
