@@ -160,6 +160,24 @@ func sidebarSplitBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 		}
 		tab.Check(f.name)
 
+		// On a phone, the sidebar is hidden until the menu opens: it opens
+		// with the current page in view, not at the top of the section.
+		phone := browsertest.NewTab(t, browserCtx, browsertest.Options{Origins: f.origins, Missing: []string{f.split + "favicon.ico"}})
+		if phone.Run("a phone's viewport", chromedp.EmulateViewport(390, 844)) && phone.Open(f.split+f.page("g002/s1/p00290")) {
+			phone.Eval("drawn", sidebarOfJS(true, f.split))
+			res, _ = phone.Eval("current page in view on a phone", `(function () {
+				document.querySelector(".lc-menu-button").click();
+				const side = document.getElementById("sidebar"), a = side.querySelector("a.lc-active");
+				if (!a) return "no current page";
+				const s = side.getBoundingClientRect(), r = a.getBoundingClientRect();
+				return s.height > 0 && r.top >= s.top && r.bottom <= s.bottom ? "ok" : "current page at " + r.top + ", sidebar " + s.top + "-" + s.bottom;
+			})()`)
+			if res != "ok" {
+				t.Errorf("%s on a phone: %s", f.name, res)
+			}
+			phone.Check(f.name + " on a phone")
+		}
+
 		// Without JavaScript: the page's own group, G001, and no other.
 		nojs := browsertest.NewTab(t, browserCtx, browsertest.Options{Origins: f.origins, Missing: []string{f.split + "favicon.ico"}})
 		if !nojs.Run("disable JavaScript", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {

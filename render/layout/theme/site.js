@@ -42,11 +42,21 @@
   function initMenu() {
     var button = doc.querySelector(".lc-menu-button");
     if (!button) return;
+    var sidebar = doc.getElementById("sidebar"), shown = false;
+    // The current page's link in view, a third down the sidebar, when the
+    // sidebar is first shown (on a phone, when the menu first opens).
+    function showActive() {
+      var active = doc.querySelector(".lc-sidebar a.lc-active");
+      if (shown || !active || !sidebar || !sidebar.clientHeight) return;
+      shown = true;
+      var top = active.getBoundingClientRect().top - sidebar.getBoundingClientRect().top + sidebar.scrollTop;
+      if (top > sidebar.clientHeight) sidebar.scrollTop = top - sidebar.clientHeight / 3;
+    }
     button.addEventListener("click", function () {
       var open = doc.body.classList.toggle("lc-sidebar-open");
       button.setAttribute("aria-expanded", open ? "true" : "false");
+      if (open) showActive();
     });
-    var sidebar = doc.getElementById("sidebar");
     if (sidebar) {
       sidebar.addEventListener("click", function (e) {
         if (e.target.closest && e.target.closest("a")) {
@@ -55,10 +65,7 @@
         }
       });
     }
-    var active = doc.querySelector(".lc-sidebar a.lc-active");
-    if (active && sidebar && active.offsetTop > sidebar.clientHeight) {
-      sidebar.scrollTop = active.offsetTop - sidebar.clientHeight / 3;
-    }
+    showActive();
   }
 
   // Sidebars of large sections: the page carries its part (.lc-nav-part);
