@@ -50,6 +50,7 @@ type NavFile struct {
 func navIDs(root *config.Nav) map[*config.Nav]string {
 	ids := map[*config.Nav]string{}
 	used := map[string]bool{}
+	next := map[string]int{} // the next number to try after a base taken
 	name := func(n *config.Nav, labels []string) {
 		base := slug(strings.Join(labels, " "))
 		if n == root {
@@ -58,8 +59,14 @@ func navIDs(root *config.Nav) map[*config.Nav]string {
 			base = "section"
 		}
 		id := base
-		for i := 2; used[id]; i++ {
-			id = base + "-" + strconv.Itoa(i)
+		if used[id] {
+			// From where the last section of this base stopped: many
+			// sections of one name cost as many tries, not their square.
+			i := max(next[base], 2)
+			for id = base + "-" + strconv.Itoa(i); used[id]; id = base + "-" + strconv.Itoa(i) {
+				i++
+			}
+			next[base] = i + 1
 		}
 		used[id] = true
 		ids[n] = id

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"lectern.dev/lectern/render/config"
 )
 
 // sideNavRE finds the sidebar's lists in a page.
@@ -121,5 +123,39 @@ func TestSlug(t *testing.T) {
 		if got := slug(in); got != want {
 			t.Errorf("slug(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestNavIDsDistinct checks that the navigation files of sections of one
+// name, and of names that look like the numbered ones, are distinct: many
+// sections of one name (a docs.json of thousands of tabs "Same") are
+// named in as many tries.
+func TestNavIDsDistinct(t *testing.T) {
+	t.Parallel()
+	root := &config.Nav{Kind: config.NavRoot}
+	labels := []string{"Same 3", "Site"}
+	for range 20000 {
+		labels = append(labels, "Same")
+	}
+	labels = append(labels, "Same 2", "", "")
+	for _, l := range labels {
+		root.Children = append(root.Children, &config.Nav{Kind: config.NavTab, Label: l})
+	}
+	ids := navIDs(root)
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			t.Fatalf("two sections named %q", id)
+		}
+		seen[id] = true
+	}
+	c := root.Children
+	for i, want := range map[int]string{0: "same-3", 1: "site-2", 2: "same", 3: "same-2", 4: "same-4", 20001: "same-20001", 20002: "same-2-2", 20003: "section", 20004: "section-2"} {
+		if got := ids[c[i]]; got != want {
+			t.Errorf("section %d (%q): %q, want %q", i, c[i].Label, got, want)
+		}
+	}
+	if ids[root] != "site" {
+		t.Errorf("root: %q, want site", ids[root])
 	}
 }
