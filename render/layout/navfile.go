@@ -10,6 +10,7 @@ import (
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/features"
+	"lectern.dev/lectern/render/openapi"
 )
 
 // Navigation files.
@@ -51,8 +52,8 @@ func navIDs(root *config.Nav) map[*config.Nav]string {
 	ids := map[*config.Nav]string{}
 	used := map[string]bool{}
 	next := map[string]int{} // the next number to try after a base taken
-	name := func(n *config.Nav, labels []string) {
-		base := slug(strings.Join(labels, " "))
+	name := func(n *config.Nav, labels string) {
+		base := unhashed(labels)
 		if n == root {
 			base = "site"
 		} else if base == "" {
@@ -71,18 +72,20 @@ func navIDs(root *config.Nav) map[*config.Nav]string {
 		used[id] = true
 		ids[n] = id
 	}
-	var walk func(n *config.Nav, labels []string)
-	walk = func(n *config.Nav, labels []string) {
+	// labels is the slug of the labels of the divisions down to n, which
+	// is at most 48 bytes: each label is read once.
+	var walk func(n *config.Nav, labels string)
+	walk = func(n *config.Nav, labels string) {
 		if n.IsDivision() {
-			labels = append(labels[:len(labels):len(labels)], n.Label)
+			labels = asciiSlug(labels + " " + n.Label)
 			name(n, labels)
 		}
 		for _, c := range n.Children {
 			walk(c, labels)
 		}
 	}
-	name(root, nil)
-	walk(root, nil)
+	name(root, "")
+	walk(root, "")
 	return ids
 }
 
@@ -90,33 +93,34 @@ func navIDs(root *config.Nav) map[*config.Nav]string {
 // letters and digits as one "-", at most 48 bytes, with "n" after a last
 // run of 8 or more hexadecimal digits (a name such as "v-1a2b3c4d.js"
 // reads as a hashed file to servers that cache those for good).
-func slug(s string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(s) {
-		if b.Len() >= 48 {
-			break
+func slug(s string) string { return unhashed(asciiSlug(s)) }
+
+// asciiSlug is openapi.Slugify of the ASCII letters and digits of s, the
+// rest as spaces, cut to 48 bytes.
+func asciiSlug(s string) string {
+	out := openapi.Slugify(strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
 		}
-		switch {
-		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
-			if dash && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			dash = false
-			b.WriteRune(r)
-		default:
-			dash = true
-		}
+		return ' '
+	}, s))
+	if len(out) > 48 {
+		out = strings.TrimSuffix(out[:48], "-")
 	}
-	out := b.String()
+	return out
+}
+
+// unhashed is slug s with "n" after a last run of 8 or more hexadecimal
+// digits.
+func unhashed(s string) string {
 	hex := 0
-	for i := len(out) - 1; i >= 0 && strings.IndexByte("0123456789abcdef", out[i]) >= 0; i-- {
+	for i := len(s) - 1; i >= 0 && strings.IndexByte("0123456789abcdef", s[i]) >= 0; i-- {
 		hex++
 	}
 	if hex >= 8 {
-		out += "n"
+		return s + "n"
 	}
-	return out
+	return s
 }
 
 // NavFiles returns the navigation files of the split sections that a

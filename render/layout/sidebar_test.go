@@ -107,7 +107,7 @@ func TestSidebarSplitMethodBadge(t *testing.T) {
 }
 
 // TestSlug checks the names of navigation files: lower-case letters,
-// digits and single dashes, at most 48 bytes (and one more), never ending
+// digits and single dashes, at most 48 bytes (and "n"), never ending
 // in what servers take for a content hash.
 func TestSlug(t *testing.T) {
 	t.Parallel()
