@@ -264,3 +264,36 @@ func TestNavIDs(t *testing.T) {
 		navFileHTML(t, out, "_lectern/nav/"+want+".js", want)
 	}
 }
+
+// TestSidebarSplitRemovedLink checks that a link of the configuration
+// that is not allowed is "#" in a page's part as in the full sidebar,
+// without the rel of an external link.
+func TestSidebarSplitRemovedLink(t *testing.T) {
+	const site = `
+-- docs.json --
+{"name": "Bad", "navigation": {"groups": [
+  {"group": "A", "pages": ["index", {"group": "Deep", "pages": ["a/one", "a/two"]}, {"label": "Bad", "href": "javascript:alert(1)"}]},
+  {"group": "B", "pages": ["b/one", "b/two"]}
+]}}
+-- index.mdx --
+# Home
+-- a/one.mdx --
+# A1
+-- a/two.mdx --
+# A2
+-- b/one.mdx --
+# B1
+-- b/two.mdx --
+# B2
+`
+	setSplit(t, 2, 4, 100)
+	_, out := build(t, site, Options{})
+	page := out.get(t, "index.html")
+	side := sidebarOf(t, page)
+	if !strings.Contains(side, `lc-nav-part`) || !strings.Contains(side, `<li><a href="#">Bad</a></li>`) || strings.Contains(side, "javascript:") {
+		t.Errorf("part of index.html:\n%s", side)
+	}
+	if nav := navFileHTML(t, out, "_lectern/nav/site.js", "site"); !strings.Contains(nav, `<li><a href="#">Bad</a></li>`) {
+		t.Errorf("navigation file:\n%s", nav)
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"lectern.dev/lectern/render/config"
-	"lectern.dev/lectern/render/diag"
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/openapi"
 )
@@ -163,9 +162,8 @@ func (t *Theme) notFoundSection() *config.Nav {
 
 // navFile returns the navigation file of section root.
 func (t *Theme) navFile(root *config.Nav) []byte {
-	// The sidebar of a file at the root, whose warnings Prewarm gave.
-	muted := t.ForWarner(&diag.Warner{Mute: 1})
-	sb := renderSidebar(muted.sideItems(root.Children, "index.html", ""), t.s.Config.Icons())
+	// The sidebar of a file at the root.
+	nav := t.sectionNavOf(root)
 	var b bytes.Buffer
 	b.WriteString("window.lecternNav=")
 	enc := json.NewEncoder(&b)
@@ -174,7 +172,7 @@ func (t *Theme) navFile(root *config.Nav) []byte {
 	_ = enc.Encode(struct {
 		ID   string `json:"id"`
 		HTML string `json:"html"`
-	}{t.sectionNavOf(root).id, sb.html})
+	}{nav.id, nav.full(t.s, "index.html", "", nil, nil)})
 	b.Truncate(b.Len() - 1) // Encode's newline
 	b.WriteString(";if(window.lecternNavReady)window.lecternNavReady();\n")
 	return b.Bytes()

@@ -114,18 +114,6 @@ type selectorView struct {
 	Options []linkView
 }
 
-// sideItem is an entry of the sidebar: a page, a link or a group.
-type sideItem struct {
-	Label, URL, Icon string
-	Tag              string // shown beside the label (sideLabel)
-	Page             string // for page entries
-	Badge            string // HTML of the method badge of an API page (methodBadge)
-	External         bool
-	IsGroup          bool
-	Expanded         bool // a nested group open by default
-	Items            []*sideItem
-}
-
 // view builds the site chrome for the output file outName, showing page p
 // as current (p is nil for 404.html).
 func (t *Theme) view(outName string, p *page.Page) *pageView {
@@ -315,7 +303,12 @@ func (t *Theme) viewSidebar(v *pageView, outName string, p *page.Page, root *con
 	if p != nil && p.Front.Hidden {
 		// A hidden page is shown in the sidebar where the navigation has
 		// it, on its own page only: that sidebar is not shared.
-		v.Sidebar = renderSidebar(t.sideItems(root.Children, outName, p.Path), t.s.Config.Icons()).forPage(current)
+		nav := t.flatNav(root)
+		var hid *hiddenEntry
+		if h, ok := nav.hidden[p.Path]; ok {
+			hid = &h
+		}
+		v.Sidebar = template.HTML(nav.full(t.s, outName, current, hid, nil))
 	} else {
 		v.Sidebar = t.sidebar(root, outName).forPage(current)
 	}
@@ -363,13 +356,21 @@ func (t *Theme) links(outName string, list []config.Link) []linkView {
 func (t *Theme) configLink(outName, href string) (u string, external bool) {
 	if !safe.URLAllowed(href, false) {
 		t.s.Config.Warn(t.w, href, "link %q removed: only http, https, mailto and tel URLs, relative links and fragments are allowed", diag.FirstLine(href, 60))
-		return "#", false
 	}
-	tg := t.s.Links.Resolve("", href)
+	tg := t.configTarget(href)
 	if tg.Kind == links.Missing {
 		t.s.Config.Warn(t.w, href, "broken link %q: %s", href, tg.Reason)
 	}
 	return safe.Href(t.s.Links.URL(outName, tg)), tg.Kind == links.External
+}
+
+// configTarget is the target of a link of the configuration: href
+// resolved, or "#" when it is not allowed.
+func (t *Theme) configTarget(href string) links.Target {
+	if !safe.URLAllowed(href, false) {
+		return links.Target{Kind: links.Anchor, Suffix: "#"}
+	}
+	return t.s.Links.Resolve("", href)
 }
 
 // pageURL is the address of a page that is a link elsewhere (front
@@ -384,8 +385,5 @@ func (t *Theme) pageURL(outName string, p *page.Page) (u string, external bool) 
 // pageTarget is the target of a page that is a link elsewhere: its
 // front matter's "url" resolved, or "#" when that URL is not allowed.
 func (t *Theme) pageTarget(p *page.Page) links.Target {
-	if !safe.URLAllowed(p.Front.URL, false) {
-		return links.Target{Kind: links.Anchor, Suffix: "#"}
-	}
-	return t.s.Links.Resolve("", p.Front.URL)
+	return t.configTarget(p.Front.URL)
 }

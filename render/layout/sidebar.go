@@ -12,11 +12,8 @@ import (
 	"sync"
 
 	"lectern.dev/lectern/render/config"
-	"lectern.dev/lectern/render/diag"
-	"lectern.dev/lectern/render/icons"
 	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/page"
-	"lectern.dev/lectern/render/safe"
 )
 
 // sidebarHTML is the sidebar of one navigation section, rendered once for
@@ -75,14 +72,15 @@ type sidebarCache struct {
 
 // sidebar returns the sidebar of the navigation section root (the root
 // of the navigation or a division) for output files in the folder of
-// outName, rendering it on first use. Safe for concurrent use.
+// outName, rendering it on first use (from the flattened section,
+// sidebar_split.go). Safe for concurrent use.
 //
-// Its warnings (broken links) are muted: they are those of sidebarLinks,
-// which Prewarm calls for every section in navigation order,
-// whereas which page renders a sidebar first depends on the scheduling of
-// the workers.
+// It gives no warnings: sidebarLinks, which Prewarm calls for every
+// section in navigation order, gives those of its links, whereas which
+// page renders a sidebar first depends on the scheduling of the workers.
 func (t *Theme) sidebar(root *config.Nav, outName string) *sidebarHTML {
 	key := t.sidebarKeyOf(root, outName)
+	nav := t.flatNav(root)
 	t.sidebars.mu.Lock()
 	defer t.sidebars.mu.Unlock()
 	if sb := t.sidebars.m[key]; sb != nil {
@@ -91,8 +89,9 @@ func (t *Theme) sidebar(root *config.Nav, outName string) *sidebarHTML {
 	if t.sidebars.m == nil {
 		t.sidebars.m = map[sidebarKey]*sidebarHTML{}
 	}
-	muted := t.ForWarner(&diag.Warner{Mute: 1})
-	sb := renderSidebar(muted.sideItems(root.Children, outName, ""), t.s.Config.Icons())
+	sb := &sidebarHTML{active: map[string][]insertion{}}
+	sb.html = nav.full(t.s, outName, "", nil, sb.active)
+	sortInsertions(sb.active)
 	t.sidebars.m[key] = sb
 	return sb
 }
@@ -110,7 +109,7 @@ func (t *Theme) sidebarKeyOf(root *config.Nav, outName string) sidebarKey {
 	return key
 }
 
-// sidebarLinks gives the warnings of sideItems for nodes: it resolves the
+// sidebarLinks gives the warnings of the sidebar of nodes: it resolves the
 // same links, in the same order.
 func (t *Theme) sidebarLinks(nodes []*config.Nav) {
 	for _, n := range nodes {
@@ -202,26 +201,6 @@ func sumOf(fields ...string) string {
 	return hex.EncodeToString(h.Sum(sumBuf[:0])[:16])
 }
 
-// renderSidebar renders the sidebar: top-level groups as titled sections,
-// nested groups as collapsible <details>, their icons from library lib. It
-// is written in Go rather than the template because it is most of each
-// page.
-func renderSidebar(items []*sideItem, lib icons.Library) *sidebarHTML {
-	w := &sidebarWriter{active: map[string][]insertion{}, lib: lib}
-	for _, it := range items {
-		if it.IsGroup {
-			w.b.WriteString(`<div class="lc-nav-section"><p class="lc-nav-heading">` + lib.HTML(it.Icon) + sideLabel(it.Label, it.Tag) + "</p>")
-			w.list(it.Items, nil)
-			w.b.WriteString("</div>\n")
-			continue
-		}
-		w.list([]*sideItem{it}, nil)
-		w.b.WriteString("\n")
-	}
-	sortInsertions(w.active)
-	return &sidebarHTML{html: w.b.String(), active: w.active}
-}
-
 // sortInsertions puts the insertions of each page in the order of their
 // offsets, once each.
 func sortInsertions(active map[string][]insertion) {
@@ -236,47 +215,6 @@ func sortInsertions(active map[string][]insertion) {
 		}
 		active[pg] = out
 	}
-}
-
-type sidebarWriter struct {
-	b      strings.Builder
-	active map[string][]insertion
-	lib    icons.Library
-}
-
-// list writes a list of entries; opens are the offsets of the open
-// attribute of the enclosing groups.
-func (w *sidebarWriter) list(items []*sideItem, opens []int) {
-	b := &w.b
-	b.WriteString(`<ul class="lc-nav-list">`)
-	for _, it := range items {
-		if it.IsGroup {
-			b.WriteString(`<li class="lc-nav-group"><details`)
-			inner := opens
-			if it.Expanded {
-				b.WriteString(openAttr) // open for every page: nothing to insert
-			} else {
-				inner = append(opens[:len(opens):len(opens)], b.Len())
-			}
-			b.WriteString("><summary>" + w.lib.HTML(it.Icon) + sideLabel(it.Label, it.Tag) + "</summary>")
-			w.list(it.Items, inner)
-			b.WriteString("</details></li>")
-			continue
-		}
-		b.WriteString(`<li><a href="` + html.EscapeString(safe.Href(it.URL)) + `"`)
-		if it.Page != "" {
-			ins := w.active[it.Page]
-			for _, o := range opens {
-				ins = append(ins, insertion{at: o, text: openAttr})
-			}
-			w.active[it.Page] = append(ins, insertion{at: b.Len(), text: activeAttrs})
-		}
-		if it.External {
-			b.WriteString(` rel="noopener"`)
-		}
-		b.WriteString(">" + it.Badge + sideLabel(it.Label, it.Tag) + "</a></li>")
-	}
-	b.WriteString("</ul>")
 }
 
 // sideLabel is the markup of a sidebar entry's label: the label, then its
@@ -297,50 +235,11 @@ func pageTag(p *page.Page) string {
 	return p.Front.Tag
 }
 
-// sideItems builds the sidebar entries for nav nodes. Hidden pages are
-// left out, except the page show ("" for none), which is the current one.
-func (t *Theme) sideItems(nodes []*config.Nav, outName, show string) []*sideItem {
-	var out []*sideItem
-	for _, n := range nodes {
-		if n.Hidden {
-			continue
-		}
-		switch {
-		case n.Kind == config.NavPage:
-			p := t.s.Pages[n.Page]
-			if p == nil || p.Front.Hidden && n.Page != show {
-				continue
-			}
-			if p.Front.URL != "" {
-				// A page that is a link elsewhere (front matter "url").
-				u, ext := t.pageURL(outName, p)
-				out = append(out, &sideItem{Label: NavLabel(p), URL: u, Icon: p.Front.Icon, Tag: pageTag(p), External: ext})
-				continue
-			}
-			out = append(out, &sideItem{Label: NavLabel(p), URL: t.s.Links.PageURL(outName, n.Page), Icon: p.Front.Icon, Tag: pageTag(p), Page: n.Page,
-				Badge: methodBadge(p)})
-		case n.Kind == config.NavLink:
-			u, ext := t.configLink(outName, n.Href)
-			out = append(out, &sideItem{Label: n.Label, URL: u, Icon: n.Icon, External: ext})
-		case len(n.Children) > 0:
-			items := t.sideItems(n.Children, outName, show)
-			if len(items) == 0 {
-				continue
-			}
-			out = append(out, &sideItem{Label: n.Label, Icon: n.Icon, Tag: n.Tag, IsGroup: true, Expanded: n.Expanded, Items: items})
-		case n.Href != "":
-			u, ext := t.configLink(outName, n.Href)
-			out = append(out, &sideItem{Label: n.Label, URL: u, Icon: n.Icon, External: ext})
-		}
-	}
-	return out
-}
-
 // Prewarm finds, in navigation order and with the build's own
 // diag.Warner, the warnings of the sidebar of every section (broken links of
 // the configuration), so that they are found in the same order whatever
-// the scheduling of the workers, which render the sidebars with their
-// warnings muted (sidebar). With hashes (a rebuild cache), it also
+// the scheduling of the workers, which render the sidebars without
+// warnings (sidebar). With hashes (a rebuild cache), it also
 // records the hash of what each page shows of its section's sidebar, for
 // SidebarSum, and of the links of the configuration, for ChromeSum. It
 // mirrors the choice of the section in view.

@@ -64,10 +64,12 @@ func (t *Theme) split() Split {
 	return sp
 }
 
-// sectionNav is a section flattened for split sidebars. It depends on the
-// section only, not on the folder of the output file.
+// sectionNav is a section flattened, from which its sidebar is rendered,
+// whole (sidebar.go) or split. It depends on the section only, not on the
+// folder of the output file.
 type sectionNav struct {
 	id      string        // its navigation file: _lectern/nav/<id>.js
+	split   bool          // more than Split.Min entries: its sidebar is split
 	lib     icons.Library // the site's icon library, for the groups' icons
 	groups  []sideGroup
 	entries []sideEntry // the visible entries, in navigation order
@@ -106,9 +108,18 @@ type hiddenEntry struct {
 }
 
 // sectionNavOf returns the flattened section root when its sidebar is
-// split, nil when it is not. Safe for concurrent use; the section is
-// flattened on first use.
+// split, nil when it is not.
 func (t *Theme) sectionNavOf(root *config.Nav) *sectionNav {
+	if w := t.flatNav(root); w.split {
+		return w
+	}
+	return nil
+}
+
+// flatNav returns the section root flattened, from which its sidebar is
+// rendered, whole or split. Safe for concurrent use; the section is
+// flattened on first use.
+func (t *Theme) flatNav(root *config.Nav) *sectionNav {
 	c := t.sidebars
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -122,16 +133,22 @@ func (t *Theme) sectionNavOf(root *config.Nav) *sectionNav {
 	t.flattenSidebar(w, root.Children, -1, 0)
 	// Hidden pages count: each shows the sidebar with itself added, which
 	// the full sidebar renders for that page alone.
-	if len(w.entries)+len(w.hidden) <= t.split().Min {
-		w = nil
-	}
+	w.split = len(w.entries)+len(w.hidden) > t.split().Min
 	c.navs[root] = w
 	return w
 }
 
+// full renders the whole sidebar for the output file outName, with page
+// current ("" for none) marked and the hidden page hid (nil for none) in
+// its place (render).
+func (w *sectionNav) full(s *Site, outName, current string, hid *hiddenEntry, active map[string][]insertion) string {
+	return w.render(s, outName, current, 0, len(w.entries), hid, active)
+}
+
 // flattenSidebar adds the entries of nodes, in group parent at depth, to
-// w. It mirrors sideItems: hidden navigation nodes are left out, and so
-// are groups without visible entries (by never being shown).
+// w. Hidden navigation nodes are left out, and so are groups without
+// visible entries (by never being shown); sidebarLinks warns of its
+// broken links.
 func (t *Theme) flattenSidebar(w *sectionNav, nodes []*config.Nav, parent, depth int) {
 	for _, n := range nodes {
 		if n.Hidden {
@@ -163,7 +180,7 @@ func (t *Theme) flattenSidebar(w *sectionNav, nodes []*config.Nav, parent, depth
 			}
 			w.entries = append(w.entries, e)
 		case n.Kind == config.NavLink:
-			w.entries = append(w.entries, sideEntry{label: n.Label, link: t.s.Links.Resolve("", n.Href), group: parent})
+			w.entries = append(w.entries, sideEntry{label: n.Label, link: t.configTarget(n.Href), group: parent})
 		case len(n.Children) > 0:
 			w.groups = append(w.groups, sideGroup{label: n.Label, icon: n.Icon, tag: n.Tag, parent: parent, depth: depth, expanded: n.Expanded,
 				lo: len(w.entries)})
@@ -171,7 +188,7 @@ func (t *Theme) flattenSidebar(w *sectionNav, nodes []*config.Nav, parent, depth
 			t.flattenSidebar(w, n.Children, g, depth+1)
 			w.groups[g].hi = len(w.entries)
 		case n.Href != "":
-			w.entries = append(w.entries, sideEntry{label: n.Label, link: t.s.Links.Resolve("", n.Href), group: parent})
+			w.entries = append(w.entries, sideEntry{label: n.Label, link: t.configTarget(n.Href), group: parent})
 		}
 	}
 }
@@ -275,7 +292,9 @@ func (t *Theme) partHTML(root *config.Nav, nav *sectionNav, p pagePart, outName,
 // render writes the entries [lo, hi) of the section and the hidden entry
 // hid (nil for none) for the output file outName, showing page current
 // ("" for none) as the current one, under the headings and groups that
-// hold them, as renderSidebar writes them. With active not nil, it records
+// hold them: top-level groups as titled sections, nested groups as
+// collapsible <details>, with their icons (in Go rather than the
+// template: it is most of each page). With active not nil, it records
 // there, for each page shown, where the attributes that mark it as the
 // current one go (sidebarHTML.forPage).
 func (w *sectionNav) render(s *Site, outName, current string, lo, hi int, hid *hiddenEntry, active map[string][]insertion) string {
@@ -359,8 +378,8 @@ func commonDepth(a, b []int) int {
 	return k
 }
 
-// openGroup writes the start of group g as renderSidebar does, and
-// returns where its open attribute goes when it is closed, -1 otherwise.
+// openGroup writes the start of group g, and returns where its open
+// attribute goes when it is closed, -1 otherwise.
 func (w *sectionNav) openGroup(b *strings.Builder, g int, open bool) int {
 	gr := &w.groups[g]
 	if gr.depth == 0 {
@@ -387,8 +406,8 @@ func (w *sectionNav) closeGroup(b *strings.Builder, g int) {
 	b.WriteString("</ul></details></li>")
 }
 
-// writeSideLink writes the list item of entry e as sidebarWriter.list
-// does, and returns where the attributes of the current page go.
+// writeSideLink writes the list item of entry e, and returns where the
+// attributes of the current page go.
 func writeSideLink(b *strings.Builder, s *Site, outName string, e *sideEntry, current string) int {
 	var u string
 	external := false
