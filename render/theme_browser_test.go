@@ -139,6 +139,18 @@ func themeBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 		}
 	}
 
+	// The menu's sidebar starts below the header, which the starter's
+	// tabs make taller than its bar.
+	if tab.Open(starterBase + "/") {
+		if r, _ := tab.Eval("sidebar below the header", `(function () {
+			document.querySelector(".lc-menu-button").click();
+			const side = document.getElementById("sidebar").getBoundingClientRect(), head = document.getElementById("navbar").getBoundingClientRect();
+			return side.height > 0 && side.top >= head.bottom - 0.5 ? "" : "sidebar " + side.top + "-" + side.bottom + ", header to " + head.bottom;
+		})()`); r != "" {
+			t.Errorf("the menu's sidebar is under the header: %s", r)
+		}
+	}
+
 	if !tab.Open(base + "/") {
 		return
 	}

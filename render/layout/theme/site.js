@@ -55,7 +55,11 @@
     button.addEventListener("click", function () {
       var open = doc.body.classList.toggle("lc-sidebar-open");
       button.setAttribute("aria-expanded", open ? "true" : "false");
-      if (open) showActive();
+      if (!open || !sidebar) return;
+      // Below the header, which the row of tabs makes taller.
+      var header = doc.getElementById("navbar");
+      if (header) sidebar.style.setProperty("--lc-menu-top", header.getBoundingClientRect().bottom + "px");
+      showActive();
     });
     if (sidebar) {
       sidebar.addEventListener("click", function (e) {
