@@ -21,14 +21,16 @@ import (
 
 // nestedFoldersSite is a site of 300 pages without docs.json: folders
 // g000 to g002 (headings of the sidebar), each of two folders s0 and s1
-// (collapsible groups) of 50 pages, and a hidden page in g001/s1. Its one
-// section of 300 entries is split.
+// (collapsible groups) of 50 pages, and two hidden pages: one in g001/s1,
+// one in g002 (before its groups). Its one section of 300 entries is
+// split.
 func nestedFoldersSite() fstest.MapFS {
 	fsys := fstest.MapFS{}
 	for i := range 300 {
 		fsys[fmt.Sprintf("g%03d/s%d/p%05d.mdx", i/100, i%100/50, i)] = &fstest.MapFile{Data: []byte(fmt.Sprintf("---\ntitle: Page %d\n---\nText %d.\n", i, i))}
 	}
 	fsys["g001/s1/p00180x.mdx"] = &fstest.MapFile{Data: []byte("---\ntitle: Secret\nhidden: true\n---\nHidden.\n")}
+	fsys["g002/hidden.mdx"] = &fstest.MapFile{Data: []byte("---\ntitle: Hidden\nhidden: true\n---\nHidden.\n")}
 	return fsys
 }
 
@@ -100,7 +102,7 @@ func sidebarSplitBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 	}
 	for _, f := range forms {
 		tab := browsertest.NewTab(t, browserCtx, browsertest.Options{Origins: f.origins, Missing: []string{f.split + "no-such-page", f.split + "favicon.ico", f.full + "favicon.ico"}})
-		for _, p := range []string{"g001/s1/p00180", "g001/s1/p00180x", "g002/s0/p00200"} {
+		for _, p := range []string{"g001/s1/p00180", "g001/s1/p00180x", "g002/hidden", "g002/s0/p00200"} {
 			if !tab.Open(f.full + f.page(p)) {
 				return
 			}

@@ -117,11 +117,12 @@
         mark = find(links, cur);
         if (!mark) {
           // A hidden page is in no navigation file: it goes next to
-          // the entry beside it in the part.
+          // the entry beside it in the part, a link or a group (found by
+          // its first link, as many levels up).
           var li = cur.parentNode, prev = li.previousElementSibling, next = li.nextElementSibling;
           var near = prev || next, a = near && near.querySelector("a"), at = a && find(links, a);
+          for (var up = a; at && up !== near; up = up.parentNode) at = at.parentNode;
           if (!at) return;
-          at = at.parentNode;
           mark = li.cloneNode(true).firstChild;
           at.parentNode.insertBefore(mark.parentNode, prev ? at.nextSibling : at);
         }
