@@ -32,7 +32,7 @@ func (s *site) featureCSS(css []byte) []byte {
 
 // The scripts of the features (theme/).
 var (
-	searchJS    = []byte(search.StemJS + search.QueryJS + string(layout.Asset("theme/search.js")))
+	searchJS    = []byte(search.StemJS + search.InflateJS + search.QueryJS + string(layout.Asset("theme/search.js")))
 	assistantJS = layout.Asset("theme/assistant.js")
 	analyticsJS = layout.Asset("theme/analytics.js")
 )

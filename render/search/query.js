@@ -1,7 +1,8 @@
 // Lectern search engine: the reader's side of render/search, giving the
 // same results as its Go side (query.go, excerpt.go). It loads the index's
 // files as scripts (they work from file://), each calling LECTERN_SEARCH
-// with its payload, gzip in base64; lecternStem (stem.js) comes before it.
+// with its payload, gzip in base64; lecternStem (stem.js) and
+// lecternInflate (inflate.js) come before it.
 // lecternSearchIndex(base) returns {search(query, limit) -> Promise of
 // results (null when a newer query was asked meanwhile), warm() loading the
 // meta file ahead}.
@@ -9,7 +10,7 @@ function lecternSearchIndex(base) {
   "use strict";
   var K1 = 1.2, B = 0.75, MAX_TERM_CHUNKS = 4, MAX_EXPANSIONS = 24,
     PAIR_BONUS = 1, TITLE_BONUS = 3, F_EXACT = 1, F_STEM = 0.9, F_TYPO = 0.6, MIN_TYPO = 5, EXCERPT_WORDS = 24, MAX_WORD = 48,
-    MAX_QUERY_WORDS = 16;
+    MAX_QUERY_WORDS = 16, TOP_SORTED = 100;
   var WORD = /[\p{L}\p{N}\p{M}]+/gu, BONUS = [0, 0.6, 1.2, 4];
   var files = {};
   var metaP = null;
@@ -22,11 +23,11 @@ function lecternSearchIndex(base) {
       if (f) { delete pending[s.src]; f(data); }
     };
   }
-  function inflate(b64) {
+  var utf8 = new TextDecoder();
+  function decode(b64) {
     var bin = atob(b64), bytes = new Uint8Array(bin.length);
     for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    return new Response(stream).text().then(JSON.parse);
+    return JSON.parse(utf8.decode(lecternInflate(bytes)));
   }
   function load(name) {
     if (files[name]) return files[name];
@@ -34,7 +35,10 @@ function lecternSearchIndex(base) {
       var s = document.createElement("script");
       s.src = base + name;
       var got = false;
-      pending[s.src] = function (data) { got = true; inflate(data).then(resolve, reject); };
+      pending[s.src] = function (data) {
+        got = true;
+        try { resolve(decode(data)); } catch (e) { reject(e); }
+      };
       s.onload = function () { s.remove(); if (!got) reject(new Error("search: " + name + " is not an index file")); };
       s.onerror = function () { s.remove(); delete pending[s.src]; reject(new Error("search: " + name + " could not be loaded")); };
       document.head.appendChild(s);
@@ -42,7 +46,20 @@ function lecternSearchIndex(base) {
     files[name].catch(function () { delete files[name]; });
     return files[name];
   }
-  function meta() { return metaP || (metaP = load("meta.js")); }
+  // meta loads the meta file once, with each page's length term of BM25
+  // worked out ahead (the same arithmetic as rank's, hoisted).
+  function meta() {
+    if (!metaP) {
+      metaP = load("meta.js").then(function (m) {
+        var avg = Math.max(m.avg, 1);
+        m.norm = new Float64Array(m.dl.length);
+        for (var i = 0; i < m.dl.length; i++) m.norm[i] = K1 * (1 - B + B * (m.dl[i] || 0) / avg);
+        return m;
+      });
+      metaP.catch(function () { metaP = null; });
+    }
+    return metaP;
+  }
 
   function utf8Len(w) {
     var n = 0;
@@ -193,20 +210,23 @@ function lecternSearchIndex(base) {
       var typing = /[\p{L}\p{N}\p{M}]/u.test(last);
       if (terms.length > MAX_QUERY_WORDS) { terms = terms.slice(0, MAX_QUERY_WORDS); typing = false; }
       ranked.q = query;
+      // A query that a newer one replaced while its files loaded is not
+      // ranked: the reader is still typing, and the page has work to do.
       ranked.p = meta().then(function (m) {
+        if (ranked.q !== query) return null;
         var phrases = phraseTerms(terms);
         return Promise.all([
           Promise.all(terms.map(function (t, i) { return matches(m, t, typing && i === terms.length - 1); })),
           Promise.all(phrases.words.map(function (w) { return exact(m, w); }))
-        ]).then(function (got) { return rank(m, got[0], got[1], phrases.bonus); });
+        ]).then(function (got) { return ranked.q === query ? rank(m, got[0], got[1], phrases.bonus) : null; });
       });
       ranked.p.catch(function () { if (ranked.q === query) ranked.q = null; });
     }
     return ranked.p.then(function (r) {
       // A newer query (the reader kept typing) makes these results moot:
       // their fragments are not loaded.
-      if (ranked.q !== query) return null;
-      return Promise.all(r.ids.slice(0, limit).map(function (id) {
+      if (ranked.q !== query || !r) return null;
+      return Promise.all(topIDs(r, limit).map(function (id) {
         return load("f/" + id + ".js").then(function (f) {
           var res = { id: id, url: f.u, title: f.t, group: f.g || "", anchor: "", heading: "", excerpt: "", marks: [], score: r.scores[id], partial: r.partial };
           place(res, f, r.sets);
@@ -220,7 +240,7 @@ function lecternSearchIndex(base) {
   // word, summed; those holding the most of the words, best first.
   function rank(m, all, phrases, bonus) {
     var n = m.dl.length, scores = new Float64Array(n), hits = new Uint8Array(n), best = new Float64Array(n);
-    var seen = [], touched = [], sets = [], avg = Math.max(m.avg, 1);
+    var seen = [], touched = [], sets = [], norm = m.norm;
     all.forEach(function (ms) {
       var set = new Set();
       touched.length = 0;
@@ -229,8 +249,8 @@ function lecternSearchIndex(base) {
         var p = x.postings, idf = idfOf(m, p.length / 2 | 0), id = 0;
         for (var j = 0; j + 1 < p.length; j += 2) {
           id += p[j];
-          var f = p[j + 1] >>> 2, dl = m.dl[id] || 0;
-          var s = x.factor * idf * (BONUS[p[j + 1] & 3] + f * (K1 + 1) / (f + K1 * (1 - B + B * dl / avg)));
+          var f = p[j + 1] >>> 2;
+          var s = x.factor * idf * (BONUS[p[j + 1] & 3] + f * (K1 + 1) / (f + norm[id]));
           if (s > best[id]) {
             if (best[id] === 0) touched.push(id);
             best[id] = s;
@@ -255,8 +275,33 @@ function lecternSearchIndex(base) {
     var most = 0, ids = [];
     seen.forEach(function (id) { most = Math.max(most, hits[id]); });
     seen.forEach(function (id) { if (hits[id] === most) ids.push(id); });
-    ids.sort(function (a, b) { return scores[b] - scores[a] || a - b; });
-    return { ids: ids, scores: scores, sets: sets, partial: most < all.length };
+    return { ids: ids, sorted: 0, scores: scores, sets: sets, partial: most < all.length };
+  }
+  // topIDs returns the first limit ids of r in rank order: best score
+  // first, then lowest id. Only the head of the list that some query
+  // asked for is sorted (at least TOP_SORTED): a common word's thousands
+  // of pages are not.
+  function topIDs(r, limit) {
+    var ids = r.ids, scores = r.scores;
+    var order = function (a, b) { return scores[b] - scores[a] || a - b; };
+    if (r.sorted < Math.min(limit, ids.length)) {
+      var want = Math.max(limit, TOP_SORTED);
+      if (ids.length <= 2 * want) {
+        ids.sort(order);
+        r.sorted = ids.length;
+      } else {
+        // The want-th best score: every id from there up is in the head.
+        var sc = new Float64Array(ids.length);
+        for (var i = 0; i < ids.length; i++) sc[i] = scores[ids[i]];
+        sc.sort();
+        var at = sc[ids.length - want], head = [], tail = [];
+        ids.forEach(function (id) { (scores[id] >= at ? head : tail).push(id); });
+        head.sort(order);
+        r.ids = head.concat(tail);
+        r.sorted = head.length;
+      }
+    }
+    return r.ids.slice(0, limit);
   }
 
   function hitTerms(ws, sets) {

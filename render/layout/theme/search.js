@@ -29,20 +29,26 @@
     return /^([a-z][a-z0-9+.-]*:|\/)/i.test(u) ? u : rootURL + u;
   }
   // run searches for the input's text and shows the results, unless a
-  // newer search started meanwhile: the first FIRST as soon as their
-  // fragments are in, then up to MORE.
+  // newer search started meanwhile: the first as soon as its fragment is
+  // in, the first FIRST when theirs are, then up to MORE.
   var FIRST = 5, MORE = 20;
   function run() {
     var q = search.input.value;
     if (q === search.shown) return;
     var seq = ++search.seq;
     if (!q.trim()) { show(q, []); return; }
-    if (typeof DecompressionStream === "undefined") { setStatus("Search needs a newer browser."); return; }
     if (search.shown === null) setStatus("Loading…");
     var failed = function () { if (seq === search.seq) setStatus("The search index could not be loaded."); };
     var index = engine();
+    // The best result on its own as soon as its fragment is in (the
+    // ranking is shared; each fragment loads once), then the first FIRST.
+    var full = false;
+    index.search(q, 1).then(function (rs) {
+      if (seq === search.seq && rs && rs.length && !full) show(q, rs);
+    }, function () {});
     index.search(q, FIRST).then(function (rs) {
       if (seq !== search.seq || !rs) return;
+      full = true;
       show(q, rs);
       if (rs.length < FIRST) return;
       // The rest once the reader stops typing.
@@ -115,7 +121,7 @@
     doc.body.classList.add("lc-search-open");
     search.input.focus();
     search.input.select();
-    if (typeof DecompressionStream !== "undefined") engine().warm(); // the meta file, before the first key
+    engine().warm(); // the meta file, before the first key
     run();
   }
   function close() {
