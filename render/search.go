@@ -64,20 +64,19 @@ func (s *site) searchIndexIDs() []int {
 
 // writeSearchIndex writes the search index: the fragment of every page
 // in it that was rendered (those of kept pages are kept: buildCache.reuse),
-// then the meta file and chunks, which a cache keeps when no page's words
+// and the meta file and chunks, which a cache keeps when no page's words
 // changed, and patches when some did. It marks them in generated.
 func (s *site) writeSearchIndex(generated map[string]bool) error {
 	s.searchIDs = s.searchIndexIDs()
 	entries := make([]search.Entry, 0, len(s.order))
+	var frags []search.File
 	for i, id := range s.searchIDs {
 		if id < 0 {
 			continue
 		}
 		name := search.FragmentFile(id)
 		if d := s.search[i]; d.Frag != nil {
-			if err := s.write(name, d.Frag); err != nil {
-				return err
-			}
+			frags = append(frags, search.File{Name: name, Data: d.Frag})
 		} else if s.cache == nil || !s.cache.keptFragment(s, i, id) {
 			return fmt.Errorf("render: internal error: no search fragment for %s", s.order[i].File)
 		} else {
@@ -86,6 +85,21 @@ func (s *site) writeSearchIndex(generated map[string]bool) error {
 		generated[name] = true
 		entries = append(entries, search.Entry{ID: id, Terms: s.search[i].Terms})
 	}
+	// The fragments are written while the chunks are made.
+	wait, err := s.writeInBackground(frags)
+	if err != nil {
+		return err
+	}
+	err = s.writeSearchChunks(entries, generated)
+	if werr := wait(); err == nil {
+		err = werr
+	}
+	return err
+}
+
+// writeSearchChunks writes the search index's meta file and chunks, or
+// keeps or patches those of the cache's previous build.
+func (s *site) writeSearchChunks(entries []search.Entry, generated map[string]bool) error {
 	if s.cache != nil && s.cache.keepSearchFiles(s, len(entries)) {
 		for _, f := range s.cache.next.Search {
 			generated[f.Name] = true

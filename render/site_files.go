@@ -6,11 +6,14 @@ import (
 	"io/fs"
 	"path"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"lectern.dev/lectern/render/cache"
 	"lectern.dev/lectern/render/layout"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/links"
+	"lectern.dev/lectern/render/search"
 )
 
 // write sends one file to the output.
@@ -24,6 +27,46 @@ func (s *site) write(name string, data []byte) error {
 	s.written++
 	return nil
 }
+
+// writeInBackground writes files to the output from a few goroutines
+// while the caller goes on, for many small files (the search index's
+// fragments) whose writes cost more in system calls than in bytes. They
+// count against the output's budget before any is written. wait returns
+// once every writer is done, with the first error.
+func (s *site) writeInBackground(files []search.File) (wait func() error, err error) {
+	for _, f := range files {
+		if err := s.countOutput(f.Name, int64(len(f.Data))); err != nil {
+			return nil, err
+		}
+		s.written++
+	}
+	var (
+		next     atomic.Int64
+		failed   atomic.Bool
+		first    error
+		firstErr sync.Once
+		wg       sync.WaitGroup
+	)
+	for range min(backgroundWriters, len(files)) {
+		wg.Go(func() {
+			for !failed.Load() {
+				i := int(next.Add(1)) - 1
+				if i >= len(files) {
+					return
+				}
+				if err := s.out.WriteFile(files[i].Name, files[i].Data); err != nil {
+					firstErr.Do(func() { first = fmt.Errorf("render: write %s: %w", files[i].Name, err) })
+					failed.Store(true)
+				}
+			}
+		})
+	}
+	return func() error { wg.Wait(); return first }, nil
+}
+
+// backgroundWriters is how many goroutines writeInBackground writes from:
+// writes wait on the file system more than on the CPU.
+const backgroundWriters = 4
 
 // writeSiteFiles writes everything but the pages: the index copy, 404,
 // sitemap, robots, theme assets, search index and the source's files.

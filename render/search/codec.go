@@ -14,7 +14,7 @@ import (
 // them with <script> tags, which work from file:// (an export opened from
 // disk) where fetch() does not: each calls LECTERN_SEARCH with its payload,
 // JSON compressed with gzip and written in base64, which the browser
-// inflates with DecompressionStream. The script does not name itself: the
+// inflates (inflate.js). The script does not name itself: the
 // loader knows it by document.currentScript.
 const (
 	filePrefix = `LECTERN_SEARCH("`
@@ -26,25 +26,34 @@ const (
 // (7% more bytes on the synthetic corpus) in less than half the time.
 const level = 1
 
-var gzipPool = sync.Pool{New: func() any {
-	w, _ := gzip.NewWriterLevel(io.Discard, level)
-	return w
+// encoder is a gzip writer and the buffer it writes to, kept for the
+// next file (encoders).
+type encoder struct {
+	w   *gzip.Writer
+	buf bytes.Buffer
+}
+
+var encoders = sync.Pool{New: func() any {
+	e := new(encoder)
+	e.w, _ = gzip.NewWriterLevel(&e.buf, level)
+	return e
 }}
 
-// encodeFile returns the file of payload: gzip streams into base64,
-// which streams into the file's bytes.
+// encodeFile returns the file of payload: gzip into a buffer, then that
+// in base64 (at once: a third faster than streaming gzip into base64's
+// encoder) between the file's prefix and suffix.
 func encodeFile(payload []byte) []byte {
-	out := bytes.NewBuffer(make([]byte, 0, len(payload)/2+64))
-	out.WriteString(filePrefix)
-	b64 := base64.NewEncoder(base64.StdEncoding, out)
-	w := gzipPool.Get().(*gzip.Writer)
-	w.Reset(b64)
-	_, _ = w.Write(payload)
-	_ = w.Close()
-	gzipPool.Put(w)
-	_ = b64.Close()
-	out.WriteString(fileSuffix)
-	return out.Bytes()
+	e := encoders.Get().(*encoder)
+	defer encoders.Put(e)
+	e.buf.Reset()
+	e.w.Reset(&e.buf)
+	_, _ = e.w.Write(payload)
+	_ = e.w.Close()
+	z := e.buf.Bytes()
+	out := make([]byte, 0, len(filePrefix)+base64.StdEncoding.EncodedLen(len(z))+len(fileSuffix))
+	out = append(out, filePrefix...)
+	out = base64.StdEncoding.AppendEncode(out, z)
+	return append(out, fileSuffix...)
 }
 
 // errFile says a file is not one of the index's.
