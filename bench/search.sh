@@ -9,6 +9,7 @@
 #   SIZES="1000" bench/search.sh             # 1,000 only
 #   SIZES="" bench/search.sh                 # relevance only
 #   RELEVANCE=0 bench/search.sh              # no relevance check
+#   KEY_DELAY=120ms bench/search.sh          # type Lectern's queries slower
 #   LECTERN=/tmp/old/lectern bench/search.sh # measure another lectern binary
 #
 # Per size, the corpus gets two words its vocabulary lacks: "quokka" near
@@ -24,7 +25,9 @@
 # included) on the same site, and their ratios. Then, in headless Chromium
 # (bench/searchdriver, which serves the site on 127.0.0.1, text files
 # gzip-compressed and nothing cached), per query: the ms from the last
-# keystroke in Lectern's search dialog to the first result, and from
+# keystroke in Lectern's search dialog to the first result (the query
+# typed a key every KEY_DELAY, 60ms: a fast typist's 200 words a minute;
+# and again pasted, every key at once), and from
 # import() of pagefind.js to the first result's data for Pagefind, cold
 # (a fresh page) and warm (the next query in the same page), with the KB
 # loaded from opening search to the first result; REPEAT (3) runs each,
@@ -38,6 +41,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZES=${SIZES-"1000 10000"}
 REPEAT=${REPEAT:-3}
+KEY_DELAY=${KEY_DELAY:-60ms}
 RELEVANCE=${RELEVANCE:-1}
 PIPECAT=${PIPECAT:-../shared/corpus/pipecat-docs}
 QUERIES=${QUERIES:-bench/search-queries.txt}
@@ -139,9 +143,11 @@ for n in $SIZES; do
 		"$n" "$bw" "$br" "$scpu/$tcpu" "$(ratio "$lb" 1024 0)" "$lf" "$pw" "$pr" "$(ratio "$pb" 1024 0)" "$pfiles" \
 		"$(ratio "$lb" "$pb" 2)" "$( [ "$pw" = - ] && echo - || ratio "$pw" "$bw" 2)")")
 
+	queries=(-query common=deploy -query rare=quokka -query "two-word=retry timeout" -query prefix=throug -query end=zanzibar)
 	"$work/searchdriver" -mode speed -page "$(page "$n" 0 | sed 's/\.mdx$/.html/')" -repeat "$REPEAT" \
-		-query common=deploy -query rare=quokka -query "two-word=retry timeout" -query prefix=throug -query end=zanzibar \
-		"$site" >"$work/speed$n.txt"
+		-key-delay "$KEY_DELAY" "${queries[@]}" "$site" >"$work/speed$n.txt"
+	"$work/searchdriver" -mode speed -engines lectern -page "$(page "$n" 0 | sed 's/\.mdx$/.html/')" -repeat "$REPEAT" \
+		-key-delay 0 "${queries[@]}" "$site" >"$work/pasted$n.txt"
 	rm -rf "$site" "$c"
 done
 
@@ -168,8 +174,11 @@ if [ ${#rows[@]} -gt 0 ]; then
 	for r in "${rows[@]}"; do echo "$r"; done
 	for n in $SIZES; do
 		echo
-		echo "Queries, $n pages:"
+		echo "Queries, $n pages, typed a key every $KEY_DELAY:"
 		cat "$work/speed$n.txt"
+		echo
+		echo "Queries, $n pages, Lectern only, pasted (every key at once: the whole index loads after the last):"
+		grep -v '^  Lectern page\|^  ms to the first' "$work/pasted$n.txt" | cut -d'|' -f1-2
 	done
 fi
 if [ "$RELEVANCE" = 1 ]; then

@@ -2,7 +2,7 @@
 // for bench/search.sh: Lectern's search dialog, and Pagefind's JS API on
 // the same site when it has a pagefind/ folder.
 //
-//	searchdriver -mode speed [-page P] [-repeat 3] -query LABEL=TEXT... SITE
+//	searchdriver -mode speed [-page P] [-repeat 3] [-key-delay D] -query LABEL=TEXT... SITE
 //	searchdriver -mode relevance -queries FILE [-page P] SITE
 //
 // It serves SITE (a built site, export form) itself on 127.0.0.1 (server.go:
@@ -55,6 +55,7 @@ func main() {
 	wait := flag.Duration("result-timeout", 15*time.Second, "how long to wait for a query's first result before calling it a miss")
 	flag.DurationVar(&settleQuiet, "settle", settleQuiet, "how long the result list must stay as it is for the query's results to be taken as final")
 	verbose := flag.Bool("v", false, "speed: log the requests of each measured query")
+	keyDelay := flag.Duration("key-delay", 0, "speed: the time from one key of a query to the next as Lectern's is typed (0: every key at once, as when pasted)")
 	var queries []query
 	flag.Func("query", "speed: LABEL=TEXT, a query to measure (repeatable)", func(v string) error {
 		label, text, ok := strings.Cut(v, "=")
@@ -99,7 +100,7 @@ func main() {
 	}
 	defer closeBrowser()
 
-	d := &driver{srv: srv, browser: browser, page: "/" + strings.TrimPrefix(filepath.ToSlash(*pagePath), "/"), resultTimeout: *wait, verbose: *verbose}
+	d := &driver{srv: srv, browser: browser, page: "/" + strings.TrimPrefix(filepath.ToSlash(*pagePath), "/"), resultTimeout: *wait, verbose: *verbose, keyDelay: *keyDelay}
 	switch *mode {
 	case "speed":
 		if len(queries) == 0 {

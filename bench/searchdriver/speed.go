@@ -287,8 +287,12 @@ func (d *driver) printSpeed(queries []query, res map[string][]*stats) {
 		fmt.Printf("  Lectern page %s: %s KB sent (%s KB raw); with search opened, to the first result of %q: %s KB sent (%s KB raw)\n",
 			d.page, fmtKB(pw), fmtKB(pr), queries[0].text, fmtKB(pw+medianKB(s.cold)), fmtKB(pr+medianRawKB(s.cold)))
 	}
-	fmt.Println("  L key: Lectern, a fresh page, from the last keystroke (search opened with Ctrl+K, then the query typed at once)")
-	fmt.Println("  to the list first showing the first result it ends with, the dialog's typing debounce included; L open: the same")
+	typed := "at once, as when pasted"
+	if d.keyDelay > 0 {
+		typed = fmt.Sprintf("a key every %d ms", d.keyDelay.Milliseconds())
+	}
+	fmt.Printf("  L key: Lectern, a fresh page, from the last keystroke (search opened with Ctrl+K, then the query typed %s)\n", typed)
+	fmt.Println("  to the list first showing the first result it ends with; L open: the same")
 	fmt.Println("  from Ctrl+K, the typing included; PF cold: Pagefind in a fresh page, from import() of pagefind.js, through init()")
 	fmt.Println("  and search(), to results[0].data(); warm: the next query in the same page; text files are sent gzip-compressed,")
 	fmt.Println("  nothing is cached)")

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // stepTimeout bounds one step in the browser other than waiting for a
@@ -22,7 +25,8 @@ type driver struct {
 	browser       context.Context
 	page          string // the page Lectern's search is opened on, like /index.html
 	resultTimeout time.Duration
-	verbose       bool // log the requests of each measured query
+	verbose       bool          // log the requests of each measured query
+	keyDelay      time.Duration // from one key of a query to the next
 }
 
 // tab is one browser tab; close it when done.
@@ -230,7 +234,7 @@ func (d *driver) typeQuery(t *tab, q string) (waitResult, time.Time, error) {
 	if err := t.eval("count keys", `__sb.keys.length`, stepTimeout, &k0); err != nil {
 		return waitResult{}, time.Time{}, err
 	}
-	if err := t.do("type "+q, stepTimeout, chromedp.KeyEvent(q)); err != nil {
+	if err := t.do("type "+q, stepTimeout, typeKeys(q, d.keyDelay)); err != nil {
 		return waitResult{}, time.Time{}, err
 	}
 	var w waitResult
@@ -251,4 +255,46 @@ func (d *driver) clearQuery(t *tab) error {
 func jsString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// typeKeys types s as a keyboard does, a key every delay: each key's keydown carries its
+// text, so that the page gets keydown, keypress and input in one task, as
+// from a real key. (chromedp.KeyEvent sends the text in a "char" event of
+// its own, a round trip of the driver after the keydown: on a page busy
+// loading the index, 20 to 60 ms that no reader's keyboard adds, between
+// the keydown the measurement starts from and the input it causes.)
+func typeKeys(s string, delay time.Duration) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		for i, r := range s {
+			if i > 0 && delay > 0 {
+				select {
+				case <-time.After(delay):
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+			var down, up *input.DispatchKeyEventParams
+			var text, unmodified string
+			for _, e := range kb.Encode(r) {
+				switch e.Type {
+				case kb.KeyDown:
+					down = e
+				case kb.KeyUp:
+					up = e
+				case kb.KeyChar:
+					text, unmodified = e.Text, e.UnmodifiedText
+				}
+			}
+			if down == nil || up == nil {
+				return fmt.Errorf("type %q: no key events for it", r)
+			}
+			down.Text, down.UnmodifiedText = text, unmodified
+			for _, e := range []*input.DispatchKeyEventParams{down, up} {
+				if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, *e); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
 }
