@@ -437,16 +437,15 @@ func (s *site) navJobs(navPages []config.NavEntry) ([]loadJob, error) {
 // renderPage renders page p as the output file outName, and its document
 // for the search index.
 func (s *site) renderPage(p *page.Page, outName string) ([]byte, search.Doc) {
-	data, body, toc := s.renderHTML(p, outName)
-	return data, s.searchDoc(p, body, toc)
+	data, body := s.renderHTML(p, outName)
+	return data, s.searchDoc(p, body)
 }
 
 // renderHTML renders page p as the output file outName, and returns its
-// body and table of contents as well.
-func (s *site) renderHTML(p *page.Page, outName string) (data []byte, body string, toc []search.TOCItem) {
+// body as well.
+func (s *site) renderHTML(p *page.Page, outName string) (data []byte, body string) {
 	body = s.renderBody(p, outName)
-	toc = search.TOC(body)
-	return s.theme.Page(p, outName, s.withMermaid(body, outName), toc), body, toc
+	return s.theme.Page(p, outName, s.withMermaid(body, outName), search.TOC(body)), body
 }
 
 // renderBody renders the content of page p. A failure of the components.Renderer

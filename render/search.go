@@ -14,7 +14,7 @@ import (
 // searchDoc is page p's document for the search index (render/search),
 // made on the page's worker from its rendered body; it is empty when p is
 // not in the index.
-func (s *site) searchDoc(p *page.Page, body string, toc []search.TOCItem) search.Doc {
+func (s *site) searchDoc(p *page.Page, body string) search.Doc {
 	if !s.inSearch(p) || !s.opts.features().Search {
 		return search.Doc{}
 	}
@@ -25,7 +25,7 @@ func (s *site) searchDoc(p *page.Page, body string, toc []search.TOCItem) search
 	return search.NewDoc(search.Page{
 		Path: p.Path, URL: s.links.PageURL("index.html", p.Path), Title: p.Title,
 		Description: p.Front.Description, Group: group, Keywords: p.Front.Keywords,
-		Body: features.StripMarkup(withoutExamples(body)), TOC: toc,
+		Body: features.StripMarkup(withoutExamples(body)),
 	})
 }
 

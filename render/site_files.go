@@ -121,7 +121,7 @@ func (s *site) writeIndexCopy() error {
 		return err
 	}
 	s.w.Mute++
-	data, _, _ := s.renderHTML(first, "index.html") // the page itself is in the search index
+	data, _ := s.renderHTML(first, "index.html") // the page itself is in the search index
 	s.w.Mute--
 	if err := s.write("index.html", data); err != nil {
 		return err

@@ -21,13 +21,12 @@ const (
 
 // Page is what the search index holds of one page: its URL (from the site
 // root), title, description, keywords and group (the innermost group of
-// the navigation that holds it), and its rendered body's HTML with the
-// headings (TOC) that split it into sections.
+// the navigation that holds it), and its rendered body's HTML, which its
+// h2 and h3 headings split into sections (Sections).
 type Page struct {
 	Path, URL, Title, Description, Group string
 	Keywords                             []string
 	Body                                 string
-	TOC                                  []TOCItem
 }
 
 // Doc is a page as the index builder needs it, made by NewDoc on the

@@ -103,41 +103,21 @@ func Build(pages []Entry) ([]File, error) {
 	sort.Slice(words, func(i, j int) bool { return less16(words[i], words[j]) })
 
 	var files []File
-	var buf []byte
-	first := ""
+	var c chunkPayload
 	flush := func() {
-		if buf == nil {
-			return
-		}
-		buf = append(buf, "]}"...)
-		data := encodeFile(buf)
+		first := c.first
+		data := encodeFile(c.done())
 		name := "c/" + hashName(data) + ".js"
 		files = append(files, File{Name: Dir + name, Data: data})
 		m.Chunks = append(m.Chunks, [2]string{first, name})
-		buf = nil
 	}
-	// A chunk's payload is {"w":[words],"p":[[id delta, f, ...], ...]},
-	// written in two halves joined at the end.
-	var ws, ps []byte
 	for _, w := range words {
-		if ws == nil {
-			first = w
-			ws = append(ws[:0], `{"w":[`...)
-			ps = append(ps[:0], `"p":[`...)
-		} else {
-			ws = append(ws, ',')
-			ps = append(ps, ',')
-		}
-		ws = appendString(ws, w)
-		ps = appendPostings(ps, *postings[w])
-		if size := len(ws) + len(ps); size >= maxChunk || size >= minChunk && wordHash(w)&cutMask == 0 {
-			buf = append(append(ws, "],"...), ps...)
+		c.add(w, *postings[w])
+		if size := c.size(); size >= maxChunk || size >= minChunk && wordHash(w)&cutMask == 0 {
 			flush()
-			ws, ps = nil, ps[:0]
 		}
 	}
-	if ws != nil {
-		buf = append(append(ws, "],"...), ps...)
+	if c.size() > 0 {
 		flush()
 	}
 	payload, _ := json.Marshal(m)

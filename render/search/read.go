@@ -65,41 +65,39 @@ func (ix *Index) read(name string, v any) error {
 
 // chunk returns chunk i of the meta file, read once.
 func (ix *Index) chunk(i int) (*chunk, error) {
-	ix.mu.Lock()
-	c := ix.chunks[i]
-	ix.mu.Unlock()
-	if c != nil {
-		return c, nil
-	}
-	c = &chunk{}
-	if err := ix.read(Dir+ix.meta.Chunks[i][1], c); err != nil {
-		return nil, err
-	}
-	if len(c.Postings) != len(c.Words) {
-		return nil, fmt.Errorf("search: %s: %d words, %d posting lists", ix.meta.Chunks[i][1], len(c.Words), len(c.Postings))
-	}
-	ix.mu.Lock()
-	ix.chunks[i] = c
-	ix.mu.Unlock()
-	return c, nil
+	return readOnce(ix, ix.chunks, i, func(c *chunk) error {
+		if err := ix.read(Dir+ix.meta.Chunks[i][1], c); err != nil {
+			return err
+		}
+		if len(c.Postings) != len(c.Words) {
+			return fmt.Errorf("search: %s: %d words, %d posting lists", ix.meta.Chunks[i][1], len(c.Words), len(c.Postings))
+		}
+		return nil
+	})
 }
 
 // fragment returns the fragment of page id, read once.
 func (ix *Index) fragment(id int) (*fragment, error) {
+	return readOnce(ix, ix.frags, id, func(f *fragment) error { return ix.read(FragmentFile(id), f) })
+}
+
+// readOnce returns m[key], or reads it (read fills a new value) and keeps
+// it there. Two queries may read the same file at once; the last kept wins.
+func readOnce[V any](ix *Index, m map[int]*V, key int, read func(*V) error) (*V, error) {
 	ix.mu.Lock()
-	f := ix.frags[id]
+	v := m[key]
 	ix.mu.Unlock()
-	if f != nil {
-		return f, nil
+	if v != nil {
+		return v, nil
 	}
-	f = &fragment{}
-	if err := ix.read(FragmentFile(id), f); err != nil {
+	v = new(V)
+	if err := read(v); err != nil {
 		return nil, err
 	}
 	ix.mu.Lock()
-	ix.frags[id] = f
+	m[key] = v
 	ix.mu.Unlock()
-	return f, nil
+	return v, nil
 }
 
 // chunksFor returns the chunks that may hold words starting with prefix:

@@ -168,17 +168,48 @@ func decodePostings(p []uint32) []posting {
 
 // encodeChunk is a chunk's payload: {"w":[words],"p":[[id delta, f, ...], ...]}.
 func encodeChunk(words []string, postings func(w string) []posting) []byte {
-	ws := []byte(`{"w":[`)
-	ps := []byte(`"p":[`)
-	for i, w := range words {
-		if i > 0 {
-			ws = append(ws, ',')
-			ps = append(ps, ',')
-		}
-		ws = appendString(ws, w)
-		ps = appendPostings(ps, postings(w))
+	var c chunkPayload
+	for _, w := range words {
+		c.add(w, postings(w))
 	}
-	return append(append(append(ws, "],"...), ps...), "]}"...)
+	return c.done()
+}
+
+// chunkPayload writes a chunk's payload a word at a time, in two halves
+// (the words, their postings) joined by done.
+type chunkPayload struct {
+	first  string // the chunk's first word
+	ws, ps []byte
+}
+
+func (c *chunkPayload) add(w string, postings []posting) {
+	if len(c.ws) == 0 {
+		c.first = w
+		c.start()
+	} else {
+		c.ws = append(c.ws, ',')
+		c.ps = append(c.ps, ',')
+	}
+	c.ws = appendString(c.ws, w)
+	c.ps = appendPostings(c.ps, postings)
+}
+
+func (c *chunkPayload) start() {
+	c.ws = append(c.ws, `{"w":[`...)
+	c.ps = append(c.ps, `"p":[`...)
+}
+
+// size is the payload's length so far, 0 for none.
+func (c *chunkPayload) size() int { return len(c.ws) + len(c.ps) }
+
+// done returns the payload of the words added, and starts a new chunk.
+func (c *chunkPayload) done() []byte {
+	if len(c.ws) == 0 {
+		c.start()
+	}
+	out := append(append(append(c.ws, "],"...), c.ps...), "]}"...)
+	c.first, c.ws, c.ps = "", nil, c.ps[:0]
+	return out
 }
 
 // appendPostings appends a word's postings as [id delta, f, ...].
