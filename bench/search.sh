@@ -25,9 +25,9 @@
 # included) on the same site, and their ratios. Then, in headless Chromium
 # (bench/searchdriver, which serves the site on 127.0.0.1, text files
 # gzip-compressed and nothing cached), per query: the ms from the last
-# keystroke in Lectern's search dialog to the first result (the query
-# typed a key every KEY_DELAY, 60ms: a fast typist's 200 words a minute;
-# and again pasted, every key at once), and from
+# input in Lectern's search dialog to the first result (the query pasted,
+# one input event; and again, Lectern only, typed a key every KEY_DELAY,
+# 60ms: a fast typist's 200 words a minute), and from
 # import() of pagefind.js to the first result's data for Pagefind, cold
 # (a fresh page) and warm (the next query in the same page), with the KB
 # loaded from opening search to the first result; REPEAT (3) runs each,
@@ -107,6 +107,17 @@ search_cpu() {
 	b=$(sed -E 's/.* of ([^ ]+) total.*/\1/' <<<"$line")
 	echo "$(secs "$a") $(secs "$b")"
 }
+# without_search CORPUS: the wall seconds of bench/renderdriver's build of
+# CORPUS with search and without (-no-search), in one folder each time,
+# GOGC=200 as lectern build: what the index adds to a build.
+without_search() {
+	local with without
+	with=$(GOGC=200 "$work/renderdriver" -export -out "$work/ns" "$1" | sed -E 's/.*wall=([0-9.]+)(m?s).*/\1 \2/' | awk '{ print ($2 == "ms") ? $1 / 1000 : $1 }')
+	rm -rf "$work/ns"
+	without=$(GOGC=200 "$work/renderdriver" -export -no-search -out "$work/ns" "$1" | sed -E 's/.*wall=([0-9.]+)(m?s).*/\1 \2/' | awk '{ print ($2 == "ms") ? $1 / 1000 : $1 }')
+	rm -rf "$work/ns"
+	echo "$with $without"
+}
 # page N I: the source file of page I (from 0) of an N-page corpus.
 page() { printf 't%02d/p%05d.mdx' $(($2 / 250 + 1)) $(($2 + 1)); }
 
@@ -130,7 +141,10 @@ for n in $SIZES; do
 	read -r lb lf < <(lectern_index "$site")
 	scpu=- tcpu=-
 	[ -n "${LECTERN:-}" ] || read -r scpu tcpu < <(search_cpu "$c/lectern")
-	echo "  $n pages: built in $bw s, search index $lb bytes in $lf files; profiled build: $scpu s of $tcpu s CPU in search" >&2
+	read -r wsec nsec < <(without_search "$c/lectern")
+	added=$(awk -v a="$wsec" -v b="$nsec" 'BEGIN { printf "%+.0f%%", (a / b - 1) * 100 }')
+	echo "  $n pages: built in $bw s, search index $lb bytes in $lf files; profiled build: $scpu s of $tcpu s CPU in search;" \
+		"renderdriver: $wsec s with search, $nsec s without ($added)" >&2
 
 	pw=- pr=- pb=0 pfiles=0
 	if [ -n "$pagefind" ]; then
@@ -139,15 +153,15 @@ for n in $SIZES; do
 		read -r pb pfiles < <(bytes "$site/pagefind")
 		echo "  $n pages: pagefind in $pw s, $pb bytes in $pfiles files ($(grep -E 'Indexed [0-9]+ (pages|words)' "$work/cmd.log" | tr -s ' ' | tr '\n' ' '))" >&2
 	fi
-	rows+=("$(printf '%6d | %7s %6s %11s | %9s %5s | %7s %6s %9s %5s | %7s %7s' \
-		"$n" "$bw" "$br" "$scpu/$tcpu" "$(ratio "$lb" 1024 0)" "$lf" "$pw" "$pr" "$(ratio "$pb" 1024 0)" "$pfiles" \
+	rows+=("$(printf '%6d | %7s %6s %11s %6s | %9s %5s | %7s %6s %9s %5s | %7s %7s' \
+		"$n" "$bw" "$br" "$scpu/$tcpu" "$added" "$(ratio "$lb" 1024 0)" "$lf" "$pw" "$pr" "$(ratio "$pb" 1024 0)" "$pfiles" \
 		"$(ratio "$lb" "$pb" 2)" "$( [ "$pw" = - ] && echo - || ratio "$pw" "$bw" 2)")")
 
 	queries=(-query common=deploy -query rare=quokka -query "two-word=retry timeout" -query prefix=throug -query end=zanzibar)
 	"$work/searchdriver" -mode speed -page "$(page "$n" 0 | sed 's/\.mdx$/.html/')" -repeat "$REPEAT" \
-		-key-delay "$KEY_DELAY" "${queries[@]}" "$site" >"$work/speed$n.txt"
+		-key-delay 0 "${queries[@]}" "$site" >"$work/speed$n.txt"
 	"$work/searchdriver" -mode speed -engines lectern -page "$(page "$n" 0 | sed 's/\.mdx$/.html/')" -repeat "$REPEAT" \
-		-key-delay 0 "${queries[@]}" "$site" >"$work/pasted$n.txt"
+		-key-delay "$KEY_DELAY" "${queries[@]}" "$site" >"$work/typed$n.txt"
 	rm -rf "$site" "$c"
 done
 
@@ -166,19 +180,20 @@ fi
 echo
 if [ ${#rows[@]} -gt 0 ]; then
 	echo "Build and index: Lectern's whole build (export form; index included), the CPU seconds of a profiled build spent in"
-	echo "search out of all; Lectern's index KB and files on disk (search-index.js and its .json copy, or _lectern/search/);"
+	echo "search out of all; added: what search adds to the build's wall time (bench/renderdriver with and without it);"
+	echo "Lectern's index KB and files on disk (search-index.js and its .json copy, or _lectern/search/);"
 	echo "Pagefind run on the built site (all of pagefind/, UI bundles included); index x = Lectern KB / Pagefind KB,"
 	echo "time x = Pagefind s / Lectern's whole build s (what Pagefind adds to a build)"
-	printf '%6s | %7s %6s %11s | %9s %5s | %7s %6s %9s %5s | %7s %7s\n' \
-		pages "build s" "RSS MB" "search CPU" "index KB" files "pf s" "RSS MB" "pf KB" files "index x" "time x"
+	printf '%6s | %7s %6s %11s %6s | %9s %5s | %7s %6s %9s %5s | %7s %7s\n' \
+		pages "build s" "RSS MB" "search CPU" added "index KB" files "pf s" "RSS MB" "pf KB" files "index x" "time x"
 	for r in "${rows[@]}"; do echo "$r"; done
 	for n in $SIZES; do
 		echo
-		echo "Queries, $n pages, typed a key every $KEY_DELAY:"
+		echo "Queries, $n pages, pasted (Lectern's query set in the box at once; the ratios are of this run):"
 		cat "$work/speed$n.txt"
 		echo
-		echo "Queries, $n pages, Lectern only, pasted (every key at once: the whole index loads after the last):"
-		grep -v '^  Lectern page\|^  ms to the first' "$work/pasted$n.txt" | cut -d'|' -f1-2
+		echo "Queries, $n pages, Lectern only, typed a key every $KEY_DELAY (the files a word needs load while it is typed):"
+		grep '|' "$work/typed$n.txt" | cut -d'|' -f1-2
 	done
 fi
 if [ "$RELEVANCE" = 1 ]; then

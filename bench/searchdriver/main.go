@@ -40,6 +40,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"lectern.dev/lectern/internal/headless"
 )
 
 type query struct{ label, text string }
@@ -92,6 +94,15 @@ func main() {
 	}
 	srv.precompress("_lectern", "pagefind")
 
+	// The arguments, before a browser (and its profile folder) starts.
+	switch {
+	case *mode == "speed" && len(queries) == 0:
+		log.Fatal("speed: give at least one -query LABEL=TEXT")
+	case *mode == "relevance" && *queriesFile == "":
+		log.Fatal("relevance: give -queries FILE")
+	case *mode != "speed" && *mode != "relevance":
+		log.Fatalf("unknown -mode %q (speed or relevance)", *mode)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
 	browser, closeBrowser, err := startBrowser(ctx, *chromium)
@@ -101,19 +112,10 @@ func main() {
 	defer closeBrowser()
 
 	d := &driver{srv: srv, browser: browser, page: "/" + strings.TrimPrefix(filepath.ToSlash(*pagePath), "/"), resultTimeout: *wait, verbose: *verbose, keyDelay: *keyDelay}
-	switch *mode {
-	case "speed":
-		if len(queries) == 0 {
-			log.Fatal("speed: give at least one -query LABEL=TEXT")
-		}
+	if *mode == "speed" {
 		err = d.speed(ctx, run, queries, max(*repeat, 1))
-	case "relevance":
-		if *queriesFile == "" {
-			log.Fatal("relevance: give -queries FILE")
-		}
+	} else {
 		err = d.relevance(ctx, run, *queriesFile)
-	default:
-		err = fmt.Errorf("unknown -mode %q (speed or relevance)", *mode)
 	}
 	if err != nil {
 		closeBrowser()
@@ -156,24 +158,7 @@ func startBrowser(parent context.Context, exe string) (context.Context, func(), 
 		return nil, nil, err
 	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(parent,
-		chromedp.ExecPath(exe),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("no-default-browser-check", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
-		// A proxy that is not there, for every address but 127.0.0.1.
-		chromedp.ProxyServer("http://127.0.0.1:9"),
-		chromedp.Flag("proxy-bypass-list", "127.0.0.1"),
-		chromedp.WindowSize(1280, 900),
-		chromedp.UserDataDir(profile),
-	)
+		append(headless.Options(exe, profile), headless.LoopbackOnly()...)...)
 	browser, cancelBrowser := chromedp.NewContext(allocCtx)
 	closed := false
 	closeAll := func() {

@@ -91,17 +91,17 @@ func (d *driver) open(t *tab, p string) (wire, raw int64, err error) {
 }
 
 // instrumentJS records, in the page's clock (performance.now), the time of
-// every keydown (the event's own time stamp, taken when the browser got
-// it) and of every DOM change that adds search results, with the link of
-// the first result it shows, and defines __sb.wait and __sb.settle.
+// every input event of the search box (keys: the event's own time stamp,
+// the time the browser got the key or the paste), of the last Ctrl+K
+// (openKey), and of every DOM change that adds search results, with the
+// link of the first result it shows, and defines __sb.wait and
+// __sb.settle.
 const instrumentJS = `(() => {
   if (window.__sb) return true;
-  const sb = window.__sb = {keys: [], adds: [], lastChange: 0};
-  document.addEventListener("keydown", e => {
-    const now = performance.now();
-    const ts = e.timeStamp > 0 && e.timeStamp <= now ? e.timeStamp : now;
-    sb.keys.push(ts);
-  }, true);
+  const sb = window.__sb = {keys: [], adds: [], lastChange: 0, openKey: -1};
+  const stamp = e => { const now = performance.now(); return e.timeStamp > 0 && e.timeStamp <= now ? e.timeStamp : now; };
+  document.addEventListener("input", e => { if (e.target && e.target.id === "lc-search-input") sb.keys.push(stamp(e)); }, true);
+  document.addEventListener("keydown", e => { if (e.ctrlKey && (e.key === "k" || e.key === "K")) sb.openKey = stamp(e); }, true);
   const list = () => document.getElementById("lc-search-results");
   const isResult = n => n.nodeType === 1 && (n.matches("li.lc-search-result") || !!n.querySelector("li.lc-search-result"));
   sb.results = n => Array.from(document.querySelectorAll("#lc-search-results li.lc-search-result")).slice(0, n)
@@ -117,7 +117,7 @@ const instrumentJS = `(() => {
   }).observe(document.documentElement, {childList: true, subtree: true, characterData: true, attributes: true});
   sb.opened = () => { const d = document.getElementById("lc-search"), i = document.getElementById("lc-search-input");
     return !!d && !d.hidden && !!i && document.activeElement === i; };
-  // wait resolves once the n keys typed after the first k0 have arrived,
+  // wait resolves once the n inputs after the first k0 have arrived,
   // results were added after the last of them and the list has then not
   // changed for quiet ms: {last, first, top}, first being the time the
   // list first showed, after the last key, the first result it shows in
@@ -136,12 +136,12 @@ const instrumentJS = `(() => {
         if (after.length && now - Math.max(sb.lastChange, after[after.length - 1].t) >= quiet) {
           const top = sb.results(1)[0] || "";
           const hit = top ? after.find(a => a.top === top) : undefined;
-          return resolve({last, first: hit ? hit.t : -1, firstKey: keys[0], top, renders: after.length});
+          return resolve({last, first: hit ? hit.t : -1, firstKey: keys[0], openKey: sb.openKey, top, renders: after.length});
         }
         const st = document.querySelector("#lc-search .lc-search-status");
         if (!after.length && st && /no results/i.test(st.textContent) && st.textContent.indexOf(q) >= 0) {
           if (!none) none = now;
-          if (now - none > 1000) return resolve({last, first: -1, firstKey: keys[0], top: ""});
+          if (now - none > 1000) return resolve({last, first: -1, firstKey: keys[0], openKey: sb.openKey, top: ""});
         } else none = 0;
       }
       if (now - t0 > timeout) return resolve({last: keys.length ? keys[keys.length - 1] : -1, first: -1, top: "", timeout: true, keys: keys.length});
@@ -169,6 +169,7 @@ const instrumentJS = `(() => {
 type waitResult struct {
 	Last     float64 `json:"last"`
 	FirstKey float64 `json:"firstKey"`
+	OpenKey  float64 `json:"openKey"` // the Ctrl+K that opened search
 	First    float64 `json:"first"`
 	Top      string  `json:"top"`
 	Timeout  bool    `json:"timeout"`
@@ -238,7 +239,11 @@ func (d *driver) typeQuery(t *tab, q string) (waitResult, time.Time, error) {
 		return waitResult{}, time.Time{}, err
 	}
 	var w waitResult
-	js := fmt.Sprintf(`__sb.wait(%d, %d, %s, %d, %d)`, k0, len([]rune(q)), jsString(q), d.resultTimeout.Milliseconds(), settleQuiet.Milliseconds())
+	inputs := len([]rune(q)) // one a key
+	if d.keyDelay == 0 {
+		inputs = 1 // pasted
+	}
+	js := fmt.Sprintf(`__sb.wait(%d, %d, %s, %d, %d)`, k0, inputs, jsString(q), d.resultTimeout.Milliseconds(), settleQuiet.Milliseconds())
 	err := t.eval("wait for the first result of "+q, js, d.resultTimeout+stepTimeout, &w)
 	return w, time.Now(), err
 }
@@ -257,21 +262,25 @@ func jsString(s string) string {
 	return string(b)
 }
 
-// typeKeys types s as a keyboard does, a key every delay: each key's keydown carries its
-// text, so that the page gets keydown, keypress and input in one task, as
-// from a real key. (chromedp.KeyEvent sends the text in a "char" event of
-// its own, a round trip of the driver after the keydown: on a page busy
-// loading the index, 20 to 60 ms that no reader's keyboard adds, between
-// the keydown the measurement starts from and the input it causes.)
+// typeKeys types s as a keyboard does, key i at delay×i from the first
+// (whatever the page made the driver wait for the keys before it): each
+// key's keydown carries its text, so that the page gets keydown, keypress
+// and input in one task, as from a real key. (chromedp.KeyEvent sends the
+// text in a "char" event of its own, a round trip of the driver after the
+// keydown: on a page busy loading the index, 20 to 60 ms that no
+// reader's keyboard adds.) With no delay, s is pasted: one input event.
 func typeKeys(s string, delay time.Duration) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		for i, r := range s {
-			if i > 0 && delay > 0 {
-				select {
-				case <-time.After(delay):
-				case <-ctx.Done():
-					return ctx.Err()
-				}
+		if delay == 0 {
+			_, err := cdp.Call(ctx, t, input.InsertText, input.InsertTextParams{Text: s})
+			return err
+		}
+		start := time.Now()
+		for i, r := range []rune(s) {
+			select {
+			case <-time.After(time.Until(start.Add(time.Duration(i) * delay))):
+			case <-ctx.Done():
+				return ctx.Err()
 			}
 			var down, up *input.DispatchKeyEventParams
 			var text, unmodified string

@@ -43,6 +43,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/internal/headless"
 )
 
 // ChromiumPath is Debian's Chromium, which CI installs with apt.
@@ -70,28 +71,13 @@ func RequireChromium(t testing.TB) string {
 }
 
 // Start launches a headless Chromium (RequireChromium first) that lives as
-// long as parent: no sandbox, no GPU, no QUIC, no background networking,
-// no component update, no sync, no first-run page, a 1280×900 window and a
-// fresh user-data folder. It returns the browser's context, from which
-// NewTab opens tabs, and the function that closes the browser.
+// long as parent, with headless.Options and a fresh user-data folder. It
+// returns the browser's context, from which NewTab opens tabs, and the
+// function that closes the browser.
 func Start(t testing.TB, parent context.Context) (context.Context, context.CancelFunc) {
 	t.Helper()
 	exe := RequireChromium(t)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(parent,
-		chromedp.ExecPath(exe),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("no-default-browser-check", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.WindowSize(1280, 900),
-		chromedp.UserDataDir(t.TempDir()),
-	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(parent, headless.Options(exe, t.TempDir())...)
 	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
 	cancel := func() {
 		cancelBrowser()
