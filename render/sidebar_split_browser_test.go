@@ -21,9 +21,9 @@ import (
 
 // nestedFoldersSite is a site of 300 pages without docs.json: folders
 // g000 to g002 (headings of the sidebar), each of two folders s0 and s1
-// (collapsible groups) of 50 pages, and two hidden pages: one in g001/s1,
-// one in g002 (before its groups). Its one section of 300 entries is
-// split.
+// (collapsible groups) of 50 pages, two pages at its top, and three hidden
+// pages: one in g001/s1, one in g002 (before its groups), one at the top.
+// Its one section of 302 entries is split.
 func nestedFoldersSite() fstest.MapFS {
 	fsys := fstest.MapFS{}
 	for i := range 300 {
@@ -31,11 +31,15 @@ func nestedFoldersSite() fstest.MapFS {
 	}
 	fsys["g001/s1/p00180x.mdx"] = &fstest.MapFile{Data: []byte("---\ntitle: Secret\nhidden: true\n---\nHidden.\n")}
 	fsys["g002/hidden.mdx"] = &fstest.MapFile{Data: []byte("---\ntitle: Hidden\nhidden: true\n---\nHidden.\n")}
+	// At the top of the sidebar, where each page is a list of its own.
+	fsys["a-top.mdx"] = &fstest.MapFile{Data: []byte("---\ntitle: Top A\n---\nA.\n")}
+	fsys["b-top.mdx"] = &fstest.MapFile{Data: []byte("---\ntitle: Top B\nhidden: true\n---\nB.\n")}
+	fsys["c-top.mdx"] = &fstest.MapFile{Data: []byte("---\ntitle: Top C\n---\nC.\n")}
 	return fsys
 }
 
 // sidebarOfJS returns, once site.js has drawn the whole sidebar (when
-// part is true; 301 links with the hidden page), the markup of the
+// part is true; 303 links with a hidden page), the markup of the
 // sidebar of a split section (its part's element) or of a full one (the
 // sidebar), each link's URL as the path from the site's root (root, the
 // URL of the site's folder), so that the two forms compare.
@@ -102,7 +106,7 @@ func sidebarSplitBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 	}
 	for _, f := range forms {
 		tab := browsertest.NewTab(t, browserCtx, browsertest.Options{Origins: f.origins, Missing: []string{f.split + "no-such-page", f.split + "favicon.ico", f.full + "favicon.ico"}})
-		for _, p := range []string{"g001/s1/p00180", "g001/s1/p00180x", "g002/hidden", "g002/s0/p00200"} {
+		for _, p := range []string{"g001/s1/p00180", "g001/s1/p00180x", "g002/hidden", "g002/s0/p00200", "b-top"} {
 			if !tab.Open(f.full + f.page(p)) {
 				return
 			}
@@ -119,7 +123,7 @@ func sidebarSplitBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 			// 404.html: the whole sidebar, nothing current.
 			tab.Visit(f.split + "no-such-page")
 			got, _ := tab.Eval("404 sidebar", sidebarOfJS(true, f.split))
-			if strings.Count(got, "<a ") != 300 || strings.Contains(got, "lc-active") {
+			if strings.Count(got, "<a ") != 302 || strings.Contains(got, "lc-active") {
 				t.Errorf("404.html: %d links in the sidebar, or one current:\n%.2000s", strings.Count(got, "<a "), got)
 			}
 			tab.Check("404.html")

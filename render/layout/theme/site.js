@@ -118,20 +118,38 @@
         if (!mark) {
           // A hidden page is in no navigation file: it goes next to
           // the entry beside it in the part, a link or a group (found by
-          // its first link, as many levels up).
-          var li = cur.parentNode, prev = li.previousElementSibling, next = li.nextElementSibling;
+          // its first link, as many levels up). A page at the top of the
+          // sidebar is a list of its own: the entry beside that list.
+          var own = cur.parentNode;
+          while (own.parentNode !== part && !own.previousElementSibling && !own.nextElementSibling) own = own.parentNode;
+          var prev = own.previousElementSibling, next = own.nextElementSibling;
           var near = prev || next, a = near && near.querySelector("a"), at = a && find(links, a);
           for (var up = a; at && up !== near; up = up.parentNode) at = at.parentNode;
           if (!at) return;
-          mark = li.cloneNode(true).firstChild;
-          at.parentNode.insertBefore(mark.parentNode, prev ? at.nextSibling : at);
+          var copy = own.cloneNode(true);
+          mark = copy.querySelector("a.lc-active");
+          if (!mark) return;
+          at.parentNode.insertBefore(copy, prev ? at.nextSibling : at);
+          // The top's lists are a line each, as the build writes them.
+          if (own.parentNode === part) at.parentNode.insertBefore(doc.createTextNode("\n"), prev ? copy : at);
         }
         mark.className = "lc-active";
         mark.setAttribute("aria-current", "page");
         for (var p = mark.parentNode; p && p !== box; p = p.parentNode) if (p.tagName === "DETAILS") p.open = true;
       }
-      // A link of the part that has the focus keeps it in the whole sidebar.
-      var focus = doc.activeElement, refocus = focus && focus.href && part.contains(focus) ? find(links, focus) : null;
+      // A link or group of the part that has the focus keeps it in the
+      // whole sidebar (a group found by its first link, as many levels
+      // up), and a group keeps whether it is open.
+      var focus = doc.activeElement, refocus = null;
+      if (focus && part.contains(focus) && focus.href) refocus = find(links, focus);
+      else if (focus && part.contains(focus) && focus.tagName === "SUMMARY") {
+        var group = focus.parentNode, first = group.querySelector("a"), same = first && find(links, first);
+        for (var u = first; same && u !== group; u = u.parentNode) same = same.parentNode;
+        if (same && same.tagName === "DETAILS") {
+          same.open = group.open;
+          refocus = same.querySelector("summary");
+        }
+      }
       var side = doc.getElementById("sidebar"), top = 0, row = 34;
       if (cur) {
         top = cur.getBoundingClientRect().top;
@@ -151,7 +169,11 @@
         style.textContent = css;
         doc.head.appendChild(style);
       }
-      part.replaceChildren.apply(part, Array.prototype.slice.call(box.childNodes));
+      // Moved through a fragment: replaceChildren.apply with every node
+      // as an argument throws past some 65,000 of them.
+      var moved = doc.createDocumentFragment();
+      while (box.firstChild) moved.appendChild(box.firstChild);
+      part.replaceChildren(moved);
       if (mark && side) side.scrollTop += mark.getBoundingClientRect().top - top;
       if (refocus) refocus.focus();
     }
