@@ -78,6 +78,9 @@ type sectionNav struct {
 	// hidden holds the hidden pages (front matter), each shown only on
 	// its own page, at its first place in the navigation.
 	hidden map[string]hiddenEntry
+	// runLo and runHi are, for each top-level entry (in no group), the
+	// run of top-level entries that holds it (runs).
+	runLo, runHi []int
 }
 
 // sideGroup is a group of a split sidebar: a heading at the top level
@@ -131,6 +134,7 @@ func (t *Theme) flatNav(root *config.Nav) *sectionNav {
 	}
 	w := &sectionNav{id: t.navIDs[root], lib: t.s.Config.Icons(), at: map[string]int{}, hidden: map[string]hiddenEntry{}}
 	t.flattenSidebar(w, root.Children, -1, 0)
+	w.runs()
 	// Hidden pages count: each shows the sidebar with itself added, which
 	// the full sidebar renders for that page alone.
 	w.split = len(w.entries)+len(w.hidden) > t.split().Min
@@ -193,6 +197,39 @@ func (t *Theme) flattenSidebar(w *sectionNav, nodes []*config.Nav, parent, depth
 	}
 }
 
+// runs records the runs of top-level entries (runLo, runHi), once, for
+// part's windows of them: a section of thousands of top-level pages would
+// otherwise be walked for each of its pages.
+func (w *sectionNav) runs() {
+	n := len(w.entries)
+	w.runLo, w.runHi = make([]int, n), make([]int, n)
+	for i := range n {
+		w.runLo[i] = i
+		if i > 0 && w.entries[i-1].group < 0 {
+			w.runLo[i] = w.runLo[i-1]
+		}
+	}
+	for i := n - 1; i >= 0; i-- {
+		w.runHi[i] = i + 1
+		if i+1 < n && w.entries[i+1].group < 0 {
+			w.runHi[i] = w.runHi[i+1]
+		}
+	}
+}
+
+// run returns the run of top-level entries [lo, hi) around place c (an
+// entry's index, or where a hidden page goes: before entry c).
+func (w *sectionNav) run(c int) (lo, hi int) {
+	top := func(i int) bool { return i >= 0 && i < len(w.entries) && w.entries[i].group < 0 }
+	lo, hi = c, c
+	if top(c) {
+		lo, hi = w.runLo[c], w.runHi[c]
+	} else if top(c - 1) {
+		lo = w.runLo[c-1]
+	}
+	return lo, hi
+}
+
 // pagePart is what a page shows of a split section: the entries [lo, hi),
 // and its own entry when it is a hidden page (nil otherwise). window says
 // that the entries are a window of a larger group, which each page has its
@@ -237,10 +274,7 @@ func (w *sectionNav) partRange(sp Split, current string) (lo, hi int, hid *hidde
 	if g >= 0 {
 		clo, chi = w.groups[g].lo, w.groups[g].hi
 	} else {
-		for clo = c; clo > 0 && w.entries[clo-1].group < 0; clo-- {
-		}
-		for chi = c; chi < n && w.entries[chi].group < 0; chi++ {
-		}
+		clo, chi = w.run(c)
 	}
 	if chi-clo+extra <= sp.Group {
 		return clo, chi, hid, false
