@@ -88,12 +88,6 @@ func navIDs(root *config.Nav) map[*config.Nav]string {
 	return ids
 }
 
-// slug is s in lower case, its runs of characters other than ASCII
-// letters and digits as one "-", at most 48 bytes, with "n" after a last
-// run of 8 or more hexadecimal digits (a name such as "v-1a2b3c4d.js"
-// reads as a hashed file to servers that cache those for good).
-func slug(s string) string { return unhashed(asciiSlug(s)) }
-
 // asciiSlug is openapi.Slugify of the ASCII letters and digits of s, the
 // rest as spaces, cut to 48 bytes.
 func asciiSlug(s string) string {
@@ -150,15 +144,7 @@ func (t *Theme) NavFiles() []NavFile {
 }
 
 // notFoundSection is the section whose sidebar 404.html shows.
-func (t *Theme) notFoundSection() *config.Nav {
-	root := t.s.Config.Nav
-	for i, n := range t.firstSectionChain() {
-		if i > 0 && n.IsDivision() {
-			root = n
-		}
-	}
-	return root
-}
+func (t *Theme) notFoundSection() *config.Nav { return t.sectionOfChain(t.firstSectionChain()) }
 
 // navFile returns the navigation file of section root.
 func (t *Theme) navFile(root *config.Nav) []byte {

@@ -79,20 +79,27 @@ type sidebarCache struct {
 // section in navigation order, gives those of its links, whereas which
 // page renders a sidebar first depends on the scheduling of the workers.
 func (t *Theme) sidebar(root *config.Nav, outName string) *sidebarHTML {
-	key := t.sidebarKeyOf(root, outName)
 	nav := t.flatNav(root)
-	t.sidebars.mu.Lock()
-	defer t.sidebars.mu.Unlock()
-	if sb := t.sidebars.m[key]; sb != nil {
+	return rendered(t.sidebars, &t.sidebars.m, t.sidebarKeyOf(root, outName), func(active map[string][]insertion) string {
+		return nav.full(t.s, outName, "", nil, active)
+	})
+}
+
+// rendered returns the sidebar (or part) of key in *m, rendering it on
+// first use, with the insertions that mark each page (sidebarHTML.forPage).
+func rendered[K comparable](c *sidebarCache, m *map[K]*sidebarHTML, key K, render func(active map[string][]insertion) string) *sidebarHTML {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if sb := (*m)[key]; sb != nil {
 		return sb
 	}
-	if t.sidebars.m == nil {
-		t.sidebars.m = map[sidebarKey]*sidebarHTML{}
+	if *m == nil {
+		*m = map[K]*sidebarHTML{}
 	}
 	sb := &sidebarHTML{active: map[string][]insertion{}}
-	sb.html = nav.full(t.s, outName, "", nil, sb.active)
+	sb.html = render(sb.active)
 	sortInsertions(sb.active)
-	t.sidebars.m[key] = sb
+	(*m)[key] = sb
 	return sb
 }
 
@@ -138,10 +145,7 @@ func (t *Theme) sidebarLinks(nodes []*config.Nav) {
 func (t *Theme) sidebarInputs(root *config.Nav) string {
 	h := sha256.New()
 	buf := make([]byte, 0, 512)
-	field := func(v string) {
-		buf = binary.AppendUvarint(buf, uint64(len(v)))
-		buf = append(buf, v...)
-	}
+	field := func(v string) { buf = appendField(buf, v) }
 	var walk func(nodes []*config.Nav)
 	walk = func(nodes []*config.Nav) {
 		for _, n := range nodes {
@@ -190,15 +194,18 @@ func targetKey(tg links.Target) string {
 
 // sumOf hashes fields, each length-prefixed.
 func sumOf(fields ...string) string {
-	h := sha256.New()
 	var buf []byte
 	for _, f := range fields {
-		buf = binary.AppendUvarint(buf[:0], uint64(len(f)))
-		h.Write(buf)
-		h.Write([]byte(f))
+		buf = appendField(buf, f)
 	}
-	var sumBuf [sha256.Size]byte
-	return hex.EncodeToString(h.Sum(sumBuf[:0])[:16])
+	sum := sha256.Sum256(buf)
+	return hex.EncodeToString(sum[:16])
+}
+
+// appendField appends v to a hash's input, its length first, so that
+// fields never run into each other.
+func appendField(buf []byte, v string) []byte {
+	return append(binary.AppendUvarint(buf, uint64(len(v))), v...)
 }
 
 // sortInsertions puts the insertions of each page in the order of their
@@ -345,9 +352,13 @@ func (t *Theme) chromeInputs() string {
 
 // section returns the navigation section whose sidebar page p shows: the
 // innermost division of its first appearance, or the root.
-func (t *Theme) section(p *page.Page) *config.Nav {
+func (t *Theme) section(p *page.Page) *config.Nav { return t.sectionOfChain(t.chains[p.Path]) }
+
+// sectionOfChain is the section that the navigation chain (root first)
+// ends in: its innermost division, or the whole navigation.
+func (t *Theme) sectionOfChain(chain []*config.Nav) *config.Nav {
 	root := t.s.Config.Nav
-	for i, n := range t.chains[p.Path] {
+	for i, n := range chain {
 		if i > 0 && n.IsDivision() {
 			root = n
 		}

@@ -183,7 +183,7 @@ func (t *Theme) flattenSidebar(w *sectionNav, nodes []*config.Nav, parent, depth
 				w.at[n.Page] = len(w.entries)
 			}
 			w.entries = append(w.entries, e)
-		case n.Kind == config.NavLink:
+		case n.Kind == config.NavLink || n.Href != "" && len(n.Children) == 0:
 			w.entries = append(w.entries, sideEntry{label: n.Label, link: t.configTarget(n.Href), group: parent})
 		case len(n.Children) > 0:
 			w.groups = append(w.groups, sideGroup{label: n.Label, icon: n.Icon, tag: n.Tag, parent: parent, depth: depth, expanded: n.Expanded,
@@ -191,8 +191,6 @@ func (t *Theme) flattenSidebar(w *sectionNav, nodes []*config.Nav, parent, depth
 			g := len(w.groups) - 1
 			t.flattenSidebar(w, n.Children, g, depth+1)
 			w.groups[g].hi = len(w.entries)
-		case n.Href != "":
-			w.entries = append(w.entries, sideEntry{label: n.Label, link: t.configTarget(n.Href), group: parent})
 		}
 	}
 }
@@ -307,19 +305,9 @@ func (t *Theme) partHTML(root *config.Nav, nav *sectionNav, p pagePart, outName,
 		return nav.render(t.s, outName, current, p.lo, p.hi, p.hid, nil)
 	}
 	key := partKey{nav: nav, lo: p.lo, hi: p.hi, dir: t.sidebarKeyOf(root, outName).dir}
-	c := t.sidebars
-	c.mu.Lock()
-	sb := c.parts[key]
-	if sb == nil {
-		sb = &sidebarHTML{active: map[string][]insertion{}}
-		sb.html = nav.render(t.s, outName, "", p.lo, p.hi, nil, sb.active)
-		sortInsertions(sb.active)
-		if c.parts == nil {
-			c.parts = map[partKey]*sidebarHTML{}
-		}
-		c.parts[key] = sb
-	}
-	c.mu.Unlock()
+	sb := rendered(t.sidebars, &t.sidebars.parts, key, func(active map[string][]insertion) string {
+		return nav.render(t.s, outName, "", p.lo, p.hi, nil, active)
+	})
 	return string(sb.forPage(current))
 }
 
