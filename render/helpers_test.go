@@ -286,6 +286,14 @@ func searchFor(t testing.TB, out *memOutput, q string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The pages that tie with the last at the cut: which of them make
+	// it is up to their numbers in the index, which a rebuild keeps.
+	if len(rs) == 20 {
+		last := rs[len(rs)-1].Score
+		for len(rs) > 0 && rs[len(rs)-1].Score == last {
+			rs = rs[:len(rs)-1]
+		}
+	}
 	var links []string
 	for _, r := range rs {
 		links = append(links, r.Link())

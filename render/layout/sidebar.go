@@ -308,7 +308,7 @@ func (t *Theme) SidebarSum(i int) string {
 }
 
 // ChromeSum is the hash of where the links of the configuration every
-// page shows lead (header, anchors, footer, tabs that are links, the
+// page shows lead (header, anchors, footer, tabs and selectors, the
 // banner), after Prewarm with hashes: pages are added and removed without
 // a change of the rebuild cache's key.
 func (t *Theme) ChromeSum() string {
@@ -316,7 +316,8 @@ func (t *Theme) ChromeSum() string {
 }
 
 // chromeInputs hashes the links of the configuration outside the
-// sidebars, resolved, and the banner as the site's first folder shows it.
+// sidebars, resolved, the first page of each division (where its tab
+// leads), and the banner as the site's first folder shows it.
 func (t *Theme) chromeInputs() string {
 	cfg := t.s.Config
 	var fields []string
@@ -338,6 +339,10 @@ func (t *Theme) chromeInputs() string {
 	walk = func(n *config.Nav) {
 		if n.IsDivision() {
 			add(n.Href)
+			// Its tab or selector leads to its first page: the rebuild
+			// cache's key holds the navigation without its pages
+			// (render/rebuild_key.go).
+			fields = append(fields, "first:"+n.FirstPage())
 		}
 		for _, c := range n.Children {
 			walk(c)
