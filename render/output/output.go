@@ -63,7 +63,28 @@ func (d Dir) WriteFile(name string, data []byte) error {
 	if d.Update {
 		return replaceFile(root, name, data)
 	}
-	return root.WriteFile(name, data, 0o644)
+	return createFile(root, name, data)
+}
+
+// createFile writes data to a new file name in root. A file already there
+// is removed first, not written through: it may be a link to the previous
+// build's (KeepFile), which is not to change.
+func createFile(root *os.Root, name string, data []byte) error {
+	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		if err := root.Remove(name); err != nil {
+			return err
+		}
+		f, err = root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // tmpPrefix starts the names of the temporary files of Update.
