@@ -107,7 +107,8 @@ func (c *buildCache) reuse(s *site) func(i int) (pageResult, bool) {
 			st.mu.Unlock()
 		}
 		if old.SearchID > 0 {
-			// Its fragment in the search index is kept too.
+			// Its fragment in the search index is kept too (its file is
+			// written again if another of its pages changed).
 			frag := search.FragmentFile(old.SearchID - 1)
 			if !keeper.KeepFile(frag, old.Frag) {
 				return pageResult{}, false
@@ -170,19 +171,27 @@ func (c *buildCache) reusable(s *site, p *page.Page, rec *cache.Page) *cache.Pag
 }
 
 // finish records each page's id in the search index and its fragment
-// file, as written, once the site files are written.
+// file, as written or kept, once the site files are written.
 func (c *buildCache) finish(s *site) {
 	keeper, ok := s.out.(output.Keeper)
 	if !ok || s.searchIDs == nil {
 		return
 	}
+	infos := map[string]output.FileInfo{}
 	for i, p := range s.order {
 		rec, id := c.next.Pages[p.Path], s.searchIDs[i]
-		if rec == nil || id < 0 || rec.SearchID == id+1 && s.search[i].Frag == nil {
-			continue // not in the index, or kept with its fragment
+		if rec == nil || id < 0 {
+			continue // not in the index
 		}
-		f, ok := keeper.FileInfo(search.FragmentFile(id))
+		name := search.FragmentFile(id)
+		f, ok := infos[name]
 		if !ok {
+			if f, ok = keeper.FileInfo(name); !ok {
+				continue
+			}
+			infos[name] = f
+		}
+		if rec.SearchID == id+1 && rec.Frag == f {
 			continue
 		}
 		// A copy: the record may be the previous build's.

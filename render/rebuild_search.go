@@ -89,3 +89,53 @@ func (c *buildCache) updateSearch(s *site, generated map[string]bool) (bool, err
 	c.next.Search = next
 	return true, nil
 }
+
+// fragmentsGone marks changed the fragment files of groups that held a
+// page of the previous build's index whose id no page has now (its
+// fragment is to go).
+func (c *buildCache) fragmentsGone(s *site, groups map[int]*fragmentGroup) {
+	if c.prev == nil {
+		return
+	}
+	now := make(map[int]bool, len(s.searchIDs))
+	for _, id := range s.searchIDs {
+		now[id] = true
+	}
+	for _, rec := range c.prev.Pages {
+		if id := rec.SearchID - 1; id >= 0 && !now[id] {
+			if g := groups[id/search.FragmentGroup]; g != nil {
+				g.changed = true
+			}
+		}
+	}
+}
+
+// readKeptFragments fills in the fragments of g's kept pages from g's
+// file as the previous build wrote it (each kept page's record describes
+// it), for g to be written again with its other pages changed.
+func (c *buildCache) readKeptFragments(s *site, g *fragmentGroup) error {
+	fail := func(why string) error {
+		return fmt.Errorf("render: internal error: the search fragments of %s, kept, %s", s.order[g.kept[0]].File, why)
+	}
+	if c.out == nil {
+		return fail("have no output to be read from")
+	}
+	old := c.prev.Pages[s.order[g.kept[0]].Path]
+	data, ok := c.out.ReadKept(g.name, old.Frag)
+	if !ok {
+		return fail("are not in " + g.name + " as the previous build wrote it")
+	}
+	prev, err := search.DecodeFragments(data)
+	if err != nil {
+		return fail("cannot be read from " + g.name + ": " + err.Error())
+	}
+	for _, i := range g.kept {
+		id := s.searchIDs[i]
+		if f := prev[id%search.FragmentGroup]; f != nil && c.prev.Pages[s.order[i].Path].Frag == old.Frag {
+			g.frags[id%search.FragmentGroup] = f
+		} else {
+			return fail("are not all in " + g.name)
+		}
+	}
+	return nil
+}

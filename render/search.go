@@ -3,7 +3,10 @@ package render
 import (
 	"encoding/xml"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/links"
@@ -62,39 +65,92 @@ func (s *site) searchIndexIDs() []int {
 	return ids
 }
 
-// writeSearchIndex writes the search index: the fragment of every page
-// in it that was rendered (those of kept pages are kept: buildCache.reuse),
-// and the meta file and chunks, which a cache keeps when no page's words
-// changed, and patches when some did. It marks them in generated.
+// writeSearchIndex writes the search index: the fragment files of the
+// pages in it (one for each search.FragmentGroup ids; a cache keeps those
+// whose pages were all kept: buildCache.reuse), and the meta file and
+// chunks, which a cache keeps when no page's words changed, and patches
+// when some did. It marks them in generated.
 func (s *site) writeSearchIndex(generated map[string]bool) error {
 	s.searchIDs = s.searchIndexIDs()
 	entries := make([]search.Entry, 0, len(s.order))
-	var frags []search.File
+	groups := map[int]*fragmentGroup{} // by id/search.FragmentGroup
 	for i, id := range s.searchIDs {
 		if id < 0 {
 			continue
 		}
-		name := search.FragmentFile(id)
+		g := groups[id/search.FragmentGroup]
+		if g == nil {
+			g = &fragmentGroup{name: search.FragmentFile(id)}
+			groups[id/search.FragmentGroup] = g
+		}
 		if d := s.search[i]; d.Frag != nil {
-			frags = append(frags, search.File{Name: name, Data: d.Frag})
+			g.frags[id%search.FragmentGroup] = d.Frag
+			g.changed = true
 		} else if s.cache == nil || !s.cache.keptFragment(s, i, id) {
 			return fmt.Errorf("render: internal error: no search fragment for %s", s.order[i].File)
 		} else {
-			s.written++
+			g.kept = append(g.kept, i)
 		}
-		generated[name] = true
 		entries = append(entries, search.Entry{ID: id, Terms: s.search[i].Terms})
 	}
-	// The fragments are written while the chunks are made.
-	wait, err := s.writeInBackground(frags)
+	var todo []*fragmentGroup
+	if s.cache != nil {
+		s.cache.fragmentsGone(s, groups)
+	}
+	for _, g := range groups {
+		if !g.changed {
+			// Kept whole (buildCache.reuse kept its file).
+			generated[g.name] = true
+			s.written++
+			continue
+		}
+		if len(g.kept) > 0 {
+			if err := s.cache.readKeptFragments(s, g); err != nil {
+				return err
+			}
+		}
+		todo = append(todo, g)
+	}
+	// The changed files are compressed while the chunks are made, then
+	// written.
+	files := make([]search.File, len(todo))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(todo)) {
+		wg.Go(func() {
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(todo) {
+					return
+				}
+				files[k] = search.File{Name: todo[k].name, Data: search.EncodeFragments(&todo[k].frags)}
+			}
+		})
+	}
+	err := s.writeSearchChunks(entries, generated)
+	wg.Wait()
 	if err != nil {
 		return err
 	}
-	err = s.writeSearchChunks(entries, generated)
-	if werr := wait(); err == nil {
-		err = werr
+	wait, err := s.writeInBackground(files)
+	if err != nil {
+		return err
 	}
-	return err
+	for _, f := range files {
+		generated[f.Name] = true
+	}
+	return wait()
+}
+
+// fragmentGroup is a fragment file of the search index being written:
+// the fragments of its pages rendered, and those kept from the previous
+// build (indices in s.order), which are read from its previous file when
+// it changed.
+type fragmentGroup struct {
+	name    string
+	frags   search.Fragments
+	kept    []int
+	changed bool
 }
 
 // writeSearchChunks writes the search index's meta file and chunks, or

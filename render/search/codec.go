@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"io"
 	"sync"
@@ -83,3 +84,55 @@ func decodeFile(data []byte) ([]byte, error) {
 
 // maxPayload bounds a file's payload when it is read.
 const maxPayload = 256 << 20
+
+// Fragments are the fragments of the pages of one fragment file
+// (FragmentFile): that of id in slot id%FragmentGroup, nil for no page.
+type Fragments [FragmentGroup][]byte
+
+// EncodeFragments returns the fragment file of fs: their payload is a
+// JSON array of the fragments, null for none, without the nulls at its
+// end.
+func EncodeFragments(fs *Fragments) []byte {
+	n := len(fs)
+	for n > 0 && fs[n-1] == nil {
+		n--
+	}
+	size := 2
+	for _, f := range fs[:n] {
+		size += len(f) + 5
+	}
+	payload := make([]byte, 0, size)
+	payload = append(payload, '[')
+	for i, f := range fs[:n] {
+		if i > 0 {
+			payload = append(payload, ',')
+		}
+		if f == nil {
+			payload = append(payload, "null"...)
+		} else {
+			payload = append(payload, f...)
+		}
+	}
+	return encodeFile(append(payload, ']'))
+}
+
+// DecodeFragments returns the fragments of a fragment file, as
+// EncodeFragments was given them (a rebuild's, to write the file again
+// with some of them changed).
+func DecodeFragments(data []byte) (*Fragments, error) {
+	payload, err := decodeFile(data)
+	if err != nil {
+		return nil, err
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(payload, &list); err != nil || len(list) > FragmentGroup {
+		return nil, errFile
+	}
+	var fs Fragments
+	for i, f := range list {
+		if string(f) != "null" {
+			fs[i] = f
+		}
+	}
+	return &fs, nil
+}

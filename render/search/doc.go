@@ -3,6 +3,7 @@ package search
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 )
 
 // Fields: a word counts this many times in its page's term frequency when
@@ -31,11 +32,11 @@ type Page struct {
 
 // Doc is a page as the index builder needs it, made by NewDoc on the
 // page's worker: its words with their weighted frequencies, its length in
-// words, and its fragment, the file the reader's browser loads to show
-// the page in results.
+// words, and its fragment, what the reader's browser loads to show the
+// page in results.
 type Doc struct {
 	Terms []byte // the words, encoded (terms.go): DocTerms decodes them
-	Frag  []byte // the fragment file, as written (codec.go)
+	Frag  []byte // the fragment, JSON; EncodeFragments writes it in its file
 }
 
 // Term is a word of a page: its weighted frequency there, shifted left by
@@ -147,12 +148,14 @@ func NewDoc(p Page) Doc {
 	for _, c := range counts {
 		terms = append(terms, Term{Word: c.w, F: min(c.f, maxFreq)<<2 | uint32(c.field)})
 	}
-	slices.SortFunc(terms, func(a, b Term) int { return compare16(a.Word, b.Word) })
+	// Sorted by bytes, for encodeTerms to share prefixes (Build sorts the
+	// vocabulary as the browser compares words).
+	slices.SortFunc(terms, func(a, b Term) int { return strings.Compare(a.Word, b.Word) })
 	d := Doc{Terms: encodeTerms(terms, n)}
 	payload, err := json.Marshal(f)
 	if err != nil { // cannot happen: strings only
 		payload = []byte(`{"s":[]}`)
 	}
-	d.Frag = encodeFile(payload)
+	d.Frag = payload
 	return d
 }

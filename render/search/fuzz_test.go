@@ -69,3 +69,22 @@ func FuzzWords(f *testing.F) {
 		})
 	})
 }
+
+// FuzzDecodeFragments: any payload read as a fragment file gives an error
+// or at most FragmentGroup fragments, never a panic; the fragments read
+// write a file that reads back the same.
+func FuzzDecodeFragments(f *testing.F) {
+	f.Add([]byte(`[{"p":"a"},null,{"p":"b"}]`))
+	f.Add([]byte(`[null,null,null,null,null,null,null,null,null]`))
+	f.Add([]byte(`{"p":"a"}`))
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		fs, err := DecodeFragments(encodeFile(payload))
+		if err != nil {
+			return
+		}
+		again, err := DecodeFragments(EncodeFragments(fs))
+		if err != nil || !reflect.DeepEqual(again, fs) {
+			t.Fatalf("%q: read back %q, %v; want %q", payload, again, err, fs)
+		}
+	})
+}

@@ -12,11 +12,13 @@ func site(t testing.TB, pages ...Page) (*Index, fstest.MapFS) {
 	t.Helper()
 	fsys := fstest.MapFS{}
 	var entries []Entry
+	frags := map[int][]byte{}
 	for i, p := range pages {
 		d := NewDoc(p)
-		fsys[FragmentFile(i)] = &fstest.MapFile{Data: d.Frag}
+		frags[i] = d.Frag
 		entries = append(entries, Entry{ID: i, Terms: d.Terms})
 	}
+	putFragments(fsys, frags)
 	files, err := Build(entries)
 	if err != nil {
 		t.Fatal(err)
@@ -29,6 +31,21 @@ func site(t testing.TB, pages ...Page) (*Index, fstest.MapFS) {
 		t.Fatal(err)
 	}
 	return ix, fsys
+}
+
+// putFragments writes the fragment files of frags (by id) into fsys.
+func putFragments(fsys fstest.MapFS, frags map[int][]byte) {
+	files := map[string]*Fragments{}
+	for id, f := range frags {
+		name := FragmentFile(id)
+		if files[name] == nil {
+			files[name] = new(Fragments)
+		}
+		files[name][id%FragmentGroup] = f
+	}
+	for name, fs := range files {
+		fsys[name] = &fstest.MapFile{Data: EncodeFragments(fs)}
+	}
 }
 
 func links(t testing.TB, ix *Index, q string) []string {

@@ -10,7 +10,7 @@ function lecternSearchIndex(base) {
   "use strict";
   var K1 = 1.2, B = 0.75, MAX_TERM_CHUNKS = 4, MAX_EXPANSIONS = 24,
     PAIR_BONUS = 1, TITLE_BONUS = 3, F_EXACT = 1, F_STEM = 0.9, F_TYPO = 0.6, MIN_TYPO = 5, EXCERPT_WORDS = 24, MAX_WORD = 48,
-    MAX_QUERY_WORDS = 16, TOP_SORTED = 100;
+    MAX_QUERY_WORDS = 16, TOP_SORTED = 100, FRAGMENT_GROUP = 8;
   var WORD = /[\p{L}\p{N}\p{M}]+/gu, BONUS = [0, 0.6, 1.2, 4];
   var files = {};
   var metaP = null;
@@ -227,7 +227,11 @@ function lecternSearchIndex(base) {
       // their fragments are not loaded.
       if (ranked.q !== query || !r) return null;
       return Promise.all(topIDs(r, limit).map(function (id) {
-        return load("f/" + id + ".js").then(function (f) {
+        // Page id's fragment, in the file of FRAGMENT_GROUP pages
+        // (index.go's FragmentGroup) that holds it.
+        return load("f/" + Math.floor(id / FRAGMENT_GROUP) + ".js").then(function (g) {
+          var f = g[id % FRAGMENT_GROUP];
+          if (!f) throw new Error("search: no fragment of page " + id);
           var res = { id: id, url: f.u, title: f.t, group: f.g || "", anchor: "", heading: "", excerpt: "", marks: [], score: r.scores[id], partial: r.partial };
           place(res, f, r.sets);
           return res;

@@ -17,8 +17,11 @@ type Index struct {
 
 	mu     sync.Mutex
 	chunks map[int]*chunk
-	frags  map[int]*fragment
+	frags  map[int]*fragmentFile // by id/FragmentGroup
 }
+
+// fragmentFile is a fragment file's fragments, by id%FragmentGroup.
+type fragmentFile [FragmentGroup]*fragment
 
 // chunk is a chunk's payload: its words, and for each the pages that hold
 // it as [id delta, frequency, ...].
@@ -30,7 +33,7 @@ type chunk struct {
 // Open opens the search index of the site whose output is fsys (a folder
 // holding _lectern/search/meta.js). It reads only the meta file.
 func Open(fsys fs.FS) (*Index, error) {
-	ix := &Index{fsys: fsys, chunks: map[int]*chunk{}, frags: map[int]*fragment{}}
+	ix := &Index{fsys: fsys, chunks: map[int]*chunk{}, frags: map[int]*fragmentFile{}}
 	if err := ix.read(MetaFile, &ix.meta); err != nil {
 		return nil, err
 	}
@@ -76,9 +79,26 @@ func (ix *Index) chunk(i int) (*chunk, error) {
 	})
 }
 
-// fragment returns the fragment of page id, read once.
+// fragment returns the fragment of page id, its file read once.
 func (ix *Index) fragment(id int) (*fragment, error) {
-	return readOnce(ix, ix.frags, id, func(f *fragment) error { return ix.read(FragmentFile(id), f) })
+	ff, err := readOnce(ix, ix.frags, id/FragmentGroup, func(ff *fragmentFile) error {
+		var list []*fragment
+		if err := ix.read(FragmentFile(id), &list); err != nil {
+			return err
+		}
+		if len(list) > FragmentGroup {
+			return fmt.Errorf("search: %s: %d fragments, at most %d", FragmentFile(id), len(list), FragmentGroup)
+		}
+		copy(ff[:], list)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if f := ff[id%FragmentGroup]; f != nil {
+		return f, nil
+	}
+	return nil, fmt.Errorf("search: %s holds no page %d", FragmentFile(id), id)
 }
 
 // readOnce returns m[key], or reads it (read fills a new value) and keeps

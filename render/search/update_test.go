@@ -27,9 +27,10 @@ func TestUpdate(t *testing.T) {
 	build := func(pages map[int]Page) (fstest.MapFS, map[int][]byte) {
 		fsys, terms := fstest.MapFS{}, map[int][]byte{}
 		var es []Entry
+		frags := map[int][]byte{}
 		for id, p := range pages {
 			d := NewDoc(p)
-			fsys[FragmentFile(id)] = &fstest.MapFile{Data: d.Frag}
+			frags[id] = d.Frag
 			terms[id] = d.Terms
 			es = append(es, Entry{ID: id, Terms: d.Terms})
 		}
@@ -40,6 +41,7 @@ func TestUpdate(t *testing.T) {
 		for _, f := range files {
 			fsys[f.Name] = &fstest.MapFile{Data: f.Data}
 		}
+		putFragments(fsys, frags)
 		return fsys, terms
 	}
 	before, oldTerms := build(pages)
