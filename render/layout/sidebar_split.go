@@ -23,7 +23,8 @@ import (
 // the browser, from which site.js draws the whole sidebar in its place.
 //
 // A page's part is the outermost group holding it that has at most
-// Split.Group entries; when even the innermost is larger (or the page is
+// Split.Group entries and groups inside it; when even the innermost is
+// larger (or the page is
 // at the top level of its section, among more than Split.Group entries
 // there), Split.Window entries of it around the page. Its cost is bounded,
 // in the live and export forms and in 404.html (which shows the part of
@@ -91,7 +92,13 @@ type sideGroup struct {
 	depth            int
 	expanded         bool // open on every page
 	lo, hi           int  // its entries: [lo, hi) of sectionNav.entries
+	inner            int  // the groups inside it, at every depth
 }
+
+// size is what a part showing group g whole holds: its entries and the
+// groups inside it, each of which it renders (a group of few pages, each
+// nested 64 groups deep, is no small part).
+func (g *sideGroup) size() int { return g.hi - g.lo + g.inner }
 
 // sideEntry is a link of a split sidebar: a page, or a link of the
 // configuration (resolved once; its URL depends on the output file).
@@ -191,6 +198,7 @@ func (t *Theme) flattenSidebar(w *sectionNav, nodes []*config.Nav, parent, depth
 			g := len(w.groups) - 1
 			t.flattenSidebar(w, n.Children, g, depth+1)
 			w.groups[g].hi = len(w.entries)
+			w.groups[g].inner = len(w.groups) - g - 1 // those added since
 		}
 	}
 }
@@ -262,7 +270,7 @@ func (w *sectionNav) partRange(sp Split, current string) (lo, hi int, hid *hidde
 	}
 	chain := w.chainOf(g)
 	for _, k := range chain {
-		if gr := &w.groups[k]; gr.hi-gr.lo+extra <= sp.Group {
+		if gr := &w.groups[k]; gr.size()+extra <= sp.Group {
 			return gr.lo, gr.hi, hid, false
 		}
 	}
@@ -273,9 +281,9 @@ func (w *sectionNav) partRange(sp Split, current string) (lo, hi int, hid *hidde
 		clo, chi = w.groups[g].lo, w.groups[g].hi
 	} else {
 		clo, chi = w.run(c)
-	}
-	if chi-clo+extra <= sp.Group {
-		return clo, chi, hid, false
+		if chi-clo+extra <= sp.Group {
+			return clo, chi, hid, false
+		}
 	}
 	size := max(sp.Window-extra, 1)
 	lo = max(c-size/2, clo)

@@ -166,3 +166,46 @@ func TestNavIDsDistinct(t *testing.T) {
 		t.Errorf("root: %q, want site", ids[root])
 	}
 }
+
+// TestSidebarSplitCountsNestedGroups checks that the groups inside a
+// group count towards the largest group a page shows whole: a group of
+// four pages, each in a group of its own, is eight entries of a part.
+func TestSidebarSplitCountsNestedGroups(t *testing.T) {
+	t.Parallel()
+	nested := func(name string) string {
+		return `{"group": "N` + name + `", "pages": ["` + name + `"]}`
+	}
+	archive := "-- docs.json --\n{\"navigation\": {\"groups\": [{\"group\": \"G\", \"pages\": [" +
+		nested("p1") + "," + nested("p2") + "," + nested("p3") + "," + nested("p4") + "]}, {\"group\": \"H\", \"pages\": [\"q1\"]}]}}\n"
+	for _, p := range []string{"p1", "p2", "p3", "p4", "q1"} {
+		archive += "-- " + p + ".mdx --\n---\ntitle: T" + p + "\n---\nx\n"
+	}
+	for _, c := range []struct {
+		group int
+		want  []string // the pages p1.html's part shows
+	}{
+		{8, []string{"Tp1", "Tp2", "Tp3", "Tp4"}}, // four pages and four groups: whole
+		{7, []string{"Tp1"}},                      // more than 7: its own group
+	} {
+		th := testTheme(t, archive, Split{Min: 4, Group: c.group, Window: 2})
+		var part string
+		for _, p := range th.s.Order {
+			if p.Path == "p1" {
+				part = string(th.Page(p, p.Path+".html", "", nil))
+			}
+		}
+		m := sideNavRE.FindStringSubmatch(part)
+		if m == nil || !strings.Contains(m[1], "lc-nav-part") {
+			t.Fatalf("Group %d: no split sidebar in p1.html:\n%s", c.group, part)
+		}
+		var got []string
+		for _, title := range []string{"Tp1", "Tp2", "Tp3", "Tp4", "Tq1"} {
+			if strings.Contains(m[1], ">"+title+"<") {
+				got = append(got, title)
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("Group %d: p1.html's part shows %v, want %v:\n%s", c.group, got, c.want, m[1])
+		}
+	}
+}
