@@ -5,7 +5,7 @@
 // lecternInflate (inflate.js) come before it.
 // lecternSearchIndex(base) returns {search(query, limit) -> Promise of
 // results (null when a newer query was asked meanwhile), warm() loading the
-// meta file ahead}.
+// meta file ahead, refresh(maxAge) forgetting the files loaded when older}.
 function lecternSearchIndex(base) {
   "use strict";
   var K1 = 1.2, B = 0.75, MAX_TERM_CHUNKS = 4, MAX_EXPANSIONS = 24,
@@ -13,7 +13,7 @@ function lecternSearchIndex(base) {
     MAX_QUERY_WORDS = 16, TOP_SORTED = 100, FRAGMENT_GROUP = 8;
   var WORD = /[\p{L}\p{N}\p{M}]+/gu, BONUS = [0, 0.6, 1.2, 4];
   var files = {};
-  var metaP = null;
+  var metaP = null, loadedAt = 0, stamp = "", stale = false;
 
   var pending = window.__lecternSearchPending || (window.__lecternSearchPending = {});
   if (!window.LECTERN_SEARCH) {
@@ -31,9 +31,13 @@ function lecternSearchIndex(base) {
   }
   function load(name) {
     if (files[name]) return files[name];
-    files[name] = new Promise(function (resolve, reject) {
+    var own = files;
+    var p = new Promise(function (resolve, reject) {
       var s = document.createElement("script");
-      s.src = base + name;
+      // After refresh, the files whose names stay when they change
+      // (all but the chunks, named by their content) are asked for
+      // past any cache.
+      s.src = base + name + (stamp && name.slice(0, 2) !== "c/" ? "?v=" + stamp : "");
       var got = false;
       pending[s.src] = function (data) {
         got = true;
@@ -43,13 +47,27 @@ function lecternSearchIndex(base) {
       s.onerror = function () { s.remove(); delete pending[s.src]; reject(new Error("search: " + name + " could not be loaded")); };
       document.head.appendChild(s);
     });
-    files[name].catch(function () { delete files[name]; });
-    return files[name];
+    own[name] = p;
+    p.catch(function () { if (own[name] === p) delete own[name]; stale = true; });
+    return p;
+  }
+  // refresh forgets the files loaded when the meta file is older than
+  // maxAge ms or a file failed to load: a page left open across a
+  // deployment then reads the new deployment's meta file and fragments
+  // rather than pairing the old meta file with files it no longer has.
+  function refresh(maxAge) {
+    if (!metaP || !stale && Date.now() - loadedAt < maxAge) return;
+    files = {};
+    metaP = null;
+    stale = false;
+    ranked = { q: null, p: null };
+    stamp = String(Date.now());
   }
   // meta loads the meta file once, with each page's length term of BM25
   // worked out ahead (the same arithmetic as rank's, hoisted).
   function meta() {
     if (!metaP) {
+      loadedAt = Date.now();
       metaP = load("meta.js").then(function (m) {
         var avg = Math.max(m.avg, 1);
         m.norm = new Float64Array(m.dl.length);
@@ -365,5 +383,5 @@ function lecternSearchIndex(base) {
     for (var k = start; k < end; k++) if (hit[k]) r.marks.push([ws[k][1] - shift, ws[k][2] - shift]);
   }
   function warm() { meta().catch(function () {}); }
-  return { search: search, warm: warm };
+  return { search: search, warm: warm, refresh: refresh };
 }

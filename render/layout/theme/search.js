@@ -17,8 +17,14 @@
     dialog: null, input: null, list: null, status: null,
     index: null, results: [], selected: -1, lastFocus: null, timer: 0, seq: 0, shown: null
   };
+  // STALE: after this many ms (or a file that failed to load), the next
+  // query reads the index afresh: a deployment may have changed it.
+  var STALE = 5 * 60 * 1000;
   function engine() {
-    if (search.index) return search.index;
+    if (search.index) {
+      search.index.refresh(STALE);
+      return search.index;
+    }
     var meta = search.dialog.getAttribute("data-search-index") || "";
     search.index = lecternSearchIndex(meta.replace(/meta\.js$/, ""));
     return search.index;
