@@ -11,11 +11,12 @@ import (
 
 // updateSearch patches the previous build's search index for the pages
 // whose words changed, were added or removed (search.Update): only the
-// chunks of the words that changed are written, with the meta file; the
-// other chunks are kept. It reports whether it did; when it cannot (no
-// previous index in the output, a chunk grown too large, a file not as
-// written), the caller builds the index again. It runs after the pages'
-// index ids are assigned and their fragments written.
+// chunks of the words that changed are written (split or joined with the
+// next when they grew or shrank past their bounds), with the meta file;
+// the other chunks are kept. It reports whether it did; when it cannot
+// (no previous index in the output, a file not as written), the caller
+// builds the index again. It runs after the pages' index ids are
+// assigned.
 func (c *buildCache) updateSearch(s *site, generated map[string]bool) (bool, error) {
 	if c.prev == nil || len(c.prev.Search) == 0 || c.out == nil {
 		return false, nil

@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"sort"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"lectern.dev/lectern/render/features"
@@ -113,16 +114,27 @@ func Build(pages []Entry) ([]File, error) {
 	sort.Slice(words, func(i, j int) bool { return less16(words[i], words[j]) })
 
 	var files []File
+	cutChunks(words, func(w string) []posting { return *postings[w] }, func(f File, first string) {
+		files = append(files, f)
+		m.Chunks = append(m.Chunks, [2]string{first, strings.TrimPrefix(f.Name, Dir)})
+	})
+	payload, _ := json.Marshal(m)
+	return append([]File{{Name: MetaFile, Data: encodeFile(payload)}}, files...), nil
+}
+
+// cutChunks writes the chunks of words (sorted as the browser compares
+// them) and calls emit with each and its first word. A chunk ends after a
+// word whose hash says so once it holds minChunk bytes (so that where it
+// ends depends on its own words only), and always at maxChunk.
+func cutChunks(words []string, postings func(w string) []posting, emit func(f File, first string)) {
 	var c chunkPayload
 	flush := func() {
 		first := c.first
 		data := encodeFile(c.done())
-		name := "c/" + hashName(data) + ".js"
-		files = append(files, File{Name: Dir + name, Data: data})
-		m.Chunks = append(m.Chunks, [2]string{first, name})
+		emit(File{Name: Dir + "c/" + hashName(data) + ".js", Data: data}, first)
 	}
 	for _, w := range words {
-		c.add(w, *postings[w])
+		c.add(w, postings(w))
 		if size := c.size(); size >= maxChunk || size >= minChunk && wordHash(w)&cutMask == 0 {
 			flush()
 		}
@@ -130,8 +142,6 @@ func Build(pages []Entry) ([]File, error) {
 	if c.size() > 0 {
 		flush()
 	}
-	payload, _ := json.Marshal(m)
-	return append([]File{{Name: MetaFile, Data: encodeFile(payload)}}, files...), nil
 }
 
 // appendString appends w as a JSON string.

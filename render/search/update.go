@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // Change is a page whose words changed since the index was built: its id
@@ -17,19 +18,16 @@ type Change struct {
 	Old, New []byte
 }
 
-// errGrown says a chunk grew past twice its bound (or, for a chunk already
-// past it, twice its size): the index is built again (Build).
-var errGrown = errors.New("search: a chunk outgrew its bound")
-
 // Update patches the index that read reads (the previous build's meta file
 // and chunks) for the changed pages: only the chunks holding a word whose
-// frequency changed in one of them are written again, with the meta file.
-// It returns the new files and the names of the previous chunks that stay
-// as they are. It fails when a chunk would grow past twice its bound, or a
-// file is not as written, and the caller builds the index again.
+// frequency changed in one of them are written again (split when grown
+// past maxChunk, joined with the next when shrunk below minChunk), with
+// the meta file. It returns the new files and the names of the previous
+// chunks that stay as they are. It fails when a file is not as written,
+// and the caller builds the index again.
 func Update(read func(name string) ([]byte, error), changes []Change) (files []File, kept []string, err error) {
 	var m meta
-	if _, err := decodeJSON(read, MetaFile, &m); err != nil {
+	if err := decodeJSON(read, MetaFile, &m); err != nil {
 		return nil, nil, err
 	}
 	if m.Version != version {
@@ -78,26 +76,24 @@ func Update(read func(name string) ([]byte, error), changes []Change) (files []F
 		byChunk[max(i, 0)] = append(byChunk[max(i, 0)], e)
 	}
 	var chunks [][2]string
-	for i, c := range m.Chunks {
-		es, ok := byChunk[i]
-		if !ok {
-			kept = append(kept, Dir+c[1])
-			chunks = append(chunks, c)
-			continue
-		}
+	emit := func(f File, first string) {
+		files = append(files, f)
+		chunks = append(chunks, [2]string{first, strings.TrimPrefix(f.Name, Dir)})
+	}
+	words := map[string][]posting{}
+	// patch reads chunk i into words and applies its edits.
+	patch := func(i int) error {
 		var ch chunk
-		size, err := decodeJSON(read, Dir+c[1], &ch)
-		if err != nil {
-			return nil, nil, err
+		if err := decodeJSON(read, Dir+m.Chunks[i][1], &ch); err != nil {
+			return err
 		}
 		if len(ch.Words) != len(ch.Postings) {
-			return nil, nil, fmt.Errorf("search: chunk %s damaged", c[1])
+			return fmt.Errorf("search: chunk %s damaged", m.Chunks[i][1])
 		}
-		words := map[string][]posting{}
 		for k, w := range ch.Words {
 			words[w] = decodePostings(ch.Postings[k])
 		}
-		for _, e := range es {
+		for _, e := range byChunk[i] {
 			ps := slices.DeleteFunc(words[e.word], func(p posting) bool { return p.id == e.id })
 			if e.f > 0 {
 				at, _ := slices.BinarySearchFunc(ps, e.id, func(p posting, id uint32) int { return int(p.id) - int(id) })
@@ -105,26 +101,38 @@ func Update(read func(name string) ([]byte, error), changes []Change) (files []F
 			}
 			words[e.word] = ps
 		}
-		list := make([]string, 0, len(words))
-		for w, ps := range words {
-			if len(ps) > 0 {
-				list = append(list, w)
+		return nil
+	}
+	for i := 0; i < len(m.Chunks); i++ {
+		if _, ok := byChunk[i]; !ok {
+			kept = append(kept, Dir+m.Chunks[i][1])
+			chunks = append(chunks, m.Chunks[i])
+			continue
+		}
+		clear(words)
+		if err := patch(i); err != nil {
+			return nil, nil, err
+		}
+		// The chunk keeps its ends, but that one that shrank below
+		// minChunk takes in the chunks after it until it holds that much,
+		// and one that grew past maxChunk is cut as Build cuts (its last
+		// part ending where it did).
+		list, payload := chunkOf(words)
+		for len(payload) < minChunk && i+1 < len(m.Chunks) {
+			i++
+			if err := patch(i); err != nil {
+				return nil, nil, err
 			}
+			list, payload = chunkOf(words)
 		}
-		if len(list) == 0 {
-			continue // the chunk is gone
+		switch {
+		case len(list) == 0: // the chunk is gone
+		case len(payload) <= maxChunk:
+			data := encodeFile(payload)
+			emit(File{Name: Dir + "c/" + hashName(data) + ".js", Data: data}, list[0])
+		default:
+			cutChunks(list, func(w string) []posting { return words[w] }, emit)
 		}
-		slices.SortFunc(list, compare16)
-		payload := encodeChunk(list, func(w string) []posting { return words[w] })
-		// Twice its bound, or twice what it was for a chunk of one word
-		// that all pages hold (which no bound splits).
-		if len(payload) > 2*max(maxChunk, size) {
-			return nil, nil, errGrown
-		}
-		data := encodeFile(payload)
-		name := "c/" + hashName(data) + ".js"
-		files = append(files, File{Name: Dir + name, Data: data})
-		chunks = append(chunks, [2]string{list[0], name})
 	}
 	m.Chunks = chunks
 	m.Pages, m.AvgLen = 0, 0
@@ -142,18 +150,30 @@ func Update(read func(name string) ([]byte, error), changes []Change) (files []F
 	return append([]File{{Name: MetaFile, Data: encodeFile(payload)}}, files...), kept, nil
 }
 
-// decodeJSON reads the index file name into v and returns the size of
-// its payload.
-func decodeJSON(read func(string) ([]byte, error), name string, v any) (int, error) {
+// decodeJSON reads the index file name into v.
+func decodeJSON(read func(string) ([]byte, error), name string, v any) error {
 	data, err := read(name)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	payload, err := decodeFile(data)
 	if err != nil {
-		return 0, fmt.Errorf("search: %s: %w", name, err)
+		return fmt.Errorf("search: %s: %w", name, err)
 	}
-	return len(payload), json.Unmarshal(payload, v)
+	return json.Unmarshal(payload, v)
+}
+
+// chunkOf returns the words that pages hold of words, sorted as the
+// browser compares them, and the payload of a chunk of them.
+func chunkOf(words map[string][]posting) ([]string, []byte) {
+	list := make([]string, 0, len(words))
+	for w, ps := range words {
+		if len(ps) > 0 {
+			list = append(list, w)
+		}
+	}
+	slices.SortFunc(list, compare16)
+	return list, encodeChunk(list, func(w string) []posting { return words[w] })
 }
 
 func decodePostings(p []uint32) []posting {
