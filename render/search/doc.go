@@ -1,9 +1,9 @@
 package search
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Fields: a word counts this many times in its page's term frequency when
@@ -93,14 +93,17 @@ func appendSection(out []Section, anchor, heading, body string) []Section {
 func NewDoc(p Page) Doc {
 	secs := Sections(p.Body)
 	// The words as found, each once, with their counts: one map lookup
-	// per word of the page.
-	type count struct {
-		w     string
-		f     uint32
-		field uint8
-	}
-	var counts []count
-	index := make(map[string]int32, 256)
+	// per word of the page, in a map kept for the next page.
+	sc := scratches.Get().(*scratch)
+	defer scratches.Put(sc)
+	clear(sc.index)
+	counts, index := sc.counts[:0], sc.index
+	defer func() {
+		sc.counts = counts[:0]
+		if len(index) > 1<<12 {
+			sc.index = make(map[string]int32, 256) // not cleared for every page after a large one
+		}
+	}()
 	n := 0
 	one := func(w string, weight uint32, field uint8) {
 		i, ok := index[w]
@@ -137,12 +140,9 @@ func NewDoc(p Page) Doc {
 	for _, k := range p.Keywords {
 		add(k, weightDescribe, fieldDescribe)
 	}
-	f := fragment{Path: p.Path, URL: p.URL, Title: p.Title, Group: p.Group, Description: p.Description, Keywords: p.Keywords,
-		Sections: make([][]string, 0, len(secs))}
 	for _, s := range secs {
 		add(s.Heading, weightHeading, fieldHeading)
 		add(s.Text, weightBody, fieldBody)
-		f.Sections = append(f.Sections, []string{s.Anchor, s.Heading, s.Text})
 	}
 	terms := make([]Term, 0, len(counts))
 	for _, c := range counts {
@@ -151,11 +151,71 @@ func NewDoc(p Page) Doc {
 	// Sorted by bytes, for encodeTerms to share prefixes (Build sorts the
 	// vocabulary as the browser compares words).
 	slices.SortFunc(terms, func(a, b Term) int { return strings.Compare(a.Word, b.Word) })
-	d := Doc{Terms: encodeTerms(terms, n)}
-	payload, err := json.Marshal(f)
-	if err != nil { // cannot happen: strings only
-		payload = []byte(`{"s":[]}`)
+	return Doc{Terms: encodeTerms(terms, n), Frag: appendFragment(nil, p, secs)}
+}
+
+// count is a word of a page being read, and its weighted frequency and
+// best field so far.
+type count struct {
+	w     string
+	f     uint32
+	field uint8
+}
+
+// scratch is NewDoc's map of a page's words and their counts, kept from
+// one page for the next (scratches).
+type scratch struct {
+	index  map[string]int32
+	counts []count
+}
+
+var scratches = sync.Pool{New: func() any { return &scratch{index: make(map[string]int32, 256)} }}
+
+// appendFragment appends the fragment of page p, whose body has the
+// sections secs: the JSON of a fragment, written directly (json.Marshal,
+// by reflection, took a tenth of NewDoc's time).
+func appendFragment(b []byte, p Page, secs []Section) []byte {
+	size := 64 + len(p.Path) + len(p.URL) + len(p.Title) + len(p.Group) + len(p.Description)
+	for _, s := range secs {
+		size += len(s.Anchor) + len(s.Heading) + len(s.Text) + 12
 	}
-	d.Frag = payload
-	return d
+	b = slices.Grow(b, size)
+	b = append(b, `{"p":`...)
+	b = appendString(b, p.Path)
+	b = append(b, `,"u":`...)
+	b = appendString(b, p.URL)
+	b = append(b, `,"t":`...)
+	b = appendString(b, p.Title)
+	if p.Group != "" {
+		b = append(b, `,"g":`...)
+		b = appendString(b, p.Group)
+	}
+	if p.Description != "" {
+		b = append(b, `,"d":`...)
+		b = appendString(b, p.Description)
+	}
+	if len(p.Keywords) > 0 {
+		b = append(b, `,"k":[`...)
+		for i, k := range p.Keywords {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"s":[`...)
+	for i, s := range secs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '[')
+		b = appendString(b, s.Anchor)
+		b = append(b, ',')
+		b = appendString(b, s.Heading)
+		b = append(b, ',')
+		b = appendString(b, s.Text)
+		b = append(b, ']')
+	}
+	return append(b, "]}"...)
 }

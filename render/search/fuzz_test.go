@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -85,6 +86,32 @@ func FuzzDecodeFragments(f *testing.F) {
 		again, err := DecodeFragments(EncodeFragments(fs))
 		if err != nil || !reflect.DeepEqual(again, fs) {
 			t.Fatalf("%q: read back %q, %v; want %q", payload, again, err, fs)
+		}
+	})
+}
+
+// FuzzFragment: a page's fragment, written directly, reads as the JSON
+// encoder writes it.
+func FuzzFragment(f *testing.F) {
+	f.Add("Title \"quoted\" <b>", "text\\with\ttabs\x00 and é", "group", "a")
+	f.Add("\xff\xfe bad", "\u2028 line", "", "")
+	f.Fuzz(func(t *testing.T, title, text, group, anchor string) {
+		p := Page{Path: "p/" + anchor, URL: "/p/" + anchor, Title: title, Group: group, Description: text, Keywords: []string{title, group}}
+		secs := []Section{{Text: text}, {Anchor: anchor, Heading: title, Text: text + text}}
+		var got, want fragment
+		if err := json.Unmarshal(appendFragment(nil, p, secs), &got); err != nil {
+			t.Fatalf("not JSON: %v: %s", err, appendFragment(nil, p, secs))
+		}
+		w := fragment{Path: p.Path, URL: p.URL, Title: p.Title, Group: p.Group, Description: p.Description, Keywords: p.Keywords}
+		for _, s := range secs {
+			w.Sections = append(w.Sections, []string{s.Anchor, s.Heading, s.Text})
+		}
+		data, _ := json.Marshal(w)
+		if err := json.Unmarshal(data, &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("read back %+v, want %+v", got, want)
 		}
 	})
 }
