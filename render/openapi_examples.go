@@ -90,13 +90,7 @@ func (s *site) pageOperation(p *page.Page) *openapi.Operation {
 
 // apiFrontMatter returns the api front matter of p ("POST /v1/users",
 // "POST https://api.test/v1/users"), "" when it has none.
-func apiFrontMatter(p *page.Page) string {
-	if p.Front.Raw == nil {
-		return ""
-	}
-	v, _ := p.Front.Raw["api"].(string)
-	return strings.TrimSpace(v)
-}
+func apiFrontMatter(p *page.Page) string { return p.Front.API }
 
 // codeBlockFunc writes the code blocks of the examples column as the
 // site's fenced code is written: highlighted, with a copy button.

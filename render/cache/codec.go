@@ -158,10 +158,10 @@ func encodeSources(e *encBuf, m *Manifest) {
 		e.str(s.Sum)
 		e.bool(s.Load != nil)
 		if l := s.Load; l != nil {
-			for _, v := range []string{l.Nav, l.Title, l.Description, l.SidebarTitle, l.Icon, l.OpenAPI, l.Mode, l.PageTitle, l.Tag, l.URL} {
+			for _, v := range []string{l.Nav, l.Title, l.Description, l.SidebarTitle, l.Icon, l.OpenAPI, l.Mode, l.PageTitle, l.Tag, l.URL, l.API} {
 				e.str(v)
 			}
-			for _, b := range []bool{l.Hidden, l.NoIndex, l.Deprecated, l.NotSearchable, l.NoPager} {
+			for _, b := range []bool{l.Hidden, l.NoIndex, l.Deprecated, l.NotSearchable, l.NoPager, l.HideAPIMarker} {
 				e.bool(b)
 			}
 			e.strs(l.Keywords)
@@ -378,9 +378,9 @@ func decodeManifest(data []byte) (*Manifest, bool) {
 		s.Stamp, s.Sum = d.stamp(), d.str()
 		if d.bool() {
 			loads = append(loads, PageLoad{Nav: d.str(), Title: d.str(), Description: d.str(), SidebarTitle: d.str(),
-				Icon: d.str(), OpenAPI: d.str(), Mode: d.str(), PageTitle: d.str(), Tag: d.str(), URL: d.str()})
+				Icon: d.str(), OpenAPI: d.str(), Mode: d.str(), PageTitle: d.str(), Tag: d.str(), URL: d.str(), API: d.str()})
 			l := &loads[len(loads)-1]
-			for _, b := range []*bool{&l.Hidden, &l.NoIndex, &l.Deprecated, &l.NotSearchable, &l.NoPager} {
+			for _, b := range []*bool{&l.Hidden, &l.NoIndex, &l.Deprecated, &l.NotSearchable, &l.NoPager, &l.HideAPIMarker} {
 				*b = d.bool()
 			}
 			l.Keywords = d.strs()

@@ -15,7 +15,7 @@ import (
 )
 
 // format changes whenever the manifest's format or meaning does.
-const format = "lectern-render-cache/8"
+const format = "lectern-render-cache/9"
 
 const ManifestName = "manifest.bin"
 
@@ -136,8 +136,9 @@ type Source struct {
 type PageLoad struct {
 	Nav                                                   string
 	Title, Description, SidebarTitle, Icon, OpenAPI, Mode string
-	Tag, URL                                              string
+	Tag, URL, API                                         string
 	Hidden, NoIndex, Deprecated, NotSearchable, NoPager   bool
+	HideAPIMarker                                         bool
 	Keywords, FileRefs                                    []string
 	PageTitle                                             string
 	BodyLine                                              int
@@ -179,7 +180,7 @@ func NewPageLoad(p *page.Page, warns []diag.Warning) *PageLoad {
 	return &PageLoad{Nav: p.Path, Title: p.Front.Title, Description: p.Front.Description, SidebarTitle: p.Front.SidebarTitle,
 		Icon: p.Front.Icon, OpenAPI: p.Front.OpenAPI, Mode: p.Front.Mode, Hidden: p.Front.Hidden, NoIndex: p.Front.NoIndex,
 		Tag: p.Front.Tag, URL: p.Front.URL, Deprecated: p.Front.Deprecated, NotSearchable: p.Front.NotSearchable,
-		NoPager: p.Front.HideFooterPagination, Keywords: p.Front.Keywords, FileRefs: p.FileRefs, PageTitle: p.Title, BodyLine: p.BodyLine, Warnings: warns}
+		NoPager: p.Front.HideFooterPagination, API: p.Front.API, HideAPIMarker: p.Front.HideAPIMarker, Keywords: p.Front.Keywords, FileRefs: p.FileRefs, PageTitle: p.Title, BodyLine: p.BodyLine, Warnings: warns}
 }
 
 // Page returns the page l describes, without its body and raw front
@@ -188,6 +189,7 @@ func (l *PageLoad) Page(navPath, file string) *page.Page {
 	p := &page.Page{Path: navPath, File: file, Title: l.PageTitle, BodyLine: l.BodyLine, MDX: strings.HasSuffix(file, ".mdx"), FileRefs: l.FileRefs}
 	p.Front = page.FrontMatter{Title: l.Title, Description: l.Description, SidebarTitle: l.SidebarTitle, Icon: l.Icon,
 		OpenAPI: l.OpenAPI, Mode: l.Mode, Hidden: l.Hidden, NoIndex: l.NoIndex, Keywords: l.Keywords,
-		Tag: l.Tag, URL: l.URL, Deprecated: l.Deprecated, NotSearchable: l.NotSearchable, HideFooterPagination: l.NoPager}
+		Tag: l.Tag, URL: l.URL, Deprecated: l.Deprecated, NotSearchable: l.NotSearchable, HideFooterPagination: l.NoPager,
+		API: l.API, HideAPIMarker: l.HideAPIMarker}
 	return p
 }

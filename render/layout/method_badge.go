@@ -13,12 +13,12 @@ import (
 // "openapi.json POST /plants", "POST https://api.test/v1/users"). It is ""
 // for other pages and when the front matter sets hideApiMarker.
 func methodBadge(p *page.Page) string {
-	if p == nil || p.Front.Raw != nil && p.Front.Raw["hideApiMarker"] == true {
+	if p == nil || p.Front.HideAPIMarker {
 		return ""
 	}
 	ref := p.Front.OpenAPI
-	if ref == "" && p.Front.Raw != nil {
-		ref, _ = p.Front.Raw["api"].(string)
+	if ref == "" {
+		ref = p.Front.API
 	}
 	r, ok := openapi.ParseRef(ref)
 	if !ok {

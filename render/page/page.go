@@ -46,6 +46,13 @@ type FrontMatter struct {
 	NotSearchable bool
 	// HideFooterPagination leaves out the previous and next links.
 	HideFooterPagination bool
+	// API is the "api" key ("POST https://api.test/v1/users"), an
+	// endpoint without an OpenAPI document; HideAPIMarker
+	// ("hideApiMarker") leaves the method out of the page's sidebar entry.
+	// Both show in other pages' sidebars: they are kept with the page's
+	// record in the rebuild cache, where Raw is not.
+	API           string
+	HideAPIMarker bool
 	// Raw holds every key, for settings this version does not read.
 	Raw map[string]any
 }
@@ -152,6 +159,10 @@ func ParseFrontMatter(yml, file string, w *diag.Warner) FrontMatter {
 	fm.URL = scalar(raw["url"])
 	fm.NotSearchable = falsy(raw["searchable"])
 	fm.HideFooterPagination = truthy(raw["hideFooterPagination"])
+	if v, ok := raw["api"].(string); ok {
+		fm.API = strings.TrimSpace(v)
+	}
+	fm.HideAPIMarker = raw["hideApiMarker"] == true
 	switch k := raw["keywords"].(type) {
 	case []any:
 		for _, v := range k {
