@@ -4,13 +4,16 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"lectern.dev/lectern/render/cache"
 	"lectern.dev/lectern/render/highlight"
 	"lectern.dev/lectern/render/links"
+	"lectern.dev/lectern/render/page"
 )
 
 // buildCache is the cache of one build; its methods are safe for
@@ -79,7 +82,7 @@ func openCache(s *site, ms *cache.State) (*buildCache, error) {
 		pageOrder[i] = p.Path
 	}
 	c.next.SetOrder(pageOrder, s.fileList)
-	c.next.PageFiles = pageFilesSum(s.fileList)
+	c.next.PageFiles = pageFilesSum(s.fileList, s.pages)
 	if m != nil && m.Key == key && !m.Updating {
 		c.prev = m
 	}
@@ -104,14 +107,21 @@ func openCache(s *site, ms *cache.State) (*buildCache, error) {
 	return c, nil
 }
 
-// pageFilesSum hashes the names of the page files of files.
-func pageFilesSum(files []string) string {
+// pageFilesSum hashes the names of the page files of files, and the paths
+// of the site's pages: those the navigation generates (OpenAPI operations)
+// come and go with no page file.
+func pageFilesSum(files []string, pages map[string]*page.Page) string {
 	h := sha256.New()
 	for _, f := range files {
 		if links.IsPageFile(f) {
 			h.Write([]byte(f))
 			h.Write([]byte{0})
 		}
+	}
+	h.Write([]byte{1})
+	for _, p := range slices.Sorted(maps.Keys(pages)) {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }

@@ -180,8 +180,18 @@ func (c *buildCache) finish(s *site) {
 	infos := map[string]output.FileInfo{}
 	for i, p := range s.order {
 		rec, id := c.next.Pages[p.Path], s.searchIDs[i]
-		if rec == nil || id < 0 {
-			continue // not in the index
+		if rec == nil {
+			continue
+		}
+		if id < 0 {
+			if rec.SearchID != 0 {
+				// Kept, but out of the index now (a group of the
+				// navigation hidden): its id is another page's to take.
+				r := *rec
+				r.SearchID, r.Frag = 0, output.FileInfo{}
+				c.next.Pages[p.Path] = &r
+			}
+			continue
 		}
 		name := search.FragmentFile(id)
 		f, ok := infos[name]

@@ -118,11 +118,12 @@ func (c *buildCache) readKeptFragments(s *site, g *fragmentGroup) error {
 	fail := func(why string) error {
 		return fmt.Errorf("render: internal error: the search fragments of %s, kept, %s", s.order[g.kept[0]].File, why)
 	}
-	if c.out == nil {
+	keeper, ok := s.out.(output.Keeper)
+	if !ok {
 		return fail("have no output to be read from")
 	}
 	old := c.prev.Pages[s.order[g.kept[0]].Path]
-	data, ok := c.out.ReadKept(g.name, old.Frag)
+	data, ok := keeper.ReadKept(g.name, old.Frag)
 	if !ok {
 		return fail("are not in " + g.name + " as the previous build wrote it")
 	}

@@ -135,6 +135,41 @@ func (t *Theme) sidebarLinks(nodes []*config.Nav) {
 	}
 }
 
+// appendNode appends what a node of the navigation other than a page
+// shows, or decides for its pages, as fields (appendField).
+func appendNode(buf []byte, n *config.Nav) []byte {
+	flags := byte(0)
+	for i, f := range []bool{n.Hidden, n.Searchable, n.Expanded} {
+		if f {
+			flags |= 1 << i
+		}
+	}
+	buf = append(buf, flags)
+	buf = appendField(buf, string(n.Kind))
+	for _, v := range []string{n.Label, n.Icon, n.Tag, n.Href} {
+		buf = appendField(buf, v)
+	}
+	if o := n.OpenAPI; o != nil {
+		buf = appendField(buf, o.Directory)
+		for _, src := range o.Sources {
+			buf = appendField(buf, src)
+		}
+	}
+	return append(buf, 0)
+}
+
+// chainInputs hashes the navigation nodes from the root down to page p's
+// first place: its section, groups (eyebrow, breadcrumbs, the group of
+// its search result), and what they decide for it (hidden, searchable,
+// the OpenAPI document of its operation).
+func (t *Theme) chainInputs(p string) string {
+	var buf []byte
+	for _, n := range t.chains[p] {
+		buf = appendNode(buf, n)
+	}
+	return sumOf(string(buf))
+}
+
 // sidebarInputs hashes what the full sidebar of section root depends on
 // besides the configuration and the files other than pages, which the
 // cache's key covers, and the folder of the output file (export form),
@@ -176,6 +211,14 @@ func (t *Theme) sidebarInputs(root *config.Nav) string {
 			if len(buf) > 256 {
 				h.Write(buf)
 				buf = buf[:0]
+			}
+			if n.Kind != config.NavPage {
+				// Where each group starts and ends: which pages it holds.
+				buf = append(buf, '(')
+				buf = appendNode(buf, n)
+				walk(n.Children)
+				buf = append(buf, ')')
+				continue
 			}
 			walk(n.Children)
 		}
@@ -296,13 +339,14 @@ func (t *Theme) Prewarm(hashes bool) {
 			// A page that is a link elsewhere says where (Theme.Page).
 			own = targetKey(t.pageTarget(p))
 		}
-		t.sidebarSums[i] = sumOf(sum, t.sidebarKeyOf(root, p.Path+".html").dir, own)
+		t.sidebarSums[i] = sumOf(sum, t.sidebarKeyOf(root, p.Path+".html").dir, own, t.chainInputs(p.Path))
 	}
 }
 
 // SidebarSum is the hash of what page i of the navigation order shows of
 // its section's sidebar (and, for a page that is a link elsewhere, where
-// it leads), after Prewarm with hashes.
+// it leads), and of the groups and divisions that hold it, after Prewarm
+// with hashes.
 func (t *Theme) SidebarSum(i int) string {
 	return t.sidebarSums[i]
 }
