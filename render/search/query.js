@@ -48,7 +48,10 @@ function lecternSearchIndex(base) {
       document.head.appendChild(s);
     });
     own[name] = p;
-    p.catch(function () { if (own[name] === p) delete own[name]; stale = true; });
+    p.catch(function () {
+      if (own[name] === p) delete own[name];
+      if (own === files) stale = true; // not a failure from before refresh
+    });
     return p;
   }
   // refresh forgets the files loaded when the meta file is older than
@@ -74,7 +77,8 @@ function lecternSearchIndex(base) {
         for (var i = 0; i < m.dl.length; i++) m.norm[i] = K1 * (1 - B + B * (m.dl[i] || 0) / avg);
         return m;
       });
-      metaP.catch(function () { metaP = null; });
+      var mine = metaP;
+      metaP.catch(function () { if (metaP === mine) metaP = null; });
     }
     return metaP;
   }
@@ -249,7 +253,12 @@ function lecternSearchIndex(base) {
         // (index.go's FragmentGroup) that holds it.
         return load("f/" + Math.floor(id / FRAGMENT_GROUP) + ".js").then(function (g) {
           var f = g[id % FRAGMENT_GROUP];
-          if (!f) throw new Error("search: no fragment of page " + id);
+          if (!f) {
+            // A meta file older than the fragment file (a deployment
+            // since): read both afresh next time.
+            stale = true;
+            throw new Error("search: no fragment of page " + id);
+          }
           var res = { id: id, url: f.u, title: f.t, group: f.g || "", anchor: "", heading: "", excerpt: "", marks: [], score: r.scores[id], partial: r.partial };
           place(res, f, r.sets);
           return res;
