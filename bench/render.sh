@@ -17,9 +17,9 @@
 # the ratio to Hugo's pages/s, and the rebuild after one page changed
 # (with --cache-dir): the median wall time of REBUILDS (3) rebuilds, each
 # after changing the text of another page, their largest peak RSS, and the
-# ratio of the full build's time to it; for the folders layout, the
-# rebuild after a page is added to a folder ("added", "-" for tabs, where
-# that changes docs.json). Wall times are
+# ratio of the full build's time to it; and the rebuild after a page is
+# added to a folder (folders) or to a group of docs.json (tabs): "added".
+# Wall times are
 # taken to the millisecond (around /usr/bin/time, whose own start is
 # counted). Then the same for lectern build --watch (bench/renderwatch):
 # the time from writing a page to the watching process's "Rebuilt" line,
@@ -92,13 +92,18 @@ for n in $SIZES; do
 	rw=$(median "${walls[@]}") rr=$(maxof "${rsss[@]}")
 	echo "  $layout $n pages: rebuilds ${walls[*]} s" >&2
 
-	# A page added to a folder (folders layout): its folder's pages and
-	# the navigation file are written again.
+	# A page added to a folder (folders layout) or to a group of
+	# docs.json (tabs layout, the page listed after its neighbour): its
+	# group's pages and the navigation file are written again.
 	aw=-
-	if [ "$layout" = folders ] && [ "$how" = "lectern build" ]; then
+	if [ "$how" = "lectern build" ]; then
 		page=$(pagefile "$layout" "$n" $((n / 2)))
 		added="${page%.mdx}a.mdx"
 		printf -- '---\ntitle: "Added page"\n---\n\nA page added for the benchmark.\n' >"$c/lectern/$added"
+		if [ "$layout" = tabs ]; then
+			sed -i "s|\"${page%.mdx}\"|\"${page%.mdx}\", \"${added%.mdx}\"|" "$c/lectern/docs.json"
+			grep -q "\"${added%.mdx}\"" "$c/lectern/docs.json" || { echo "could not list $added in docs.json" >&2; exit 1; }
+		fi
 		touch "$work/mark"
 		measure "${BUILD[@]}" --out "$work/site$n" --cache-dir "$work/cache$n" "$c/lectern"
 		aw=$WALL
