@@ -51,7 +51,8 @@ PAGEFIND_VERSION=1.6.0
 [ -x "$CHROMIUM" ] || { echo "needs Chromium at $CHROMIUM (apt-get install -y chromium, or set CHROMIUM)" >&2; exit 1; }
 export CHROMIUM
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+ns= # without_search's output folder, in memory when it can
+trap 'rm -rf "$work" ${ns:+"$ns"}' EXIT
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
 
@@ -108,15 +109,28 @@ search_cpu() {
 	echo "$(secs "$a") $(secs "$b")"
 }
 # without_search CORPUS: the wall seconds of bench/renderdriver's build of
-# CORPUS with search and without (-no-search), in one folder each time,
-# GOGC=200 as lectern build: what the index adds to a build.
+# CORPUS with search and without (-no-search), GOGC=200 as lectern build:
+# what the index adds to a build. The median of REPEAT builds of each,
+# taken in turns, each into a new folder after the last one's writes are
+# flushed (sync), so that one build's writeback does not slow the next;
+# in memory (/dev/shm, or OUT_TMP) when it can: on this kind of machine a
+# build into the disk's folder takes 4 to 10 s by the disk's mood.
 without_search() {
-	local with without
-	with=$(GOGC=200 "$work/renderdriver" -export -out "$work/ns" "$1" | sed -E 's/.*wall=([0-9.]+)(m?s).*/\1 \2/' | awk '{ print ($2 == "ms") ? $1 / 1000 : $1 }')
-	rm -rf "$work/ns"
-	without=$(GOGC=200 "$work/renderdriver" -export -no-search -out "$work/ns" "$1" | sed -E 's/.*wall=([0-9.]+)(m?s).*/\1 \2/' | awk '{ print ($2 == "ms") ? $1 / 1000 : $1 }')
-	rm -rf "$work/ns"
-	echo "$with $without"
+	local with=() without=() secs
+	ns=$(mktemp -d "${OUT_TMP:-/dev/shm}/lectern-bench.XXXXXX" 2>/dev/null || mktemp -d "$work/ns.XXXXXX")
+	rmdir "$ns"
+	wall() { sed -E 's/.*wall=([0-9.]+)(m?s).*/\1 \2/' | awk '{ print ($2 == "ms") ? $1 / 1000 : $1 }'; }
+	for _ in $(seq "$REPEAT"); do
+		sync
+		secs=$(GOGC=200 "$work/renderdriver" -export -out "$ns" "$1" | wall)
+		with+=("$secs")
+		rm -rf "$ns"
+		sync
+		secs=$(GOGC=200 "$work/renderdriver" -export -no-search -out "$ns" "$1" | wall)
+		without+=("$secs")
+		rm -rf "$ns"
+	done
+	echo "$(median "${with[@]}") $(median "${without[@]}")"
 }
 # page N I: the source file of page I (from 0) of an N-page corpus.
 page() { printf 't%02d/p%05d.mdx' $(($2 / 250 + 1)) $(($2 + 1)); }
@@ -180,7 +194,7 @@ fi
 echo
 if [ ${#rows[@]} -gt 0 ]; then
 	echo "Build and index: Lectern's whole build (export form; index included), the CPU seconds of a profiled build spent in"
-	echo "search out of all; added: what search adds to the build's wall time (bench/renderdriver with and without it);"
+	echo "search out of all; added: what search adds to the build's wall time (bench/renderdriver with and without it, median of REPEAT each);"
 	echo "Lectern's index KB and files on disk (search-index.js and its .json copy, or _lectern/search/);"
 	echo "Pagefind run on the built site (all of pagefind/, UI bundles included); index x = Lectern KB / Pagefind KB,"
 	echo "time x = Pagefind s / Lectern's whole build s (what Pagefind adds to a build)"
