@@ -52,18 +52,8 @@ func searchBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var pageURL string
-		var tab *browsertest.Tab
-		if export {
-			abs, _ := filepath.Abs(dir)
-			pageURL = (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String() + "/index.html"
-			tab = browsertest.NewTab(t, browserCtx, browsertest.Options{Origins: []string{"file://"}})
-		} else {
-			base := serveSite(t, dir)
-			pageURL = base + "/"
-			tab = browsertest.NewTab(t, browserCtx, browsertest.Options{Origins: []string{base}})
-		}
-		if !tab.Open(pageURL) {
+		tab := siteTab(t, browserCtx, dir, export)
+		if tab == nil {
 			return
 		}
 		compareSearches(t, tab, ix, searchQueries, "export="+strconv.FormatBool(export))
@@ -91,6 +81,28 @@ func searchBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 		}
 		tab.Check("search")
 	}
+}
+
+// siteTab opens the home page of the site built into dir in a new tab:
+// from file:// for the export form, else served over HTTP on loopback. It
+// returns nil when the page did not open (the test has failed).
+func siteTab(t *testing.T, browserCtx context.Context, dir string, export bool) *browsertest.Tab {
+	t.Helper()
+	var pageURL string
+	var tab *browsertest.Tab
+	if export {
+		abs, _ := filepath.Abs(dir)
+		pageURL = (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String() + "/index.html"
+		tab = browsertest.NewTab(t, browserCtx, browsertest.Options{Origins: []string{"file://"}})
+	} else {
+		base := serveSite(t, dir)
+		pageURL = base + "/"
+		tab = browsertest.NewTab(t, browserCtx, browsertest.Options{Origins: []string{base}})
+	}
+	if !tab.Open(pageURL) {
+		return nil
+	}
+	return tab
 }
 
 // compareSearches runs each query in the page open in tab and on ix, and

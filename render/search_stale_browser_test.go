@@ -3,8 +3,6 @@ package render
 import (
 	"context"
 	"fmt"
-	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -13,7 +11,6 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"lectern.dev/lectern/internal/browsertest"
 	"lectern.dev/lectern/render/output"
 )
 
@@ -46,18 +43,8 @@ func searchStaleFlow(t *testing.T, ctx, browserCtx context.Context) {
 		if _, err := Build(ctx, site("quokka", 30), out, Options{Export: export}); err != nil {
 			t.Fatal(err)
 		}
-		var tab *browsertest.Tab
-		var pageURL string
-		if export {
-			abs, _ := filepath.Abs(dir)
-			pageURL = (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String() + "/index.html"
-			tab = browsertest.NewTab(t, browserCtx, browsertest.Options{Origins: []string{"file://"}})
-		} else {
-			base := serveSite(t, dir)
-			pageURL = base + "/"
-			tab = browsertest.NewTab(t, browserCtx, browsertest.Options{Origins: []string{base}})
-		}
-		if !tab.Open(pageURL) {
+		tab := siteTab(t, browserCtx, dir, export)
+		if tab == nil {
 			return
 		}
 		label := fmt.Sprintf("export=%v", export)

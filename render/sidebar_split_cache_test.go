@@ -42,15 +42,7 @@ func TestSidebarSplitRebuild(t *testing.T) {
 		// A page added in the middle of g001 (between p00149 and p00150).
 		fsys["g001/p00149a.mdx"] = &fstest.MapFile{Data: []byte("---\ntitle: Added\n---\nNew.\n")}
 		step("page added", 200)
-		group := func(g string, extra ...string) []string {
-			var want []string
-			for name := range identities(t, dir) {
-				if strings.HasPrefix(name, g+"/") {
-					want = append(want, name)
-				}
-			}
-			return append(want, extra...)
-		}
+		group := func(g string, extra ...string) []string { return filesUnder(t, dir, g, extra...) }
 		want := group("g001", "_lectern/nav/site.js", "sitemap.xml")
 		got := notSearch(rewritten(before, identities(t, dir)))
 		if !sameSet(got, want) {
@@ -66,6 +58,19 @@ func TestSidebarSplitRebuild(t *testing.T) {
 			t.Fatalf("export=%v: renaming a page of g002 wrote %v, want %v", export, got, want)
 		}
 	}
+}
+
+// filesUnder returns the names of the files of the output folder dir
+// under its folder g, and extra.
+func filesUnder(t *testing.T, dir, g string, extra ...string) []string {
+	t.Helper()
+	var out []string
+	for name := range identities(t, dir) {
+		if strings.HasPrefix(name, g+"/") {
+			out = append(out, name)
+		}
+	}
+	return append(out, extra...)
 }
 
 // readOut reads the file name of the folder dir.

@@ -80,15 +80,7 @@ func TestSidebarSplitRebuildDocsJSON(t *testing.T) {
 	if navFile == "" {
 		t.Fatal("no navigation file: the Guides tab is not split")
 	}
-	group := func(g string, extra ...string) []string {
-		var want []string
-		for name := range identities(t, dir) {
-			if strings.HasPrefix(name, g+"/") {
-				want = append(want, name)
-			}
-		}
-		return append(want, extra...)
-	}
+	group := func(g string, extra ...string) []string { return filesUnder(t, dir, g, extra...) }
 	changed := func(what string, wantReused int, want []string) {
 		t.Helper()
 		before := identities(t, dir)
