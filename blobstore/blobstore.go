@@ -59,6 +59,11 @@ func Open(ctx context.Context, urlstr string) (*blob.Bucket, error) {
 		// Write temporary files beside their blobs, not in the system temp
 		// folder, which may be another filesystem (rename would fail).
 		q.Set("no_tmp_dir", "true")
+		// No sidecar file of attributes: fileblob writes it in place
+		// after renaming the blob, so a reader during an overwrite could
+		// find it empty and fail. Nothing reads them back from files:
+		// local links and the sites set their headers from the key.
+		q.Set("metadata", "skip")
 		u.RawQuery = q.Encode()
 		urlstr = u.String()
 	}
