@@ -46,16 +46,16 @@
     if (search.shown === null) setStatus("Loading…");
     var failed = function () { if (seq === search.seq) setStatus("The search index could not be loaded."); };
     var index = engine();
-    // The best result on its own as soon as its fragment is in (the
-    // ranking is shared; each fragment loads once), then the first FIRST.
-    var full = false;
+    // The best result on its own as soon as its fragment is in, then the
+    // first FIRST: their fragments are asked for once the best one's is in
+    // (the ranking is shared), not to slow it down.
     index.search(q, 1).then(function (rs) {
-      if (seq === search.seq && rs && rs.length && !full) show(q, rs);
-    }, function () {});
-    index.search(q, FIRST).then(function (rs) {
+      if (seq !== search.seq || !rs) return null;
+      if (rs.length) show(q, rs);
+      return rs.length ? index.search(q, FIRST) : rs;
+    }).then(function (rs) {
       if (seq !== search.seq || !rs) return;
-      full = true;
-      show(q, rs);
+      if (rs.length !== 1) show(q, rs);
       if (rs.length < FIRST) return;
       // The rest once the reader stops typing.
       setTimeout(function () {
