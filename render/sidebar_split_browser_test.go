@@ -21,8 +21,9 @@ import (
 
 // nestedFoldersSite is a site of 300 pages without docs.json: folders
 // g000 to g002 (headings of the sidebar), each of two folders s0 and s1
-// (collapsible groups) of 50 pages, two pages at its top, and three hidden
-// pages: one in g001/s1, one in g002 (before its groups), one at the top.
+// (collapsible groups) of 50 pages, two pages at its top, and four hidden
+// pages: one in g001/s1, one in g002 (before its groups), one alone in the
+// group g000/lone, one at the top.
 // Its one section of 302 entries is split.
 func nestedFoldersSite() fstest.MapFS {
 	fsys := fstest.MapFS{}
@@ -31,6 +32,8 @@ func nestedFoldersSite() fstest.MapFS {
 	}
 	fsys["g001/s1/p00180x.mdx"] = &fstest.MapFile{Data: []byte("---\ntitle: Secret\nhidden: true\n---\nHidden.\n")}
 	fsys["g002/hidden.mdx"] = &fstest.MapFile{Data: []byte("---\ntitle: Hidden\nhidden: true\n---\nHidden.\n")}
+	// Alone in its group: the group is in no navigation file either.
+	fsys["g000/lone/only.mdx"] = &fstest.MapFile{Data: []byte("---\ntitle: Only\nhidden: true\n---\nAlone.\n")}
 	// At the top of the sidebar, where each page is a list of its own.
 	fsys["a-top.mdx"] = &fstest.MapFile{Data: []byte("---\ntitle: Top A\n---\nA.\n")}
 	fsys["b-top.mdx"] = &fstest.MapFile{Data: []byte("---\ntitle: Top B\nhidden: true\n---\nB.\n")}
@@ -106,7 +109,7 @@ func sidebarSplitBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 	}
 	for _, f := range forms {
 		tab := browsertest.NewTab(t, browserCtx, browsertest.Options{Origins: f.origins, Missing: []string{f.split + "no-such-page", f.split + "favicon.ico", f.full + "favicon.ico"}})
-		for _, p := range []string{"g001/s1/p00180", "g001/s1/p00180x", "g002/hidden", "g002/s0/p00200", "b-top"} {
+		for _, p := range []string{"g001/s1/p00180", "g001/s1/p00180x", "g002/hidden", "g000/lone/only", "g002/s0/p00200", "b-top"} {
 			if !tab.Open(f.full + f.page(p)) {
 				return
 			}

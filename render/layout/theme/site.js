@@ -110,7 +110,8 @@
       if (!nav || nav.id !== part.getAttribute("data-nav") || typeof nav.html !== "string") return;
       var prefix = (part.getAttribute("data-root") || "").replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
       var box = doc.createElement("div");
-      box.innerHTML = prefix ? nav.html.replace(/ href="(?![a-z][a-z0-9+.-]*:|[\/#?])/gi, ' href="' + prefix) : nav.html;
+      // A function, not a string: "$&" in the site's path is no pattern.
+      box.innerHTML = prefix ? nav.html.replace(/ href="(?![a-z][a-z0-9+.-]*:|[\/#?])/gi, function () { return ' href="' + prefix; }) : nav.html;
       var links = box.getElementsByTagName("a");
       var cur = part.querySelector("a.lc-active"), mark = null;
       if (cur) {
@@ -119,9 +120,11 @@
           // A hidden page is in no navigation file: it goes next to
           // the entry beside it in the part, a link or a group (found by
           // its first link, as many levels up). A page at the top of the
-          // sidebar is a list of its own: the entry beside that list.
+          // sidebar is a list of its own: the entry beside that list. A
+          // list is never the entry (beside it is its group's heading):
+          // a group holding only the page goes whole.
           var own = cur.parentNode;
-          while (own.parentNode !== part && !own.previousElementSibling && !own.nextElementSibling) own = own.parentNode;
+          while (own.parentNode !== part && (own.tagName === "UL" || !own.previousElementSibling && !own.nextElementSibling)) own = own.parentNode;
           var prev = own.previousElementSibling, next = own.nextElementSibling;
           var near = prev || next, a = near && near.querySelector("a"), at = a && find(links, a);
           for (var up = a; at && up !== near; up = up.parentNode) at = at.parentNode;
