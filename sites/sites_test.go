@@ -102,14 +102,16 @@ func publish(t testing.TB, st store.Store, b *blob.Bucket, projectID string, fil
 var pngBytes = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR-fake-png-body-0123456789"
 
 var siteFiles = map[string]string{
-	"index.html":              "<h1>home page</h1>",
-	"guides/x.html":           "<h1>guide x</h1>",
-	"guides/index.html":       "<h1>guides index</h1>",
-	"404.html":                "<h1>custom not found page</h1>",
-	"_lectern/style.css":      "body{color:red}",
-	"_lectern/nav/s.js":       "window.lecternNav={}",
-	"_lectern/search/meta.js": "LECTERN_SEARCH(\"\");\n",
-	"images/a.png":            pngBytes,
+	"index.html":                  "<h1>home page</h1>",
+	"guides/x.html":               "<h1>guide x</h1>",
+	"guides/index.html":           "<h1>guides index</h1>",
+	"404.html":                    "<h1>custom not found page</h1>",
+	"_lectern/style.css":          "body{color:red}",
+	"_lectern/nav/s.js":           "window.lecternNav={}",
+	"_lectern/search/meta.js":     "LECTERN_SEARCH(\"\");\n",
+	"_lectern/search/f/0.js":      "LECTERN_SEARCH(\"\");\n",
+	"_lectern/search/c/1x2y3z.js": "LECTERN_SEARCH(\"\");\n",
+	"images/a.png":                pngBytes,
 }
 
 type site struct {
@@ -205,6 +207,9 @@ func TestCacheHeaders(t *testing.T) {
 		// nor the search index's: a meta file kept from the last deployment
 		// would name chunks this one does not have.
 		"/_lectern/search/meta.js": "no-cache",
+		"/_lectern/search/f/0.js":  "no-cache",
+		// A chunk is named by its content.
+		"/_lectern/search/c/1x2y3z.js": "public, max-age=300",
 	} {
 		w := do(s.srv, "GET", "docs.example.com", path)
 		if w.Code != 200 {

@@ -47,12 +47,18 @@ const NavDir = ScriptDir + "nav/"
 // Revalidated reports whether the site file name (a clean slash path) keeps
 // its name while its content changes from one build to the next, so that
 // servers must have browsers revalidate it rather than keep it for a time:
-// pages, the navigation files and the search index's (its meta file and
-// fragments name the chunks and pages of their own build, and a stale one
-// would point at files the new build no longer has).
+// pages, the navigation files and the search index's meta file and
+// fragment files (which name the chunks and pages of their own build: a
+// stale one would point at files the new build no longer has), not its
+// chunks, named by their content.
 func Revalidated(name string) bool {
-	return strings.HasSuffix(name, ".html") || strings.HasPrefix(name, NavDir) || strings.HasPrefix(name, SearchDir)
+	return strings.HasSuffix(name, ".html") || strings.HasPrefix(name, NavDir) ||
+		strings.HasPrefix(name, SearchDir) && !strings.HasPrefix(name, SearchChunkDir)
 }
+
+// SearchChunkDir holds the search index's chunks, each named by a hash of
+// its content (render/search).
+const SearchChunkDir = SearchDir + "c/"
 
 // CustomScriptDir is where the build copies the repository's .js files
 // when Options.CustomScripts is on.

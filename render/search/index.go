@@ -131,7 +131,7 @@ func cutChunks(words []string, postings func(w string) []posting, emit func(f Fi
 	flush := func() {
 		first := c.first
 		data := encodeFile(c.done())
-		emit(File{Name: Dir + "c/" + hashName(data) + ".js", Data: data}, first)
+		emit(chunkFile(data), first)
 	}
 	for _, w := range words {
 		c.add(w, postings(w))
@@ -161,6 +161,11 @@ func wordHash(w string) uint32 {
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(w))
 	return h.Sum32()
+}
+
+// chunkFile is the chunk file of data, named by its content.
+func chunkFile(data []byte) File {
+	return File{Name: features.SearchChunkDir + hashName(data) + ".js", Data: data}
 }
 
 func hashName(data []byte) string {

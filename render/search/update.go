@@ -129,7 +129,7 @@ func Update(read func(name string) ([]byte, error), changes []Change) (files []F
 		case len(list) == 0: // the chunk is gone
 		case len(payload) <= maxChunk:
 			data := encodeFile(payload)
-			emit(File{Name: Dir + "c/" + hashName(data) + ".js", Data: data}, list[0])
+			emit(chunkFile(data), list[0])
 		default:
 			cutChunks(list, func(w string) []posting { return words[w] }, emit)
 		}
