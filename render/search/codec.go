@@ -124,15 +124,32 @@ func DecodeFragments(data []byte) (*Fragments, error) {
 	if err != nil {
 		return nil, err
 	}
-	var list []json.RawMessage
-	if err := json.Unmarshal(payload, &list); err != nil || len(list) > FragmentGroup {
+	return splitFragments(payload)
+}
+
+// splitFragments reads the payload of a fragment file: at most
+// FragmentGroup values, read one at a time (a damaged file of many small
+// values is not made a list first).
+func splitFragments(payload []byte) (*Fragments, error) {
+	d := json.NewDecoder(bytes.NewReader(payload))
+	if t, err := d.Token(); err != nil || t != json.Delim('[') {
 		return nil, errFile
 	}
 	var fs Fragments
-	for i, f := range list {
+	for i := 0; d.More(); i++ {
+		var f json.RawMessage
+		if i == FragmentGroup || d.Decode(&f) != nil {
+			return nil, errFile
+		}
 		if string(f) != "null" {
 			fs[i] = f
 		}
+	}
+	if t, err := d.Token(); err != nil || t != json.Delim(']') {
+		return nil, errFile
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errFile
 	}
 	return &fs, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -31,6 +32,22 @@ func TestFragmentsRoundTrip(t *testing.T) {
 		if _, err := DecodeFragments([]byte(bad)); err == nil {
 			t.Errorf("DecodeFragments(%.40q) gives no error", bad)
 		}
+	}
+}
+
+// TestDecodeFragmentsBound reads a damaged fragment file of a million
+// small values: an error, without making them a list first.
+func TestDecodeFragmentsBound(t *testing.T) {
+	data := encodeFile([]byte("[" + strings.Repeat("0,", 1<<20) + "0]"))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := DecodeFragments(data)
+	runtime.ReadMemStats(&after)
+	if err == nil {
+		t.Fatal("a file of a million values reads as fragments")
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 16<<20 {
+		t.Errorf("reading it allocated %d MB", n>>20)
 	}
 }
 

@@ -82,14 +82,24 @@ func (ix *Index) chunk(i int) (*chunk, error) {
 // fragment returns the fragment of page id, its file read once.
 func (ix *Index) fragment(id int) (*fragment, error) {
 	ff, err := readOnce(ix, ix.frags, id/FragmentGroup, func(ff *fragmentFile) error {
-		var list []*fragment
-		if err := ix.read(FragmentFile(id), &list); err != nil {
-			return err
+		name := FragmentFile(id)
+		data, err := fs.ReadFile(ix.fsys, name)
+		if err != nil {
+			return fmt.Errorf("search: %w", err)
 		}
-		if len(list) > FragmentGroup {
-			return fmt.Errorf("search: %s: %d fragments, at most %d", FragmentFile(id), len(list), FragmentGroup)
+		raw, err := DecodeFragments(data)
+		if err != nil {
+			return fmt.Errorf("search: %s: %w", name, err)
 		}
-		copy(ff[:], list)
+		for i, r := range raw {
+			if r == nil {
+				continue
+			}
+			ff[i] = new(fragment)
+			if err := json.Unmarshal(r, ff[i]); err != nil {
+				return fmt.Errorf("search: %s: %w", name, err)
+			}
+		}
 		return nil
 	})
 	if err != nil {
