@@ -15,7 +15,7 @@
   // scripts (file:// cannot fetch), from the first time search opens.
   var search = {
     dialog: null, input: null, list: null, status: null,
-    index: null, results: [], selected: -1, lastFocus: null, timer: 0, seq: 0, shown: null
+    index: null, results: [], selected: -1, lastFocus: null, timer: 0, seq: 0, shown: null, asked: null
   };
   // STALE: after this many ms (or a file that failed to load), the next
   // query reads the index afresh: a deployment may have changed it.
@@ -40,11 +40,18 @@
   var FIRST = 5, MORE = 20;
   function run() {
     var q = search.input.value;
-    if (q === search.shown) return;
+    // The query last asked, not the last shown: a query typed back while
+    // a newer one's results load is asked again, not left to them.
+    if (q === search.asked) return;
+    search.asked = q;
     var seq = ++search.seq;
     if (!q.trim()) { show(q, []); return; }
     if (search.shown === null) setStatus("Loading…");
-    var failed = function () { if (seq === search.seq) setStatus("The search index could not be loaded."); };
+    var failed = function () {
+      if (seq !== search.seq) return;
+      search.asked = null; // asked again on the next key
+      setStatus("The search index could not be loaded.");
+    };
     var index = engine();
     // The best result on its own as soon as its fragment is in, then the
     // first FIRST: their fragments are asked for once the best one's is in
