@@ -113,10 +113,12 @@ func (c *buildCache) fragmentsGone(s *site, groups map[int]*fragmentGroup) {
 
 // readKeptFragments fills in the fragments of g's kept pages from g's
 // file as the previous build wrote it (each kept page's record describes
-// it), for g to be written again with its other pages changed.
+// it: reuse kept the file for each), for g to be written again with its
+// other pages changed. It is safe for concurrent use on other groups.
 func (c *buildCache) readKeptFragments(s *site, g *fragmentGroup) error {
 	fail := func(why string) error {
-		return fmt.Errorf("render: internal error: the search fragments of %s, kept, %s", s.order[g.kept[0]].File, why)
+		return fmt.Errorf("render: the previous build's output changed during this one (build again without the cache's folder): the search fragments of %s, kept, %s",
+			s.order[g.kept[0]].File, why)
 	}
 	keeper, ok := s.out.(output.Keeper)
 	if !ok {
@@ -133,11 +135,11 @@ func (c *buildCache) readKeptFragments(s *site, g *fragmentGroup) error {
 	}
 	for _, i := range g.kept {
 		id := s.searchIDs[i]
-		if f := prev[id%search.FragmentGroup]; f != nil && c.prev.Pages[s.order[i].Path].Frag == old.Frag {
-			g.frags[id%search.FragmentGroup] = f
-		} else {
+		f := prev[id%search.FragmentGroup]
+		if f == nil {
 			return fail("are not all in " + g.name)
 		}
+		g.frags[id%search.FragmentGroup] = f
 	}
 	return nil
 }

@@ -1,12 +1,11 @@
 package render
 
 import (
+	"cmp"
 	"encoding/xml"
 	"fmt"
 	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/links"
@@ -104,42 +103,35 @@ func (s *site) writeSearchIndex(generated map[string]bool) error {
 			s.written++
 			continue
 		}
-		if len(g.kept) > 0 {
-			if err := s.cache.readKeptFragments(s, g); err != nil {
-				return err
-			}
-		}
 		todo = append(todo, g)
 	}
-	// The changed files are compressed while the chunks are made, then
-	// written.
+	// The changed files are made (their kept pages' fragments read back
+	// from their previous copies) and compressed while the chunks are
+	// made, then written.
 	files := make([]search.File, len(todo))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(todo)) {
-		wg.Go(func() {
-			for {
-				k := int(next.Add(1)) - 1
-				if k >= len(todo) {
-					return
+	var encErr error
+	encoded := make(chan struct{})
+	go func() {
+		defer close(encoded)
+		encErr = forEach(len(todo), runtime.GOMAXPROCS(0), func(k int) error {
+			if g := todo[k]; len(g.kept) > 0 {
+				if err := s.cache.readKeptFragments(s, g); err != nil {
+					return err
 				}
-				files[k] = search.File{Name: todo[k].name, Data: search.EncodeFragments(&todo[k].frags)}
 			}
+			files[k] = search.File{Name: todo[k].name, Data: search.EncodeFragments(&todo[k].frags)}
+			return nil
 		})
-	}
+	}()
 	err := s.writeSearchChunks(entries, generated)
-	wg.Wait()
-	if err != nil {
-		return err
-	}
-	wait, err := s.writeInBackground(files)
-	if err != nil {
+	<-encoded
+	if err = cmp.Or(err, encErr); err != nil {
 		return err
 	}
 	for _, f := range files {
 		generated[f.Name] = true
 	}
-	return wait()
+	return s.writeParallel(files)
 }
 
 // fragmentGroup is a fragment file of the search index being written:

@@ -6,8 +6,6 @@ import (
 	"io/fs"
 	"path"
 	"sort"
-	"sync"
-	"sync/atomic"
 
 	"lectern.dev/lectern/render/cache"
 	"lectern.dev/lectern/render/layout"
@@ -28,45 +26,28 @@ func (s *site) write(name string, data []byte) error {
 	return nil
 }
 
-// writeInBackground writes files to the output from a few goroutines
-// while the caller goes on, for many small files (the search index's
-// fragments) whose writes cost more in system calls than in bytes. They
-// count against the output's budget before any is written. wait returns
-// once every writer is done, with the first error.
-func (s *site) writeInBackground(files []search.File) (wait func() error, err error) {
+// writeParallel writes files to the output from a few goroutines, for
+// many small files (the search index's fragment files) whose writes cost
+// more in system calls than in bytes. They count against the output's
+// budget before any is written.
+func (s *site) writeParallel(files []search.File) error {
 	for _, f := range files {
 		if err := s.countOutput(f.Name, int64(len(f.Data))); err != nil {
-			return nil, err
+			return err
 		}
 		s.written++
 	}
-	var (
-		next     atomic.Int64
-		failed   atomic.Bool
-		first    error
-		firstErr sync.Once
-		wg       sync.WaitGroup
-	)
-	for range min(backgroundWriters, len(files)) {
-		wg.Go(func() {
-			for !failed.Load() {
-				i := int(next.Add(1)) - 1
-				if i >= len(files) {
-					return
-				}
-				if err := s.out.WriteFile(files[i].Name, files[i].Data); err != nil {
-					firstErr.Do(func() { first = fmt.Errorf("render: write %s: %w", files[i].Name, err) })
-					failed.Store(true)
-				}
-			}
-		})
-	}
-	return func() error { wg.Wait(); return first }, nil
+	return forEach(len(files), parallelWriters, func(i int) error {
+		if err := s.out.WriteFile(files[i].Name, files[i].Data); err != nil {
+			return fmt.Errorf("render: write %s: %w", files[i].Name, err)
+		}
+		return nil
+	})
 }
 
-// backgroundWriters is how many goroutines writeInBackground writes from:
+// parallelWriters is how many goroutines writeParallel writes from:
 // writes wait on the file system more than on the CPU.
-const backgroundWriters = 4
+const parallelWriters = 4
 
 // writeSiteFiles writes everything but the pages: the index copy, 404,
 // sitemap, robots, theme assets, search index and the source's files.

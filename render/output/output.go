@@ -303,7 +303,8 @@ func copyFile(from, to string, f FileInfo) error {
 
 // Output receives the built site, one file at a time; name is a clean
 // slash-separated path relative to the site root. An error stops the build
-// and is returned by Build.
+// and is returned by Build. WriteFile may be called from several
+// goroutines at once (the search index's files are written in parallel).
 type Output interface {
 	WriteFile(name string, data []byte) error
 }
