@@ -9,7 +9,8 @@ import (
 
 // benchBody is a rendered page body like bench/gencorpus's: sections
 // under h2 and h3 headings of sentences from a vocabulary of a few
-// hundred words, some capitalised, with inline code and links.
+// hundred words, some capitalised, with inline code, links and
+// typographic quotes.
 func benchBody(r *rand.Rand) string {
 	vocab := strings.Fields("value site user to by can worker record disk latency thread function tab config be status from table see project trace batch role timeout policy delete log error an column warning network enable create install token process stream struct build default group secret configure should stop type index quota retry response with handler section module method request release throughput permission account schema will update are verify the version cache field for limit list team interface image in query output render start plan file event folder metric run get path domain package queue buffer search set deploy")
 	var b strings.Builder
@@ -26,6 +27,9 @@ func benchBody(r *rand.Rand) string {
 		}
 		if r.IntN(4) == 0 {
 			fmt.Fprintf(&b, " with <code>%s_%s</code>", vocab[r.IntN(len(vocab))], vocab[r.IntN(len(vocab))])
+		}
+		if r.IntN(3) == 0 { // typographic quotes and dashes, as real docs have
+			fmt.Fprintf(&b, " — the “%s” one’s", vocab[r.IntN(len(vocab))])
 		}
 		b.WriteString(". ")
 	}

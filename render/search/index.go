@@ -144,16 +144,37 @@ func cutChunks(words []string, postings func(w string) []posting, emit func(f Fi
 	}
 }
 
-// appendString appends w as a JSON string.
+// appendString appends w as a JSON string: valid UTF-8 as it is but for
+// the quote, the backslash and control characters, escaped (a page's
+// text is JSON.parse'd, never read as script, so U+2028 and <, >, & need
+// no escape); invalid UTF-8 through encoding/json, which replaces it.
 func appendString(b []byte, w string) []byte {
-	for i := 0; i < len(w); i++ {
-		if c := w[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
-			q, _ := json.Marshal(w)
-			return append(b, q...)
-		}
+	if !utf8.ValidString(w) {
+		q, _ := json.Marshal(w)
+		return append(b, q...)
 	}
+	const hex = "0123456789abcdef"
 	b = append(b, '"')
-	b = append(b, w...)
+	from := 0
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, w[from:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		from = i + 1
+	}
+	b = append(b, w[from:]...)
 	return append(b, '"')
 }
 
