@@ -27,7 +27,7 @@ type Change struct {
 // and the caller builds the index again.
 func Update(read func(name string) ([]byte, error), changes []Change) (files []File, kept []string, err error) {
 	var m meta
-	if err := decodeJSON(read, MetaFile, &m); err != nil {
+	if _, err := decodeJSON(read, MetaFile, &m); err != nil {
 		return nil, nil, err
 	}
 	if m.Version != version {
@@ -82,13 +82,16 @@ func Update(read func(name string) ([]byte, error), changes []Change) (files []F
 	}
 	words := map[string][]posting{}
 	// patch reads chunk i into words and applies its edits.
-	patch := func(i int) error {
+	// patch reads chunk i into words, applies its edits and returns the
+	// size of its payload as it was.
+	patch := func(i int) (int, error) {
 		var ch chunk
-		if err := decodeJSON(read, Dir+m.Chunks[i][1], &ch); err != nil {
-			return err
+		size, err := decodeJSON(read, Dir+m.Chunks[i][1], &ch)
+		if err != nil {
+			return 0, err
 		}
 		if len(ch.Words) != len(ch.Postings) {
-			return fmt.Errorf("search: chunk %s damaged", m.Chunks[i][1])
+			return 0, fmt.Errorf("search: chunk %s damaged", m.Chunks[i][1])
 		}
 		for k, w := range ch.Words {
 			words[w] = decodePostings(ch.Postings[k])
@@ -101,7 +104,7 @@ func Update(read func(name string) ([]byte, error), changes []Change) (files []F
 			}
 			words[e.word] = ps
 		}
-		return nil
+		return size, nil
 	}
 	for i := 0; i < len(m.Chunks); i++ {
 		if _, ok := byChunk[i]; !ok {
@@ -110,7 +113,7 @@ func Update(read func(name string) ([]byte, error), changes []Change) (files []F
 			continue
 		}
 		clear(words)
-		if err := patch(i); err != nil {
+		if _, err := patch(i); err != nil {
 			return nil, nil, err
 		}
 		// The chunk keeps its ends, but that one that shrank below
@@ -118,10 +121,14 @@ func Update(read func(name string) ([]byte, error), changes []Change) (files []F
 		// and one that grew past maxChunk is cut as Build cuts (its last
 		// part ending where it did).
 		list, payload := chunkOf(words)
-		for len(payload) < minChunk && i+1 < len(m.Chunks) {
-			i++
-			if err := patch(i); err != nil {
-				return nil, nil, err
+		if size := len(payload); size < minChunk && i+1 < len(m.Chunks) {
+			for size < minChunk && i+1 < len(m.Chunks) {
+				i++
+				n, err := patch(i)
+				if err != nil {
+					return nil, nil, err
+				}
+				size += n // about: its edits aside
 			}
 			list, payload = chunkOf(words)
 		}
@@ -151,16 +158,16 @@ func Update(read func(name string) ([]byte, error), changes []Change) (files []F
 }
 
 // decodeJSON reads the index file name into v.
-func decodeJSON(read func(string) ([]byte, error), name string, v any) error {
+func decodeJSON(read func(string) ([]byte, error), name string, v any) (int, error) {
 	data, err := read(name)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	payload, err := decodeFile(data)
 	if err != nil {
-		return fmt.Errorf("search: %s: %w", name, err)
+		return 0, fmt.Errorf("search: %s: %w", name, err)
 	}
-	return json.Unmarshal(payload, v)
+	return len(payload), json.Unmarshal(payload, v)
 }
 
 // chunkOf returns the words that pages hold of words, sorted as the

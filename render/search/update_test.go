@@ -184,7 +184,7 @@ func TestUpdateSplitsAndJoins(t *testing.T) {
 		got[f.Name] = &fstest.MapFile{Data: f.Data}
 	}
 	var m meta
-	if err := decodeJSON(func(name string) ([]byte, error) { return fs.ReadFile(got, name) }, MetaFile, &m); err != nil {
+	if _, err := decodeJSON(func(name string) ([]byte, error) { return fs.ReadFile(got, name) }, MetaFile, &m); err != nil {
 		t.Fatal(err)
 	}
 	small := 0
