@@ -121,14 +121,17 @@ func Update(read func(name string) ([]byte, error), changes []Change) (files []F
 		// and one that grew past maxChunk is cut as Build cuts (its last
 		// part ending where it did).
 		list, payload := chunkOf(words)
-		if size := len(payload); size < minChunk && i+1 < len(m.Chunks) {
-			for size < minChunk && i+1 < len(m.Chunks) {
+		for len(payload) < minChunk && i+1 < len(m.Chunks) {
+			// Take in chunks until their sizes as read make up the
+			// difference, then cut the words once to see (edits may
+			// have shrunk them too).
+			for size := len(payload); size < minChunk && i+1 < len(m.Chunks); {
 				i++
 				n, err := patch(i)
 				if err != nil {
 					return nil, nil, err
 				}
-				size += n // about: its edits aside
+				size += n
 			}
 			list, payload = chunkOf(words)
 		}
