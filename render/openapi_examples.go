@@ -24,7 +24,7 @@ import (
 // content and examples in two columns (openapi.Columns).
 func (s *site) pageBody(r *components.Renderer, p *page.Page, mod *mdx.Module) string {
 	op := s.pageOperation(p)
-	if op == nil && p.Front.OpenAPI == "" && apiFrontMatter(p) == "" {
+	if op == nil && p.Front.OpenAPI == "" && p.Front.API == "" {
 		return features.NeutralizeMarkers(r.Module(mod))
 	}
 	main, req, resp := splitExamples(mod)
@@ -34,7 +34,7 @@ func (s *site) pageBody(r *components.Renderer, p *page.Page, mod *mdx.Module) s
 		return s.openAPIBody(r, p, mod, op, content, reqHTML, respHTML)
 	}
 	// An operation that cannot be found (warned), or an api page.
-	content = openAPIBlock(cmp.Or(p.Front.OpenAPI, apiFrontMatter(p))) + content
+	content = openAPIBlock(cmp.Or(p.Front.OpenAPI, p.Front.API)) + content
 	return openapi.Columns(content, reqHTML+respHTML)
 }
 
@@ -87,10 +87,6 @@ func (s *site) pageOperation(p *page.Page) *openapi.Operation {
 	}
 	return nil
 }
-
-// apiFrontMatter returns the api front matter of p ("POST /v1/users",
-// "POST https://api.test/v1/users"), "" when it has none.
-func apiFrontMatter(p *page.Page) string { return p.Front.API }
 
 // codeBlockFunc writes the code blocks of the examples column as the
 // site's fenced code is written: highlighted, with a copy button.

@@ -292,7 +292,8 @@ func (t *Theme) divisionOptions(outName string, parent, active *config.Nav) []li
 // draws the rest, and the site's root, to which that file's URLs are
 // relative in an export.
 func (t *Theme) viewSidebar(v *pageView, outName string, p *page.Page, root *config.Nav, current string) {
-	if nav := t.sectionNavOf(root); nav != nil {
+	nav := t.flatNav(root)
+	if nav.split {
 		if pp := nav.part(t.split(), current); !nav.whole(pp) {
 			v.NavURL = t.s.Links.AssetURL(outName, NavDir+nav.id+".js")
 			v.Sidebar = template.HTML(`<div class="lc-nav-part" data-nav="` + html.EscapeString(nav.id) + `" data-root="` + html.EscapeString(v.RootURL) + `">` + "\n" +
@@ -303,7 +304,6 @@ func (t *Theme) viewSidebar(v *pageView, outName string, p *page.Page, root *con
 	if p != nil && p.Front.Hidden {
 		// A hidden page is shown in the sidebar where the navigation has
 		// it, on its own page only: that sidebar is not shared.
-		nav := t.flatNav(root)
 		var hid *hiddenEntry
 		if h, ok := nav.hidden[p.Path]; ok {
 			hid = &h

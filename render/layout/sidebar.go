@@ -62,8 +62,8 @@ type sidebarKey struct {
 type sidebarCache struct {
 	mu sync.Mutex
 	m  map[sidebarKey]*sidebarHTML
-	// navs holds the flattened sections of split sidebars, nil for the
-	// others (sidebar_split.go).
+	// navs holds the flattened sections, from which whole and split
+	// sidebars are rendered (sidebar_split.go).
 	navs map[*config.Nav]*sectionNav
 	// parts holds the rendered parts of split sidebars that pages share
 	// (sidebar_split.go).

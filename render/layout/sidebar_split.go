@@ -84,7 +84,7 @@ type sectionNav struct {
 	runLo, runHi []int
 }
 
-// sideGroup is a group of a split sidebar: a heading at the top level
+// sideGroup is a group of a flattened section: a heading at the top level
 // (depth 0), a collapsible <details> below.
 type sideGroup struct {
 	label, icon, tag string
@@ -100,7 +100,7 @@ type sideGroup struct {
 // nested 64 groups deep, is no small part).
 func (g *sideGroup) size() int { return g.hi - g.lo + g.inner }
 
-// sideEntry is a link of a split sidebar: a page, or a link of the
+// sideEntry is a link of a flattened section: a page, or a link of the
 // configuration (resolved once; its URL depends on the output file).
 type sideEntry struct {
 	label, tag string

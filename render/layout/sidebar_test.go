@@ -106,9 +106,6 @@ func TestSidebarSplitMethodBadge(t *testing.T) {
 	}
 }
 
-// TestSlug checks the names of navigation files: lower-case letters,
-// digits and single dashes, at most 48 bytes (and "n"), never ending
-// in what servers take for a content hash.
 // slug is a navigation file's name for the label s, as navIDs makes it:
 // s in lower case, its runs of characters other than ASCII letters and
 // digits as one "-", at most 48 bytes, with "n" after a last run of 8 or
@@ -116,6 +113,9 @@ func TestSidebarSplitMethodBadge(t *testing.T) {
 // hashed file to servers that cache those for good).
 func slug(s string) string { return unhashed(asciiSlug(s)) }
 
+// TestSlug checks the names of navigation files: lower-case letters,
+// digits and single dashes, at most 48 bytes (and "n"), never ending
+// in what servers take for a content hash.
 func TestSlug(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{

@@ -162,7 +162,7 @@ func ParseFrontMatter(yml, file string, w *diag.Warner) FrontMatter {
 	if v, ok := raw["api"].(string); ok {
 		fm.API = strings.TrimSpace(v)
 	}
-	fm.HideAPIMarker = raw["hideApiMarker"] == true
+	fm.HideAPIMarker = truthy(raw["hideApiMarker"])
 	switch k := raw["keywords"].(type) {
 	case []any:
 		for _, v := range k {

@@ -95,14 +95,17 @@ func NewDoc(p Page) Doc {
 	// The words as found, each once, with their counts: one map lookup
 	// per word of the page, in a map kept for the next page.
 	sc := scratches.Get().(*scratch)
-	defer scratches.Put(sc)
-	clear(sc.index)
 	counts, index := sc.counts[:0], sc.index
 	defer func() {
+		// Emptied, not to keep the page's words alive in the pool.
+		clear(counts)
 		sc.counts = counts[:0]
 		if len(index) > 1<<12 {
 			sc.index = make(map[string]int32, 256) // not cleared for every page after a large one
+		} else {
+			clear(index)
 		}
+		scratches.Put(sc)
 	}()
 	n := 0
 	one := func(w string, weight uint32, field uint8) {
