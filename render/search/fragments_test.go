@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"testing/fstest"
 )
 
 // TestFragmentsRoundTrip encodes fragment files with gaps (pages not in
@@ -60,25 +59,20 @@ func TestFragmentFilesGroupPages(t *testing.T) {
 	if FragmentFile(0) != FragmentFile(FragmentGroup-1) || FragmentFile(FragmentGroup-1) == FragmentFile(FragmentGroup) {
 		t.Fatalf("FragmentFile: %s %s %s", FragmentFile(0), FragmentFile(FragmentGroup-1), FragmentFile(FragmentGroup))
 	}
-	fsys := fstest.MapFS{}
-	frags := map[int][]byte{}
-	var entries []Entry
 	ids := []int{0, 2, 7, 8, 12, 23}
 	words := map[int]string{0: "alpha", 2: "bravo", 7: "charlie", 8: "delta", 12: "echo", 23: "foxtrot"}
+	pages := map[int]Page{}
 	for _, id := range ids {
-		d := NewDoc(Page{Path: fmt.Sprint("p", id), URL: fmt.Sprint("p", id), Title: fmt.Sprint("Page ", id), Body: fmt.Sprintf("<p>%s shared</p>", words[id])})
-		frags[id] = d.Frag
-		entries = append(entries, Entry{ID: id, Terms: d.Terms})
+		pages[id] = Page{Path: fmt.Sprint("p", id), URL: fmt.Sprint("p", id), Title: fmt.Sprint("Page ", id), Body: fmt.Sprintf("<p>%s shared</p>", words[id])}
 	}
-	putFragments(fsys, frags)
-	files, err := Build(entries)
-	if err != nil {
-		t.Fatal(err)
+	fsys, _ := siteFS(t, pages)
+	n := 0
+	for name := range fsys {
+		if strings.HasPrefix(name, Dir+"f/") {
+			n++
+		}
 	}
-	for _, f := range files {
-		fsys[f.Name] = &fstest.MapFile{Data: f.Data}
-	}
-	if n := len(fsys) - len(files); n != 3 {
+	if n != 3 {
 		t.Fatalf("%d fragment files for ids %v, want 3", n, ids)
 	}
 	ix, err := Open(fsys)

@@ -10,27 +10,49 @@ import (
 // site builds an index of pages (ids in order) into a file system.
 func site(t testing.TB, pages ...Page) (*Index, fstest.MapFS) {
 	t.Helper()
-	fsys := fstest.MapFS{}
-	var entries []Entry
-	frags := map[int][]byte{}
+	byID := map[int]Page{}
 	for i, p := range pages {
-		d := NewDoc(p)
-		frags[i] = d.Frag
-		entries = append(entries, Entry{ID: i, Terms: d.Terms})
+		byID[i] = p
 	}
-	putFragments(fsys, frags)
-	files, err := Build(entries)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		fsys[f.Name] = &fstest.MapFile{Data: f.Data}
-	}
+	fsys, _ := siteFS(t, byID)
 	ix, err := Open(fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return ix, fsys
+}
+
+// siteFS builds the index of pages (by id) into a file system, and
+// returns it with the pages' words (Doc.Terms) by id.
+func siteFS(t testing.TB, pages map[int]Page) (fstest.MapFS, map[int][]byte) {
+	t.Helper()
+	terms, frags := map[int][]byte{}, map[int][]byte{}
+	for id, p := range pages {
+		d := NewDoc(p)
+		terms[id], frags[id] = d.Terms, d.Frag
+	}
+	fsys := indexFS(t, terms)
+	putFragments(fsys, frags)
+	return fsys, terms
+}
+
+// indexFS builds the meta file and chunks of the pages of terms (by id)
+// into a file system.
+func indexFS(t testing.TB, terms map[int][]byte) fstest.MapFS {
+	t.Helper()
+	var entries []Entry
+	for id, ts := range terms {
+		entries = append(entries, Entry{ID: id, Terms: ts})
+	}
+	files, err := Build(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys := fstest.MapFS{}
+	for _, f := range files {
+		fsys[f.Name] = &fstest.MapFile{Data: f.Data}
+	}
+	return fsys
 }
 
 // putFragments writes the fragment files of frags (by id) into fsys.

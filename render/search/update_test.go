@@ -26,32 +26,12 @@ func TestUpdate(t *testing.T) {
 	for i := range 40 {
 		pages[i] = page(i, "")
 	}
-	build := func(pages map[int]Page) (fstest.MapFS, map[int][]byte) {
-		fsys, terms := fstest.MapFS{}, map[int][]byte{}
-		var es []Entry
-		frags := map[int][]byte{}
-		for id, p := range pages {
-			d := NewDoc(p)
-			frags[id] = d.Frag
-			terms[id] = d.Terms
-			es = append(es, Entry{ID: id, Terms: d.Terms})
-		}
-		files, err := Build(es)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range files {
-			fsys[f.Name] = &fstest.MapFile{Data: f.Data}
-		}
-		putFragments(fsys, frags)
-		return fsys, terms
-	}
-	before, oldTerms := build(pages)
+	before, oldTerms := siteFS(t, pages)
 	// Page 3 changed, page 7 removed, page 40 added.
 	pages[3] = page(3, "zeppelin")
 	delete(pages, 7)
 	pages[40] = page(40, "quasar")
-	want, newTerms := build(pages)
+	want, newTerms := siteFS(t, pages)
 	files, kept, err := Update(func(name string) ([]byte, error) { return fs.ReadFile(before, name) }, []Change{
 		{ID: 3, Old: oldTerms[3], New: newTerms[3]}, {ID: 7, Old: oldTerms[7]}, {ID: 40, New: newTerms[40]},
 	})
@@ -103,19 +83,10 @@ func TestUpdate(t *testing.T) {
 // than building it again.
 func TestUpdateLargeCommonWord(t *testing.T) {
 	terms := map[int][]byte{}
-	var es []Entry
 	for id := range 60000 {
 		terms[id] = encodeTerms([]Term{{Word: "common", F: 4}, {Word: fmt.Sprintf("w%05d", id), F: 4}}, 2)
-		es = append(es, Entry{ID: id, Terms: terms[id]})
 	}
-	files, err := Build(es)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fsys := fstest.MapFS{}
-	for _, f := range files {
-		fsys[f.Name] = &fstest.MapFile{Data: f.Data}
-	}
+	fsys := indexFS(t, terms)
 	changed := encodeTerms([]Term{{Word: "common", F: 8}, {Word: "w00005", F: 4}}, 3)
 	out, kept, err := Update(func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) },
 		[]Change{{ID: 5, Old: terms[5], New: changed}})
@@ -144,22 +115,7 @@ func TestUpdateSplitsAndJoins(t *testing.T) {
 	for id := range 60 {
 		terms[id] = words(id, 400, fmt.Sprintf("p%02dw", id))
 	}
-	index := func(terms map[int][]byte) fstest.MapFS {
-		var es []Entry
-		for id, t := range terms {
-			es = append(es, Entry{ID: id, Terms: t})
-		}
-		files, err := Build(es)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fsys := fstest.MapFS{}
-		for _, f := range files {
-			fsys[f.Name] = &fstest.MapFile{Data: f.Data}
-		}
-		return fsys
-	}
-	before := index(terms)
+	before := indexFS(t, terms)
 	// Page 10 grows to 12,000 words of its own, pages 20 to 29 lose
 	// theirs, page 61 is new.
 	var changes []Change
@@ -212,7 +168,7 @@ func TestUpdateSplitsAndJoins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Open(index(next))
+	b, err := Open(indexFS(t, next))
 	if err != nil {
 		t.Fatal(err)
 	}
