@@ -73,16 +73,15 @@ function lecternInflate(src) {
     cnt -= len;
     return e >> 4;
   }
-  var fixedLit = null, fixedDist = null;
+  // The fixed codes' tables, made once for every call (as crc32's).
   function fixed() {
-    if (!fixedLit) {
+    if (!lecternInflate.fixed) {
       var l = new Uint8Array(288), d = new Uint8Array(30), i;
       for (i = 0; i < 288; i++) l[i] = i < 144 ? 8 : i < 256 ? 9 : i < 280 ? 7 : 8;
       for (i = 0; i < 30; i++) d[i] = 5;
-      fixedLit = table(l, 288);
-      fixedDist = table(d, 30);
+      lecternInflate.fixed = [table(l, 288), table(d, 30)];
     }
-    return [fixedLit, fixedDist];
+    return lecternInflate.fixed;
   }
   function dynamic() {
     var nlit = bits(5) + 257, ndist = bits(5) + 1, ncl = bits(4) + 4, i;
