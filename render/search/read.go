@@ -51,19 +51,29 @@ func Open(fsys fs.FS) (*Index, error) {
 // Pages returns the number of pages in the index.
 func (ix *Index) Pages() int { return ix.meta.Pages }
 
+// read reads the index file name into v.
 func (ix *Index) read(name string, v any) error {
-	data, err := fs.ReadFile(ix.fsys, name)
+	payload, err := ix.payload(name)
 	if err != nil {
-		return fmt.Errorf("search: %w", err)
-	}
-	payload, err := decodeFile(data)
-	if err != nil {
-		return fmt.Errorf("search: %s: %w", name, err)
+		return err
 	}
 	if err := json.Unmarshal(payload, v); err != nil {
 		return fmt.Errorf("search: %s: %w", name, err)
 	}
 	return nil
+}
+
+// payload returns the payload of the index file name.
+func (ix *Index) payload(name string) ([]byte, error) {
+	data, err := fs.ReadFile(ix.fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	payload, err := decodeFile(data)
+	if err != nil {
+		return nil, fmt.Errorf("search: %s: %w", name, err)
+	}
+	return payload, nil
 }
 
 // chunk returns chunk i of the meta file, read once.
@@ -83,11 +93,11 @@ func (ix *Index) chunk(i int) (*chunk, error) {
 func (ix *Index) fragment(id int) (*fragment, error) {
 	ff, err := readOnce(ix, ix.frags, id/FragmentGroup, func(ff *fragmentFile) error {
 		name := FragmentFile(id)
-		data, err := fs.ReadFile(ix.fsys, name)
+		payload, err := ix.payload(name)
 		if err != nil {
-			return fmt.Errorf("search: %w", err)
+			return err
 		}
-		raw, err := DecodeFragments(data)
+		raw, err := splitFragments(payload)
 		if err != nil {
 			return fmt.Errorf("search: %s: %w", name, err)
 		}
