@@ -143,6 +143,7 @@ type site struct {
 	// searchIDs are the pages' ids in the search index, -1 for those not
 	// in it, once assigned (searchIndexIDs).
 	searchIDs []int
+	stream    *searchStream // makes the index as the pages are written (search_stream.go)
 	mermaid   *mermaidUse   // whether a page has a mermaid diagram (mermaid.go)
 	api       *apiState     // OpenAPI documents and generated pages (openapi_page.go)
 	limit     *limits.State // the first limit exceeded while rendering (render/limits)
@@ -190,6 +191,7 @@ func Build(ctx context.Context, src fs.FS, out output.Output, opts Options) (*Re
 		}
 	}
 	progress(0)
+	defer func() { s.stream.close() }() // when the build fails before the index is written
 	if err := s.writePages(ctx, progress); err != nil {
 		return nil, err
 	}
@@ -254,6 +256,9 @@ func (s *site) writePages(ctx context.Context, progress func(done int)) error {
 		s.theme.Prewarm(s.opts.CacheDir != "")
 	}
 	s.search = make([]search.Doc, 0, len(s.order))
+	if s.streamSearch() {
+		s.stream = newSearchStream(len(s.order)) // search_stream.go
+	}
 	// Pages are rendered in parallel and written in order (parallel.go).
 	render := s.renderOne
 	var reuse func(i int) (pageResult, bool)
@@ -294,6 +299,16 @@ func (s *site) writePage(i int, r pageResult, progress func(done int)) error {
 		s.cache.record(s, i, r)
 	}
 	s.w.Merge(r.warns)
+	if s.stream != nil {
+		d, err := s.stream.add(i, r.doc)
+		if err != nil {
+			return err
+		}
+		r.doc = d
+		if err := s.stream.writeReady(s); err != nil {
+			return err
+		}
+	}
 	s.search = append(s.search, r.doc)
 	progress(i + 1)
 	return nil

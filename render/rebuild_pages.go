@@ -134,6 +134,7 @@ func (c *buildCache) page(s *site) func(i int) pageResult {
 		}
 		r := s.renderOne(i)
 		if r.err == nil {
+			r.doc.Encode() // on the page's worker
 			rec.Terms, rec.Warnings = r.doc.Terms, r.warns
 			rec.Links, rec.LinkSum = r.lookups, s.links.LookupSum(r.lookups)
 			rec.Mermaid = bytes.Contains(r.data, []byte(markdown.MermaidMarker))

@@ -40,7 +40,7 @@ func (s *site) searchIndexIDs() []int {
 	taken := map[int]bool{}
 	for i, p := range s.order {
 		ids[i] = -1
-		if !s.inSearch(p) || s.search[i].Terms == nil {
+		if !s.inSearch(p) || !s.search[i].InIndex() {
 			continue
 		}
 		if s.cache != nil && s.cache.prev != nil {
@@ -52,7 +52,7 @@ func (s *site) searchIndexIDs() []int {
 	}
 	next := 0
 	for i := range s.order {
-		if ids[i] >= 0 || s.search[i].Terms == nil || !s.inSearch(s.order[i]) {
+		if ids[i] >= 0 || !s.search[i].InIndex() || !s.inSearch(s.order[i]) {
 			continue
 		}
 		for taken[next] {
@@ -70,6 +70,9 @@ func (s *site) searchIndexIDs() []int {
 // chunks, which a cache keeps when no page's words changed, and patches
 // when some did. It marks them in generated.
 func (s *site) writeSearchIndex(generated map[string]bool) error {
+	if s.stream != nil {
+		return s.stream.finish(s, generated) // search_stream.go
+	}
 	s.searchIDs = s.searchIndexIDs()
 	entries := make([]search.Entry, 0, len(s.order))
 	groups := map[int]*fragmentGroup{} // by id/search.FragmentGroup

@@ -35,8 +35,29 @@ type Page struct {
 // words, and its fragment, what the reader's browser loads to show the
 // page in results.
 type Doc struct {
-	Terms []byte // the words, encoded (terms.go): DocTerms decodes them
+	// Terms are the words encoded (terms.go), for a rebuild cache's
+	// record: set by Encode, or from the record for a page kept from a
+	// previous build. DocTerms decodes them.
+	Terms []byte
 	Frag  []byte // the fragment, JSON; EncodeFragments writes it in its file
+	words []Term // NewDoc's words, in the order found
+	n     int    // NewDoc's length of the page in words
+}
+
+// InIndex reports whether d is a page of the index: NewDoc's, or one with
+// the Terms of a kept page.
+func (d *Doc) InIndex() bool { return d.words != nil || d.Terms != nil }
+
+// Encode sets d.Terms from NewDoc's words, sorted by bytes (so that the
+// encoding shares prefixes and is the same for the same words). Only a
+// build with a rebuild cache needs them: Builder.Add takes the words as
+// they are.
+func (d *Doc) Encode() {
+	if d.Terms != nil || d.words == nil {
+		return
+	}
+	slices.SortFunc(d.words, func(a, b Term) int { return strings.Compare(a.Word, b.Word) })
+	d.Terms = encodeTerms(d.words, d.n)
 }
 
 // Term is a word of a page: its weighted frequency there, shifted left by
@@ -151,10 +172,7 @@ func NewDoc(p Page) Doc {
 	for _, c := range counts {
 		terms = append(terms, Term{Word: c.w, F: min(c.f, maxFreq)<<2 | uint32(c.field)})
 	}
-	// Sorted by bytes, for encodeTerms to share prefixes (Build sorts the
-	// vocabulary as the browser compares words).
-	slices.SortFunc(terms, func(a, b Term) int { return strings.Compare(a.Word, b.Word) })
-	return Doc{Terms: encodeTerms(terms, n), Frag: appendFragment(nil, p, secs)}
+	return Doc{words: terms, n: n, Frag: appendFragment(nil, p, secs)}
 }
 
 // count is a word of a page being read, and its weighted frequency and

@@ -32,6 +32,7 @@ func FuzzTerms(f *testing.F) {
 		_, _, _ = DocTerms(junk)
 		text = strings.NewReplacer("<", " ", ">", " ", "&", " ").Replace(text) // text, not markup
 		d := NewDoc(Page{Title: "T", Body: "<p>" + text + "</p>"})
+		d.Encode()
 		terms, n, err := DocTerms(d.Terms)
 		if err != nil {
 			t.Fatal(err)

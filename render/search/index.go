@@ -2,11 +2,9 @@ package search
 
 import (
 	"encoding/json"
-	"fmt"
 	"hash/fnv"
-	"sort"
+	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"lectern.dev/lectern/render/features"
@@ -74,52 +72,18 @@ type posting struct{ id, f uint32 }
 
 // Build returns the index's meta file and chunks for the pages (in any
 // order; ids unique). The fragments are the pages' own (Doc.Frag, written
-// in FragmentFile(ID) by EncodeFragments). It fails when a page's terms are damaged (a
-// rebuild cache's record).
+// in FragmentFile(ID) by EncodeFragments). It fails when a page's terms
+// are damaged (a rebuild cache's record).
 func Build(pages []Entry) ([]File, error) {
 	sorted := append([]Entry(nil), pages...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
-	m := meta{Version: version, Pages: len(sorted)}
-	if n := len(sorted); n > 0 {
-		m.Lens = make([]int, sorted[n-1].ID+1)
-		for i := range m.Lens {
-			m.Lens[i] = -1 // no page of this id (a rebuild's gaps)
-		}
-	}
-	postings := map[string]*[]posting{}
-	total := 0
+	slices.SortFunc(sorted, func(a, b Entry) int { return a.ID - b.ID })
+	b := NewBuilder()
 	for _, e := range sorted {
-		id := uint32(e.ID)
-		n, err := eachTerm(e.Terms, func(w []byte, f uint32) {
-			if ps := postings[string(w)]; ps != nil {
-				*ps = append(*ps, posting{id, f})
-				return
-			}
-			// A new word: its own string, not the decoder's bytes.
-			postings[string(w)] = &[]posting{{id, f}}
-		})
-		if err != nil {
-			return nil, fmt.Errorf("search: page %d: %w", e.ID, err)
+		if err := b.Add(e.ID, Doc{Terms: e.Terms}); err != nil {
+			return nil, err
 		}
-		m.Lens[e.ID] = n
-		total += n
 	}
-	if len(sorted) > 0 {
-		m.AvgLen = float64(total) / float64(len(sorted))
-	}
-	words := make([]string, 0, len(postings))
-	for w := range postings {
-		words = append(words, w)
-	}
-	sort.Slice(words, func(i, j int) bool { return less16(words[i], words[j]) })
-
-	var files []File
-	cutChunks(words, func(w string) []posting { return *postings[w] }, func(f File, first string) {
-		files = append(files, f)
-		m.Chunks = append(m.Chunks, [2]string{first, strings.TrimPrefix(f.Name, Dir)})
-	})
-	payload, _ := json.Marshal(m)
-	return append([]File{{Name: MetaFile, Data: encodeFile(payload)}}, files...), nil
+	return b.Files(), nil
 }
 
 // cutChunks writes the chunks of words (sorted as the browser compares

@@ -29,6 +29,7 @@ func siteFS(t testing.TB, pages map[int]Page) (fstest.MapFS, map[int][]byte) {
 	terms, frags := map[int][]byte{}, map[int][]byte{}
 	for id, p := range pages {
 		d := NewDoc(p)
+		d.Encode()
 		terms[id], frags[id] = d.Terms, d.Frag
 	}
 	fsys := indexFS(t, terms)
@@ -200,7 +201,7 @@ func TestBounds(t *testing.T) {
 		fmt.Fprintf(&body, "w%d ", i)
 	}
 	title := strings.Repeat("very long title ", 1000)
-	terms, n, err := DocTerms(NewDoc(Page{Title: "Heading " + title, Body: "<p>" + body.String() + "</p>"}).Terms)
+	terms, n, err := DocTerms(encoded(Page{Title: "Heading " + title, Body: "<p>" + body.String() + "</p>"}))
 	if err != nil {
 		t.Fatal(err)
 	}

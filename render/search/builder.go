@@ -1,0 +1,104 @@
+package search
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Builder makes the index's meta file and chunks from its pages, added
+// one at a time (Add): a build adds each page as it is written, so that
+// only the sorting and writing of the vocabulary are left once the last
+// one is. Build is a Builder given every page at once.
+type Builder struct {
+	postings map[string]int32 // a word → its pages, in lists
+	lists    [][]posting
+	lens     []int // by id, -1 for no page
+	pages    int
+	total    int
+	last     int  // the id added last
+	ordered  bool // each id added after a smaller one: the lists are in id order
+}
+
+// NewBuilder returns an empty Builder.
+func NewBuilder() *Builder {
+	return &Builder{postings: make(map[string]int32, 1<<12), last: -1, ordered: true}
+}
+
+// Add adds the page of index id id, whose Doc is d (NewDoc's, or one
+// with only the Terms of a rebuild cache's record). An id added twice, or
+// damaged terms, are an error.
+func (b *Builder) Add(id int, d Doc) error {
+	if id < 0 || id >= 1<<31 {
+		return fmt.Errorf("search: page id %d out of range", id)
+	}
+	if id < len(b.lens) && b.lens[id] >= 0 {
+		return fmt.Errorf("search: page %d added twice", id)
+	}
+	n := d.n
+	if d.words != nil {
+		for _, t := range d.words {
+			b.addWord(t.Word, uint32(id), t.F)
+		}
+	} else {
+		// Read through once before, so that damaged terms add nothing.
+		if _, err := eachTerm(d.Terms, func([]byte, uint32) {}); err != nil {
+			return fmt.Errorf("search: page %d: %w", id, err)
+		}
+		n, _ = eachTerm(d.Terms, func(w []byte, f uint32) {
+			if k, ok := b.postings[string(w)]; ok {
+				b.lists[k] = append(b.lists[k], posting{uint32(id), f})
+				return
+			}
+			b.addWord(string(w), uint32(id), f)
+		})
+	}
+	for len(b.lens) <= id {
+		b.lens = append(b.lens, -1) // no page of this id (a rebuild's gaps)
+	}
+	b.lens[id] = n
+	b.pages++
+	b.total += n
+	b.ordered = b.ordered && id > b.last
+	b.last = id
+	return nil
+}
+
+// addWord adds the posting of page id to word w; a new word is copied,
+// not to keep the page's text it is part of.
+func (b *Builder) addWord(w string, id, f uint32) {
+	if k, ok := b.postings[w]; ok {
+		b.lists[k] = append(b.lists[k], posting{id, f})
+		return
+	}
+	b.postings[strings.Clone(w)] = int32(len(b.lists))
+	b.lists = append(b.lists, []posting{{id, f}})
+}
+
+// Files returns the index's meta file and chunks, of the pages added.
+func (b *Builder) Files() []File {
+	m := meta{Version: version, Pages: b.pages, Lens: b.lens}
+	if b.pages > 0 {
+		m.AvgLen = float64(b.total) / float64(b.pages)
+	}
+	words := make([]string, 0, len(b.postings))
+	for w := range b.postings {
+		words = append(words, w)
+	}
+	slices.SortFunc(words, compare16)
+	list := func(w string) []posting {
+		ps := b.lists[b.postings[w]]
+		if !b.ordered {
+			slices.SortFunc(ps, func(x, y posting) int { return int(x.id) - int(y.id) })
+		}
+		return ps
+	}
+	var files []File
+	cutChunks(words, list, func(f File, first string) {
+		files = append(files, f)
+		m.Chunks = append(m.Chunks, [2]string{first, strings.TrimPrefix(f.Name, Dir)})
+	})
+	payload, _ := json.Marshal(m)
+	return append([]File{{Name: MetaFile, Data: encodeFile(payload)}}, files...)
+}
