@@ -19,8 +19,9 @@
 # Printed: the bytes of Lectern's search index (everything under
 # _lectern/search/ and _lectern/search-index.*, whichever exist), the
 # CPU time the build spends in search (a CPU profile of the same build by
-# bench/renderdriver: samples in render/search and in the build's methods
-# named *search*, page entries and tables of contents included), Pagefind's
+# bench/renderdriver: samples in render/search, in the build's methods
+# named *search* and in the searchStream that makes the index as the
+# pages are written, page entries and tables of contents included), Pagefind's
 # time, peak RSS and bytes (all of SITE/pagefind, its UI bundles
 # included) on the same site, and their ratios. Then, in headless Chromium
 # (bench/searchdriver, which serves the site on 127.0.0.1, text files
@@ -98,7 +99,7 @@ search_cpu() {
 	"$work/renderdriver" -export -cpuprofile "$work/cpu.prof" -out "$work/prof" "$1" >/dev/null
 	local line
 	line=$(go tool pprof -top -nodecount=1000000 -nodefraction=0 \
-		-focus='lectern/render/search\.|lectern/render\.\(\*site\)\.[A-Za-z]*[Ss]earch' "$work/cpu.prof" 2>/dev/null |
+		-focus='lectern/render/search\.|lectern/render\.\(\*site\)\.[A-Za-z]*[Ss]earch|lectern/render\.\(\*searchStream\)' "$work/cpu.prof" 2>/dev/null |
 		grep 'Showing nodes accounting for' || true)
 	rm -rf "$work/prof" "$work/cpu.prof"
 	[ -n "$line" ] || { echo "- -"; return; }

@@ -143,13 +143,37 @@ func NewDoc(p Page) Doc {
 		c.f += weight
 		c.field = max(c.field, field)
 	}
+	// oneLower is one for an ASCII word with capitals, lowercased in
+	// sc.lower: a new string only for a word new to the page.
+	oneLower := func(raw string, weight uint32, field uint8) {
+		sc.lower = appendLowerASCII(sc.lower[:0], raw)
+		i, ok := index[string(sc.lower)]
+		if !ok {
+			if len(counts) >= maxPageTerms {
+				return
+			}
+			w := string(sc.lower)
+			i = int32(len(counts))
+			index[w] = i
+			counts = append(counts, count{w: w})
+		}
+		c := &counts[i]
+		c.f += weight
+		c.field = max(c.field, field)
+	}
 	add := func(s string, weight uint32, field uint8) {
-		eachWord(s, func(w string, start, end int) {
-			one(w, weight, field)
-			if w != s[start:end] { // capitals: camel case?
-				for _, part := range camelParts(s[start:end]) {
+		eachRawWord(s, func(start, end int, ascii, upper bool) {
+			raw := s[start:end]
+			switch {
+			case ascii && !upper:
+				one(raw, weight, field)
+			case ascii: // capitals: camel case?
+				oneLower(raw, weight, field)
+				for _, part := range camelParts(raw) {
 					one(part, weight, field)
 				}
+			default: // (camel case is ASCII only)
+				one(strings.ToLower(raw), weight, field)
 			}
 			n++
 		})
@@ -188,6 +212,7 @@ type count struct {
 type scratch struct {
 	index  map[string]int32
 	counts []count
+	lower  []byte
 }
 
 var scratches = sync.Pool{New: func() any { return &scratch{index: make(map[string]int32, 256)} }}

@@ -40,6 +40,19 @@ func FuzzTerms(f *testing.F) {
 		if n < len(Words(text)) {
 			t.Fatalf("length %d < %d words", n, len(Words(text)))
 		}
+		// Every word of the text is a term, lowercased, with its camel-case
+		// parts (the title's "t" aside).
+		has := map[string]bool{}
+		for _, term := range terms {
+			has[term.Word] = true
+		}
+		eachWord(text, func(w string, start, end int) {
+			for _, want := range append([]string{w}, camelParts(text[start:end])...) {
+				if !has[want] && len(terms) < maxPageTerms {
+					t.Fatalf("word %q of %q is not a term of the page", want, text[start:end])
+				}
+			}
+		})
 		for i, term := range terms {
 			if i > 0 && !less16(terms[i-1].Word, term.Word) {
 				t.Fatalf("words out of order: %q, %q", terms[i-1].Word, term.Word)

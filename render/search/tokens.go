@@ -15,6 +15,21 @@ const MaxWord = 48
 // categories L and N, and the marks that follow a letter); everything else
 // separates words, as the reader's browser does with /[\p{L}\p{N}\p{M}]+/gu.
 func eachWord(s string, fn func(w string, start, end int)) {
+	eachRawWord(s, func(start, end int, ascii, upper bool) {
+		w := s[start:end]
+		if !ascii {
+			w = strings.ToLower(w)
+		} else if upper {
+			w = lowerASCII(w)
+		}
+		fn(w, start, end)
+	})
+}
+
+// eachRawWord calls fn with the byte offsets of every word of s
+// (eachWord's), as written, and whether it is all ASCII and has an ASCII
+// capital: NewDoc lowercases it without a new string for each.
+func eachRawWord(s string, fn func(start, end int, ascii, upper bool)) {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -47,13 +62,7 @@ func eachWord(s string, fn func(w string, start, end int)) {
 		if i-start > MaxWord {
 			continue
 		}
-		w := s[start:i]
-		if !ascii {
-			w = strings.ToLower(w)
-		} else if upper {
-			w = lowerASCII(w)
-		}
-		fn(w, start, i)
+		fn(start, i, ascii, upper)
 	}
 }
 
@@ -63,6 +72,18 @@ func isASCIIWordByte(c byte) bool {
 
 func isWordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.N, r) || unicode.Is(unicode.M, r)
+}
+
+// appendLowerASCII appends s, ASCII, lowercased.
+func appendLowerASCII(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
 }
 
 func lowerASCII(s string) string {
