@@ -308,6 +308,9 @@ func (s *site) writePage(i int, r pageResult, progress func(done int)) error {
 		if err := s.stream.writeReady(s); err != nil {
 			return err
 		}
+	} else if r.doc.Terms != nil {
+		// Encoded for the cache: not the words, which hold the page's text.
+		r.doc = search.Doc{Terms: r.doc.Terms, Frag: r.doc.Frag}
 	}
 	s.search = append(s.search, r.doc)
 	progress(i + 1)

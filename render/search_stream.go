@@ -18,10 +18,11 @@ import (
 // writeSearchIndex is the last fragment file, the meta file and the
 // chunks (finish).
 type searchStream struct {
-	ids  []int // by page in s.order, -1 for none
-	next int   // the next id
-	in   chan streamPage
-	done chan struct{}
+	ids    []int // by page in s.order, -1 for none
+	next   int   // the next id
+	in     chan streamPage
+	closed bool // in is closed
+	done   chan struct{}
 
 	// The goroutine's own.
 	b     *search.Builder
@@ -50,7 +51,7 @@ func newSearchStream(pages int) *searchStream {
 		done: make(chan struct{}),
 		b:    search.NewBuilder(),
 	}
-	go st.run()
+	go st.run(st.in)
 	return st
 }
 
@@ -61,9 +62,9 @@ func (s *site) streamSearch() bool {
 }
 
 // run adds the pages to the index until in is closed.
-func (st *searchStream) run() {
+func (st *searchStream) run(in <-chan streamPage) {
 	defer close(st.done)
-	for p := range st.in {
+	for p := range in {
 		if st.err != nil {
 			continue // drained, so that add never blocks
 		}
@@ -96,6 +97,8 @@ func (st *searchStream) add(i int, d search.Doc) (search.Doc, error) {
 	if len(st.ids) != i {
 		return d, fmt.Errorf("render: internal error: page %d streamed to the search index after %d", i, len(st.ids))
 	}
+	// (searchDoc gives a page out of search an empty Doc; with no
+	// previous build, no page is reused with its old one.)
 	if !d.InIndex() {
 		st.ids = append(st.ids, -1)
 		return d, nil
@@ -129,14 +132,9 @@ func (st *searchStream) close() {
 	if st == nil {
 		return
 	}
-	select {
-	case <-st.done:
-		return
-	default:
-	}
-	if st.in != nil {
+	if !st.closed {
 		close(st.in)
-		st.in = nil
+		st.closed = true
 	}
 	<-st.done
 }

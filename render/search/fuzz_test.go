@@ -31,7 +31,8 @@ func FuzzTerms(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string, junk []byte) {
 		_, _, _ = DocTerms(junk)
 		text = strings.NewReplacer("<", " ", ">", " ", "&", " ").Replace(text) // text, not markup
-		d := NewDoc(Page{Title: "T", Body: "<p>" + text + "</p>"})
+		page := Page{Title: "T", Body: "<p>" + text + "</p>"}
+		d := NewDoc(page)
 		d.Encode()
 		terms, n, err := DocTerms(d.Terms)
 		if err != nil {
@@ -40,19 +41,16 @@ func FuzzTerms(f *testing.F) {
 		if n < len(Words(text)) {
 			t.Fatalf("length %d < %d words", n, len(Words(text)))
 		}
-		// Every word of the text is a term, lowercased, with its camel-case
-		// parts (the title's "t" aside).
-		has := map[string]bool{}
-		for _, term := range terms {
-			has[term.Word] = true
-		}
-		eachWord(text, func(w string, start, end int) {
-			for _, want := range append([]string{w}, camelParts(text[start:end])...) {
-				if !has[want] && len(terms) < maxPageTerms {
-					t.Fatalf("word %q of %q is not a term of the page", want, text[start:end])
-				}
+		// The terms are those of a plain count over eachWord's words.
+		if want, wantN := referenceTerms(page); len(terms) < maxPageTerms {
+			got := map[string]uint32{}
+			for _, term := range terms {
+				got[term.Word] = term.F
 			}
-		})
+			if !reflect.DeepEqual(got, want) || n != wantN {
+				t.Fatalf("terms %v (length %d), want %v (length %d)", got, n, want, wantN)
+			}
+		}
 		for i, term := range terms {
 			if i > 0 && !less16(terms[i-1].Word, term.Word) {
 				t.Fatalf("words out of order: %q, %q", terms[i-1].Word, term.Word)
@@ -128,4 +126,38 @@ func FuzzFragment(f *testing.F) {
 			t.Fatalf("read back %+v, want %+v", got, want)
 		}
 	})
+}
+
+// referenceTerms counts the terms of page p as NewDoc does, plainly: each
+// word eachWord finds (lowercased) and its camel-case parts, weighted by
+// field, the best field kept; the title's phrases; and the page's length
+// in words. p has no description or keywords.
+func referenceTerms(p Page) (map[string]uint32, int) {
+	f, field, n := map[string]uint32{}, map[string]uint32{}, 0
+	count := func(w string, weight, fd uint32) {
+		f[w] += weight
+		field[w] = max(field[w], fd)
+	}
+	add := func(s string, weight, fd uint32) {
+		eachWord(s, func(w string, start, end int) {
+			count(w, weight, fd)
+			for _, part := range camelParts(s[start:end]) {
+				count(part, weight, fd)
+			}
+			n++
+		})
+	}
+	add(p.Title, weightTitle, fieldTitle)
+	for _, w := range titleTerms(p.Title) {
+		count(w, weightTitle, fieldTitle)
+	}
+	for _, sec := range Sections(p.Body) {
+		add(sec.Heading, weightHeading, fieldHeading)
+		add(sec.Text, weightBody, fieldBody)
+	}
+	out := map[string]uint32{}
+	for w, x := range f {
+		out[w] = min(x, maxFreq)<<2 | field[w]
+	}
+	return out, n
 }
