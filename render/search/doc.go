@@ -116,87 +116,26 @@ func NewDoc(p Page) Doc {
 	// The words as found, each once, with their counts: one map lookup
 	// per word of the page, in a map kept for the next page.
 	sc := scratches.Get().(*scratch)
-	counts, index := sc.counts[:0], sc.index
-	defer func() {
-		// Emptied, not to keep the page's words alive in the pool.
-		clear(counts)
-		sc.counts = counts[:0]
-		if len(index) > 1<<12 {
-			sc.index = make(map[string]int32, 256) // not cleared for every page after a large one
-		} else {
-			clear(index)
-		}
-		scratches.Put(sc)
-	}()
-	n := 0
-	one := func(w string, weight uint32, field uint8) {
-		i, ok := index[w]
-		if !ok {
-			if len(counts) >= maxPageTerms {
-				return
-			}
-			i = int32(len(counts))
-			index[w] = i
-			counts = append(counts, count{w: w})
-		}
-		c := &counts[i]
-		c.f += weight
-		c.field = max(c.field, field)
-	}
-	// oneLower is one for an ASCII word with capitals, lowercased in
-	// sc.lower: a new string only for a word new to the page.
-	oneLower := func(raw string, weight uint32, field uint8) {
-		sc.lower = appendLowerASCII(sc.lower[:0], raw)
-		i, ok := index[string(sc.lower)]
-		if !ok {
-			if len(counts) >= maxPageTerms {
-				return
-			}
-			w := string(sc.lower)
-			i = int32(len(counts))
-			index[w] = i
-			counts = append(counts, count{w: w})
-		}
-		c := &counts[i]
-		c.f += weight
-		c.field = max(c.field, field)
-	}
-	add := func(s string, weight uint32, field uint8) {
-		eachRawWord(s, func(start, end int, ascii, upper bool) {
-			raw := s[start:end]
-			switch {
-			case ascii && !upper:
-				one(raw, weight, field)
-			case ascii: // capitals: camel case?
-				oneLower(raw, weight, field)
-				for _, part := range camelParts(raw) {
-					one(part, weight, field)
-				}
-			default: // (camel case is ASCII only)
-				one(strings.ToLower(raw), weight, field)
-			}
-			n++
-		})
-	}
-	add(p.Title, weightTitle, fieldTitle)
+	defer sc.release()
+	sc.add(p.Title, weightTitle, fieldTitle)
 	// The title's words in order: each pair that follow each other, and
 	// the whole title (phrase.go).
 	for _, w := range titleTerms(p.Title) {
-		one(w, weightTitle, fieldTitle)
+		sc.word(w, weightTitle, fieldTitle)
 	}
-	add(p.Description, weightDescribe, fieldDescribe)
+	sc.add(p.Description, weightDescribe, fieldDescribe)
 	for _, k := range p.Keywords {
-		add(k, weightDescribe, fieldDescribe)
+		sc.add(k, weightDescribe, fieldDescribe)
 	}
 	for _, s := range secs {
-		add(s.Heading, weightHeading, fieldHeading)
-		add(s.Text, weightBody, fieldBody)
+		sc.add(s.Heading, weightHeading, fieldHeading)
+		sc.add(s.Text, weightBody, fieldBody)
 	}
-	terms := make([]Term, 0, len(counts))
-	for _, c := range counts {
+	terms := make([]Term, 0, len(sc.counts))
+	for _, c := range sc.counts {
 		terms = append(terms, Term{Word: c.w, F: min(c.f, maxFreq)<<2 | uint32(c.field)})
 	}
-	return Doc{words: terms, n: n, Frag: appendFragment(nil, p, secs)}
+	return Doc{words: terms, n: sc.n, Frag: appendFragment(nil, p, secs)}
 }
 
 // count is a word of a page being read, and its weighted frequency and
@@ -207,15 +146,87 @@ type count struct {
 	field uint8
 }
 
-// scratch is NewDoc's map of a page's words and their counts, kept from
-// one page for the next (scratches).
+// scratch is NewDoc's count of a page's words: a map of each word to its
+// count, kept from one page for the next (scratches), the page's length
+// in words, and a buffer to lowercase a word in.
 type scratch struct {
 	index  map[string]int32
 	counts []count
+	n      int
 	lower  []byte
 }
 
 var scratches = sync.Pool{New: func() any { return &scratch{index: make(map[string]int32, 256)} }}
+
+// release empties sc, not to keep the page's words alive in the pool,
+// and puts it back.
+func (sc *scratch) release() {
+	clear(sc.counts)
+	sc.counts, sc.n = sc.counts[:0], 0
+	if len(sc.index) > 1<<12 {
+		sc.index = make(map[string]int32, 256) // not cleared for every page after a large one
+	} else {
+		clear(sc.index)
+	}
+	scratches.Put(sc)
+}
+
+// add counts the words of s (eachWord's, and their camel-case parts) in
+// a field of weight weight.
+func (sc *scratch) add(s string, weight uint32, field uint8) {
+	eachRawWord(s, func(start, end int, ascii, upper bool) {
+		raw := s[start:end]
+		switch {
+		case ascii && !upper:
+			sc.word(raw, weight, field)
+		case ascii: // capitals: camel case?
+			// Lowercased in sc.lower: a new string only for a word new
+			// to the page.
+			sc.lower = appendLowerASCII(sc.lower[:0], raw)
+			i, ok := sc.index[string(sc.lower)]
+			if !ok {
+				i = sc.slot(string(sc.lower))
+			}
+			sc.tally(i, weight, field)
+			for _, part := range camelParts(raw) {
+				sc.word(part, weight, field)
+			}
+		default: // (camel case is ASCII only)
+			sc.word(strings.ToLower(raw), weight, field)
+		}
+		sc.n++
+	})
+}
+
+// word counts word w, lowercase, in a field of weight weight.
+func (sc *scratch) word(w string, weight uint32, field uint8) {
+	i, ok := sc.index[w]
+	if !ok {
+		i = sc.slot(w)
+	}
+	sc.tally(i, weight, field)
+}
+
+// slot adds word w, new to the page, and returns its index in counts;
+// -1 once the page has maxPageTerms words.
+func (sc *scratch) slot(w string) int32 {
+	if len(sc.counts) >= maxPageTerms {
+		return -1
+	}
+	sc.index[w] = int32(len(sc.counts))
+	sc.counts = append(sc.counts, count{w: w})
+	return int32(len(sc.counts) - 1)
+}
+
+// tally adds weight to the count of index i, and keeps its best field.
+func (sc *scratch) tally(i int32, weight uint32, field uint8) {
+	if i < 0 {
+		return
+	}
+	c := &sc.counts[i]
+	c.f += weight
+	c.field = max(c.field, field)
+}
 
 // appendFragment appends the fragment of page p, whose body has the
 // sections secs: the JSON of a fragment, written directly (json.Marshal,
