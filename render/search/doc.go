@@ -40,7 +40,7 @@ type Doc struct {
 	// previous build. DocTerms decodes them.
 	Terms []byte
 	Frag  []byte // the fragment, JSON; EncodeFragments writes it in its file
-	words []Term // NewDoc's words, in the order found
+	words []Term // NewDoc's words (in the order found; Encode sorts them)
 	n     int    // NewDoc's length of the page in words
 }
 
@@ -180,17 +180,8 @@ func (sc *scratch) add(s string, weight uint32, field uint8) {
 		case ascii && !upper:
 			sc.word(raw, weight, field)
 		case ascii: // capitals: camel case?
-			// Lowercased in sc.lower: a new string only for a word new
-			// to the page.
-			sc.lower = appendLowerASCII(sc.lower[:0], raw)
-			i, ok := sc.index[string(sc.lower)]
-			if !ok {
-				i = sc.slot(string(sc.lower))
-			}
-			sc.tally(i, weight, field)
-			for _, part := range camelParts(raw) {
-				sc.word(part, weight, field)
-			}
+			sc.lowerWord(raw, weight, field)
+			eachCamelPart(raw, func(part string) { sc.lowerWord(part, weight, field) })
 		default: // (camel case is ASCII only)
 			sc.word(strings.ToLower(raw), weight, field)
 		}
@@ -203,6 +194,17 @@ func (sc *scratch) word(w string, weight uint32, field uint8) {
 	i, ok := sc.index[w]
 	if !ok {
 		i = sc.slot(w)
+	}
+	sc.tally(i, weight, field)
+}
+
+// lowerWord counts ASCII word w, lowercased in sc.lower: a new string
+// only for a word new to the page.
+func (sc *scratch) lowerWord(w string, weight uint32, field uint8) {
+	sc.lower = appendLowerASCII(sc.lower[:0], w)
+	i, ok := sc.index[string(sc.lower)]
+	if !ok {
+		i = sc.slot(string(sc.lower))
 	}
 	sc.tally(i, weight, field)
 }

@@ -157,23 +157,31 @@ func unit16(r rune) rune {
 // word and its parts, so that "pipeline task" finds PipelineTask.
 func camelParts(orig string) []string {
 	var parts []string
+	eachCamelPart(orig, func(part string) { parts = append(parts, lowerASCII(part)) })
+	return parts
+}
+
+// eachCamelPart calls fn with each part of orig (camelParts'), as written,
+// and not at all when orig has one part or is not all ASCII.
+func eachCamelPart(orig string, fn func(part string)) {
+	for i := 0; i < len(orig); i++ {
+		if orig[i] >= utf8.RuneSelf {
+			return // ASCII words only
+		}
+	}
 	start := 0
 	for i := 1; i < len(orig); i++ {
 		c, p := orig[i], orig[i-1]
-		if c >= utf8.RuneSelf || p >= utf8.RuneSelf {
-			return nil // ASCII words only
-		}
 		upper, pLower, pUpper := 'A' <= c && c <= 'Z', 'a' <= p && p <= 'z', 'A' <= p && p <= 'Z'
 		// A lower-case letter or digit then an upper-case one; or the last
 		// of a run of capitals before a lower-case letter.
 		next := i+1 < len(orig) && 'a' <= orig[i+1] && orig[i+1] <= 'z'
 		if upper && (pLower || '0' <= p && p <= '9') || upper && pUpper && next {
-			parts = append(parts, lowerASCII(orig[start:i]))
+			fn(orig[start:i])
 			start = i
 		}
 	}
-	if start == 0 {
-		return nil
+	if start > 0 {
+		fn(orig[start:])
 	}
-	return append(parts, lowerASCII(orig[start:]))
 }
