@@ -65,6 +65,9 @@ func decodeFile(data []byte) ([]byte, error) {
 	if len(data) < len(filePrefix)+len(fileSuffix) || !bytes.HasPrefix(data, []byte(filePrefix)) || !bytes.HasSuffix(data, []byte(fileSuffix)) {
 		return nil, errFile
 	}
+	if len(data) > maxFile {
+		return nil, errFile // not decoded whole to find out
+	}
 	z, err := base64.StdEncoding.AppendDecode(nil, data[len(filePrefix):len(data)-len(fileSuffix)])
 	if err != nil {
 		return nil, errFile
@@ -82,8 +85,12 @@ func decodeFile(data []byte) ([]byte, error) {
 	return out, nil
 }
 
-// maxPayload bounds a file's payload when it is read.
-const maxPayload = 256 << 20
+// maxPayload bounds a file's payload when it is read, and maxFile the
+// file (its payload stored, in base64: gzip's worst).
+const (
+	maxPayload = 256 << 20
+	maxFile    = (maxPayload+maxPayload/64)/3*4 + 64
+)
 
 // Fragments are the fragments of the pages of one fragment file
 // (FragmentFile): that of id in slot id%FragmentGroup, nil for no page.
