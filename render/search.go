@@ -44,7 +44,7 @@ func (s *site) searchIndexIDs() []int {
 			continue
 		}
 		if s.cache != nil && s.cache.prev != nil {
-			if old := s.cache.prev.Pages[p.Path]; old != nil && old.SearchID > 0 && !taken[old.SearchID-1] {
+			if old := s.cache.prev.Pages[p.Path]; old != nil && old.SearchID > 0 && old.SearchID-1 <= search.MaxID && !taken[old.SearchID-1] {
 				ids[i] = old.SearchID - 1
 				taken[ids[i]] = true
 			}

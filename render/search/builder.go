@@ -15,10 +15,8 @@ type Builder struct {
 	postings map[string]int32 // a word → its pages, in lists
 	lists    [][]posting
 	lens     []int // by id, -1 for no page
-	pages    int
-	total    int
-	last     int  // the id added last
-	ordered  bool // each id added after a smaller one: the lists are in id order
+	last     int   // the id added last
+	ordered  bool  // each id added after a smaller one: the lists are in id order
 }
 
 // NewBuilder returns an empty Builder.
@@ -30,8 +28,8 @@ func NewBuilder() *Builder {
 // with only the Terms of a rebuild cache's record). An id added twice, or
 // damaged terms, are an error.
 func (b *Builder) Add(id int, d Doc) error {
-	if id < 0 || id >= 1<<31 {
-		return fmt.Errorf("search: page id %d out of range", id)
+	if id < 0 || id > MaxID {
+		return fmt.Errorf("search: page id %d out of range (at most %d pages are indexed)", id, MaxID+1)
 	}
 	if id < len(b.lens) && b.lens[id] >= 0 {
 		return fmt.Errorf("search: page %d added twice", id)
@@ -51,15 +49,13 @@ func (b *Builder) Add(id int, d Doc) error {
 				b.lists[k] = append(b.lists[k], posting{uint32(id), f})
 				return
 			}
-			b.addWord(string(w), uint32(id), f)
+			b.newWord(string(w), uint32(id), f)
 		})
 	}
 	for len(b.lens) <= id {
 		b.lens = append(b.lens, -1) // no page of this id (a rebuild's gaps)
 	}
 	b.lens[id] = n
-	b.pages++
-	b.total += n
 	b.ordered = b.ordered && id > b.last
 	b.last = id
 	return nil
@@ -72,16 +68,17 @@ func (b *Builder) addWord(w string, id, f uint32) {
 		b.lists[k] = append(b.lists[k], posting{id, f})
 		return
 	}
-	b.postings[strings.Clone(w)] = int32(len(b.lists))
+	b.newWord(strings.Clone(w), id, f)
+}
+
+// newWord adds word w, not in the index yet, with the posting of page id.
+func (b *Builder) newWord(w string, id, f uint32) {
+	b.postings[w] = int32(len(b.lists))
 	b.lists = append(b.lists, []posting{{id, f}})
 }
 
 // Files returns the index's meta file and chunks, of the pages added.
 func (b *Builder) Files() []File {
-	m := meta{Version: version, Pages: b.pages, Lens: b.lens}
-	if b.pages > 0 {
-		m.AvgLen = float64(b.total) / float64(b.pages)
-	}
 	words := make([]string, 0, len(b.postings))
 	for w := range b.postings {
 		words = append(words, w)
@@ -94,11 +91,45 @@ func (b *Builder) Files() []File {
 		}
 		return ps
 	}
-	var files []File
-	cutChunks(words, list, func(f File, first string) {
-		files = append(files, f)
-		m.Chunks = append(m.Chunks, [2]string{first, strings.TrimPrefix(f.Name, Dir)})
-	})
+	var cs chunkSet
+	cutChunks(words, list, cs.add)
+	return append([]File{metaFile(b.lens, cs.entries)}, cs.files...)
+}
+
+// chunkSet is the chunks written, and the meta file's entries for them.
+type chunkSet struct {
+	files   []File
+	entries [][2]string // first word, file name under Dir
+}
+
+// add adds chunk file f, whose first word is first.
+func (cs *chunkSet) add(f File, first string) {
+	cs.files = append(cs.files, f)
+	cs.entries = append(cs.entries, [2]string{first, strings.TrimPrefix(f.Name, Dir)})
+}
+
+// metaFile is the meta file of an index of the pages of lengths lens (by
+// id, -1 for no page) and chunks: the pages' count and mean length are
+// worked out from lens. An index of no page has empty lists, not null,
+// which the browser's query reads as lists.
+func metaFile(lens []int, chunks [][2]string) File {
+	m := meta{Version: version, Lens: lens, Chunks: chunks}
+	if m.Lens == nil {
+		m.Lens = []int{}
+	}
+	if m.Chunks == nil {
+		m.Chunks = [][2]string{}
+	}
+	total := 0
+	for _, n := range lens {
+		if n >= 0 {
+			m.Pages++
+			total += n
+		}
+	}
+	if m.Pages > 0 {
+		m.AvgLen = float64(total) / float64(m.Pages)
+	}
 	payload, _ := json.Marshal(m)
-	return append([]File{{Name: MetaFile, Data: encodeFile(payload)}}, files...)
+	return File{Name: MetaFile, Data: encodeFile(payload)}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // encoded is the encoded words of page p (Doc.Terms, as a rebuild cache
@@ -86,5 +87,31 @@ func TestBuilderRejects(t *testing.T) {
 	after := b.Files()
 	if len(after) != len(before) || !bytes.Equal(after[0].Data, before[0].Data) {
 		t.Error("a rejected page changed the index")
+	}
+}
+
+// TestEmptyIndex: an index of no page (every page out of search) has
+// empty lists in its meta file, which the browser's query reads as lists,
+// and answers every query, one letter too, with no result.
+func TestEmptyIndex(t *testing.T) {
+	files := NewBuilder().Files()
+	if len(files) != 1 {
+		t.Fatalf("%d files, want the meta file alone", len(files))
+	}
+	payload, err := decodeFile(files[0].Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(payload, []byte(`"dl":[]`)) || !bytes.Contains(payload, []byte(`"c":[]`)) {
+		t.Errorf("meta file %s: want empty lists", payload)
+	}
+	ix, err := Open(fstest.MapFS{MetaFile: {Data: files[0].Data}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"a", "deploy", "deploy the"} {
+		if rs, err := ix.Search(q, 5); err != nil || len(rs) != 0 {
+			t.Errorf("Search(%q) = %v, %v; want nothing", q, rs, err)
+		}
 	}
 }

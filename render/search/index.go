@@ -43,8 +43,15 @@ const (
 	cutMask  = 7
 )
 
-// Entry is a page of the index being built: its id (fragment file name,
-// and its number in the postings) and its words (Doc.Terms).
+// MaxID bounds a page's id in the index (ids number the pages from 0, so
+// it bounds the pages too): the meta file holds a length for every id up
+// to the largest, and an id read back from a damaged rebuild cache or
+// index must not size it.
+const MaxID = 1<<22 - 1
+
+// Entry is a page of the index being built: its id (its number in the
+// postings, which FragmentFile names its fragment's file by) and its
+// words (Doc.Terms).
 type Entry struct {
 	ID    int
 	Terms []byte

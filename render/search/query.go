@@ -204,7 +204,7 @@ func (ix *Index) matches(t string, prefix bool) ([]match, error) {
 	}
 	n := utf8.RuneCountInString(t)
 	if n < 2 {
-		hi = lo // one letter: the word itself, no words it starts
+		hi = min(hi, lo) // one letter: the word itself, no words it starts
 	}
 	var out []match
 	for i := lo; i <= hi; i++ {

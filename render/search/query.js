@@ -178,7 +178,7 @@ function lecternSearchIndex(base) {
       r[1] = Math.min(r[1], r[0] + MAX_TERM_CHUNKS - 1);
     }
     var n = runes(t).length, loads = [];
-    if (n < 2) r[1] = r[0]; // one letter: the word itself, no words it starts
+    if (n < 2) r[1] = Math.min(r[1], r[0]); // one letter: the word itself, no words it starts
     for (var i = r[0]; i <= r[1]; i++) loads.push(load(m.c[i][1]));
     return Promise.all(loads).then(function (chunks) {
       var out = [];

@@ -12,7 +12,7 @@ import (
 // output (Open): it loads chunks and fragments as queries need them, as
 // the reader's browser does. It is safe for concurrent use.
 type Index struct {
-	fsys fs.FS
+	read reader
 	meta meta
 
 	mu     sync.Mutex
@@ -33,17 +33,13 @@ type chunk struct {
 // Open opens the search index of the site whose output is fsys (a folder
 // holding _lectern/search/meta.js). It reads only the meta file.
 func Open(fsys fs.FS) (*Index, error) {
-	ix := &Index{fsys: fsys, chunks: map[int]*chunk{}, frags: map[int]*fragmentFile{}}
-	if err := ix.read(MetaFile, &ix.meta); err != nil {
+	ix := &Index{
+		read:   func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) },
+		chunks: map[int]*chunk{}, frags: map[int]*fragmentFile{},
+	}
+	var err error
+	if ix.meta, err = ix.read.meta(); err != nil {
 		return nil, err
-	}
-	if ix.meta.Version != version {
-		return nil, fmt.Errorf("search: %s: index version %d, want %d (build the site again)", MetaFile, ix.meta.Version, version)
-	}
-	for i := 1; i < len(ix.meta.Chunks); i++ {
-		if !less16(ix.meta.Chunks[i-1][0], ix.meta.Chunks[i][0]) {
-			return nil, fmt.Errorf("search: %s: chunks out of order", MetaFile)
-		}
 	}
 	return ix, nil
 }
@@ -51,21 +47,13 @@ func Open(fsys fs.FS) (*Index, error) {
 // Pages returns the number of pages in the index.
 func (ix *Index) Pages() int { return ix.meta.Pages }
 
-// read reads the index file name into v.
-func (ix *Index) read(name string, v any) error {
-	payload, err := ix.payload(name)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(payload, v); err != nil {
-		return fmt.Errorf("search: %s: %w", name, err)
-	}
-	return nil
-}
+// reader reads a file of the index by its name: from a site's output
+// (Open), or from a rebuild's previous output (Update).
+type reader func(name string) ([]byte, error)
 
 // payload returns the payload of the index file name.
-func (ix *Index) payload(name string) ([]byte, error) {
-	data, err := fs.ReadFile(ix.fsys, name)
+func (r reader) payload(name string) ([]byte, error) {
+	data, err := r(name)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
@@ -76,16 +64,59 @@ func (ix *Index) payload(name string) ([]byte, error) {
 	return payload, nil
 }
 
+// json reads the index file name into v, and returns the size of its
+// payload.
+func (r reader) json(name string, v any) (int, error) {
+	payload, err := r.payload(name)
+	if err != nil {
+		return 0, err
+	}
+	if err := json.Unmarshal(payload, v); err != nil {
+		return 0, fmt.Errorf("search: %s: %w", name, err)
+	}
+	return len(payload), nil
+}
+
+// meta reads the meta file, checked: its version, its chunks in order
+// (a word's chunk is found by binary search), and its pages' ids bounded.
+func (r reader) meta() (meta, error) {
+	var m meta
+	if _, err := r.json(MetaFile, &m); err != nil {
+		return m, err
+	}
+	if m.Version != version {
+		return m, fmt.Errorf("search: %s: index version %d, want %d (build the site again)", MetaFile, m.Version, version)
+	}
+	for i := 1; i < len(m.Chunks); i++ {
+		if !less16(m.Chunks[i-1][0], m.Chunks[i][0]) {
+			return m, fmt.Errorf("search: %s: chunks out of order", MetaFile)
+		}
+	}
+	if len(m.Lens) > MaxID+1 {
+		return m, fmt.Errorf("search: %s: %d page ids, more than %d", MetaFile, len(m.Lens), MaxID+1)
+	}
+	return m, nil
+}
+
+// chunk reads the chunk file name (under Dir), checked, and returns the
+// size of its payload.
+func (r reader) chunk(name string) (chunk, int, error) {
+	var c chunk
+	size, err := r.json(Dir+name, &c)
+	if err != nil {
+		return c, 0, err
+	}
+	if len(c.Postings) != len(c.Words) {
+		return c, 0, fmt.Errorf("search: %s: %d words, %d posting lists", name, len(c.Words), len(c.Postings))
+	}
+	return c, size, nil
+}
+
 // chunk returns chunk i of the meta file, read once.
 func (ix *Index) chunk(i int) (*chunk, error) {
-	return readOnce(ix, ix.chunks, i, func(c *chunk) error {
-		if err := ix.read(Dir+ix.meta.Chunks[i][1], c); err != nil {
-			return err
-		}
-		if len(c.Postings) != len(c.Words) {
-			return fmt.Errorf("search: %s: %d words, %d posting lists", ix.meta.Chunks[i][1], len(c.Words), len(c.Postings))
-		}
-		return nil
+	return readOnce(ix, ix.chunks, i, func(c *chunk) (err error) {
+		*c, _, err = ix.read.chunk(ix.meta.Chunks[i][1])
+		return err
 	})
 }
 
@@ -93,7 +124,7 @@ func (ix *Index) chunk(i int) (*chunk, error) {
 func (ix *Index) fragment(id int) (*fragment, error) {
 	ff, err := readOnce(ix, ix.frags, id/FragmentGroup, func(ff *fragmentFile) error {
 		name := FragmentFile(id)
-		payload, err := ix.payload(name)
+		payload, err := ix.read.payload(name)
 		if err != nil {
 			return err
 		}

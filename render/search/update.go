@@ -1,13 +1,11 @@
 package search
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 )
 
 // Change is a page whose words changed since the index was built: its id
@@ -26,12 +24,10 @@ type Change struct {
 // chunks that stay as they are. It fails when a file is not as written,
 // and the caller builds the index again.
 func Update(read func(name string) ([]byte, error), changes []Change) (files []File, kept []string, err error) {
-	var m meta
-	if _, err := decodeJSON(read, MetaFile, &m); err != nil {
+	r := reader(read)
+	m, err := r.meta()
+	if err != nil {
 		return nil, nil, err
-	}
-	if m.Version != version {
-		return nil, nil, fmt.Errorf("search: index version %d", m.Version)
 	}
 	// The words whose frequency changed, by page.
 	type edit struct {
@@ -41,6 +37,9 @@ func Update(read func(name string) ([]byte, error), changes []Change) (files []F
 	}
 	var edits []edit
 	for _, c := range changes {
+		if c.ID < 0 || c.ID > MaxID {
+			return nil, nil, fmt.Errorf("search: page id %d out of range", c.ID)
+		}
 		old := map[string]uint32{}
 		if c.Old != nil {
 			if _, err := eachTerm(c.Old, func(w []byte, f uint32) { old[string(w)] = f }); err != nil {
@@ -75,23 +74,14 @@ func Update(read func(name string) ([]byte, error), changes []Change) (files []F
 		i := sort.Search(len(m.Chunks), func(i int) bool { return less16(e.word, m.Chunks[i][0]) }) - 1
 		byChunk[max(i, 0)] = append(byChunk[max(i, 0)], e)
 	}
-	var chunks [][2]string
-	emit := func(f File, first string) {
-		files = append(files, f)
-		chunks = append(chunks, [2]string{first, strings.TrimPrefix(f.Name, Dir)})
-	}
+	var cs chunkSet
 	words := map[string][]posting{}
-	// patch reads chunk i into words and applies its edits.
 	// patch reads chunk i into words, applies its edits and returns the
 	// size of its payload as it was.
 	patch := func(i int) (int, error) {
-		var ch chunk
-		size, err := decodeJSON(read, Dir+m.Chunks[i][1], &ch)
+		ch, size, err := r.chunk(m.Chunks[i][1])
 		if err != nil {
 			return 0, err
-		}
-		if len(ch.Words) != len(ch.Postings) {
-			return 0, fmt.Errorf("search: chunk %s damaged", m.Chunks[i][1])
 		}
 		for k, w := range ch.Words {
 			words[w] = decodePostings(ch.Postings[k])
@@ -109,14 +99,14 @@ func Update(read func(name string) ([]byte, error), changes []Change) (files []F
 	for i := 0; i < len(m.Chunks); i++ {
 		if _, ok := byChunk[i]; !ok {
 			kept = append(kept, Dir+m.Chunks[i][1])
-			chunks = append(chunks, m.Chunks[i])
+			cs.entries = append(cs.entries, m.Chunks[i]) // (its file kept)
 			continue
 		}
 		clear(words)
 		if _, err := patch(i); err != nil {
 			return nil, nil, err
 		}
-		// The chunk keeps its ends, but that one that shrank below
+		// The chunk keeps its ends, but one that shrank below
 		// minChunk takes in the chunks after it until it holds that much,
 		// and one that grew past maxChunk is cut as Build cuts (its last
 		// part ending where it did).
@@ -139,38 +129,12 @@ func Update(read func(name string) ([]byte, error), changes []Change) (files []F
 		case len(list) == 0: // the chunk is gone
 		case len(payload) <= maxChunk:
 			data := encodeFile(payload)
-			emit(chunkFile(data), list[0])
+			cs.add(chunkFile(data), list[0])
 		default:
-			cutChunks(list, func(w string) []posting { return words[w] }, emit)
+			cutChunks(list, func(w string) []posting { return words[w] }, cs.add)
 		}
 	}
-	m.Chunks = chunks
-	m.Pages, m.AvgLen = 0, 0
-	total := 0
-	for _, n := range m.Lens {
-		if n >= 0 {
-			m.Pages++
-			total += n
-		}
-	}
-	if m.Pages > 0 {
-		m.AvgLen = float64(total) / float64(m.Pages)
-	}
-	payload, _ := json.Marshal(m)
-	return append([]File{{Name: MetaFile, Data: encodeFile(payload)}}, files...), kept, nil
-}
-
-// decodeJSON reads the index file name into v.
-func decodeJSON(read func(string) ([]byte, error), name string, v any) (int, error) {
-	data, err := read(name)
-	if err != nil {
-		return 0, err
-	}
-	payload, err := decodeFile(data)
-	if err != nil {
-		return 0, fmt.Errorf("search: %s: %w", name, err)
-	}
-	return len(payload), json.Unmarshal(payload, v)
+	return append([]File{metaFile(m.Lens, cs.entries)}, cs.files...), kept, nil
 }
 
 // chunkOf returns the words that pages hold of words, sorted as the

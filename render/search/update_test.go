@@ -139,8 +139,8 @@ func TestUpdateSplitsAndJoins(t *testing.T) {
 	for _, f := range files {
 		got[f.Name] = &fstest.MapFile{Data: f.Data}
 	}
-	var m meta
-	if _, err := decodeJSON(func(name string) ([]byte, error) { return fs.ReadFile(got, name) }, MetaFile, &m); err != nil {
+	m, err := reader(func(name string) ([]byte, error) { return fs.ReadFile(got, name) }).meta()
+	if err != nil {
 		t.Fatal(err)
 	}
 	small := 0
