@@ -41,6 +41,9 @@ type buildCache struct {
 	// contexts are the pages' context hashes (contextHash), in the order
 	// of the site, once reuse has run.
 	contexts []string
+	// keptFrags are the fragment files of the search index that reuse
+	// asked the output to keep (keepFragment): keptFile → bool.
+	keptFrags sync.Map
 	// firstReused says the first page was kept from the previous build.
 	firstReused bool
 	// sourcesEncoded is closed once encodeSourcesAhead is done.
@@ -67,13 +70,10 @@ func (s *site) statFile(name string) cache.Stamp {
 // this build's.
 func openCache(s *site, ms *cache.State) (*buildCache, error) {
 	c := &buildCache{dir: s.opts.CacheDir, sums: map[string]string{}}
-	key, err := cacheKey(s, ms.Tool)
-	m, rerr := ms.Get()
+	key := cacheKey(s, ms.Tool)
+	m, err := ms.Get()
 	if err != nil {
 		return nil, err
-	}
-	if rerr != nil {
-		return nil, rerr
 	}
 	c.next = &cache.Manifest{Tool: ms.Tool, Key: key, Start: ms.Start,
 		Pages: make(map[string]*cache.Page, len(s.order)), Sources: ms.Sources, Assets: map[string]*cache.Asset{}}

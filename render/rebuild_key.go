@@ -12,7 +12,7 @@ import (
 )
 
 // cacheKey hashes what every page depends on.
-func cacheKey(s *site, tool string) (string, error) {
+func cacheKey(s *site, tool string) string {
 	h := sha256.New()
 	line := func(parts ...string) {
 		for _, p := range parts {
@@ -47,5 +47,5 @@ func cacheKey(s *site, tool string) (string, error) {
 		}
 		line("file", f, strconv.FormatInt(st.Size, 10), strconv.FormatInt(st.ModTime, 10))
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil))
 }

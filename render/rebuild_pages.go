@@ -109,16 +109,34 @@ func (c *buildCache) reuse(s *site) func(i int) (pageResult, bool) {
 		if old.SearchID > 0 {
 			// Its fragment in the search index is kept too (its file is
 			// written again if another of its pages changed).
-			frag := search.FragmentFile(old.SearchID - 1)
-			if !keeper.KeepFile(frag, old.Frag) {
+			if !c.keepFragment(keeper, search.FragmentFile(old.SearchID-1), old.Frag) {
 				return pageResult{}, false
-			}
-			if c.out != nil {
-				c.out.MarkWritten(frag)
 			}
 		}
 		return pageResult{reused: true, doc: search.Doc{Terms: old.Terms}, warns: old.Warnings, cached: old}, true
 	}
+}
+
+// keepFragment keeps the previous build's fragment file name (as info
+// says it was written), once for the pages it holds: the first of them
+// asks the output, the others read its answer.
+func (c *buildCache) keepFragment(keeper output.Keeper, name string, info output.FileInfo) bool {
+	key := keptFile{name, info}
+	if ok, done := c.keptFrags.Load(key); done {
+		return ok.(bool)
+	}
+	ok := keeper.KeepFile(name, info)
+	if ok && c.out != nil {
+		c.out.MarkWritten(name)
+	}
+	c.keptFrags.Store(key, ok)
+	return ok
+}
+
+// keptFile is a file of the previous build, as a page's record has it.
+type keptFile struct {
+	name string
+	info output.FileInfo
 }
 
 // page returns the worker function of a build with a cache that renders
