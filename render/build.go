@@ -139,7 +139,7 @@ type site struct {
 	// lazy holds the pages loaded from the cache without their body
 	// (parallel.go: ensureBody); read-only once the pages are loaded.
 	lazy   map[*page.Page]*lazyBody
-	search []search.Doc // the pages' search documents, in navigation order
+	search []search.Doc // the pages' search documents, in navigation order, when the index is not streamed
 	// searchIDs are the pages' ids in the search index, -1 for those not
 	// in it, once assigned (searchIndexIDs).
 	searchIDs []int
@@ -255,9 +255,10 @@ func (s *site) writePages(ctx context.Context, progress func(done int)) error {
 		// the hashes of what each page's sidebar shows.
 		s.theme.Prewarm(s.opts.CacheDir != "")
 	}
-	s.search = make([]search.Doc, 0, len(s.order))
 	if s.streamSearch() {
 		s.stream = newSearchStream(len(s.order)) // search_stream.go
+	} else {
+		s.search = make([]search.Doc, 0, len(s.order))
 	}
 	// Pages are rendered in parallel and written in order (parallel.go).
 	render := s.renderOne
@@ -300,19 +301,21 @@ func (s *site) writePage(i int, r pageResult, progress func(done int)) error {
 	}
 	s.w.Merge(r.warns)
 	if s.stream != nil {
-		d, err := s.stream.add(i, r.doc)
-		if err != nil {
+		// Its index is made as it goes (search_stream.go).
+		if err := s.stream.add(i, r.doc); err != nil {
 			return err
 		}
-		r.doc = d
 		if err := s.stream.writeReady(s); err != nil {
 			return err
 		}
-	} else if r.doc.Terms != nil {
-		// Encoded for the cache: not the words, which hold the page's text.
-		r.doc = search.Doc{Terms: r.doc.Terms, Frag: r.doc.Frag}
+	} else {
+		d := r.doc
+		if d.Terms != nil {
+			// Encoded for the cache: not the words, which hold the page's text.
+			d = search.Doc{Terms: d.Terms, Frag: d.Frag}
+		}
+		s.search = append(s.search, d)
 	}
-	s.search = append(s.search, r.doc)
 	progress(i + 1)
 	return nil
 }

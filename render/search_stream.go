@@ -91,25 +91,24 @@ func (st *searchStream) compress(id int) {
 }
 
 // add hands page i's document (written next, in navigation order) to
-// the stream, and returns it without its fragment, which the stream owns
-// now.
-func (st *searchStream) add(i int, d search.Doc) (search.Doc, error) {
+// the stream, which owns it now.
+func (st *searchStream) add(i int, d search.Doc) error {
 	if len(st.ids) != i {
-		return d, fmt.Errorf("render: internal error: page %d streamed to the search index after %d", i, len(st.ids))
+		return fmt.Errorf("render: internal error: page %d streamed to the search index after %d", i, len(st.ids))
 	}
 	// (searchDoc gives a page out of search an empty Doc; with no
 	// previous build, no page is reused with its old one.)
 	if !d.InIndex() {
 		st.ids = append(st.ids, -1)
-		return d, nil
+		return nil
 	}
 	if d.Frag == nil {
-		return d, fmt.Errorf("render: internal error: no search fragment for page %d", i)
+		return fmt.Errorf("render: internal error: no search fragment for page %d", i)
 	}
 	st.ids = append(st.ids, st.next)
 	st.in <- streamPage{id: st.next, doc: d}
 	st.next++
-	return search.Doc{Terms: d.Terms}, nil
+	return nil
 }
 
 // writeReady writes the fragment files compressed so far.
