@@ -294,58 +294,46 @@ func (s *site) loadPages(jobs []loadJob) error {
 		err   error
 	}
 	res := make([]loaded, len(jobs))
-	var next atomic.Int64
-	var failed atomic.Bool
-	var wg sync.WaitGroup
 	ms := s.manifest
-	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for !failed.Load() {
-				i := int(next.Add(1) - 1)
-				if i >= len(jobs) {
-					return
-				}
-				j := jobs[i]
-				if j.gen != nil {
-					res[i].p = j.gen
-					continue
-				}
-				var st cache.Stamp
-				if ms != nil {
-					st = s.statFile(j.file)
-					if old := ms.Trusted(j.file, st); old != nil && old.Load != nil && old.Load.Nav == j.entry.Page {
-						res[i] = loaded{p: old.Load.Page(j.entry.Page, j.file), sum: old.Sum, warns: old.Load.Warnings, lazy: true,
-							rec: &cache.Source{Stamp: st, Sum: old.Sum, Load: old.Load}}
-						continue
-					}
-				}
-				data, err := s.readFile(j.file)
-				if err != nil {
-					res[i].err = limits.ReadError(j.file, err)
-					failed.Store(true)
-					return
-				}
-				if ms == nil {
-					w := &diag.Warner{}
-					res[i].p = page.Load(j.entry.Page, j.file, string(data), w)
-					res[i].warns = w.List()
-					continue
-				}
-				h := cache.Sum(data)
-				if old := ms.Previous(j.file); old != nil && old.Sum == h && old.Load != nil && old.Load.Nav == j.entry.Page {
-					res[i] = loaded{p: old.Load.Page(j.entry.Page, j.file), sum: h, warns: old.Load.Warnings, lazy: true,
-						rec: &cache.Source{Stamp: st, Sum: h, Load: old.Load}}
-					continue
-				}
-				w := &diag.Warner{}
-				p := page.Load(j.entry.Page, j.file, string(data), w)
-				res[i] = loaded{p: p, sum: h, warns: w.List(), rec: &cache.Source{Stamp: st, Sum: h, Load: cache.NewPageLoad(p, w.List())}}
+	// An error stops the pool; the loop below returns the first in
+	// navigation order.
+	_ = forEach(len(jobs), runtime.GOMAXPROCS(0), func(i int) error {
+		j := jobs[i]
+		if j.gen != nil {
+			res[i].p = j.gen
+			return nil
+		}
+		var st cache.Stamp
+		if ms != nil {
+			st = s.statFile(j.file)
+			if old := ms.Trusted(j.file, st); old != nil && old.Load != nil && old.Load.Nav == j.entry.Page {
+				res[i] = loaded{p: old.Load.Page(j.entry.Page, j.file), sum: old.Sum, warns: old.Load.Warnings, lazy: true,
+					rec: &cache.Source{Stamp: st, Sum: old.Sum, Load: old.Load}}
+				return nil
 			}
-		}()
-	}
-	wg.Wait()
+		}
+		data, err := s.readFile(j.file)
+		if err != nil {
+			res[i].err = limits.ReadError(j.file, err)
+			return res[i].err
+		}
+		if ms == nil {
+			w := &diag.Warner{}
+			res[i].p = page.Load(j.entry.Page, j.file, string(data), w)
+			res[i].warns = w.List()
+			return nil
+		}
+		h := cache.Sum(data)
+		if old := ms.Previous(j.file); old != nil && old.Sum == h && old.Load != nil && old.Load.Nav == j.entry.Page {
+			res[i] = loaded{p: old.Load.Page(j.entry.Page, j.file), sum: h, warns: old.Load.Warnings, lazy: true,
+				rec: &cache.Source{Stamp: st, Sum: h, Load: old.Load}}
+			return nil
+		}
+		w := &diag.Warner{}
+		p := page.Load(j.entry.Page, j.file, string(data), w)
+		res[i] = loaded{p: p, sum: h, warns: w.List(), rec: &cache.Source{Stamp: st, Sum: h, Load: cache.NewPageLoad(p, w.List())}}
+		return nil
+	})
 	if ms != nil {
 		s.srcSums = make(map[string]string, len(jobs))
 		s.lazy = make(map[*page.Page]*lazyBody, len(jobs))

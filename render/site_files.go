@@ -16,33 +16,41 @@ import (
 
 // write sends one file to the output.
 func (s *site) write(name string, data []byte) error {
-	if err := s.countOutput(name, int64(len(data))); err != nil {
+	if err := s.claim(name, data); err != nil {
 		return err
 	}
-	if err := s.out.WriteFile(name, data); err != nil {
-		return fmt.Errorf("render: write %s: %w", name, err)
+	return s.writeOut(name, data)
+}
+
+// claim counts file name of data against the output's budget, as
+// written.
+func (s *site) claim(name string, data []byte) error {
+	if err := s.countOutput(name, int64(len(data))); err != nil {
+		return err
 	}
 	s.written++
 	return nil
 }
 
+// writeOut writes a file claimed.
+func (s *site) writeOut(name string, data []byte) error {
+	if err := s.out.WriteFile(name, data); err != nil {
+		return fmt.Errorf("render: write %s: %w", name, err)
+	}
+	return nil
+}
+
 // writeParallel writes files to the output from a few goroutines, for
-// many small files (the search index's fragment files) whose writes cost
-// more in system calls than in bytes. They count against the output's
-// budget before any is written.
+// many small files (the search index's files) whose writes cost more in
+// system calls than in bytes. They count against the output's budget
+// before any is written.
 func (s *site) writeParallel(files []search.File) error {
 	for _, f := range files {
-		if err := s.countOutput(f.Name, int64(len(f.Data))); err != nil {
+		if err := s.claim(f.Name, f.Data); err != nil {
 			return err
 		}
-		s.written++
 	}
-	return forEach(len(files), parallelWriters, func(i int) error {
-		if err := s.out.WriteFile(files[i].Name, files[i].Data); err != nil {
-			return fmt.Errorf("render: write %s: %w", files[i].Name, err)
-		}
-		return nil
-	})
+	return forEach(len(files), parallelWriters, func(i int) error { return s.writeOut(files[i].Name, files[i].Data) })
 }
 
 // parallelWriters is how many goroutines writeParallel writes from:
