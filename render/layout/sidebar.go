@@ -173,9 +173,10 @@ func (t *Theme) chainInputs(p string) string {
 // sidebarInputs hashes what the full sidebar of section root depends on
 // besides the configuration and the files other than pages, which the
 // cache's key covers, and the folder of the output file (export form),
-// which Prewarm adds: the label, icon and hidden state of each page under
-// it, and where each link of the section leads, pages being added and
-// removed without a change of key. Equal inputs give an equal sidebar
+// which Prewarm adds: the label, icon, tag, method badge and hidden state
+// of each page under it, where each link of the section leads, and where
+// each group starts and ends with what it shows (appendNode), pages being
+// added and removed without a change of key. Equal inputs give an equal sidebar
 // (SidebarSum, for the rebuild cache), without rendering it.
 func (t *Theme) sidebarInputs(root *config.Nav) string {
 	h := sha256.New()

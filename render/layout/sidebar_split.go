@@ -24,13 +24,12 @@ import (
 //
 // A page's part is the outermost group holding it that has at most
 // Split.Group entries and groups inside it; when even the innermost is
-// larger (or the page is
-// at the top level of its section, among more than Split.Group entries
-// there), Split.Window entries of it around the page. Its cost is bounded,
-// in the live and export forms and in 404.html (which shows the part of
-// the first entry). A page whose part is the whole section shows the full
-// sidebar, byte for byte as in a small section, without a navigation
-// file.
+// larger (or the page is at the top level of its section, among more than
+// Split.Group entries there), Split.Window entries of it around the page.
+// Its cost is bounded, in the live and export forms and in 404.html
+// (which shows the part of the first entry). A page whose part is the
+// whole section shows the full sidebar, byte for byte as in a small
+// section, without a navigation file.
 //
 // Site.Split sets the thresholds; its zero value takes defaultSplit's.
 type Split struct {
