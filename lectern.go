@@ -106,19 +106,20 @@ type APIKey struct {
 // UpdateStatus is the state of a deployment update.
 type UpdateStatus string
 
-// The update states. Queued moves to in_progress or superseded; in_progress
-// moves to success or failure.
+// The update states. Queued moves to in_progress, superseded or canceled;
+// in_progress moves to success, failure or canceled.
 const (
 	UpdateQueued     UpdateStatus = "queued"
 	UpdateInProgress UpdateStatus = "in_progress"
 	UpdateSuccess    UpdateStatus = "success"
 	UpdateFailure    UpdateStatus = "failure"
 	UpdateSuperseded UpdateStatus = "superseded"
+	UpdateCanceled   UpdateStatus = "canceled"
 )
 
 // Terminal reports whether no further transition can happen.
 func (s UpdateStatus) Terminal() bool {
-	return s == UpdateSuccess || s == UpdateFailure || s == UpdateSuperseded
+	return s == UpdateSuccess || s == UpdateFailure || s == UpdateSuperseded || s == UpdateCanceled
 }
 
 // Commit identifies the source revision an update built.
@@ -153,22 +154,38 @@ type Deployment struct {
 	Commit    Commit    `json:"commit"`
 	PageCount int       `json:"pageCount"`
 	CreatedAt time.Time `json:"createdAt"`
+	// Live says whether it is its project's live deployment (set by
+	// the API from the project, not stored).
+	Live bool `json:"live"`
 }
 
 // ExportStatus is the state of a static export job.
 type ExportStatus string
 
-// The export states. Queued moves to running; running moves to completed or
-// failed (and back to queued when its worker stops before finishing).
+// The export states. Queued moves to running or canceled; running moves to
+// completed, failed or canceled (and back to queued when its worker stops
+// before finishing).
 const (
 	ExportQueued    ExportStatus = "queued"
 	ExportRunning   ExportStatus = "running"
 	ExportCompleted ExportStatus = "completed"
 	ExportFailed    ExportStatus = "failed"
+	ExportCanceled  ExportStatus = "canceled"
 )
 
 // Terminal reports whether no further transition can happen.
-func (s ExportStatus) Terminal() bool { return s == ExportCompleted || s == ExportFailed }
+func (s ExportStatus) Terminal() bool {
+	return s == ExportCompleted || s == ExportFailed || s == ExportCanceled
+}
+
+// ParseExportStatus returns the export state named s, or an EINVALID error.
+func ParseExportStatus(s string) (ExportStatus, error) {
+	switch st := ExportStatus(s); st {
+	case ExportQueued, ExportRunning, ExportCompleted, ExportFailed, ExportCanceled:
+		return st, nil
+	}
+	return "", Errorf(EINVALID, "unknown export status %q: use queued, running, completed, failed or canceled", s)
+}
 
 // JobError says why a job failed.
 type JobError struct {

@@ -46,6 +46,20 @@ type Orgs interface {
 	ListOrgs(ctx context.Context) ([]*lectern.Organization, error)
 	// SetOrgPlan changes an organization's plan; ENOTFOUND when missing.
 	SetOrgPlan(ctx context.Context, id string, plan lectern.Plan) error
+	// RenameOrg changes an organization's name; ENOTFOUND when missing.
+	RenameOrg(ctx context.Context, id, name string) error
+	// DeleteOrg removes an organization at once for every other method
+	// (GetOrg, ListOrgs: ENOTFOUND, absent) and revokes its API keys at
+	// at. ECONFLICT, changing nothing, while it has projects that are not
+	// deleted; ENOTFOUND when missing or already deleted. Its records are
+	// dropped by PurgeOrg.
+	DeleteOrg(ctx context.Context, id string, at time.Time) error
+	// ListDeletedOrgs returns up to limit organizations deleted before t
+	// that no project (deleted or not) names any more.
+	ListDeletedOrgs(ctx context.Context, before time.Time, limit int) ([]*lectern.Organization, error)
+	// PurgeOrg drops a deleted organization and its API keys; ECONFLICT
+	// while a project still names it, ENOTFOUND when it is not deleted.
+	PurgeOrg(ctx context.Context, id string) error
 }
 
 // Projects stores projects and their domains.
@@ -63,15 +77,41 @@ type Projects interface {
 	// its live deployment ("" before the first), in one cheap read: it is
 	// the lookup of every live-site request. ENOTFOUND for an unknown domain.
 	ResolveDomain(ctx context.Context, domain string) (projectID, liveDeploymentID string, err error)
-	// ListProjects returns the projects of an organization ("" for all).
-	ListProjects(ctx context.Context, orgID string) ([]*lectern.Project, error)
+	// ListProjects returns the projects of an organization ("" for all),
+	// newest first, one page of them.
+	ListProjects(ctx context.Context, orgID string, pg Page) ([]*lectern.Project, error)
+	// UpdateProject applies ch to a project in one transaction and returns
+	// the project as it now is. A domain that another project owns is
+	// ECONFLICT, changing nothing; ENOTFOUND when the project is missing.
+	// Domains it no longer names are free at once for other projects.
+	UpdateProject(ctx context.Context, id string, ch ProjectChange) (*lectern.Project, error)
+	// DeleteProject removes a project at once for every other method
+	// (GetProject, GetProjectByDomain, ResolveDomain, ListProjects,
+	// UpdateProject, CreateUpdate, CreateExport: ENOTFOUND or absent) and frees its
+	// domains, in one transaction that also ends its queued and running
+	// updates and exports as canceled at at: an update with status
+	// canceled, EndedAt at and the summary CanceledByDelete; an export
+	// with status canceled, UpdatedAt at and the error code "canceled"
+	// with the message CanceledByDelete. Their jobs are done, so a worker
+	// running one loses its lease (ECONFLICT) and publishes nothing.
+	// Its updates, deployments and exports stay readable by ID.
+	// ENOTFOUND when missing or already deleted. Its records are dropped
+	// by PurgeProject.
+	DeleteProject(ctx context.Context, id string, at time.Time) error
+	// ListDeletedProjects returns up to limit projects deleted before t.
+	ListDeletedProjects(ctx context.Context, before time.Time, limit int) ([]*lectern.Project, error)
+	// PurgeProject drops a deleted project's records: its deployments, its
+	// updates and their jobs, and the project. ENOTFOUND when the project
+	// is missing or not deleted.
+	PurgeProject(ctx context.Context, id string) error
 	// SetProjectRepo replaces a project's repository URL and its sealed
 	// credentials ("" for none). ENOTFOUND when the project is missing.
 	SetProjectRepo(ctx context.Context, id, repoURL, credentials string) error
 	// GetDeployment returns ENOTFOUND when there is no such deployment.
 	GetDeployment(ctx context.Context, id string) (*lectern.Deployment, error)
-	// ListDeployments returns a project's deployments, newest first.
-	ListDeployments(ctx context.Context, projectID string) ([]*lectern.Deployment, error)
+	// ListDeployments returns a project's deployments, newest first, one
+	// page of them.
+	ListDeployments(ctx context.Context, projectID string, pg Page) ([]*lectern.Deployment, error)
 	// DeleteDeployment removes a deployment record. Deleting the live
 	// deployment of its project is ECONFLICT.
 	DeleteDeployment(ctx context.Context, id string) error
@@ -101,6 +141,9 @@ type Updates interface {
 	CreateUpdate(ctx context.Context, u *lectern.Update) error
 	// GetUpdate returns ENOTFOUND when there is no such update.
 	GetUpdate(ctx context.Context, id string) (*lectern.Update, error)
+	// ListUpdates returns a project's updates, newest first, one page of
+	// them.
+	ListUpdates(ctx context.Context, projectID string, pg Page) ([]*lectern.Update, error)
 	// StartUpdate marks the leased update in_progress.
 	// ECONFLICT when the lease is lost.
 	StartUpdate(ctx context.Context, lease Lease, at time.Time) error
@@ -108,6 +151,41 @@ type Updates interface {
 	// On success it stores the deployment and makes it the project's live
 	// deployment. ECONFLICT when the lease is lost: nothing is changed.
 	FinishUpdate(ctx context.Context, lease Lease, r UpdateResult) error
+}
+
+// Page asks for one page of a list that is sorted newest first (by
+// creation time, then by ID, highest first).
+type Page struct {
+	// Limit is the most records returned; 0 returns them all.
+	Limit int
+	// After, when set, is where the previous page ended: the page holds
+	// the records after it in the list's order.
+	After *Cursor
+}
+
+// Cursor is a record's place in a newest-first list.
+type Cursor struct {
+	At time.Time
+	ID string
+}
+
+// CanceledByDelete is the summary of an update, and the message of an
+// export's error, that DeleteProject canceled.
+const CanceledByDelete = "Canceled: the project was deleted."
+
+// ProjectChange is a change of a project's settings; nil fields keep
+// theirs.
+type ProjectChange struct {
+	Name     *string
+	RepoURL  *string
+	Branch   *string
+	DocsRoot *string
+	// RepoCredentials replace the sealed credentials ("" for none).
+	RepoCredentials *string
+	// Domains replace the project's domains, in order (at least one).
+	Domains        []string
+	DeploymentType *lectern.DeploymentType
+	CustomScripts  *bool
 }
 
 // UpdateResult is the outcome of an update build.
@@ -129,7 +207,8 @@ type ExportQuota struct {
 
 // Exports stores static export jobs.
 type Exports interface {
-	// CreateExport stores a queued export and its job. When an export of the
+	// CreateExport stores a queued export and its job; ENOTFOUND when its
+	// project is missing or deleted. When an export of the
 	// same domain is queued or running it returns an EEXPORTINPROGRESS error
 	// whose JobID names it. When q.Max > 0 and the organization already
 	// has q.Max exports created at or after q.Since, it returns an
@@ -148,10 +227,22 @@ type Exports interface {
 	// completed with its bundle, or failed with its error.
 	// ECONFLICT when the lease is lost: nothing is changed.
 	FinishExport(ctx context.Context, lease Lease, r ExportResult) error
-	// ListExportsBefore returns up to limit terminal exports created before t.
+	// ListExports returns the exports that f selects, newest first, one
+	// page of them.
+	ListExports(ctx context.Context, f ExportFilter, pg Page) ([]*lectern.ExportJob, error)
+	// ListExportsBefore returns up to limit terminal exports (completed,
+	// failed or canceled) created before t.
 	ListExportsBefore(ctx context.Context, t time.Time, limit int) ([]*lectern.ExportJob, error)
 	// DeleteExport removes an export and its job.
 	DeleteExport(ctx context.Context, id string) error
+}
+
+// ExportFilter selects exports: those of an organization, and of a
+// domain and in a state when they are set.
+type ExportFilter struct {
+	OrgID  string
+	Domain string
+	Status lectern.ExportStatus
 }
 
 // ExportResult is the outcome of an export job.

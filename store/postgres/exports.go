@@ -16,7 +16,10 @@ import (
 // insert that loses waits for the winner and inserts nothing.
 //
 // With a quota, the organization's row is locked first, so that
-// concurrent starters in any process count and insert one at a time.
+// concurrent starters in any process count and insert one at a time. The
+// project's row, when there is one, is then key-share locked: an export of
+// a deleted project is ENOTFOUND, and a concurrent DeleteProject either
+// cancels the new export or makes this call ENOTFOUND.
 func (s *Store) CreateExport(ctx context.Context, e *lectern.ExportJob, q store.ExportQuota) error {
 	if e.ID == "" {
 		e.ID = lectern.NewID(lectern.PrefixExport)
@@ -42,6 +45,14 @@ func (s *Store) CreateExport(ctx context.Context, e *lectern.ExportJob, q store.
 				if !errors.Is(err, pgx.ErrNoRows) {
 					return err
 				}
+			}
+			var deleted bool
+			err := tx.QueryRow(ctx, `SELECT deleted_at IS NOT NULL FROM projects WHERE id = $1 FOR KEY SHARE`, e.ProjectID).Scan(&deleted)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+			if deleted {
+				return store.NotFound("project", e.ProjectID)
 			}
 			tag, err := tx.Exec(ctx, `INSERT INTO exports (id, org_id, project_id, domain, base_path, status, created_at, updated_at)
 				VALUES ($1, $2, $3, $4, $5, 'queued', $6, $6)
@@ -161,10 +172,24 @@ func (s *Store) FinishExport(ctx context.Context, lease store.Lease, r store.Exp
 	})
 }
 
-// ListExportsBefore returns terminal exports created before t.
+// ListExports returns a page of the exports f selects, newest first: those
+// of f.OrgID (none for ""), of f.Domain and in f.Status when they are set.
+func (s *Store) ListExports(ctx context.Context, f store.ExportFilter, pg store.Page) ([]*lectern.ExportJob, error) {
+	tail, args := pageSQL("", pg, []any{f.OrgID, f.Domain, string(f.Status)})
+	rows, err := s.pool.Query(ctx, `SELECT `+exportCols+` FROM exports
+		WHERE org_id = $1 AND ($2 = '' OR domain = $2) AND ($3 = '' OR status = $3)`+tail, args...)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*lectern.ExportJob, error) { return scanExport(r) })
+	return out, wrap(err)
+}
+
+// ListExportsBefore returns up to limit terminal exports (completed,
+// failed or canceled) created before t, oldest first.
 func (s *Store) ListExportsBefore(ctx context.Context, t time.Time, limit int) ([]*lectern.ExportJob, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+exportCols+` FROM exports WHERE created_at < $1 AND status IN ('completed', 'failed')
-		ORDER BY created_at, id LIMIT $2`, utc(t), limit)
+	rows, err := s.pool.Query(ctx, `SELECT `+exportCols+` FROM exports WHERE created_at < $1 AND status IN ('completed', 'failed', 'canceled')
+		ORDER BY created_at, id LIMIT $2`, utc(t), limitArg(limit))
 	if err != nil {
 		return nil, wrap(err)
 	}

@@ -39,18 +39,19 @@ func scanOrg(row pgx.Row) (*lectern.Organization, error) {
 	return &o, nil
 }
 
-// GetOrg returns an organization or ENOTFOUND.
+// GetOrg returns an organization, or ENOTFOUND when it is missing or
+// deleted.
 func (s *Store) GetOrg(ctx context.Context, id string) (*lectern.Organization, error) {
-	o, err := scanOrg(s.pool.QueryRow(ctx, `SELECT `+orgCols+` FROM orgs WHERE id = $1`, id))
+	o, err := scanOrg(s.pool.QueryRow(ctx, `SELECT `+orgCols+` FROM orgs WHERE id = $1 AND deleted_at IS NULL`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, store.NotFound("organization", id)
 	}
 	return o, wrap(err)
 }
 
-// ListOrgs returns all organizations, oldest first.
+// ListOrgs returns all organizations that are not deleted, oldest first.
 func (s *Store) ListOrgs(ctx context.Context) ([]*lectern.Organization, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+orgCols+` FROM orgs ORDER BY created_at, id`)
+	rows, err := s.pool.Query(ctx, `SELECT `+orgCols+` FROM orgs WHERE deleted_at IS NULL ORDER BY created_at, id`)
 	if err != nil {
 		return nil, wrap(err)
 	}
@@ -58,9 +59,10 @@ func (s *Store) ListOrgs(ctx context.Context) ([]*lectern.Organization, error) {
 	return out, wrap(err)
 }
 
-// SetOrgPlan changes an organization's plan.
+// SetOrgPlan changes an organization's plan; ENOTFOUND when it is missing
+// or deleted.
 func (s *Store) SetOrgPlan(ctx context.Context, id string, plan lectern.Plan) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE orgs SET plan = $1 WHERE id = $2`, string(plan), id)
+	tag, err := s.pool.Exec(ctx, `UPDATE orgs SET plan = $1 WHERE id = $2 AND deleted_at IS NULL`, string(plan), id)
 	if err != nil {
 		return wrap(err)
 	}

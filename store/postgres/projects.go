@@ -10,7 +10,9 @@ import (
 	"lectern.dev/lectern/store"
 )
 
-// CreateProject stores a project and its domains in one transaction.
+// CreateProject stores a project and its domains in one transaction. The
+// organization's row is key-share locked first, so that a concurrent DeleteOrg
+// either sees the new project or makes this call ENOTFOUND.
 func (s *Store) CreateProject(ctx context.Context, p *lectern.Project) error {
 	if p.ID == "" {
 		p.ID = lectern.NewID(lectern.PrefixProject)
@@ -19,7 +21,15 @@ func (s *Store) CreateProject(ctx context.Context, p *lectern.Project) error {
 		p.CreatedAt = now()
 	}
 	return s.tx(ctx, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO projects (id, org_id, name, repo_url, branch, docs_root, deployment_type, custom_scripts, created_at, repo_credentials)
+		var one int
+		err := tx.QueryRow(ctx, `SELECT 1 FROM orgs WHERE id = $1 AND deleted_at IS NULL FOR KEY SHARE`, p.OrgID).Scan(&one)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return store.NotFound("organization", p.OrgID)
+		}
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO projects (id, org_id, name, repo_url, branch, docs_root, deployment_type, custom_scripts, created_at, repo_credentials)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 			p.ID, p.OrgID, text(p.Name), p.RepoURL, p.Branch, p.DocsRoot, string(p.DeploymentType), p.CustomScripts, utc(p.CreatedAt), p.RepoCredentials)
 		switch {
@@ -43,7 +53,8 @@ func (s *Store) CreateProject(ctx context.Context, p *lectern.Project) error {
 	})
 }
 
-// projectSelect reads a project with its domains in one query.
+// projectSelect reads a project with its domains in one query; callers
+// add the condition on p.deleted_at they need.
 const projectSelect = `SELECT p.id, p.org_id, p.name, p.repo_url, p.branch, p.docs_root, p.deployment_type, p.custom_scripts,
 	coalesce(p.live_deployment_id, ''), p.created_at, p.repo_credentials,
 	coalesce((SELECT array_agg(d.domain ORDER BY d.position) FROM domains d WHERE d.project_id = p.id), '{}')
@@ -62,9 +73,9 @@ func scanProject(row pgx.Row) (*lectern.Project, error) {
 	return &p, nil
 }
 
-// GetProject returns a project or ENOTFOUND.
+// GetProject returns a project, or ENOTFOUND when it is missing or deleted.
 func (s *Store) GetProject(ctx context.Context, id string) (*lectern.Project, error) {
-	p, err := scanProject(s.pool.QueryRow(ctx, projectSelect+` WHERE p.id = $1`, id))
+	p, err := scanProject(s.pool.QueryRow(ctx, projectSelect+` WHERE p.id = $1 AND p.deleted_at IS NULL`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, store.NotFound("project", id)
 	}
@@ -73,7 +84,8 @@ func (s *Store) GetProject(ctx context.Context, id string) (*lectern.Project, er
 
 // GetProjectByDomain returns the project owning domain, or ENOTFOUND.
 func (s *Store) GetProjectByDomain(ctx context.Context, domain string) (*lectern.Project, error) {
-	p, err := scanProject(s.pool.QueryRow(ctx, projectSelect+` WHERE p.id = (SELECT project_id FROM domains WHERE domain = $1)`, domain))
+	p, err := scanProject(s.pool.QueryRow(ctx, projectSelect+` WHERE p.id = (SELECT project_id FROM domains WHERE domain = $1)
+		AND p.deleted_at IS NULL`, domain))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, lectern.Errorf(lectern.ENOTFOUND, "domain %q not found", domain)
 	}
@@ -84,16 +96,18 @@ func (s *Store) GetProjectByDomain(ctx context.Context, domain string) (*lectern
 func (s *Store) ResolveDomain(ctx context.Context, domain string) (string, string, error) {
 	var pid, live string
 	err := s.pool.QueryRow(ctx, `SELECT d.project_id, coalesce(p.live_deployment_id, '') FROM domains d
-		JOIN projects p ON p.id = d.project_id WHERE d.domain = $1`, domain).Scan(&pid, &live)
+		JOIN projects p ON p.id = d.project_id WHERE d.domain = $1 AND p.deleted_at IS NULL`, domain).Scan(&pid, &live)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", "", lectern.Errorf(lectern.ENOTFOUND, "domain %q not found", domain)
 	}
 	return pid, live, wrap(err)
 }
 
-// ListProjects returns an organization's projects, or all for "".
-func (s *Store) ListProjects(ctx context.Context, orgID string) ([]*lectern.Project, error) {
-	rows, err := s.pool.Query(ctx, projectSelect+` WHERE $1 = '' OR p.org_id = $1 ORDER BY p.created_at, p.id`, orgID)
+// ListProjects returns a page of an organization's projects, or of all for
+// "", newest first; deleted projects are not listed.
+func (s *Store) ListProjects(ctx context.Context, orgID string, pg store.Page) ([]*lectern.Project, error) {
+	tail, args := pageSQL("p.", pg, []any{orgID})
+	rows, err := s.pool.Query(ctx, projectSelect+` WHERE p.deleted_at IS NULL AND ($1 = '' OR p.org_id = $1)`+tail, args...)
 	if err != nil {
 		return nil, wrap(err)
 	}
@@ -121,9 +135,10 @@ func (s *Store) GetDeployment(ctx context.Context, id string) (*lectern.Deployme
 	return d, wrap(err)
 }
 
-// ListDeployments returns a project's deployments, newest first.
-func (s *Store) ListDeployments(ctx context.Context, projectID string) ([]*lectern.Deployment, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+deploymentCols+` FROM deployments WHERE project_id = $1 ORDER BY created_at DESC, id DESC`, projectID)
+// ListDeployments returns a page of a project's deployments, newest first.
+func (s *Store) ListDeployments(ctx context.Context, projectID string, pg store.Page) ([]*lectern.Deployment, error) {
+	tail, args := pageSQL("", pg, []any{projectID})
+	rows, err := s.pool.Query(ctx, `SELECT `+deploymentCols+` FROM deployments WHERE project_id = $1`+tail, args...)
 	if err != nil {
 		return nil, wrap(err)
 	}
@@ -154,9 +169,11 @@ func (s *Store) DeleteDeployment(ctx context.Context, id string) error {
 	})
 }
 
-// SetProjectRepo replaces a project's repository URL and credentials.
+// SetProjectRepo replaces a project's repository URL and credentials;
+// ENOTFOUND when the project is missing or deleted.
 func (s *Store) SetProjectRepo(ctx context.Context, id, repoURL, credentials string) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE projects SET repo_url = $2, repo_credentials = $3 WHERE id = $1`, id, repoURL, credentials)
+	tag, err := s.pool.Exec(ctx, `UPDATE projects SET repo_url = $2, repo_credentials = $3 WHERE id = $1 AND deleted_at IS NULL`,
+		id, repoURL, credentials)
 	if err != nil {
 		return wrap(err)
 	}

@@ -14,7 +14,8 @@ import (
 
 // CreateUpdate queues an update and supersedes older queued ones of its
 // project. The project's row is locked first, so concurrent triggers of
-// one project (in any process) supersede one another in order.
+// one project (in any process) supersede one another in order, and a
+// deleted project (or one DeleteProject is deleting) is ENOTFOUND.
 func (s *Store) CreateUpdate(ctx context.Context, u *lectern.Update) error {
 	if u.ID == "" {
 		u.ID = lectern.NewID(lectern.PrefixUpdate)
@@ -29,7 +30,7 @@ func (s *Store) CreateUpdate(ctx context.Context, u *lectern.Update) error {
 	at := utc(u.CreatedAt)
 	return s.tx(ctx, func(tx pgx.Tx) error {
 		var orgID string
-		err := tx.QueryRow(ctx, `SELECT org_id FROM projects WHERE id = $1 FOR NO KEY UPDATE`, u.ProjectID).Scan(&orgID)
+		err := tx.QueryRow(ctx, `SELECT org_id FROM projects WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE`, u.ProjectID).Scan(&orgID)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return store.NotFound("project", u.ProjectID)
 		}
@@ -57,21 +58,17 @@ func (s *Store) CreateUpdate(ctx context.Context, u *lectern.Update) error {
 	})
 }
 
-// GetUpdate returns an update or ENOTFOUND.
-func (s *Store) GetUpdate(ctx context.Context, id string) (*lectern.Update, error) {
+const updateCols = `id, project_id, org_id, status, source, created_at, started_at, ended_at,
+	summary, commit_json, logs_json, superseded_by, deployment_id`
+
+func scanUpdate(row pgx.Row) (*lectern.Update, error) {
 	var u lectern.Update
 	var status string
 	var commitJSON, superseded, dep *string
 	var logsJSON string
-	err := s.pool.QueryRow(ctx, `SELECT id, project_id, org_id, status, source, created_at, started_at, ended_at,
-		summary, commit_json, logs_json, superseded_by, deployment_id FROM updates WHERE id = $1`, id).
-		Scan(&u.ID, &u.ProjectID, &u.OrgID, &status, &u.Source, &u.CreatedAt, &u.StartedAt, &u.EndedAt,
-			&u.Summary, &commitJSON, &logsJSON, &superseded, &dep)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, store.NotFound("update status", id)
-	}
-	if err != nil {
-		return nil, wrap(err)
+	if err := row.Scan(&u.ID, &u.ProjectID, &u.OrgID, &status, &u.Source, &u.CreatedAt, &u.StartedAt, &u.EndedAt,
+		&u.Summary, &commitJSON, &logsJSON, &superseded, &dep); err != nil {
+		return nil, err
 	}
 	u.Status, u.CreatedAt = lectern.UpdateStatus(status), utc(u.CreatedAt)
 	u.StartedAt, u.EndedAt = utcPtr(u.StartedAt), utcPtr(u.EndedAt)
@@ -96,6 +93,26 @@ func (s *Store) GetUpdate(ctx context.Context, id string) (*lectern.Update, erro
 	return &u, nil
 }
 
+// GetUpdate returns an update or ENOTFOUND.
+func (s *Store) GetUpdate(ctx context.Context, id string) (*lectern.Update, error) {
+	u, err := scanUpdate(s.pool.QueryRow(ctx, `SELECT `+updateCols+` FROM updates WHERE id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, store.NotFound("update status", id)
+	}
+	return u, wrap(err)
+}
+
+// ListUpdates returns a page of a project's updates, newest first.
+func (s *Store) ListUpdates(ctx context.Context, projectID string, pg store.Page) ([]*lectern.Update, error) {
+	tail, args := pageSQL("", pg, []any{projectID})
+	rows, err := s.pool.Query(ctx, `SELECT `+updateCols+` FROM updates WHERE project_id = $1`+tail, args...)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*lectern.Update, error) { return scanUpdate(r) })
+	return out, wrap(err)
+}
+
 // StartUpdate marks the leased update in_progress.
 func (s *Store) StartUpdate(ctx context.Context, lease store.Lease, at time.Time) error {
 	return s.tx(ctx, func(tx pgx.Tx) error {
@@ -109,6 +126,10 @@ func (s *Store) StartUpdate(ctx context.Context, lease store.Lease, at time.Time
 }
 
 // FinishUpdate ends the leased update; on success it publishes the deployment.
+//
+// A success locks the project's row before the job's, the order
+// CreateUpdate and DeleteProject take them in, so that it cannot deadlock
+// with a DeleteProject that is ending its job.
 func (s *Store) FinishUpdate(ctx context.Context, lease store.Lease, r store.UpdateResult) error {
 	logs := r.Logs
 	if logs == nil {
@@ -132,6 +153,11 @@ func (s *Store) FinishUpdate(ctx context.Context, lease store.Lease, r store.Upd
 	}
 	ended := utc(r.EndedAt)
 	return s.tx(ctx, func(tx pgx.Tx) error {
+		if r.Status == lectern.UpdateSuccess && r.Deployment != nil {
+			if _, err := tx.Exec(ctx, `SELECT 1 FROM projects WHERE id = $1 FOR NO KEY UPDATE`, r.Deployment.ProjectID); err != nil {
+				return err
+			}
+		}
 		if err := checkLease(ctx, tx, lease); err != nil {
 			return err
 		}

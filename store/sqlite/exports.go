@@ -22,6 +22,13 @@ func (s *Store) CreateExport(ctx context.Context, e *lectern.ExportJob, q store.
 	}
 	e.UpdatedAt, e.Status, e.Progress, e.PageCount = e.CreatedAt, lectern.ExportQueued, 0, 0
 	return s.tx(ctx, func(tx *sql.Tx) error {
+		var live int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM projects WHERE id = ? AND deleted_at IS NULL`, e.ProjectID).Scan(&live); err != nil {
+			return err
+		}
+		if live == 0 {
+			return store.NotFound("project", e.ProjectID)
+		}
 		if q.Max > 0 {
 			var oldest sql.NullInt64
 			err := tx.QueryRowContext(ctx, `SELECT created_at FROM exports WHERE org_id = ? AND created_at >= ?
@@ -132,9 +139,10 @@ func (s *Store) FinishExport(ctx context.Context, lease store.Lease, r store.Exp
 	})
 }
 
-// ListExportsBefore returns terminal exports created before t.
+// ListExportsBefore returns terminal exports (completed, failed, canceled)
+// created before t.
 func (s *Store) ListExportsBefore(ctx context.Context, t time.Time, limit int) ([]*lectern.ExportJob, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+exportCols+` FROM exports WHERE created_at < ? AND status IN ('completed', 'failed')
+	rows, err := s.r.QueryContext(ctx, `SELECT `+exportCols+` FROM exports WHERE created_at < ? AND status IN ('completed', 'failed', 'canceled')
 		ORDER BY created_at, id LIMIT ?`, ts(t), limit)
 	if err != nil {
 		return nil, wrap(err)

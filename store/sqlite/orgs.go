@@ -41,7 +41,7 @@ func scanOrg(row interface{ Scan(...any) error }) (*lectern.Organization, error)
 
 // GetOrg returns an organization or ENOTFOUND.
 func (s *Store) GetOrg(ctx context.Context, id string) (*lectern.Organization, error) {
-	o, err := scanOrg(s.r.QueryRowContext(ctx, `SELECT `+orgCols+` FROM orgs WHERE id = ?`, id))
+	o, err := scanOrg(s.r.QueryRowContext(ctx, `SELECT `+orgCols+` FROM orgs WHERE id = ? AND deleted_at IS NULL`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, store.NotFound("organization", id)
 	}
@@ -50,7 +50,7 @@ func (s *Store) GetOrg(ctx context.Context, id string) (*lectern.Organization, e
 
 // ListOrgs returns all organizations, oldest first.
 func (s *Store) ListOrgs(ctx context.Context) ([]*lectern.Organization, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+orgCols+` FROM orgs ORDER BY created_at, id`)
+	rows, err := s.r.QueryContext(ctx, `SELECT `+orgCols+` FROM orgs WHERE deleted_at IS NULL ORDER BY created_at, id`)
 	if err != nil {
 		return nil, wrap(err)
 	}
@@ -68,7 +68,7 @@ func (s *Store) ListOrgs(ctx context.Context) ([]*lectern.Organization, error) {
 
 // SetOrgPlan changes an organization's plan.
 func (s *Store) SetOrgPlan(ctx context.Context, id string, plan lectern.Plan) error {
-	res, err := s.w.ExecContext(ctx, `UPDATE orgs SET plan = ? WHERE id = ?`, string(plan), id)
+	res, err := s.w.ExecContext(ctx, `UPDATE orgs SET plan = ? WHERE id = ? AND deleted_at IS NULL`, string(plan), id)
 	if err != nil {
 		return wrap(err)
 	}
@@ -88,7 +88,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, k *lectern.APIKey) error {
 	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM orgs WHERE id = ?`, k.OrgID).Scan(&n); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM orgs WHERE id = ? AND deleted_at IS NULL`, k.OrgID).Scan(&n); err != nil {
 			return err
 		}
 		if n == 0 {

@@ -19,7 +19,7 @@ func (s *Store) CreateProject(ctx context.Context, p *lectern.Project) error {
 	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM orgs WHERE id = ?`, p.OrgID).Scan(&n); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM orgs WHERE id = ? AND deleted_at IS NULL`, p.OrgID).Scan(&n); err != nil {
 			return err
 		}
 		if n == 0 {
@@ -84,7 +84,7 @@ func (s *Store) projectDomains(ctx context.Context, id string) ([]string, error)
 
 // GetProject returns a project or ENOTFOUND.
 func (s *Store) GetProject(ctx context.Context, id string) (*lectern.Project, error) {
-	p, err := s.scanProject(ctx, s.r.QueryRowContext(ctx, `SELECT `+projectCols+` FROM projects WHERE id = ?`, id))
+	p, err := s.scanProject(ctx, s.r.QueryRowContext(ctx, `SELECT `+projectCols+` FROM projects WHERE id = ? AND deleted_at IS NULL`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, store.NotFound("project", id)
 	}
@@ -94,7 +94,7 @@ func (s *Store) GetProject(ctx context.Context, id string) (*lectern.Project, er
 // GetProjectByDomain returns the project owning domain, or ENOTFOUND.
 func (s *Store) GetProjectByDomain(ctx context.Context, domain string) (*lectern.Project, error) {
 	p, err := s.scanProject(ctx, s.r.QueryRowContext(ctx,
-		`SELECT `+projectCols+` FROM projects WHERE id = (SELECT project_id FROM domains WHERE domain = ?)`, domain))
+		`SELECT `+projectCols+` FROM projects WHERE id = (SELECT project_id FROM domains WHERE domain = ?) AND deleted_at IS NULL`, domain))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, lectern.Errorf(lectern.ENOTFOUND, "domain %q not found", domain)
 	}
@@ -111,9 +111,12 @@ func (s *Store) ResolveDomain(ctx context.Context, domain string) (string, strin
 	return pid, live, wrap(err)
 }
 
-// ListProjects returns an organization's projects, or all for "".
-func (s *Store) ListProjects(ctx context.Context, orgID string) ([]*lectern.Project, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id FROM projects WHERE ? = '' OR org_id = ? ORDER BY created_at, id`, orgID, orgID)
+// ListProjects returns a page of an organization's projects (all for
+// ""), newest first, without the deleted ones.
+func (s *Store) ListProjects(ctx context.Context, orgID string, pg store.Page) ([]*lectern.Project, error) {
+	cond, tail, args := pageSQL(pg)
+	rows, err := s.r.QueryContext(ctx, `SELECT id FROM projects WHERE deleted_at IS NULL AND (? = '' OR org_id = ?)`+cond+tail,
+		append([]any{orgID, orgID}, args...)...)
 	if err != nil {
 		return nil, wrap(err)
 	}
@@ -130,9 +133,18 @@ func (s *Store) ListProjects(ctx context.Context, orgID string) ([]*lectern.Proj
 	if err := rows.Err(); err != nil {
 		return nil, wrap(err)
 	}
+	return s.projectsByID(ctx, ids)
+}
+
+// projectsByID reads the projects of ids, in that order, skipping those
+// deleted meanwhile.
+func (s *Store) projectsByID(ctx context.Context, ids []string) ([]*lectern.Project, error) {
 	out := make([]*lectern.Project, 0, len(ids))
 	for _, id := range ids {
 		p, err := s.GetProject(ctx, id)
+		if lectern.ErrorCode(err) == lectern.ENOTFOUND {
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -162,9 +174,11 @@ func (s *Store) GetDeployment(ctx context.Context, id string) (*lectern.Deployme
 	return d, wrap(err)
 }
 
-// ListDeployments returns a project's deployments, newest first.
-func (s *Store) ListDeployments(ctx context.Context, projectID string) ([]*lectern.Deployment, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+deploymentCols+` FROM deployments WHERE project_id = ? ORDER BY created_at DESC, id DESC`, projectID)
+// ListDeployments returns a page of a project's deployments, newest first.
+func (s *Store) ListDeployments(ctx context.Context, projectID string, pg store.Page) ([]*lectern.Deployment, error) {
+	cond, tail, args := pageSQL(pg)
+	rows, err := s.r.QueryContext(ctx, `SELECT `+deploymentCols+` FROM deployments WHERE project_id = ?`+cond+tail,
+		append([]any{projectID}, args...)...)
 	if err != nil {
 		return nil, wrap(err)
 	}
@@ -206,7 +220,7 @@ func (s *Store) DeleteDeployment(ctx context.Context, id string) error {
 // write-ahead log is checkpointed and emptied when no reader holds it, so
 // that credentials moved out of a URL leave no clear copy in the files.
 func (s *Store) SetProjectRepo(ctx context.Context, id, repoURL, credentials string) error {
-	res, err := s.w.ExecContext(ctx, `UPDATE projects SET repo_url = ?, repo_credentials = ? WHERE id = ?`, repoURL, credentials, id)
+	res, err := s.w.ExecContext(ctx, `UPDATE projects SET repo_url = ?, repo_credentials = ? WHERE id = ? AND deleted_at IS NULL`, repoURL, credentials, id)
 	if err != nil {
 		return wrap(err)
 	}

@@ -25,7 +25,7 @@ func (s *Store) CreateUpdate(ctx context.Context, u *lectern.Update) error {
 	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		var orgID string
-		err := tx.QueryRowContext(ctx, `SELECT org_id FROM projects WHERE id = ?`, u.ProjectID).Scan(&orgID)
+		err := tx.QueryRowContext(ctx, `SELECT org_id FROM projects WHERE id = ? AND deleted_at IS NULL`, u.ProjectID).Scan(&orgID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return store.NotFound("project", u.ProjectID)
 		}
@@ -54,25 +54,33 @@ func (s *Store) CreateUpdate(ctx context.Context, u *lectern.Update) error {
 	})
 }
 
-const updateSelect = `SELECT id, project_id, org_id, status, source, created_at, started_at, ended_at,
-	summary, commit_json, logs_json, superseded_by, deployment_id FROM updates WHERE id = ?`
+// updateCols selects an update's columns, for scanUpdate.
+const updateCols = `SELECT id, project_id, org_id, status, source, created_at, started_at, ended_at,
+	summary, commit_json, logs_json, superseded_by, deployment_id`
+
+const updateSelect = updateCols + ` FROM updates WHERE id = ?`
 
 // GetUpdate returns an update or ENOTFOUND.
 func (s *Store) GetUpdate(ctx context.Context, id string) (*lectern.Update, error) {
+	u, err := scanUpdate(s.updateByID.QueryRowContext(ctx, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, store.NotFound("update status", id)
+	}
+	return u, wrap(err)
+}
+
+// scanUpdate reads an update selected with updateCols.
+func scanUpdate(row interface{ Scan(...any) error }) (*lectern.Update, error) {
 	var u lectern.Update
 	var status string
 	var created int64
 	var started, ended sql.NullInt64
 	var commitJSON, superseded, dep sql.NullString
 	var logsJSON string
-	err := s.updateByID.QueryRowContext(ctx, id).
-		Scan(&u.ID, &u.ProjectID, &u.OrgID, &status, &u.Source, &created, &started, &ended,
-			&u.Summary, &commitJSON, &logsJSON, &superseded, &dep)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, store.NotFound("update status", id)
-	}
+	err := row.Scan(&u.ID, &u.ProjectID, &u.OrgID, &status, &u.Source, &created, &started, &ended,
+		&u.Summary, &commitJSON, &logsJSON, &superseded, &dep)
 	if err != nil {
-		return nil, wrap(err)
+		return nil, err
 	}
 	u.Status, u.CreatedAt = lectern.UpdateStatus(status), fromTS(created)
 	u.StartedAt, u.EndedAt = fromNull(started), fromNull(ended)

@@ -40,7 +40,7 @@ func testProjectCustomScripts(t *testing.T, s store.Store) {
 			t.Errorf("GetProjectByDomain(%s) = %+v, %v; want CustomScripts %v", c.p.Domains[0], got, err, c.want)
 		}
 	}
-	list, err := s.ListProjects(t.Context(), org.ID)
+	list, err := s.ListProjects(t.Context(), org.ID, store.Page{})
 	must(t, err, "ListProjects")
 	for _, p := range list {
 		if p.CustomScripts != (p.ID == on.ID) {
@@ -140,7 +140,7 @@ func testProjectDomainConflict(t *testing.T, s store.Store) {
 	if got.ID != owner.ID {
 		t.Errorf("taken domain now belongs to %s, want %s", got.ID, owner.ID)
 	}
-	all, err := s.ListProjects(t.Context(), "")
+	all, err := s.ListProjects(t.Context(), "", store.Page{})
 	must(t, err, "ListProjects")
 	if len(all) != 1 {
 		t.Errorf("ListProjects after a refused create = %d projects, want 1", len(all))
@@ -177,7 +177,7 @@ func testProjectList(t *testing.T, s store.Store) {
 
 	ids := func(orgID string) []string {
 		t.Helper()
-		ps, err := s.ListProjects(t.Context(), orgID)
+		ps, err := s.ListProjects(t.Context(), orgID, store.Page{})
 		must(t, err, "ListProjects")
 		var out []string
 		for _, p := range ps {
@@ -223,7 +223,7 @@ func testProjectRepoCredentials(t *testing.T, s store.Store) {
 	if got.RepoCredentials != sealed {
 		t.Errorf("GetProjectByDomain RepoCredentials = %q, want %q", got.RepoCredentials, sealed)
 	}
-	all, err := s.ListProjects(t.Context(), org.ID)
+	all, err := s.ListProjects(t.Context(), org.ID, store.Page{})
 	must(t, err, "ListProjects")
 	for _, q := range all {
 		if want := map[string]string{p.ID: sealed, plain.ID: ""}[q.ID]; q.RepoCredentials != want {

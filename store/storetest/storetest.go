@@ -47,6 +47,10 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Idempotency", idempotencyCases},
 		{"RateLimits", rateLimitCases},
 		{"Lifecycle", lifecycleCases},
+		{"Paging", pagingCases},
+		{"ProjectChange", projectChangeCases},
+		{"ProjectDeletion", projectDeletionCases},
+		{"OrgDeletion", orgDeletionCases},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

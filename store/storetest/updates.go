@@ -238,7 +238,7 @@ func testUpdateFinish(t *testing.T, s store.Store) {
 	if live := getProject(t, s, p.ID).LiveDeploymentID; live != dep2.ID {
 		t.Errorf("LiveDeploymentID = %q, want %s", live, dep2.ID)
 	}
-	deps, err := s.ListDeployments(t.Context(), p.ID)
+	deps, err := s.ListDeployments(t.Context(), p.ID, store.Page{})
 	must(t, err, "ListDeployments")
 	var ids []string
 	for _, d := range deps {
@@ -247,7 +247,7 @@ func testUpdateFinish(t *testing.T, s store.Store) {
 	if want := []string{dep2.ID, dep1.ID}; !slices.Equal(ids, want) {
 		t.Errorf("ListDeployments = %v, want newest first %v", ids, want)
 	}
-	if deps, err := s.ListDeployments(t.Context(), bystander.ID); err != nil || len(deps) != 0 {
+	if deps, err := s.ListDeployments(t.Context(), bystander.ID, store.Page{}); err != nil || len(deps) != 0 {
 		t.Errorf("ListDeployments(project without deployments) = %d (err %v), want none", len(deps), err)
 	}
 	_, err = s.GetDeployment(t.Context(), missingID(lectern.PrefixDeployment))
@@ -277,7 +277,7 @@ func testDeleteDeployment(t *testing.T, s store.Store) {
 	must(t, s.DeleteDeployment(t.Context(), old), "DeleteDeployment(old)")
 	_, err = s.GetDeployment(t.Context(), old)
 	wantCode(t, err, lectern.ENOTFOUND, "GetDeployment(deleted)")
-	ds, err := s.ListDeployments(t.Context(), p.ID)
+	ds, err := s.ListDeployments(t.Context(), p.ID, store.Page{})
 	must(t, err, "ListDeployments")
 	if len(ds) != 1 || ds[0].ID != live {
 		t.Errorf("ListDeployments after delete = %d deployments, want only %s", len(ds), live)
