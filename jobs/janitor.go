@@ -19,8 +19,9 @@ import (
 // Janitor collects what has outlived its retention: export jobs and their
 // archives, old deployments of each project (never the live one), the
 // files of deployments that were never recorded (an update attempt whose
-// worker died while publishing) and expired idempotency records. Every step is idempotent, so several
-// processes may run janitors at once.
+// worker died while publishing), expired idempotency records, and the
+// files and records of deleted projects and organizations. Every step is
+// idempotent, so several processes may run janitors at once.
 type Janitor struct {
 	Log    *slog.Logger
 	Store  store.Store
@@ -32,6 +33,10 @@ type Janitor struct {
 	KeepDeployments int
 	// Interval between runs; default 10 minutes.
 	Interval time.Duration
+	// DeletedGrace is how long a deleted project's files are left before
+	// they are collected with its records; default an hour, far longer
+	// than a worker that lost its job to the deletion takes to stop.
+	DeletedGrace time.Duration
 
 	stopOnce sync.Once
 	cancel   context.CancelFunc
@@ -117,10 +122,11 @@ func (j *Janitor) RunOnce(ctx context.Context) error {
 	}
 	_, err := j.Store.PruneIdempotency(ctx, now.Add(-24*time.Hour))
 	keep(err)
-	projects, err := j.Store.ListProjects(ctx, "")
+	keep(j.collectDeleted(ctx, now))
+	projects, err := j.Store.ListProjects(ctx, "", store.Page{})
 	keep(err)
 	for _, p := range projects {
-		deps, err := j.Store.ListDeployments(ctx, p.ID)
+		deps, err := j.Store.ListDeployments(ctx, p.ID, store.Page{})
 		if err != nil {
 			keep(err)
 			continue
@@ -143,6 +149,51 @@ func (j *Janitor) RunOnce(ctx context.Context) error {
 			keep(j.Store.DeleteDeployment(ctx, d.ID))
 			j.Log.Info("collected deployment", "project", p.ID, "deployment", d.ID)
 		}
+	}
+	return first
+}
+
+// collectDeleted drops the projects deleted more than DeletedGrace ago,
+// their files first, then the deleted organizations no project names.
+func (j *Janitor) collectDeleted(ctx context.Context, now time.Time) error {
+	grace := j.DeletedGrace
+	if grace <= 0 {
+		grace = time.Hour
+	}
+	var first error
+	keep := func(err error) {
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	for {
+		dead, err := j.Store.ListDeletedProjects(ctx, now.Add(-grace), 100)
+		if err != nil {
+			return err
+		}
+		for _, p := range dead {
+			if err := blobstore.DeletePrefix(ctx, j.Bucket, blobstore.ProjectPrefix(p.ID)); err != nil {
+				keep(err)
+				continue
+			}
+			if err := j.Store.PurgeProject(ctx, p.ID); err != nil {
+				keep(err)
+				continue
+			}
+			j.Log.Info("collected deleted project", "project", p.ID)
+		}
+		if len(dead) < 100 || first != nil {
+			break
+		}
+	}
+	orgs, err := j.Store.ListDeletedOrgs(ctx, now, 100)
+	keep(err)
+	for _, o := range orgs {
+		if err := j.Store.PurgeOrg(ctx, o.ID); err != nil {
+			keep(err)
+			continue
+		}
+		j.Log.Info("collected deleted organization", "org", o.ID)
 	}
 	return first
 }
