@@ -1,5 +1,6 @@
 // Package httpapi is Lectern's HTTP API: the four endpoints of the service
-// spec under /v1 (plus the update-status extension), health, readiness,
+// spec under /v1 (plus the update-status extension, and the projects, their
+// history and the export jobs' list: projects.go), health, readiness,
 // metrics and the OpenAPI document, with API-key authentication, rate
 // limits (per client address before authentication, per key and per
 // organization after it), Idempotency-Key replay, and RFC 9457 problem
@@ -165,7 +166,13 @@ func (a *api) routes() {
 	authed := func(h http.Handler) http.Handler { return a.limitClient(a.authenticate(a.rateLimit(h))) }
 	a.handle("/v1/project/update/{projectId}", map[string]http.Handler{"POST": authed(http.HandlerFunc(a.triggerUpdate))})
 	a.handle("/v1/project/update-status/{statusId}", map[string]http.Handler{"GET": authed(http.HandlerFunc(a.getUpdateStatus))})
-	a.handle("/v1/static-export/jobs", map[string]http.Handler{"POST": authed(http.HandlerFunc(a.startExport))})
+	a.handle("/v1/projects", map[string]http.Handler{"GET": authed(http.HandlerFunc(a.listProjects))})
+	a.handle("/v1/projects/{projectId}", map[string]http.Handler{"GET": authed(http.HandlerFunc(a.getProject)),
+		"PATCH": authed(http.HandlerFunc(a.updateProject)), "DELETE": authed(http.HandlerFunc(a.deleteProject))})
+	a.handle("/v1/projects/{projectId}/updates", map[string]http.Handler{"GET": authed(http.HandlerFunc(a.listUpdates))})
+	a.handle("/v1/projects/{projectId}/deployments", map[string]http.Handler{"GET": authed(http.HandlerFunc(a.listDeployments))})
+	a.handle("/v1/static-export/jobs", map[string]http.Handler{"POST": authed(http.HandlerFunc(a.startExport)),
+		"GET": authed(http.HandlerFunc(a.listExports))})
 	a.handle("/v1/static-export/jobs/{jobId}", map[string]http.Handler{"GET": authed(http.HandlerFunc(a.getExport))})
 	a.handle("/v1/static-export/jobs/{jobId}/bundle", map[string]http.Handler{"POST": authed(http.HandlerFunc(a.createBundle))})
 	a.handle("/v1/openapi.json", map[string]http.Handler{"GET": http.HandlerFunc(a.openAPI)})

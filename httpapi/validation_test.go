@@ -211,7 +211,10 @@ func TestRoutingErrors(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, httpapi.Config{}, nil)
 	methods := []struct{ method, path, allow string }{
-		{"GET", "/v1/static-export/jobs", "POST"},
+		{"PUT", "/v1/static-export/jobs", "GET, HEAD, POST"},
+		{"POST", "/v1/projects", "GET"},
+		{"PUT", "/v1/projects/prj_x", "DELETE, GET, HEAD, PATCH"},
+		{"DELETE", "/v1/projects/prj_x/updates", "GET"},
 		{"PUT", "/v1/static-export/jobs/exp_x", "GET"},
 		{"DELETE", "/v1/static-export/jobs/exp_x", "GET"},
 		{"GET", "/v1/static-export/jobs/exp_x/bundle", "POST"},

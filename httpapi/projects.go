@@ -1,0 +1,366 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"lectern.dev/lectern"
+	"lectern.dev/lectern/gitsource"
+	"lectern.dev/lectern/store"
+)
+
+// projectView is a project as the API shows it: its repository without
+// any credentials, and, from GET /v1/projects/{projectId}, its live
+// deployment.
+type projectView struct {
+	lectern.Project
+	LiveDeployment *lectern.Deployment `json:"liveDeployment,omitempty"`
+}
+
+// MarshalJSON writes the project's fields (as lectern.Project does) and
+// its live deployment.
+func (v projectView) MarshalJSON() ([]byte, error) {
+	type plain lectern.Project // without its MarshalJSON, which would hide LiveDeployment
+	return json.Marshal(struct {
+		plain
+		HasRepoCredentials bool                `json:"repoCredentials"`
+		LiveDeployment     *lectern.Deployment `json:"liveDeployment,omitempty"`
+	}{plain(v.Project), v.RepoCredentials != "", v.LiveDeployment})
+}
+
+// viewOf returns p as the API shows it.
+func viewOf(p *lectern.Project) projectView {
+	v := projectView{Project: *p}
+	v.RepoURL = gitsource.Redact(p.RepoURL)
+	if v.Domains == nil {
+		v.Domains = []string{}
+	}
+	return v
+}
+
+// ownedProject reads the request's project, ENOTFOUND when another
+// organization owns it.
+func (a *api) ownedProject(r *http.Request) (*lectern.Project, error) {
+	id := r.PathValue("projectId")
+	p, err := a.store.GetProject(r.Context(), id)
+	if err == nil {
+		err = ownedBy(r, p.OrgID, "project", id)
+	}
+	return p, err
+}
+
+// listProjects is GET /v1/projects.
+func (a *api) listProjects(w http.ResponseWriter, r *http.Request) {
+	pg, limit, err := pageOf(r)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	ps, err := a.store.ListProjects(r.Context(), principalOf(r.Context()).OrgID, pg)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	views := make([]projectView, len(ps))
+	for i, p := range ps {
+		views[i] = viewOf(p)
+	}
+	writeJSON(w, http.StatusOK, pageFrom(views, limit, func(v projectView) store.Cursor {
+		return store.Cursor{At: v.CreatedAt, ID: v.ID}
+	}))
+}
+
+// getProject is GET /v1/projects/{projectId}.
+func (a *api) getProject(w http.ResponseWriter, r *http.Request) {
+	p, err := a.ownedProject(r)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	v, err := a.withLive(r, p)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// withLive returns p as the API shows it with its live deployment.
+func (a *api) withLive(r *http.Request, p *lectern.Project) (projectView, error) {
+	v := viewOf(p)
+	if p.LiveDeploymentID != "" {
+		d, err := a.store.GetDeployment(r.Context(), p.LiveDeploymentID)
+		if err != nil {
+			return v, err
+		}
+		d.Live = true
+		v.LiveDeployment = d
+	}
+	return v, nil
+}
+
+// projectPatch is the body of PATCH /v1/projects/{projectId}: the fields
+// to change.
+type projectPatch struct {
+	Name           *string   `json:"name"`
+	RepoURL        *string   `json:"repoUrl"`
+	Branch         *string   `json:"branch"`
+	DocsRoot       *string   `json:"docsRoot"`
+	Domains        *[]string `json:"domains"`
+	DeploymentType *string   `json:"deploymentType"`
+}
+
+// maxDomains bounds a project's domains.
+const maxDomains = 50
+
+// change validates the patch against p and returns the store's change,
+// or an EINVALID error naming every bad field.
+func (pp *projectPatch) change(p *lectern.Project, hosts *lectern.ServerHosts) (store.ProjectChange, error) {
+	var ch store.ProjectChange
+	var fields []lectern.FieldError
+	bad := func(field string, err error) {
+		fields = append(fields, lectern.FieldError{Field: field, Message: lectern.ErrorMessage(err)})
+	}
+	if pp.Name != nil {
+		name := strings.TrimSpace(*pp.Name)
+		switch {
+		case name == "":
+			bad("name", lectern.Errorf(lectern.EINVALID, "must not be empty"))
+		case len(name) > 200 || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+			bad("name", lectern.Errorf(lectern.EINVALID, "must be at most 200 bytes, without control characters"))
+		default:
+			ch.Name = &name
+		}
+	}
+	if pp.RepoURL != nil && *pp.RepoURL != p.RepoURL {
+		repo := strings.TrimSpace(*pp.RepoURL)
+		if err := gitsource.CheckRemote(repo); err != nil {
+			bad("repoUrl", err)
+		} else {
+			ch.RepoURL = &repo
+			// Credentials stay with their host: another host never gets
+			// them.
+			if p.RepoCredentials != "" && origin(repo) != origin(p.RepoURL) {
+				none := ""
+				ch.RepoCredentials = &none
+			}
+		}
+	}
+	if pp.Branch != nil {
+		if err := gitsource.CheckBranch(*pp.Branch); err != nil {
+			bad("branch", err)
+		} else {
+			ch.Branch = pp.Branch
+		}
+	}
+	if pp.DocsRoot != nil {
+		root := *pp.DocsRoot
+		if !strings.HasPrefix(root, "/") {
+			root = "/" + root
+		}
+		if strings.Contains(root, "..") || strings.ContainsFunc(root, func(r rune) bool { return r < 0x20 || r == 0x7f }) || len(root) > 1024 {
+			bad("docsRoot", lectern.Errorf(lectern.EINVALID, "must be a folder inside the repository, without \"..\""))
+		} else {
+			ch.DocsRoot = &root
+		}
+	}
+	if pp.Domains != nil {
+		if ds, err := checkDomains(*pp.Domains, hosts); err != nil {
+			bad("domains", err)
+		} else {
+			ch.Domains = ds
+		}
+	}
+	if pp.DeploymentType != nil {
+		if dt, err := lectern.ParseDeploymentType(*pp.DeploymentType); err != nil {
+			bad("deploymentType", err)
+		} else {
+			ch.DeploymentType = &dt
+		}
+	}
+	if len(fields) > 0 {
+		msgs := make([]string, len(fields))
+		for i, f := range fields {
+			msgs[i] = f.Field + ": " + f.Message
+		}
+		return ch, &lectern.Error{Code: lectern.EINVALID, Message: "Invalid request: " + strings.Join(msgs, "; ") + ".", Fields: fields}
+	}
+	return ch, nil
+}
+
+// checkDomains normalizes a project's domains with the rules of creation:
+// one to maxDomains DNS names, none of them the server's own; duplicates
+// are dropped.
+func checkDomains(domains []string, hosts *lectern.ServerHosts) ([]string, error) {
+	if len(domains) == 0 || len(domains) > maxDomains {
+		return nil, lectern.Errorf(lectern.EINVALID, "must list 1 to %d domains", maxDomains)
+	}
+	seen := map[string]bool{}
+	out := make([]string, 0, len(domains))
+	for _, d := range domains {
+		n, err := hosts.CheckDomain(d)
+		if err != nil {
+			return nil, lectern.Errorf(lectern.EINVALID, "%q: %s", d, lectern.ErrorMessage(err))
+		}
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// origin returns the scheme and host of a repository URL, lowercased,
+// without user information.
+func origin(repoURL string) string {
+	u, err := url.Parse(repoURL)
+	if err != nil {
+		return repoURL
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host)
+}
+
+// updateProject is PATCH /v1/projects/{projectId}.
+func (a *api) updateProject(w http.ResponseWriter, r *http.Request) {
+	err := requireJSON(r)
+	var body []byte
+	if err == nil {
+		body, err = readBody(w, r, a.cfg.MaxBodyBytes)
+	}
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	a.idempotent(w, r, body, func(w http.ResponseWriter) {
+		var pp projectPatch
+		err := decodeJSON(body, &pp)
+		if err == nil && pp == (projectPatch{}) {
+			err = lectern.Errorf(lectern.EINVALID, "The body changes nothing: give at least one of name, repoUrl, branch, docsRoot, domains, deploymentType.")
+		}
+		if err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		p, err := a.ownedProject(r)
+		if err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		ch, err := pp.change(p, a.cfg.ServerHosts)
+		if err == nil {
+			p, err = a.store.UpdateProject(r.Context(), p.ID, ch)
+		}
+		if lectern.ErrorCode(err) == lectern.ECONFLICT {
+			err = &lectern.Error{Code: lectern.ECONFLICT, Message: lectern.ErrorMessage(err) + ": choose another domain, or free it in the project that has it.",
+				Fields: []lectern.FieldError{{Field: "domains", Message: lectern.ErrorMessage(err)}}}
+		}
+		if err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		v, err := a.withLive(r, p)
+		if err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, v)
+	})
+}
+
+// deleteProject is DELETE /v1/projects/{projectId}.
+func (a *api) deleteProject(w http.ResponseWriter, r *http.Request) {
+	body, ok := a.readNoBody(w, r)
+	if !ok {
+		return
+	}
+	a.idempotent(w, r, body, func(w http.ResponseWriter) {
+		p, err := a.ownedProject(r)
+		if err == nil {
+			err = a.store.DeleteProject(r.Context(), p.ID, time.Now())
+		}
+		if err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		a.log.Info("project deleted", "request_id", requestID(r), "project", p.ID, "org", p.OrgID)
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusNoContent)
+	})
+}
+
+// listUpdates is GET /v1/projects/{projectId}/updates.
+func (a *api) listUpdates(w http.ResponseWriter, r *http.Request) {
+	p, err := a.ownedProject(r)
+	pg, limit, perr := pageOf(r)
+	if err == nil {
+		err = perr
+	}
+	var us []*lectern.Update
+	if err == nil {
+		us, err = a.store.ListUpdates(r.Context(), p.ID, pg)
+	}
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, pageFrom(us, limit, func(u *lectern.Update) store.Cursor {
+		return store.Cursor{At: u.CreatedAt, ID: u.ID}
+	}))
+}
+
+// listDeployments is GET /v1/projects/{projectId}/deployments.
+func (a *api) listDeployments(w http.ResponseWriter, r *http.Request) {
+	p, err := a.ownedProject(r)
+	pg, limit, perr := pageOf(r)
+	if err == nil {
+		err = perr
+	}
+	var ds []*lectern.Deployment
+	if err == nil {
+		ds, err = a.store.ListDeployments(r.Context(), p.ID, pg)
+	}
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	for _, d := range ds {
+		d.Live = d.ID == p.LiveDeploymentID
+	}
+	writeJSON(w, http.StatusOK, pageFrom(ds, limit, func(d *lectern.Deployment) store.Cursor {
+		return store.Cursor{At: d.CreatedAt, ID: d.ID}
+	}))
+}
+
+// listExports is GET /v1/static-export/jobs.
+func (a *api) listExports(w http.ResponseWriter, r *http.Request) {
+	pg, limit, err := pageOf(r)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	q := r.URL.Query()
+	f := store.ExportFilter{OrgID: principalOf(r.Context()).OrgID}
+	if d := q.Get("domain"); d != "" {
+		if f.Domain, err = lectern.NormalizeDomain(d); err != nil {
+			writeError(w, r, a.log, queryError("domain", lectern.ErrorMessage(err)))
+			return
+		}
+	}
+	if s := q.Get("status"); s != "" {
+		if f.Status, err = lectern.ParseExportStatus(s); err != nil {
+			writeError(w, r, a.log, queryError("status", lectern.ErrorMessage(err)))
+			return
+		}
+	}
+	es, err := a.store.ListExports(r.Context(), f, pg)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, pageFrom(es, limit, func(e *lectern.ExportJob) store.Cursor {
+		return store.Cursor{At: e.CreatedAt, ID: e.ID}
+	}))
+}
