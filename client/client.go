@@ -247,7 +247,7 @@ func (c *Client) Bundle(ctx context.Context, jobID string) (*Bundle, error) {
 // do runs a call, retrying it as the package documentation says.
 func (c *Client) do(ctx context.Context, r request) error {
 	idemKey := ""
-	if r.method == http.MethodPost {
+	if r.method == http.MethodPost || r.method == http.MethodPatch || r.method == http.MethodDelete {
 		idemKey = newIdempotencyKey()
 	}
 	for attempt := 1; ; attempt++ {

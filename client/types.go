@@ -14,19 +14,21 @@ type UpdateAccepted struct {
 // UpdateState is the status of a deployment update.
 type UpdateState string
 
-// The update states. Queued moves to in_progress or superseded; in_progress
-// moves to success or failure. Success, failure and superseded are final.
+// The update states. Queued moves to in_progress, superseded or canceled;
+// in_progress moves to success, failure or canceled (its project was
+// deleted). Success, failure, superseded and canceled are final.
 const (
 	UpdateQueued     UpdateState = "queued"
 	UpdateInProgress UpdateState = "in_progress"
 	UpdateSuccess    UpdateState = "success"
 	UpdateFailure    UpdateState = "failure"
 	UpdateSuperseded UpdateState = "superseded"
+	UpdateCanceled   UpdateState = "canceled"
 )
 
 // Final reports whether the state is one an update never leaves.
 func (s UpdateState) Final() bool {
-	return s == UpdateSuccess || s == UpdateFailure || s == UpdateSuperseded
+	return s == UpdateSuccess || s == UpdateFailure || s == UpdateSuperseded || s == UpdateCanceled
 }
 
 // Commit is the source revision an update built (schema Commit).
@@ -70,18 +72,21 @@ type ExportRequest struct {
 // ExportState is the status of a static export job.
 type ExportState string
 
-// The export states. Queued moves to running; running moves to completed or
-// failed (or back to queued when its worker stopped). Completed and failed
-// are final.
+// The export states. Queued moves to running or canceled; running moves to
+// completed, failed or canceled (or back to queued when its worker
+// stopped). Completed, failed and canceled are final.
 const (
 	ExportQueued    ExportState = "queued"
 	ExportRunning   ExportState = "running"
 	ExportCompleted ExportState = "completed"
 	ExportFailed    ExportState = "failed"
+	ExportCanceled  ExportState = "canceled"
 )
 
 // Final reports whether the state is one a job never leaves.
-func (s ExportState) Final() bool { return s == ExportCompleted || s == ExportFailed }
+func (s ExportState) Final() bool {
+	return s == ExportCompleted || s == ExportFailed || s == ExportCanceled
+}
 
 // JobError says why an export job failed (schema JobError).
 type JobError struct {
@@ -105,7 +110,7 @@ type ExportJob struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 	// CompletedAt is nil until the job is completed or failed.
 	CompletedAt *time.Time `json:"completedAt"`
-	// Error is nil unless Status is failed.
+	// Error is nil unless Status is failed or canceled.
 	Error *JobError `json:"error"`
 }
 
