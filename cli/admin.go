@@ -149,6 +149,7 @@ func orgCmd(with withStore) *cobra.Command {
 			return out.table(orgs, []string{"ID", "NAME", "PLAN", "CREATED"}, rows)
 		})}
 	cmd.AddCommand(create, set, list)
+	cmd.AddCommand(orgLifecycleCmds(with)...)
 	return cmd
 }
 
@@ -206,7 +207,7 @@ func projectCmd(with withStore, e *env, keyOf func() (*secrets.Key, error)) *cob
 	var listOrg string
 	list := &cobra.Command{Use: "list", Short: "List projects", Args: cobra.NoArgs,
 		RunE: with(func(ctx context.Context, st store.Store, out *printer) error {
-			ps, err := st.ListProjects(ctx, listOrg)
+			ps, err := st.ListProjects(ctx, listOrg, store.Page{})
 			if err != nil {
 				return err
 			}
@@ -225,7 +226,7 @@ func projectCmd(with withStore, e *env, keyOf func() (*secrets.Key, error)) *cob
 			return out.table(ps, []string{"ID", "ORG", "NAME", "DOMAINS", "BRANCH", "LIVE"}, rows)
 		})}
 	list.Flags().StringVar(&listOrg, "org", "", "only this organization's projects")
-	cmd.AddCommand(create, list)
+	cmd.AddCommand(create, list, projectUpdateCmd(with, e, keyOf), projectDeleteCmd(with))
 	return cmd
 }
 

@@ -61,7 +61,7 @@ bundle later).`,
 	fl.BoolVar(&f.wait, "wait", false, "follow the job until it ends, then get the bundle's link")
 	fl.StringVar(&f.out, "out", "", "download the bundle to this file (implies --wait)")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Minute, "with --wait, how long to wait for the job to end and the download to finish")
-	cmd.AddCommand(bundleCmd(e, af))
+	cmd.AddCommand(bundleCmd(e, af), exportListCmd(e, af))
 	return af.apiCommand(e, cmd)
 }
 
@@ -202,7 +202,7 @@ func (f *exportFlags) run(cmd *cobra.Command, e *env, af *apiFlags) error {
 	}
 	res := &exportResult{}
 	res.setJob(final)
-	if final.Status == client.ExportFailed {
+	if final.Status == client.ExportFailed || final.Status == client.ExportCanceled {
 		if err := res.print(e.stdout, af.json); err != nil {
 			return err
 		}
@@ -210,8 +210,12 @@ func (f *exportFlags) run(cmd *cobra.Command, e *env, af *apiFlags) error {
 		if final.Error != nil {
 			msg = final.Error.Message + " (" + final.Error.Code + ")"
 		}
-		return outcome(af, 1, &cmdError{exit: 1, code: "job_failed", jobID: final.JobID,
-			err: fmt.Errorf("export %s failed: %s", final.JobID, msg)})
+		code, verb := "job_failed", "failed"
+		if final.Status == client.ExportCanceled {
+			code, verb = "canceled", "was canceled"
+		}
+		return outcome(af, 1, &cmdError{exit: 1, code: code, jobID: final.JobID,
+			err: fmt.Errorf("export %s %s: %s", final.JobID, verb, msg)})
 	}
 	b, err := c.Bundle(wctx, final.JobID)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -64,6 +65,7 @@ func TestScripts(t *testing.T) {
 			"json":     cmdJSON,
 			"capture":  cmdCapture,
 			"checksum": cmdChecksum,
+			"sleep":    cmdSleep,
 		},
 	})
 }
@@ -96,8 +98,12 @@ func scriptFixture(t *testing.T) map[string]string {
 		"PRJ_SLOW":        project(ent, "Slow", good, "slow.acme.test"),
 		"PRJ_PRO":         project(pro, "Pro docs", good, "pro.acme.test"),
 		"PRJ_NEW":         project(ent, "Never deployed", good, "new.acme.test"),
+		"PRJ_LIFE":        project(ent, "Lifecycle", good, "life.acme.test"),
+		"PRJ_ADMIN":       project(pro, "Operated", good, "admin.acme.test"),
+		"DATA_DIR":        data,
+		"PRO_ORG":         pro,
 	}
-	site := project(ent, "Site", good, "export-wait.acme.test", "export-json.acme.test", "export-bundle.acme.test", "export-timeout.acme.test")
+	site := project(ent, "Site", good, "export-wait.acme.test", "export-json.acme.test", "export-bundle.acme.test", "export-timeout.acme.test", "export-list.acme.test")
 	entKey := admin("key", "create", "--org", ent, "--name", "ci")
 	proKey := admin("key", "create", "--org", pro, "--name", "ci")
 	revoked := admin("key", "create", "--org", ent, "--name", "old")
@@ -162,10 +168,19 @@ func readJSON(ts *testscript.TestScript, name string) map[string]any {
 	return m
 }
 
-// jsonField returns the value at a dotted path, and whether it is there.
+// jsonField returns the value at a dotted path (a number indexes an
+// array), and whether it is there.
 func jsonField(m map[string]any, path string) (any, bool) {
 	var v any = m
 	for _, k := range strings.Split(path, ".") {
+		if list, ok := v.([]any); ok { // a number indexes an array
+			i, err := strconv.Atoi(k)
+			if err != nil || i < 0 || i >= len(list) {
+				return nil, false
+			}
+			v = list[i]
+			continue
+		}
 		o, ok := v.(map[string]any)
 		if !ok {
 			return nil, false
@@ -206,6 +221,18 @@ func cmdJSON(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("%s: %s is %q, which does not match %q", args[0], key, jsonText(v), pattern)
 		}
 	}
+}
+
+// cmdSleep waits: sleep DURATION.
+func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: sleep DURATION")
+	}
+	d, err := time.ParseDuration(args[0])
+	if err != nil {
+		ts.Fatalf("sleep: %v", err)
+	}
+	time.Sleep(d)
 }
 
 // cmdCapture sets a variable to the last line of stdout or stderr, or to

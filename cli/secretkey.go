@@ -138,7 +138,7 @@ func displayRepo(repoURL string) string {
 // repository URLs into encrypted storage. It returns the projects, as
 // they were read.
 func (s *storageFlags) projectSecrets(ctx context.Context, getenv func(string) string, st store.Store, log *slog.Logger) (*secrets.Key, []*lectern.Project, error) {
-	ps, err := st.ListProjects(ctx, "")
+	ps, err := st.ListProjects(ctx, "", store.Page{})
 	if err != nil {
 		return nil, nil, fmt.Errorf("read projects to check their repository credentials: %w", err)
 	}

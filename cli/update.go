@@ -115,6 +115,9 @@ func runUpdate(cmd *cobra.Command, e *env, af *apiFlags, projectID string, wait 
 	case client.UpdateSuperseded:
 		return outcome(af, 2, &cmdError{exit: 2, code: "superseded", statusID: st.StatusID,
 			err: fmt.Errorf("update %s was superseded by %s, which builds the newer state of the branch", st.StatusID, st.SupersededBy)})
+	case client.UpdateCanceled:
+		return outcome(af, 1, &cmdError{exit: 1, code: "canceled", statusID: st.StatusID,
+			err: fmt.Errorf("update %s was canceled: %s", st.StatusID, strings.TrimSpace(st.Summary))})
 	default:
 		return outcome(af, 1, &cmdError{exit: 1, code: "failure", statusID: st.StatusID,
 			err: fmt.Errorf("update %s failed: %s", st.StatusID, strings.TrimSpace(st.Summary))})
