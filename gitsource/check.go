@@ -1,34 +1,59 @@
 package gitsource
 
 import (
+	"net"
+	"net/netip"
+	"net/url"
 	"strings"
 
 	"lectern.dev/lectern"
 )
 
 // CheckRemote validates a repository address that an organization gives
-// through the API: an http:// or https:// URL without credentials. A
-// local path or file:// URL names the server's own disk, which only the
-// operator may point a project at (another tenant's repository could lie
-// there), and credentials in a URL would be kept in clear: both are
-// EINVALID errors that say what to do instead.
+// through the API: an http:// or https:// URL to a host by name or public
+// address, without credentials. Anything else is an EINVALID error that
+// says what to do instead, and nothing is looked up on the disk or the
+// network to decide. A local path or file:// URL names the server's own
+// disk, which only the operator may point a project at (another tenant's
+// repository could lie there); a loopback, private or link-local address
+// would have the server fetch from its own network for the tenant;
+// credentials in a URL would be kept in clear.
 func CheckRemote(repoURL string) error {
-	// Local addresses are refused before parseSource, which looks at the
-	// disk: whether a path exists there is not the caller's to learn.
-	scheme, _, remote := strings.Cut(repoURL, "://")
-	if strings.TrimSpace(repoURL) != "" && !strings.Contains(repoURL, "::") && (!remote || strings.EqualFold(scheme, "file")) {
-		return lectern.Errorf(lectern.EINVALID,
-			"repository %s is on the server's disk: only the operator can use one (lectern admin project update --repo); give an https:// URL", Redact(repoURL))
+	display := Redact(repoURL)
+	scheme, _, ok := strings.Cut(repoURL, "://")
+	if strings.TrimSpace(repoURL) == "" {
+		return lectern.Errorf(lectern.EINVALID, "repository URL is empty")
 	}
-	src, err := parseSource(repoURL)
+	if s := strings.ToLower(scheme); !ok || s != "http" && s != "https" {
+		return lectern.Errorf(lectern.EINVALID,
+			"repository %s is not an https:// or http:// URL: give one (a repository on the server's disk is the operator's to set, with lectern admin project update --repo)", display)
+	}
+	// An http(s) address is parsed as such, never as a path.
+	src, err := parseHTTP(repoURL, display)
 	if err != nil {
 		return err
 	}
 	if src.hasCreds {
 		return lectern.Errorf(lectern.EINVALID,
-			"repository URL %s holds credentials, which would be kept in clear: give the URL without them and ask the operator to store a token (lectern admin project update --repo-token-file)", src.display)
+			"repository URL %s holds credentials, which would be kept in clear: give the URL without them and ask the operator to store a token (lectern admin project update --repo-token-file)", display)
+	}
+	u, err := url.Parse(src.arg)
+	if err != nil {
+		return lectern.Errorf(lectern.EINVALID, "repository URL %s is not a valid URL", display)
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") || !strings.Contains(host, ".") && net.ParseIP(host) == nil {
+		return lectern.Errorf(lectern.EINVALID, "repository URL %s names a host of the server's own network: give a public host name", display)
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && !publicAddr(ip.Unmap()) {
+		return lectern.Errorf(lectern.EINVALID, "repository URL %s names an address of the server's own network: give a public host", display)
 	}
 	return nil
+}
+
+// publicAddr reports whether ip is a public unicast address.
+func publicAddr(ip netip.Addr) bool {
+	return ip.IsGlobalUnicast() && !ip.IsPrivate() && !ip.IsLoopback() && !ip.IsLinkLocalUnicast()
 }
 
 // CheckBranch validates a branch name as `git check-ref-format --branch`
