@@ -141,6 +141,22 @@ type Updates interface {
 	CreateUpdate(ctx context.Context, u *lectern.Update) error
 	// GetUpdate returns ENOTFOUND when there is no such update.
 	GetUpdate(ctx context.Context, id string) (*lectern.Update, error)
+	// CancelUpdate ends a queued or in-progress update as canceled at at,
+	// with EndedAt at and the summary CanceledByRequest, and its job done,
+	// so that a worker running it loses its lease (ECONFLICT) and
+	// publishes nothing; it returns the update as it now is. ECONFLICT,
+	// changing nothing, when the update has already ended; ENOTFOUND when
+	// it is missing.
+	CancelUpdate(ctx context.Context, id string, at time.Time) (*lectern.Update, error)
+	// PromoteDeployment makes a deployment of the project its live one
+	// again, in one transaction that records the switch in u as an update
+	// of the project: u gets ID and CreatedAt (at) when empty, status
+	// success, StartedAt and EndedAt at, the deployment's commit and ID
+	// (DeploymentID); u.Source and u.Summary are the caller's. A later
+	// GetUpdate or ListUpdates returns it; ResolveDomain answers the
+	// deployment from then on. ENOTFOUND when the project is missing or
+	// deleted, or the deployment is missing or another project's.
+	PromoteDeployment(ctx context.Context, projectID, deploymentID string, u *lectern.Update, at time.Time) error
 	// ListUpdates returns a project's updates, newest first, one page of
 	// them.
 	ListUpdates(ctx context.Context, projectID string, pg Page) ([]*lectern.Update, error)
@@ -170,8 +186,12 @@ type Cursor struct {
 }
 
 // CanceledByDelete is the summary of an update, and the message of an
-// export's error, that DeleteProject canceled.
-const CanceledByDelete = "Canceled: the project was deleted."
+// export's error, that DeleteProject canceled; CanceledByRequest of those
+// that CancelUpdate and CancelExport canceled.
+const (
+	CanceledByDelete  = "Canceled: the project was deleted."
+	CanceledByRequest = "Canceled on request."
+)
 
 // ProjectChange is a change of a project's settings; nil fields keep
 // theirs.
@@ -227,6 +247,13 @@ type Exports interface {
 	// completed with its bundle, or failed with its error.
 	// ECONFLICT when the lease is lost: nothing is changed.
 	FinishExport(ctx context.Context, lease Lease, r ExportResult) error
+	// CancelExport ends a queued or running export as canceled at at,
+	// with UpdatedAt at and the error code "canceled" with the message
+	// CanceledByRequest, and its job done, so that a worker running it
+	// loses its lease (ECONFLICT) and stores no bundle; it returns the
+	// export as it now is. ECONFLICT, changing nothing, when the export has
+	// already ended; ENOTFOUND when it is missing.
+	CancelExport(ctx context.Context, id string, at time.Time) (*lectern.ExportJob, error)
 	// ListExports returns the exports that f selects, newest first, one
 	// page of them.
 	ListExports(ctx context.Context, f ExportFilter, pg Page) ([]*lectern.ExportJob, error)

@@ -51,7 +51,7 @@ func (s *Store) CreateExport(ctx context.Context, e *lectern.ExportJob, q store.
 			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 				return err
 			}
-			if deleted {
+			if deleted || errors.Is(err, pgx.ErrNoRows) {
 				return store.NotFound("project", e.ProjectID)
 			}
 			tag, err := tx.Exec(ctx, `INSERT INTO exports (id, org_id, project_id, domain, base_path, status, created_at, updated_at)

@@ -147,10 +147,20 @@ func (s *Store) ListDeployments(ctx context.Context, projectID string, pg store.
 }
 
 // DeleteDeployment removes a deployment that is not live. A deployment
-// becomes live only in the transaction that stores it, so the check cannot
-// race with a publish of the same deployment.
+// becomes live in the transaction that stores it, or in a PromoteDeployment
+// that key-share locks its row: the row is locked here before the check,
+// so that the check sees a promotion that got there first, and a later one
+// finds the deployment gone.
 func (s *Store) DeleteDeployment(ctx context.Context, id string) error {
 	return s.tx(ctx, func(tx pgx.Tx) error {
+		var one int
+		err := tx.QueryRow(ctx, `SELECT 1 FROM deployments WHERE id = $1 FOR UPDATE`, id).Scan(&one)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return store.NotFound("deployment", id)
+		}
+		if err != nil {
+			return err
+		}
 		var live bool
 		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM projects WHERE live_deployment_id = $1)`, id).Scan(&live); err != nil {
 			return err
@@ -158,14 +168,8 @@ func (s *Store) DeleteDeployment(ctx context.Context, id string) error {
 		if live {
 			return lectern.Errorf(lectern.ECONFLICT, "deployment %q is live", id)
 		}
-		tag, err := tx.Exec(ctx, `DELETE FROM deployments WHERE id = $1`, id)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return store.NotFound("deployment", id)
-		}
-		return nil
+		_, err = tx.Exec(ctx, `DELETE FROM deployments WHERE id = $1`, id)
+		return err
 	})
 }
 

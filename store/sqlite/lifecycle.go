@@ -133,14 +133,11 @@ func (s *Store) ListDeletedProjects(ctx context.Context, before time.Time, limit
 	defer rows.Close()
 	var out []*lectern.Project
 	for rows.Next() {
-		var p lectern.Project
-		var dt string
-		var created int64
-		if err := rows.Scan(&p.ID, &p.OrgID, &p.Name, &p.RepoURL, &p.Branch, &p.DocsRoot, &dt, &p.CustomScripts, &p.LiveDeploymentID, &created, &p.RepoCredentials); err != nil {
+		p, err := scanProjectRow(rows)
+		if err != nil {
 			return nil, wrap(err)
 		}
-		p.DeploymentType, p.CreatedAt, p.Domains = lectern.DeploymentType(dt), fromTS(created), []string{}
-		out = append(out, &p)
+		out = append(out, p)
 	}
 	return out, wrap(rows.Err())
 }

@@ -50,23 +50,33 @@ func (s *Store) CreateProject(ctx context.Context, p *lectern.Project) error {
 const projectCols = `id, org_id, name, repo_url, branch, docs_root, deployment_type, custom_scripts, coalesce(live_deployment_id, ''), created_at, repo_credentials`
 
 func (s *Store) scanProject(ctx context.Context, row *sql.Row) (*lectern.Project, error) {
+	p, err := scanProjectRow(row)
+	if err != nil {
+		return nil, err
+	}
+	if p.Domains, err = projectDomains(ctx, s.r, p.ID); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// scanProjectRow reads the projectCols of a project, without its domains.
+func scanProjectRow(row interface{ Scan(...any) error }) (*lectern.Project, error) {
 	var p lectern.Project
 	var dt string
 	var created int64
 	if err := row.Scan(&p.ID, &p.OrgID, &p.Name, &p.RepoURL, &p.Branch, &p.DocsRoot, &dt, &p.CustomScripts, &p.LiveDeploymentID, &created, &p.RepoCredentials); err != nil {
 		return nil, err
 	}
-	p.DeploymentType, p.CreatedAt = lectern.DeploymentType(dt), fromTS(created)
-	doms, err := s.projectDomains(ctx, p.ID)
-	if err != nil {
-		return nil, err
-	}
-	p.Domains = doms
+	p.DeploymentType, p.CreatedAt, p.Domains = lectern.DeploymentType(dt), fromTS(created), []string{}
 	return &p, nil
 }
 
-func (s *Store) projectDomains(ctx context.Context, id string) ([]string, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT domain FROM domains WHERE project_id = ? ORDER BY position`, id)
+// projectDomains reads a project's domains in order.
+func projectDomains(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, id string) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT domain FROM domains WHERE project_id = ? ORDER BY position`, id)
 	if err != nil {
 		return nil, err
 	}
@@ -112,43 +122,37 @@ func (s *Store) ResolveDomain(ctx context.Context, domain string) (string, strin
 }
 
 // ListProjects returns a page of an organization's projects (all for
-// ""), newest first, without the deleted ones.
+// ""), newest first, without the deleted ones, read in one transaction
+// so that a project deleted meanwhile does not shorten the page.
 func (s *Store) ListProjects(ctx context.Context, orgID string, pg store.Page) ([]*lectern.Project, error) {
+	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer tx.Rollback()
 	cond, tail, args := pageSQL(pg)
-	rows, err := s.r.QueryContext(ctx, `SELECT id FROM projects WHERE deleted_at IS NULL AND (? = '' OR org_id = ?)`+cond+tail,
+	rows, err := tx.QueryContext(ctx, `SELECT `+projectCols+` FROM projects WHERE deleted_at IS NULL AND (? = '' OR org_id = ?)`+cond+tail,
 		append([]any{orgID, orgID}, args...)...)
 	if err != nil {
 		return nil, wrap(err)
 	}
-	var ids []string
+	out := []*lectern.Project{}
 	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
+		p, err := scanProjectRow(rows)
+		if err != nil {
 			rows.Close()
 			return nil, wrap(err)
 		}
-		ids = append(ids, id)
+		out = append(out, p)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, wrap(err)
 	}
-	return s.projectsByID(ctx, ids)
-}
-
-// projectsByID reads the projects of ids, in that order, skipping those
-// deleted meanwhile.
-func (s *Store) projectsByID(ctx context.Context, ids []string) ([]*lectern.Project, error) {
-	out := make([]*lectern.Project, 0, len(ids))
-	for _, id := range ids {
-		p, err := s.GetProject(ctx, id)
-		if lectern.ErrorCode(err) == lectern.ENOTFOUND {
-			continue
+	for _, p := range out {
+		if p.Domains, err = projectDomains(ctx, tx, p.ID); err != nil {
+			return nil, wrap(err)
 		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
 	}
 	return out, nil
 }

@@ -12,7 +12,8 @@ import (
 
 // testCreateExportOfDeletedProject: a deleted project is gone for
 // CreateExport too: ENOTFOUND, no export stored, no job queued, and its
-// old domain not blocked for its new owner.
+// old domain not blocked for its new owner; a missing project is
+// ENOTFOUND as well.
 func testCreateExportOfDeletedProject(t *testing.T, s store.Store) {
 	org := newOrg(t, s)
 	p := newProject(t, s, org.ID)
@@ -28,6 +29,8 @@ func testCreateExportOfDeletedProject(t *testing.T, s store.Store) {
 	claimNone(t, s, store.KindExport, "w", now(), "no export of a deleted project may run")
 	n := newProject(t, s, org.ID, dom)
 	newExport(t, s, n, dom, time.Time{})
+	err = s.CreateExport(t.Context(), &lectern.ExportJob{OrgID: org.ID, ProjectID: missingID(lectern.PrefixProject), Domain: domain()}, store.ExportQuota{})
+	wantCode(t, err, lectern.ENOTFOUND, "CreateExport(missing project)")
 }
 
 // raceProjects is how many projects the race cases delete at once.

@@ -80,7 +80,7 @@ func testDeleteOrgLiveProjects(t *testing.T, s store.Store) {
 }
 
 // testDeleteOrg: after DeleteOrg the organization is ENOTFOUND for GetOrg,
-// RenameOrg, SetOrgPlan, CreateProject and a second DeleteOrg, absent from
+// RenameOrg, SetOrgPlan, CreateProject, CreateAPIKey and a second DeleteOrg, absent from
 // ListOrgs, and its keys are revoked at the given time (still found by
 // hash); another organization and its keys are untouched; a missing
 // organization is ENOTFOUND.
@@ -120,6 +120,11 @@ func testDeleteOrg(t *testing.T, s store.Store) {
 	wantCode(t, err, lectern.ENOTFOUND, "CreateProject(deleted organization)")
 	_, err = s.GetProjectByDomain(t.Context(), dom)
 	wantCode(t, err, lectern.ENOTFOUND, "GetProjectByDomain after a refused CreateProject")
+	late := lectern.NewAPIKey()
+	err = s.CreateAPIKey(t.Context(), &lectern.APIKey{OrgID: o.ID, Name: "late", Hint: lectern.APIKeyHint(late), Hash: lectern.HashAPIKey(late)})
+	wantCode(t, err, lectern.ENOTFOUND, "CreateAPIKey(deleted organization)")
+	_, err = s.GetAPIKeyByHash(t.Context(), lectern.HashAPIKey(late))
+	wantCode(t, err, lectern.ENOTFOUND, "GetAPIKeyByHash after a refused CreateAPIKey")
 
 	err = s.DeleteOrg(t.Context(), o.ID, time.Now().UTC())
 	wantCode(t, err, lectern.ENOTFOUND, "DeleteOrg(already deleted)")

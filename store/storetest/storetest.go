@@ -51,6 +51,8 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"ProjectChange", projectChangeCases},
 		{"ProjectDeletion", projectDeletionCases},
 		{"OrgDeletion", orgDeletionCases},
+		{"Cancel", cancelCases},
+		{"Promote", promoteCases},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
