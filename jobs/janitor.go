@@ -141,12 +141,18 @@ func (j *Janitor) RunOnce(ctx context.Context) error {
 				kept++
 				continue
 			}
-			// Files first, as for exports: the record is only dropped once its files are gone.
-			if err := blobstore.DeletePrefix(ctx, j.Bucket, blobstore.SitePrefix(p.ID, d.ID)); err != nil {
-				keep(err)
+			// The record first, unlike exports: once it is gone the
+			// deployment cannot be promoted, so no request is served from
+			// files being deleted; DeleteDeployment refuses one promoted
+			// meanwhile. Files a failed delete leaves behind have no record
+			// and go with the orphans.
+			if err := j.Store.DeleteDeployment(ctx, d.ID); err != nil {
+				if lectern.ErrorCode(err) != lectern.ECONFLICT {
+					keep(err)
+				}
 				continue
 			}
-			keep(j.Store.DeleteDeployment(ctx, d.ID))
+			keep(blobstore.DeletePrefix(ctx, j.Bucket, blobstore.SitePrefix(p.ID, d.ID)))
 			j.Log.Info("collected deployment", "project", p.ID, "deployment", d.ID)
 		}
 	}
@@ -177,7 +183,9 @@ func (j *Janitor) collectDeleted(ctx context.Context, now time.Time) error {
 				continue
 			}
 			if err := j.Store.PurgeProject(ctx, p.ID); err != nil {
-				keep(err)
+				if lectern.ErrorCode(err) != lectern.ENOTFOUND { // another janitor's
+					keep(err)
+				}
 				continue
 			}
 			j.Log.Info("collected deleted project", "project", p.ID)
@@ -190,7 +198,9 @@ func (j *Janitor) collectDeleted(ctx context.Context, now time.Time) error {
 	keep(err)
 	for _, o := range orgs {
 		if err := j.Store.PurgeOrg(ctx, o.ID); err != nil {
-			keep(err)
+			if c := lectern.ErrorCode(err); c != lectern.ENOTFOUND && c != lectern.ECONFLICT { // another janitor's; a project since
+				keep(err)
+			}
 			continue
 		}
 		j.Log.Info("collected deleted organization", "org", o.ID)
