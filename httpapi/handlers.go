@@ -193,6 +193,10 @@ func (a *api) createBundle(w http.ResponseWriter, r *http.Request) {
 			}
 			writeError(w, r, a.log, &lectern.Error{Code: lectern.EJOBFAILED, Message: msg, JobID: e.ID})
 			return
+		case e.Status == lectern.ExportCanceled:
+			writeError(w, r, a.log, &lectern.Error{Code: lectern.EJOBFAILED, JobID: e.ID,
+				Message: "The export job was canceled, so it has no bundle; start a new export."})
+			return
 		case e.Status != lectern.ExportCompleted || e.Bundle == nil:
 			writeError(w, r, a.log, &lectern.Error{Code: lectern.ENOTCOMPLETED, JobID: e.ID,
 				Message: "The export job is " + string(e.Status) + "; poll it until status is completed, then ask for the bundle."})

@@ -1,11 +1,13 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/gitsource"
@@ -129,8 +131,8 @@ func (pp *projectPatch) change(p *lectern.Project, hosts *lectern.ServerHosts) (
 		switch {
 		case name == "":
 			bad("name", lectern.Errorf(lectern.EINVALID, "must not be empty"))
-		case len(name) > 200 || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }):
-			bad("name", lectern.Errorf(lectern.EINVALID, "must be at most 200 bytes, without control characters"))
+		case utf8.RuneCountInString(name) > 200 || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+			bad("name", lectern.Errorf(lectern.EINVALID, "must be at most 200 characters, without control characters"))
 		default:
 			ch.Name = &name
 		}
@@ -141,12 +143,11 @@ func (pp *projectPatch) change(p *lectern.Project, hosts *lectern.ServerHosts) (
 			bad("repoUrl", err)
 		} else {
 			ch.RepoURL = &repo
-			// Credentials stay with their host: another host never gets
-			// them.
-			if p.RepoCredentials != "" && origin(repo) != origin(p.RepoURL) {
-				none := ""
-				ch.RepoCredentials = &none
-			}
+			// The stored credentials were given by the operator for the
+			// repository they were given with: a tenant cannot aim them at
+			// another one, even on the same host.
+			none := ""
+			ch.RepoCredentials = &none
 		}
 	}
 	if pp.Branch != nil {
@@ -213,14 +214,20 @@ func checkDomains(domains []string, hosts *lectern.ServerHosts) ([]string, error
 	return out, nil
 }
 
-// origin returns the scheme and host of a repository URL, lowercased,
-// without user information.
-func origin(repoURL string) string {
-	u, err := url.Parse(repoURL)
-	if err != nil {
-		return repoURL
+// refuseNulls refuses a JSON object body with a null member: a PATCH
+// leaves out what it does not change, and null changes nothing.
+func refuseNulls(body []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return jsonError(err)
 	}
-	return strings.ToLower(u.Scheme + "://" + u.Host)
+	for k, v := range m {
+		if string(bytes.TrimSpace(v)) == "null" {
+			return &lectern.Error{Code: lectern.EINVALID, Message: fmt.Sprintf("Field %q is null: leave it out to keep the setting.", k),
+				Fields: []lectern.FieldError{{Field: k, Message: "must not be null"}}}
+		}
+	}
+	return nil
 }
 
 // updateProject is PATCH /v1/projects/{projectId}.
@@ -237,6 +244,9 @@ func (a *api) updateProject(w http.ResponseWriter, r *http.Request) {
 	a.idempotent(w, r, body, func(w http.ResponseWriter) {
 		var pp projectPatch
 		err := decodeJSON(body, &pp)
+		if err == nil {
+			err = refuseNulls(body)
+		}
 		if err == nil && pp == (projectPatch{}) {
 			err = lectern.Errorf(lectern.EINVALID, "The body changes nothing: give at least one of name, repoUrl, branch, docsRoot, domains, deploymentType.")
 		}

@@ -171,6 +171,9 @@ func (a *api) routes() {
 		"PATCH": authed(http.HandlerFunc(a.updateProject)), "DELETE": authed(http.HandlerFunc(a.deleteProject))})
 	a.handle("/v1/projects/{projectId}/updates", map[string]http.Handler{"GET": authed(http.HandlerFunc(a.listUpdates))})
 	a.handle("/v1/projects/{projectId}/deployments", map[string]http.Handler{"GET": authed(http.HandlerFunc(a.listDeployments))})
+	a.handle("/v1/projects/{projectId}/deployments/{deploymentId}/promote", map[string]http.Handler{"POST": authed(http.HandlerFunc(a.promoteDeployment))})
+	a.handle("/v1/project/update-status/{statusId}/cancel", map[string]http.Handler{"POST": authed(http.HandlerFunc(a.cancelUpdate))})
+	a.handle("/v1/static-export/jobs/{jobId}/cancel", map[string]http.Handler{"POST": authed(http.HandlerFunc(a.cancelExport))})
 	a.handle("/v1/static-export/jobs", map[string]http.Handler{"POST": authed(http.HandlerFunc(a.startExport)),
 		"GET": authed(http.HandlerFunc(a.listExports))})
 	a.handle("/v1/static-export/jobs/{jobId}", map[string]http.Handler{"GET": authed(http.HandlerFunc(a.getExport))})

@@ -695,16 +695,54 @@ func TestAtomicSwitch(t *testing.T) {
 	st, b := openStore(t), openBucket(t)
 	p := newProject(t, st, "live.example.com")
 	publish(t, st, b, p.ID, versionFiles("A", 0))
-	srv := New(discardLog(), st, b)
+	switchUnderLoad(t, New(discardLog(), st, b), "live.example.com", func(v string, gen int) {
+		publish(t, st, b, p.ID, versionFiles(v, gen))
+	})
+}
+
+// TestAtomicPromote: promoting kept deployments back and forth under load
+// is as atomic as publishing: no request fails or mixes deployments.
+func TestAtomicPromote(t *testing.T) {
+	t.Parallel()
+	st, b := openStore(t), openBucket(t)
+	p := newProject(t, st, "promote.example.com")
+	// Deployments are immutable, so each generation is one of its own,
+	// published ahead; the switches promote them in turn.
+	deps := map[int]string{}
+	for gen := range switchCount + 1 {
+		v := "B"
+		if gen%2 == 0 {
+			v = "A"
+		}
+		deps[gen] = publish(t, st, b, p.ID, versionFiles(v, gen))
+	}
+	promote := func(gen int) {
+		u := &lectern.Update{Source: "promote"}
+		if err := st.PromoteDeployment(context.Background(), p.ID, deps[gen], u, time.Now()); err != nil {
+			t.Fatalf("PromoteDeployment: %v", err)
+		}
+	}
+	promote(0)
+	switchUnderLoad(t, New(discardLog(), st, b), "promote.example.com", func(_ string, gen int) { promote(gen) })
+}
+
+// switchCount is how many switches switchUnderLoad makes.
+const switchCount = 30
+
+// switchUnderLoad serves srv's site at host to eight clients asking for
+// its pages in a loop while doSwitch switches it switchCount times to
+// versionFiles(v, gen), gen 1, 2, ..., half of them back from B's layout
+// to A's; it fails the test if a request fails, mixes versions, goes back
+// a generation, or the first request after a switch is not served from it.
+func switchUnderLoad(t *testing.T, srv *Server, host string, doSwitch func(v string, gen int)) {
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
-
 	get := func(c *http.Client, path string) (int, string, error) {
 		req, err := http.NewRequest("GET", ts.URL+path, nil)
 		if err != nil {
 			return 0, "", err
 		}
-		req.Host = "live.example.com"
+		req.Host = host
 		res, err := c.Do(req)
 		if err != nil {
 			return 0, "", err
@@ -769,14 +807,13 @@ func TestAtomicSwitch(t *testing.T) {
 
 	// Many switches, half of them back from B's layout to A's, so that a
 	// server mixing deployments within one request is likely to be caught.
-	const switches = 30
-	for i := range switches {
+	for i := range switchCount {
 		gen, v := i+1, "B"
 		if gen%2 == 0 {
 			v = "A"
 		}
 		time.Sleep(10 * time.Millisecond)
-		publish(t, st, b, p.ID, versionFiles(v, gen))
+		doSwitch(v, gen)
 		// The very first request after the switch sees the new version.
 		for _, path := range []string{"/guides/x", "/"} {
 			code, body, err := get(ts.Client(), path)

@@ -1,0 +1,106 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"lectern.dev/lectern"
+)
+
+// cancelUpdate is POST /v1/project/update-status/{statusId}/cancel.
+func (a *api) cancelUpdate(w http.ResponseWriter, r *http.Request) {
+	body, ok := a.readNoBody(w, r)
+	if !ok {
+		return
+	}
+	a.idempotent(w, r, body, func(w http.ResponseWriter) {
+		id := r.PathValue("statusId")
+		u, err := a.store.GetUpdate(r.Context(), id)
+		if err == nil {
+			err = ownedBy(r, u.OrgID, "update status", id)
+		}
+		if err == nil {
+			u, err = a.store.CancelUpdate(r.Context(), id, time.Now())
+		}
+		if err != nil {
+			writeError(w, r, a.log, ended(err, "update"))
+			return
+		}
+		a.log.Info("update canceled", "request_id", requestID(r), "update", id)
+		writeJSON(w, http.StatusOK, u)
+	})
+}
+
+// cancelExport is POST /v1/static-export/jobs/{jobId}/cancel.
+func (a *api) cancelExport(w http.ResponseWriter, r *http.Request) {
+	body, ok := a.readNoBody(w, r)
+	if !ok {
+		return
+	}
+	a.idempotent(w, r, body, func(w http.ResponseWriter) {
+		e, err := a.ownedExport(r)
+		if err == nil {
+			e, err = a.store.CancelExport(r.Context(), e.ID, time.Now())
+		}
+		if err != nil {
+			writeError(w, r, a.log, ended(err, "export job"))
+			return
+		}
+		a.log.Info("export canceled", "request_id", requestID(r), "job", e.ID)
+		writeJSON(w, http.StatusOK, e)
+	})
+}
+
+// ended says what to do about a job that ended before it could be
+// canceled.
+func ended(err error, what string) error {
+	if lectern.ErrorCode(err) != lectern.ECONFLICT {
+		return err
+	}
+	return lectern.Errorf(lectern.ECONFLICT, "%s; there is nothing to cancel.", lectern.ErrorMessage(err))
+}
+
+// promoteDeployment is
+// POST /v1/projects/{projectId}/deployments/{deploymentId}/promote.
+func (a *api) promoteDeployment(w http.ResponseWriter, r *http.Request) {
+	body, ok := a.readNoBody(w, r)
+	if !ok {
+		return
+	}
+	a.idempotent(w, r, body, func(w http.ResponseWriter) {
+		p, err := a.ownedProject(r)
+		if err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		depID := r.PathValue("deploymentId")
+		d, err := a.store.GetDeployment(r.Context(), depID)
+		if err == nil && d.ProjectID != p.ID {
+			err = lectern.Errorf(lectern.ENOTFOUND, "deployment %q not found", depID)
+		}
+		if err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		u := &lectern.Update{Source: "promote",
+			Summary: "Made deployment " + d.ID + " (" + short(d.Commit.SHA) + ", " + itoa(d.PageCount) + " pages) live again."}
+		if err := a.store.PromoteDeployment(r.Context(), p.ID, d.ID, u, time.Now()); err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		a.log.Info("deployment promoted", "request_id", requestID(r), "project", p.ID, "deployment", depID, "update", u.ID)
+		w.Header().Set("Location", "/v1/project/update-status/"+u.ID)
+		writeJSON(w, http.StatusOK, u)
+	})
+}
+
+// short is the first 12 characters of a commit hash.
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
