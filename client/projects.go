@@ -123,3 +123,48 @@ func (o ListOptions) query(q url.Values) string {
 	}
 	return "?" + q.Encode()
 }
+
+// PromoteDeployment makes a kept deployment of the project live again, at
+// once (POST /projects/{projectId}/deployments/{deploymentId}/promote),
+// and returns the update that records the switch in the project's
+// history. A deployment the server no longer keeps is a not_found *Error.
+func (c *Client) PromoteDeployment(ctx context.Context, projectID, deploymentID string) (*UpdateStatus, error) {
+	if projectID == "" || deploymentID == "" {
+		return nil, errors.New("promote deployment: no project or deployment ID given")
+	}
+	var out UpdateStatus
+	path := "/projects/" + url.PathEscape(projectID) + "/deployments/" + url.PathEscape(deploymentID) + "/promote"
+	if err := c.do(ctx, request{method: http.MethodPost, path: path, out: &out}); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// CancelUpdate cancels a queued or running update
+// (POST /project/update-status/{statusId}/cancel) and returns it, canceled:
+// a running one's worker stops within seconds and publishes nothing. One
+// that has already ended is a conflict *Error.
+func (c *Client) CancelUpdate(ctx context.Context, statusID string) (*UpdateStatus, error) {
+	if statusID == "" {
+		return nil, errors.New("cancel update: no status ID given")
+	}
+	var out UpdateStatus
+	if err := c.do(ctx, request{method: http.MethodPost, path: "/project/update-status/" + url.PathEscape(statusID) + "/cancel", out: &out}); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// CancelExport cancels a queued or running export job
+// (POST /static-export/jobs/{jobId}/cancel) and returns it, canceled. One
+// that has already ended is a conflict *Error.
+func (c *Client) CancelExport(ctx context.Context, jobID string) (*ExportJob, error) {
+	if jobID == "" {
+		return nil, errors.New("cancel export: no job ID given")
+	}
+	var out ExportJob
+	if err := c.do(ctx, request{method: http.MethodPost, path: "/static-export/jobs/" + url.PathEscape(jobID) + "/cancel", out: &out}); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

@@ -68,3 +68,45 @@ func TestProjectLifecycle(t *testing.T) {
 		t.Fatalf("Projects after DeleteProject: %+v, %v", ps, err)
 	}
 }
+
+// TestCancelAndPromote: through the client, against a real server: an
+// export canceled while queued ends canceled and has no bundle; an
+// update that has ended cannot be canceled; the live deployment can be
+// promoted again, recorded in the history.
+func TestCancelAndPromote(t *testing.T) {
+	t.Parallel()
+	f := startServer(t)
+	tn := f.tenant(t, "enterprise", f.good, true, "cancel")
+	c := newClient(t, f.url, tn.key)
+	ctx := testContext(t)
+	job, err := c.StartExport(ctx, tn.domains[0], "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := c.CancelExport(ctx, job.JobID)
+	var e *client.Error
+	switch {
+	case err == nil && (j.Status != client.ExportCanceled || j.Error == nil || j.Error.Code != "canceled"):
+		t.Fatalf("CancelExport: %+v", j)
+	case err != nil && !(errors.As(err, &e) && e.Code == client.CodeConflict): // it may have ended first
+		t.Fatalf("CancelExport: %v", err)
+	}
+	ups, err := c.Updates(ctx, tn.project, client.ListOptions{})
+	if err != nil || len(ups.Items) == 0 {
+		t.Fatalf("Updates: %+v, %v", ups, err)
+	}
+	if _, err := c.CancelUpdate(ctx, ups.Items[0].StatusID); !errors.As(err, &e) || e.Code != client.CodeConflict {
+		t.Fatalf("CancelUpdate of an ended update: %v, want a conflict", err)
+	}
+	p, err := c.Project(ctx, tn.project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := c.PromoteDeployment(ctx, tn.project, p.LiveDeploymentID)
+	if err != nil || u.Status != client.UpdateSuccess || u.Source != "promote" {
+		t.Fatalf("PromoteDeployment: %+v, %v", u, err)
+	}
+	if again, err := c.UpdateStatus(ctx, u.StatusID); err != nil || again.StatusID != u.StatusID {
+		t.Fatalf("UpdateStatus of the promotion: %+v, %v", again, err)
+	}
+}
