@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/gitsource"
 	"lectern.dev/lectern/secrets"
 	"lectern.dev/lectern/store"
 )
@@ -45,8 +46,8 @@ The live deployment stays until the next update builds from the new settings.`}
 				ch.Name, changed = &n, true
 			}
 			if fl.Changed("branch") {
-				if strings.TrimSpace(branch) == "" || strings.HasPrefix(branch, "-") {
-					return fmt.Errorf("--branch %q is not a branch name", branch)
+				if err := gitsource.CheckBranch(branch); err != nil {
+					return fmt.Errorf("--branch: %s", lectern.ErrorMessage(err))
 				}
 				ch.Branch, changed = &branch, true
 			}
@@ -241,6 +242,9 @@ lectern admin project delete).`}
 				}
 			}
 			if err := st.DeleteOrg(ctx, id, now); err != nil {
+				if len(ps) > 0 {
+					return fmt.Errorf("its %d projects were deleted, but the organization was not (a project was created meanwhile?): %w; run the command again", len(ps), err)
+				}
 				return err
 			}
 			return out.result(map[string]any{"id": id, "deleted": true, "projectsDeleted": len(ps)},

@@ -22,6 +22,7 @@ type exportFlags struct {
 	wait     bool
 	out      string
 	timeout  time.Duration
+	cancelIt bool
 }
 
 func exportCmd(e *env) *cobra.Command {
@@ -44,9 +45,11 @@ it is never a flag, which would show in process lists. --json prints one
 JSON object for scripts.
 
 Exit status: 0 when the export completed (and the bundle downloaded), 1
-when it failed or on any error, 2 when it did not end within --timeout
-(it then goes on on the server; lectern export bundle JOB_ID gets its
-bundle later).`,
+when it failed or was canceled, or on any error, 2 when it did not end
+within --timeout (it then goes on on the server; lectern export bundle
+JOB_ID gets its bundle later). Interrupted (Ctrl-C), the job goes on on the
+server unless --cancel-on-interrupt; lectern export cancel JOB_ID cancels
+it later.`,
 		Example: `  lectern export --domain docs.acme.com --wait --out site.tar.gz
   lectern export --domain docs.acme.com --wait --json | jq -r .bundleUrl
   lectern export bundle exp_01hzy3k6q2v9d8e7f6g5h4j3k2 --out site.tar.gz`,
@@ -61,7 +64,8 @@ bundle later).`,
 	fl.BoolVar(&f.wait, "wait", false, "follow the job until it ends, then get the bundle's link")
 	fl.StringVar(&f.out, "out", "", "download the bundle to this file (implies --wait)")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Minute, "with --wait, how long to wait for the job to end and the download to finish")
-	cmd.AddCommand(bundleCmd(e, af), exportListCmd(e, af))
+	fl.BoolVar(&f.cancelIt, "cancel-on-interrupt", false, "with --wait, cancel the job on the server when interrupted (Ctrl-C, SIGTERM)")
+	cmd.AddCommand(bundleCmd(e, af), exportListCmd(e, af), cancelCmd(e, af, "export"))
 	return af.apiCommand(e, cmd)
 }
 
@@ -194,6 +198,12 @@ func (f *exportFlags) run(cmd *cobra.Command, e *env, af *apiFlags) error {
 	final, err := c.WaitExport(wctx, job.JobID, prog.update)
 	prog.finish()
 	if err != nil {
+		if ierr := interrupted(ctx, f.cancelIt, "export", job.JobID, func(cctx context.Context) error {
+			_, err := c.CancelExport(cctx, job.JobID)
+			return err
+		}); ierr != nil {
+			return ierr
+		}
 		state := ""
 		if final != nil {
 			state = fmt.Sprintf(" (status %s, %d%%, %d pages); it goes on on the server", final.Status, final.Progress, final.PageCount)

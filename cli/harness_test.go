@@ -269,7 +269,7 @@ func waitUpdate(t testing.TB, base, key, id string) map[string]any {
 			t.Fatalf("update status %s: %d %v", id, code, st)
 		}
 		switch st["status"] {
-		case "success", "failure", "superseded":
+		case "success", "failure", "superseded", "canceled":
 			return st
 		}
 		time.Sleep(25 * time.Millisecond)

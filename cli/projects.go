@@ -127,7 +127,20 @@ deployment stays until the next update builds from the new settings.`,
 			})
 		}}
 	do.register(deployments)
-	cmd.AddCommand(list, show, set, del, updates, deployments)
+	promote := &cobra.Command{Use: "promote PROJECT_ID DEPLOYMENT_ID", Short: "Make a kept deployment live again (roll back), at once", Args: cobra.ExactArgs(2),
+		Long: `Make one of the project's kept deployments (lectern project deployments) live
+again, at once and atomically; the switch is recorded in the project's
+updates. The next update replaces it as usual.`,
+		RunE: func(c *cobra.Command, args []string) error {
+			return af.call(c, e, func(ctx context.Context, cl *client.Client) error {
+				u, err := cl.PromoteDeployment(ctx, args[0], args[1])
+				if err != nil {
+					return err
+				}
+				return af.show(e, u, []string{u.Summary, u.StatusID})
+			})
+		}}
+	cmd.AddCommand(list, show, set, del, updates, deployments, promote)
 	return af.apiCommand(e, cmd)
 }
 
@@ -164,10 +177,25 @@ type listFlags struct {
 func (l *listFlags) register(c *cobra.Command) {
 	c.Flags().IntVar(&l.limit, "limit", 0, "records per page, 1 to 100 (default 20)")
 	c.Flags().StringVar(&l.cursor, "cursor", "", "the page to read: the cursor printed after the previous one")
+	run := c.RunE
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := l.check(cmd); err != nil {
+			return err
+		}
+		return run(cmd, args)
+	}
 }
 
 func (l *listFlags) options() client.ListOptions {
 	return client.ListOptions{Limit: l.limit, Cursor: l.cursor}
+}
+
+// check refuses a --limit out of range before any request.
+func (l *listFlags) check(c *cobra.Command) error {
+	if c.Flags().Changed("limit") && (l.limit < 1 || l.limit > 100) {
+		return usageError(fmt.Errorf("--limit %d: give 1 to 100", l.limit))
+	}
+	return nil
 }
 
 // projectFlags are lectern project set's settings.

@@ -83,6 +83,7 @@ func scriptFixture(t *testing.T) map[string]string {
 	pro := admin("org", "create", "--name", "Smallco", "--plan", "pro")
 	good, _ := newRepo(t, smallSite("Install the **acme** CLI."))
 	broken, _ := newRepo(t, map[string]string{"docs.json": `{"name": "Acme", "navigation": [`, "index.mdx": "# Broken\n"})
+	big, _ := newRepo(t, bigSite(1500)) // an update that takes seconds
 	project := func(org, name, repo string, domains ...string) string {
 		args := []string{"project", "create", "--org", org, "--name", name, "--repo", repo}
 		for _, d := range domains {
@@ -99,6 +100,7 @@ func scriptFixture(t *testing.T) map[string]string {
 		"PRJ_PRO":         project(pro, "Pro docs", good, "pro.acme.test"),
 		"PRJ_NEW":         project(ent, "Never deployed", good, "new.acme.test"),
 		"PRJ_LIFE":        project(ent, "Lifecycle", good, "life.acme.test"),
+		"PRJ_BIG":         project(ent, "Big", big, "big.acme.test"),
 		"PRJ_ADMIN":       project(pro, "Operated", good, "admin.acme.test"),
 		"DATA_DIR":        data,
 		"PRO_ORG":         pro,

@@ -50,6 +50,7 @@ type serveFlags struct {
 	trustedProxies  string
 	exportsPerHour  int
 	retention       time.Duration
+	keepDeployments int
 	shutdownTimeout time.Duration
 	gitTimeout      time.Duration
 	renderPageDelay time.Duration
@@ -101,6 +102,7 @@ by --config; the command line wins over the environment, which wins over the fil
 	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated addresses or networks (10.0.0.0/8) of reverse proxies whose X-Forwarded-For names the client for --client-rate-limit (default none)")
 	fs.IntVar(&f.exportsPerHour, "exports-per-hour", 10, "export starts per organization per hour (0 disables)")
 	fs.DurationVar(&f.retention, "retention", 30*24*time.Hour, "how long export jobs and their files are kept")
+	fs.IntVar(&f.keepDeployments, "keep-deployments", 3, "how many deployments of each project are kept besides the live one, for promoting back (those under an hour old are always kept)")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long a graceful stop waits for requests and jobs")
 	fs.DurationVar(&f.gitTimeout, "git-timeout", 5*time.Minute, "time limit for fetching a repository")
 	fs.DurationVar(&f.keyCacheTTL, "key-cache-ttl", readcache.DefaultKeyTTL, "how long the API trusts a looked-up API key; a revoked key stops working within this time (0 checks every request)")
@@ -169,6 +171,9 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	if f.bundleURLTTL < time.Second {
 		return fmt.Errorf("--bundle-url-ttl %s is shorter than a second", f.bundleURLTTL)
 	}
+	if f.keepDeployments < 1 || f.keepDeployments > 1000 {
+		return fmt.Errorf("--keep-deployments %d: keep 1 to 1000 deployments besides the live one", f.keepDeployments)
+	}
 	buildLimits, builder, err := f.builds.limits()
 	if err != nil {
 		return err
@@ -227,7 +232,7 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 			return err
 		}
 		defer runner.Stop()
-		janitor = &jobs.Janitor{Log: log, Store: st, Bucket: bucket, Retention: f.retention}
+		janitor = &jobs.Janitor{Log: log, Store: st, Bucket: bucket, Retention: f.retention, KeepDeployments: f.keepDeployments}
 		if err := janitor.Start(context.WithoutCancel(ctx)); err != nil {
 			return err
 		}

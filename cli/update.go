@@ -15,7 +15,7 @@ import (
 
 func updateCmd(e *env) *cobra.Command {
 	af := &apiFlags{}
-	var wait bool
+	var wait, cancelIt bool
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "update PROJECT_ID",
@@ -28,24 +28,28 @@ The server is --api-url or LECTERN_API_URL. The admin API key is read from
 LECTERN_API_KEY or from the file named by --api-key-file (LECTERN_API_KEY_FILE);
 it is never a flag, which would show in process lists.
 
-Exit status with --wait: 0 when the update succeeded, 1 when it failed (or
-on any error), 2 when it was superseded by a newer update or did not end
-within --timeout (it then goes on on the server).`,
+Exit status with --wait: 0 when the update succeeded, 1 when it failed or
+was canceled (or on any error), 2 when it was superseded by a newer update
+or did not end within --timeout (it then goes on on the server). Interrupted
+(Ctrl-C), it goes on on the server unless --cancel-on-interrupt; lectern
+update cancel STATUS_ID cancels it later.`,
 		Example: `  export LECTERN_API_URL=https://lectern.example.com
   export LECTERN_API_KEY=lct_...          # from your CI's secrets
   lectern update prj_01hzy3k6q2v9d8e7f6g5h4j3k2 --wait --timeout 10m`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runUpdate(cmd, e, af, args[0], wait, timeout)
+			return runUpdate(cmd, e, af, args[0], wait, cancelIt, timeout)
 		},
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&wait, "wait", false, "follow the update until it ends, streaming its log")
 	fl.DurationVar(&timeout, "timeout", 30*time.Minute, "with --wait, how long to wait for the update to end")
+	fl.BoolVar(&cancelIt, "cancel-on-interrupt", false, "with --wait, cancel the update on the server when interrupted (Ctrl-C, SIGTERM)")
+	cmd.AddCommand(cancelCmd(e, af, "update"))
 	return af.apiCommand(e, cmd)
 }
 
-func runUpdate(cmd *cobra.Command, e *env, af *apiFlags, projectID string, wait bool, timeout time.Duration) error {
+func runUpdate(cmd *cobra.Command, e *env, af *apiFlags, projectID string, wait, cancelIt bool, timeout time.Duration) error {
 	if wait && timeout <= 0 {
 		return usageError(errors.New("--timeout must be positive"))
 	}
@@ -92,6 +96,12 @@ func runUpdate(cmd *cobra.Command, e *env, af *apiFlags, projectID string, wait 
 		}
 	})
 	if err != nil {
+		if ierr := interrupted(ctx, cancelIt, "update", acc.StatusID, func(cctx context.Context) error {
+			_, err := c.CancelUpdate(cctx, acc.StatusID)
+			return err
+		}); ierr != nil {
+			return ierr
+		}
 		if wctx.Err() != nil && ctx.Err() == nil {
 			state := "not seen yet"
 			if st != nil {
