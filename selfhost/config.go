@@ -16,7 +16,8 @@ type Config struct {
 	// Type is client-hosted or air-gapped.
 	Type lectern.DeploymentType
 	// BundleURL is the bundle link (a secret: log it only through
-	// RedactLink).
+	// RedactLink), or the absolute path of a bundle file carried in (an
+	// air-gapped installation's file:// URL or path).
 	BundleURL string
 	// Version pins the bundle version; "" serves whatever the link holds.
 	Version string
@@ -32,6 +33,9 @@ type Config struct {
 	// Sources says where each key set by the user came from:
 	// "lectern.yaml:4" or "env LECTERN_...".
 	Sources map[string]string
+	// stamp is the state of a local bundle file when the configuration
+	// was applied (bundleStamp).
+	stamp string
 }
 
 // Configuration keys, as written in the YAML file. Each has an environment
@@ -151,6 +155,12 @@ func build(file string, vals map[string]value, p problems) (*Config, error) {
 	}
 	if v, ok := vals[KeyBundleURL]; !ok || v.str == "" {
 		p.addf(KeyBundleURL, "missing: set it to the bundleUrl returned by POST /v1/static-export/jobs/{jobId}/bundle")
+	} else if path, local, msg := localBundle(v.str); local {
+		if msg != "" {
+			p.addf(KeyBundleURL, "%s", msg)
+		} else {
+			c.BundleURL = path
+		}
 	} else if msg := httpURLProblem(v.str); msg != "" {
 		p.addf(KeyBundleURL, "%s", msg)
 	} else {

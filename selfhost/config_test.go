@@ -141,7 +141,7 @@ func TestLoadConfigRefused(t *testing.T) {
 		{"unknown type", "deployment: {type: on-prem}\nstaticExport: {enabled: true, bundleUrl: \"" + link + "\"}\n", nil, []string{`unknown deployment type "on-prem"`}},
 		{"disabled export", "deployment: {type: client-hosted}\nstaticExport: {enabled: false, bundleUrl: \"" + link + "\"}\n", nil, []string{"staticExport.enabled: is false"}},
 		{"ftp link", "deployment: {type: client-hosted}\nstaticExport: {enabled: true, bundleUrl: \"ftp://h/b.tar.gz?signature=s3cr3tsig\"}\n", nil, []string{`staticExport.bundleUrl: scheme "ftp" is not supported`}},
-		{"relative link", "deployment: {type: client-hosted}\nstaticExport: {enabled: true, bundleUrl: \"/b.tar.gz\"}\n", nil, []string{"not an absolute URL"}},
+		{"file on another host", "deployment: {type: client-hosted}\nstaticExport: {enabled: true, bundleUrl: \"file://h/b.tar.gz\"}\n", nil, []string{`only local files (file:///path)`}},
 		{"empty version", ok + "staticExport: {version: \"\"}\n", nil, []string{"staticExport: given twice"}},
 		{"empty version pin", "deployment: {type: client-hosted}\nstaticExport: {enabled: true, bundleUrl: \"" + link + "\", version: \"\"}\n", nil, []string{"staticExport.version: is empty"}},
 		{"spaced version", "deployment: {type: client-hosted}\nstaticExport: {enabled: true, bundleUrl: \"" + link + "\", version: \"a b\"}\n", nil, []string{"staticExport.version: contains a space"}},
@@ -160,7 +160,7 @@ func TestLoadConfigRefused(t *testing.T) {
 		{"origins not a list", ok + "playground: {origins: https://api}\n", nil, []string{"playground.origins: must be a list (line 3)"}},
 		{"origin with path", ok + "playground: {origins: [\"https://api/v1\"]}\n", nil, []string{`playground.origins: "https://api/v1" is not an origin`}},
 		{"bad env bool", ok, map[string]string{"LECTERN_FEATURES_SEARCH": "sometimes"}, []string{`features.search (environment variable LECTERN_FEATURES_SEARCH): "sometimes" is not a boolean`}},
-		{"bad env link", ok, map[string]string{"LECTERN_STATIC_EXPORT_BUNDLE_URL": "file:///etc/passwd?signature=s3cr3tsig"}, []string{`staticExport.bundleUrl: scheme "file"`}},
+		{"bad env link", ok, map[string]string{"LECTERN_STATIC_EXPORT_BUNDLE_URL": "file:///etc/passwd?signature=s3cr3tsig"}, []string{`staticExport.bundleUrl: must be a file:// URL of an absolute path`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

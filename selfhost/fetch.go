@@ -98,6 +98,21 @@ var errTooLarge = errors.New("bundle too large")
 // a *DownloadError, an EINVALID error for a download over the size limit,
 // or ctx's error.
 func (f *Fetcher) fetch(ctx context.Context, link string, dst *os.File) (download, error) {
+	if path, ok, problem := localBundle(link); ok {
+		if problem != "" {
+			return download{}, lectern.Errorf(lectern.EINVALID, "staticExport.bundleUrl %s", problem)
+		}
+		maxSize := f.MaxSize
+		if maxSize <= 0 {
+			maxSize = 2 << 30
+		}
+		d, err := readLocal(path, dst, maxSize)
+		var de *DownloadError
+		if errors.As(err, &de) {
+			return download{}, &lectern.Error{Code: lectern.EUNAVAILABLE, Message: de.Error(), Err: de}
+		}
+		return d, err
+	}
 	attempts, backoff := f.Attempts, f.Backoff
 	if attempts <= 0 {
 		attempts = 4

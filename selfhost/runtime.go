@@ -129,7 +129,9 @@ func sameFeatures(a, b features.Site) bool {
 // used again (only the features may differ): an unpinned configuration is
 // not downloaded again on every re-apply, nor does its expired link fail.
 func (r *Runtime) obtain(ctx context.Context, cfg *Config) (*Entry, error) {
-	if r.cfg != nil && r.cfg.BundleURL == cfg.BundleURL && r.cfg.Version == cfg.Version {
+	// A bundle file replaced at the same path is read again.
+	cfg.stamp = bundleStamp(cfg.BundleURL)
+	if r.cfg != nil && r.cfg.BundleURL == cfg.BundleURL && r.cfg.Version == cfg.Version && r.cfg.stamp == cfg.stamp {
 		if e, ok := r.cache.Lookup(r.entry.Version); ok {
 			r.log.Info("same bundle link and version as the served configuration; not downloading it again", "version", e.Version)
 			return e, nil
