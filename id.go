@@ -15,6 +15,8 @@ const (
 	PrefixUpdate     = "upd_"
 	PrefixExport     = "exp_"
 	PrefixDeployment = "dep_"
+	PrefixWebhook    = "whk_"
+	PrefixDelivery   = "msg_"
 )
 
 const crockford = "0123456789abcdefghjkmnpqrstvwxyz"

@@ -29,6 +29,7 @@ type Store interface {
 	Jobs
 	Idempotency
 	RateLimits
+	Webhooks
 
 	// Ping checks that the database answers.
 	Ping(ctx context.Context) error
@@ -57,7 +58,8 @@ type Orgs interface {
 	// ListDeletedOrgs returns up to limit organizations deleted before t
 	// that no project (deleted or not) names any more.
 	ListDeletedOrgs(ctx context.Context, before time.Time, limit int) ([]*lectern.Organization, error)
-	// PurgeOrg drops a deleted organization and its API keys; ECONFLICT
+	// PurgeOrg drops a deleted organization, its API keys and its webhooks
+	// with their deliveries; ECONFLICT
 	// while a project still names it, ENOTFOUND when it is not deleted.
 	PurgeOrg(ctx context.Context, id string) error
 }
@@ -336,6 +338,52 @@ type Jobs interface {
 	// CountJobs returns the number of jobs per kind and state ("queued",
 	// "running", "done") for metrics.
 	CountJobs(ctx context.Context) (map[string]map[string]int, error)
+}
+
+// KindWebhook is the job kind of a webhook delivery; its job's ID is the
+// delivery's (msg_...).
+const KindWebhook = "webhook"
+
+// Webhooks stores organizations' webhook endpoints and the deliveries of
+// their events. Deliveries are made in the transaction of the change they
+// tell of (a transactional outbox): FinishUpdate (success, failure),
+// FinishExport (completed, failed), CancelUpdate, CancelExport and
+// DeleteProject (each update and export it cancels) each store, for every
+// webhook of the organization that subscribes to the event
+// (lectern.UpdateEvent, lectern.ExportEvent), one pending delivery whose
+// payload is lectern.EventPayload(event, the time of the change, the
+// record as GetUpdate or GetExport returns it after the change), and its
+// job (kind KindWebhook, due at once). A change that is refused stores
+// none; webhooks created after the change get none.
+type Webhooks interface {
+	// CreateWebhook stores an endpoint; it sets ID (whk_) and CreatedAt
+	// when empty. ENOTFOUND when the organization is missing or deleted.
+	CreateWebhook(ctx context.Context, w *lectern.Webhook) error
+	// GetWebhook returns ENOTFOUND when the webhook is missing or deleted.
+	GetWebhook(ctx context.Context, id string) (*lectern.Webhook, error)
+	// ListWebhooks returns an organization's webhooks, newest first, one
+	// page of them.
+	ListWebhooks(ctx context.Context, orgID string, pg Page) ([]*lectern.Webhook, error)
+	// DeleteWebhook removes a webhook at once (GetWebhook, ListWebhooks:
+	// ENOTFOUND, absent; no new delivery) and ends its pending deliveries
+	// canceled at at (EndedAt at, NextAttemptAt nil), their jobs done, in
+	// one transaction; its deliveries stay readable. ENOTFOUND when
+	// missing or already deleted.
+	DeleteWebhook(ctx context.Context, id string, at time.Time) error
+	// GetDelivery returns a delivery with its attempts, oldest first, and
+	// its payload; ENOTFOUND when missing.
+	GetDelivery(ctx context.Context, id string) (*lectern.Delivery, error)
+	// ListDeliveries returns a webhook's deliveries (deleted webhook or
+	// not), newest first, one page of them, with their attempts.
+	ListDeliveries(ctx context.Context, webhookID string, pg Page) ([]*lectern.Delivery, error)
+	// RecordAttempt appends attempt a to the leased delivery. With next
+	// zero it ends the delivery (delivered when a.StatusCode is 2xx, else
+	// failed; EndedAt a.At, NextAttemptAt nil) and its job is done;
+	// otherwise the delivery stays pending with NextAttemptAt next and its
+	// job is given back to the queue due at next (the attempt not
+	// counted against MaxAttempts). ECONFLICT when the lease is lost
+	// (also when the webhook was deleted meanwhile): nothing is recorded.
+	RecordAttempt(ctx context.Context, lease Lease, a lectern.DeliveryAttempt, next time.Time) error
 }
 
 // IdempotencyRecord remembers the response to a POST sent with an

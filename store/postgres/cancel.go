@@ -25,7 +25,8 @@ import (
 // does when it publishes.
 
 // CancelUpdate ends a queued or in-progress update as canceled at at and
-// its job done, in one transaction, and returns the update as it now is.
+// its job done, and stores the deliveries of its event, in one
+// transaction, and returns the update as it now is.
 // ECONFLICT, changing nothing, when the update has already ended;
 // ENOTFOUND when it is missing.
 func (s *Store) CancelUpdate(ctx context.Context, id string, at time.Time) (*lectern.Update, error) {
@@ -56,7 +57,10 @@ func (s *Store) CancelUpdate(ctx context.Context, id string, at time.Time) (*lec
 			return err
 		}
 		u, err = scanUpdate(tx.QueryRow(ctx, `SELECT `+updateCols+` FROM updates WHERE id = $1`, id))
-		return err
+		if err != nil {
+			return err
+		}
+		return updateEvent(ctx, tx, u, t)
 	})
 	if err != nil {
 		return nil, wrap(err)
@@ -65,7 +69,8 @@ func (s *Store) CancelUpdate(ctx context.Context, id string, at time.Time) (*lec
 }
 
 // CancelExport ends a queued or running export as canceled at at and its
-// job done, in one transaction, and returns the export as it now is.
+// job done, and stores the deliveries of its event, in one transaction,
+// and returns the export as it now is.
 // ECONFLICT, changing nothing, when the export has already ended;
 // ENOTFOUND when it is missing.
 func (s *Store) CancelExport(ctx context.Context, id string, at time.Time) (*lectern.ExportJob, error) {
@@ -96,7 +101,10 @@ func (s *Store) CancelExport(ctx context.Context, id string, at time.Time) (*lec
 			return err
 		}
 		e, err = scanExport(tx.QueryRow(ctx, `SELECT `+exportCols+` FROM exports WHERE id = $1`, id))
-		return err
+		if err != nil {
+			return err
+		}
+		return exportEvent(ctx, tx, e, t)
 	})
 	if err != nil {
 		return nil, wrap(err)

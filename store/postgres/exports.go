@@ -137,7 +137,8 @@ func (s *Store) SetExportProgress(ctx context.Context, lease store.Lease, progre
 	})
 }
 
-// FinishExport ends the leased export and its job.
+// FinishExport ends the leased export and its job, and stores the
+// deliveries of its event, in one transaction.
 func (s *Store) FinishExport(ctx context.Context, lease store.Lease, r store.ExportResult) error {
 	at := utc(r.At)
 	return s.tx(ctx, func(tx pgx.Tx) error {
@@ -168,7 +169,10 @@ func (s *Store) FinishExport(ctx context.Context, lease store.Lease, r store.Exp
 		if err != nil {
 			return err
 		}
-		return finishJob(ctx, tx, lease, at)
+		if err := finishJob(ctx, tx, lease, at); err != nil {
+			return err
+		}
+		return exportOutbox(ctx, tx, lease.JobID, at)
 	})
 }
 

@@ -1,9 +1,11 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,7 +25,8 @@ import (
 // Row locks are taken in one order, the project's row before its jobs' and
 // the jobs' before their updates' and exports', as CreateUpdate, the
 // workers' lease checks and FinishUpdate take them, so that DeleteProject
-// waits for a worker's write instead of deadlocking with it.
+// waits for a worker's write instead of deadlocking with it. The webhooks'
+// rows come after all of these (webhooks.go).
 
 // pageSQL returns what a newest-first list adds after its own WHERE for pg:
 // the cursor's condition (" AND ..."), the ORDER BY and the LIMIT; and args
@@ -111,8 +114,9 @@ func (s *Store) UpdateProject(ctx context.Context, id string, ch store.ProjectCh
 
 // DeleteProject deletes a project for every reader at at, frees its
 // domains and cancels its queued and running updates and exports, ending
-// their jobs so that a worker running one loses its lease, all in one
-// transaction. ENOTFOUND when the project is missing or already deleted.
+// their jobs so that a worker running one loses its lease, and stores the
+// deliveries of each cancel's event, all in one transaction. ENOTFOUND
+// when the project is missing or already deleted.
 func (s *Store) DeleteProject(ctx context.Context, id string, at time.Time) error {
 	t := utc(at)
 	return s.tx(ctx, func(tx pgx.Tx) error {
@@ -139,13 +143,42 @@ func (s *Store) DeleteProject(ctx context.Context, id string, at time.Time) erro
 				UNION ALL SELECT id FROM exports WHERE project_id = $1 AND status IN ('queued', 'running'))`, id, t); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE updates SET status = 'canceled', ended_at = $2, summary = $3
-			WHERE project_id = $1 AND status IN ('queued', 'in_progress')`, id, t, store.CanceledByDelete); err != nil {
+		rows, err := tx.Query(ctx, `UPDATE updates SET status = 'canceled', ended_at = $2, summary = $3
+			WHERE project_id = $1 AND status IN ('queued', 'in_progress') RETURNING `+updateCols, id, t, store.CanceledByDelete)
+		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `UPDATE exports SET status = 'canceled', updated_at = $2, error_code = 'canceled', error_message = $3
-			WHERE project_id = $1 AND status IN ('queued', 'running')`, id, t, store.CanceledByDelete)
-		return err
+		updates, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*lectern.Update, error) { return scanUpdate(r) })
+		if err != nil {
+			return err
+		}
+		rows, err = tx.Query(ctx, `UPDATE exports SET status = 'canceled', updated_at = $2, error_code = 'canceled', error_message = $3
+			WHERE project_id = $1 AND status IN ('queued', 'running') RETURNING `+exportCols, id, t, store.CanceledByDelete)
+		if err != nil {
+			return err
+		}
+		exports, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*lectern.ExportJob, error) { return scanExport(r) })
+		if err != nil {
+			return err
+		}
+		// The events of the canceled records, oldest record first.
+		slices.SortFunc(updates, func(a, b *lectern.Update) int {
+			return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
+		})
+		for _, u := range updates {
+			if err := updateEvent(ctx, tx, u, t); err != nil {
+				return err
+			}
+		}
+		slices.SortFunc(exports, func(a, b *lectern.ExportJob) int {
+			return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
+		})
+		for _, x := range exports {
+			if err := exportEvent(ctx, tx, x, t); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 
@@ -246,7 +279,8 @@ func (s *Store) ListDeletedOrgs(ctx context.Context, before time.Time, limit int
 	return out, wrap(err)
 }
 
-// PurgeOrg drops a deleted organization and its API keys. ECONFLICT while a
+// PurgeOrg drops a deleted organization, its API keys, and its webhooks
+// with their deliveries and the deliveries' jobs. ECONFLICT while a
 // project row (deleted or not) still names it; ENOTFOUND when it is missing
 // or not deleted.
 func (s *Store) PurgeOrg(ctx context.Context, id string) error {
@@ -266,10 +300,18 @@ func (s *Store) PurgeOrg(ctx context.Context, id string) error {
 		if projects > 0 {
 			return lectern.Errorf(lectern.ECONFLICT, "organization %q still has %d projects to purge", id, projects)
 		}
-		if _, err := tx.Exec(ctx, `DELETE FROM api_keys WHERE org_id = $1`, id); err != nil {
-			return err
+		for _, q := range []string{
+			`DELETE FROM api_keys WHERE org_id = $1`,
+			// Its webhooks, their deliveries and the deliveries' jobs.
+			`DELETE FROM jobs WHERE id IN (SELECT id FROM webhook_deliveries WHERE org_id = $1)`,
+			`DELETE FROM webhook_deliveries WHERE org_id = $1`,
+			`DELETE FROM webhooks WHERE org_id = $1`,
+			`DELETE FROM orgs WHERE id = $1`,
+		} {
+			if _, err := tx.Exec(ctx, q, id); err != nil {
+				return err
+			}
 		}
-		_, err = tx.Exec(ctx, `DELETE FROM orgs WHERE id = $1`, id)
-		return err
+		return nil
 	})
 }

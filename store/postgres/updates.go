@@ -126,6 +126,7 @@ func (s *Store) StartUpdate(ctx context.Context, lease store.Lease, at time.Time
 }
 
 // FinishUpdate ends the leased update; on success it publishes the deployment.
+// The deliveries of its event are stored in the same transaction.
 //
 // A success locks the project's row before the job's, the order
 // CreateUpdate and DeleteProject take them in, so that it cannot deadlock
@@ -187,6 +188,9 @@ func (s *Store) FinishUpdate(ctx context.Context, lease store.Lease, r store.Upd
 			string(r.Status), ended, text(r.Summary), commitJSON, string(logsJSON), depID, lease.JobID); err != nil {
 			return err
 		}
-		return finishJob(ctx, tx, lease, ended)
+		if err := finishJob(ctx, tx, lease, ended); err != nil {
+			return err
+		}
+		return updateOutbox(ctx, tx, lease.JobID, ended)
 	})
 }

@@ -30,8 +30,10 @@ func (s *Store) CancelUpdate(ctx context.Context, id string, at time.Time) (*lec
 			t, store.CanceledByRequest, id); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE jobs SET state = 'done', lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ?`, t, id)
-		return err
+		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'done', lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ?`, t, id); err != nil {
+			return err
+		}
+		return notifyUpdate(ctx, tx, id, at)
 	})
 	if err != nil {
 		return nil, wrap(err)
@@ -58,8 +60,10 @@ func (s *Store) CancelExport(ctx context.Context, id string, at time.Time) (*lec
 			t, store.CanceledByRequest, id); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE jobs SET state = 'done', lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ?`, t, id)
-		return err
+		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'done', lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ?`, t, id); err != nil {
+			return err
+		}
+		return notifyExport(ctx, tx, id, at)
 	})
 	if err != nil {
 		return nil, wrap(err)

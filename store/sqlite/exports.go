@@ -135,6 +135,9 @@ func (s *Store) FinishExport(ctx context.Context, lease store.Lease, r store.Exp
 		if err != nil {
 			return err
 		}
+		if err := notifyExport(ctx, tx, lease.JobID, r.At); err != nil {
+			return err
+		}
 		return finishJob(ctx, tx, lease, at)
 	})
 }

@@ -93,16 +93,7 @@ func (s *Store) requeue(ctx context.Context, l store.Lease, runAt time.Time, rea
 		if err := checkLease(ctx, tx, l); err != nil {
 			return err
 		}
-		q := `UPDATE jobs SET state = 'queued', run_at = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?`
-		args := []any{ts(runAt), ts(now())}
-		if reason != nil {
-			q += `, last_error = ?`
-			args = append(args, *reason)
-		}
-		if uncount {
-			q += `, attempt = max(attempt - 1, 0)`
-		}
-		if _, err := tx.ExecContext(ctx, q+` WHERE id = ?`, append(args, l.JobID)...); err != nil {
+		if err := requeueJob(ctx, tx, l, runAt, reason, uncount); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE exports SET status = 'queued' WHERE id = ? AND status = 'running'`, l.JobID); err != nil {
@@ -148,5 +139,22 @@ func (s *Store) CountJobs(ctx context.Context) (map[string]map[string]int, error
 // finishJob marks the leased job done inside tx.
 func finishJob(ctx context.Context, tx *sql.Tx, l store.Lease, at int64) error {
 	_, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'done', lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ?`, at, l.JobID)
+	return err
+}
+
+// requeueJob puts the leased job back to queued at runAt inside tx, the
+// lease checked by the caller: recording reason when set, and not counting
+// the attempt when uncount is set.
+func requeueJob(ctx context.Context, tx *sql.Tx, l store.Lease, runAt time.Time, reason *string, uncount bool) error {
+	q := `UPDATE jobs SET state = 'queued', run_at = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?`
+	args := []any{ts(runAt), ts(now())}
+	if reason != nil {
+		q += `, last_error = ?`
+		args = append(args, *reason)
+	}
+	if uncount {
+		q += `, attempt = max(attempt - 1, 0)`
+	}
+	_, err := tx.ExecContext(ctx, q+` WHERE id = ?`, append(args, l.JobID)...)
 	return err
 }

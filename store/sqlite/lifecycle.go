@@ -105,6 +105,17 @@ func (s *Store) DeleteProject(ctx context.Context, id string, at time.Time) erro
 		if _, err := tx.ExecContext(ctx, `DELETE FROM domains WHERE project_id = ?`, id); err != nil {
 			return err
 		}
+		// What is canceled, for the events told of it once it is.
+		updates, err := readIDs(ctx, tx, `SELECT id FROM updates WHERE project_id = ? AND status IN ('queued', 'in_progress')
+			ORDER BY created_at, id`, id)
+		if err != nil {
+			return err
+		}
+		exports, err := readIDs(ctx, tx, `SELECT id FROM exports WHERE project_id = ? AND status IN ('queued', 'running')
+			ORDER BY created_at, id`, id)
+		if err != nil {
+			return err
+		}
 		// The jobs first: they are found by the states the next two end.
 		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'done', lease_owner = NULL, lease_until = NULL, updated_at = ?2
 			WHERE state <> 'done' AND id IN (SELECT id FROM updates WHERE project_id = ?1 AND status IN ('queued', 'in_progress')
@@ -118,6 +129,16 @@ func (s *Store) DeleteProject(ctx context.Context, id string, at time.Time) erro
 		if _, err := tx.ExecContext(ctx, `UPDATE exports SET status = 'canceled', updated_at = ?2, error_code = 'canceled', error_message = ?3
 			WHERE project_id = ?1 AND status IN ('queued', 'running')`, id, t, store.CanceledByDelete); err != nil {
 			return err
+		}
+		for _, u := range updates {
+			if err := notifyUpdate(ctx, tx, u, at); err != nil {
+				return err
+			}
+		}
+		for _, x := range exports {
+			if err := notifyExport(ctx, tx, x, at); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -279,10 +300,18 @@ func (s *Store) PurgeOrg(ctx context.Context, id string) error {
 		if projects > 0 {
 			return lectern.Errorf(lectern.ECONFLICT, "organization %q still has %d projects to purge", id, projects)
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM api_keys WHERE org_id = ?`, id); err != nil {
-			return err
+		for _, q := range []string{
+			`DELETE FROM api_keys WHERE org_id = ?`,
+			// Its webhooks and their deliveries go with it.
+			`DELETE FROM jobs WHERE id IN (SELECT id FROM webhook_deliveries WHERE org_id = ?)`,
+			`DELETE FROM webhook_deliveries WHERE org_id = ?`,
+			`DELETE FROM webhooks WHERE org_id = ?`,
+			`DELETE FROM orgs WHERE id = ?`,
+		} {
+			if _, err := tx.ExecContext(ctx, q, id); err != nil {
+				return err
+			}
 		}
-		_, err := tx.ExecContext(ctx, `DELETE FROM orgs WHERE id = ?`, id)
-		return err
+		return nil
 	})
 }

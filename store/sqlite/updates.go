@@ -163,6 +163,9 @@ func (s *Store) FinishUpdate(ctx context.Context, lease store.Lease, r store.Upd
 			string(r.Status), ts(r.EndedAt), r.Summary, commitJSON, string(logsJSON), depID, ts(r.EndedAt), lease.JobID); err != nil {
 			return err
 		}
+		if err := notifyUpdate(ctx, tx, lease.JobID, r.EndedAt); err != nil {
+			return err
+		}
 		return finishJob(ctx, tx, lease, ts(r.EndedAt))
 	})
 }

@@ -53,6 +53,8 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"OrgDeletion", orgDeletionCases},
 		{"Cancel", cancelCases},
 		{"Promote", promoteCases},
+		{"Webhooks", webhookCases},
+		{"WebhookOutbox", outboxCases},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
