@@ -1,6 +1,7 @@
 // Package httpapi is Lectern's HTTP API: the four endpoints of the service
 // spec under /v1 (plus the update-status extension, and the projects, their
-// history and the export jobs' list: projects.go), health, readiness,
+// history and the export jobs' list: projects.go; cancel and promote:
+// cancel.go; webhooks: webhooks.go), health, readiness,
 // metrics and the OpenAPI document, with API-key authentication, rate
 // limits (per client address before authentication, per key and per
 // organization after it), Idempotency-Key replay, and RFC 9457 problem
@@ -25,6 +26,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
+	"lectern.dev/lectern/secrets"
 	"lectern.dev/lectern/store"
 )
 
@@ -64,6 +66,12 @@ type Config struct {
 	// NoMetrics leaves /metrics out of the handler, for a server that
 	// serves MetricsHandler on a listener of its own.
 	NoMetrics bool
+	// Secrets seals webhooks' signing secrets; without it webhooks cannot
+	// be created.
+	Secrets *secrets.Key
+	// WebhookAllowPrivate lets webhooks target loopback, private and
+	// link-local addresses (serve --webhook-allow-private).
+	WebhookAllowPrivate bool
 }
 
 // Notifier is told when a job was queued, so a worker can start at once.
@@ -178,6 +186,9 @@ func (a *api) routes() {
 		"GET": authed(http.HandlerFunc(a.listExports))})
 	a.handle("/v1/static-export/jobs/{jobId}", map[string]http.Handler{"GET": authed(http.HandlerFunc(a.getExport))})
 	a.handle("/v1/static-export/jobs/{jobId}/bundle", map[string]http.Handler{"POST": authed(http.HandlerFunc(a.createBundle))})
+	a.handle("/v1/webhooks", map[string]http.Handler{"GET": authed(http.HandlerFunc(a.listWebhooks)), "POST": authed(http.HandlerFunc(a.createWebhook))})
+	a.handle("/v1/webhooks/{webhookId}", map[string]http.Handler{"GET": authed(http.HandlerFunc(a.getWebhook)), "DELETE": authed(http.HandlerFunc(a.deleteWebhook))})
+	a.handle("/v1/webhooks/{webhookId}/deliveries", map[string]http.Handler{"GET": authed(http.HandlerFunc(a.listDeliveries))})
 	a.handle("/v1/openapi.json", map[string]http.Handler{"GET": http.HandlerFunc(a.openAPI)})
 	a.handle("/healthz", map[string]http.Handler{"GET": http.HandlerFunc(a.healthz)})
 	a.handle("/readyz", map[string]http.Handler{"GET": http.HandlerFunc(a.readyz)})

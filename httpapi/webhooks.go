@@ -1,0 +1,205 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"lectern.dev/lectern"
+	"lectern.dev/lectern/store"
+	"lectern.dev/lectern/webhooks"
+)
+
+// maxWebhooks bounds an organization's webhooks: every event is sent to
+// each, so their number is the fan-out of one tenant's work.
+const maxWebhooks = 20
+
+// webhookRequest is the body of POST /v1/webhooks.
+type webhookRequest struct {
+	URL    *string   `json:"url"`
+	Events *[]string `json:"events"`
+}
+
+// createdWebhook is the answer to POST /v1/webhooks: the webhook and its
+// secret, shown this once.
+type createdWebhook struct {
+	*lectern.Webhook
+	SigningSecret string `json:"secret"`
+}
+
+// createWebhook is POST /v1/webhooks.
+func (a *api) createWebhook(w http.ResponseWriter, r *http.Request) {
+	err := requireJSON(r)
+	var body []byte
+	if err == nil {
+		body, err = readBody(w, r, a.cfg.MaxBodyBytes)
+	}
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	a.idempotent(w, r, body, func(w http.ResponseWriter) {
+		hook, err := a.parseWebhook(body)
+		if err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		if a.cfg.Secrets == nil {
+			writeError(w, r, a.log, lectern.Errorf(lectern.EUNAVAILABLE, "Webhooks need the server's secret key, which this server was started without; ask its operator."))
+			return
+		}
+		ctx, orgID := r.Context(), principalOf(r.Context()).OrgID
+		have, err := a.store.ListWebhooks(ctx, orgID, store.Page{Limit: maxWebhooks})
+		if err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		if len(have) >= maxWebhooks {
+			writeError(w, r, a.log, lectern.Errorf(lectern.ECONFLICT, "The organization has %d webhooks, the most allowed: delete one first.", maxWebhooks))
+			return
+		}
+		secret := webhooks.NewSecret()
+		hook.ID, hook.OrgID = lectern.NewID(lectern.PrefixWebhook), orgID
+		hook.Secret = a.cfg.Secrets.Seal([]byte(secret), webhooks.SecretContext(hook.ID))
+		if err := a.store.CreateWebhook(ctx, hook); err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		a.log.Info("webhook created", "request_id", requestID(r), "webhook", hook.ID, "org", orgID)
+		w.Header().Set("Location", "/v1/webhooks/"+hook.ID)
+		writeJSON(w, http.StatusCreated, createdWebhook{Webhook: hook, SigningSecret: secret})
+	})
+}
+
+// parseWebhook validates a create-webhook body.
+func (a *api) parseWebhook(body []byte) (*lectern.Webhook, error) {
+	var req webhookRequest
+	if err := decodeJSON(body, &req); err != nil {
+		return nil, err
+	}
+	var fields []lectern.FieldError
+	hook := &lectern.Webhook{}
+	if req.URL == nil {
+		fields = append(fields, lectern.FieldError{Field: "url", Message: "is required"})
+	} else if u, err := webhooks.CheckURL(*req.URL, a.cfg.WebhookAllowPrivate); err != nil {
+		fields = append(fields, lectern.FieldError{Field: "url", Message: lectern.ErrorMessage(err)})
+	} else {
+		hook.URL = u
+	}
+	switch {
+	case req.Events == nil || len(*req.Events) == 0:
+		fields = append(fields, lectern.FieldError{Field: "events", Message: "must list at least one event"})
+	default:
+		seen := map[lectern.Event]bool{}
+		for _, s := range *req.Events {
+			e, err := lectern.ParseEvent(s)
+			if err != nil {
+				fields = append(fields, lectern.FieldError{Field: "events", Message: lectern.ErrorMessage(err)})
+				break
+			}
+			if !seen[e] {
+				seen[e] = true
+				hook.Events = append(hook.Events, e)
+			}
+		}
+	}
+	if len(fields) > 0 {
+		msg := "Invalid request:"
+		for i, f := range fields {
+			if i > 0 {
+				msg += ";"
+			}
+			msg += " " + f.Field + " " + f.Message
+		}
+		return nil, &lectern.Error{Code: lectern.EINVALID, Message: msg + ".", Fields: fields}
+	}
+	return hook, nil
+}
+
+// ownedWebhook reads the request's webhook, ENOTFOUND when another
+// organization owns it.
+func (a *api) ownedWebhook(r *http.Request) (*lectern.Webhook, error) {
+	id := r.PathValue("webhookId")
+	hook, err := a.store.GetWebhook(r.Context(), id)
+	if err == nil {
+		err = ownedBy(r, hook.OrgID, "webhook", id)
+	}
+	return hook, err
+}
+
+// listWebhooks is GET /v1/webhooks.
+func (a *api) listWebhooks(w http.ResponseWriter, r *http.Request) {
+	pg, limit, err := pageOf(r)
+	var hooks []*lectern.Webhook
+	if err == nil {
+		hooks, err = a.store.ListWebhooks(r.Context(), principalOf(r.Context()).OrgID, pg)
+	}
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, pageFrom(hooks, limit, func(h *lectern.Webhook) store.Cursor { return store.Cursor{At: h.CreatedAt, ID: h.ID} }))
+}
+
+// getWebhook is GET /v1/webhooks/{webhookId}.
+func (a *api) getWebhook(w http.ResponseWriter, r *http.Request) {
+	hook, err := a.ownedWebhook(r)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, hook)
+}
+
+// deleteWebhook is DELETE /v1/webhooks/{webhookId}.
+func (a *api) deleteWebhook(w http.ResponseWriter, r *http.Request) {
+	body, ok := a.readNoBody(w, r)
+	if !ok {
+		return
+	}
+	a.idempotent(w, r, body, func(w http.ResponseWriter) {
+		hook, err := a.ownedWebhook(r)
+		if err == nil {
+			err = a.store.DeleteWebhook(r.Context(), hook.ID, time.Now())
+		}
+		if err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		a.log.Info("webhook deleted", "request_id", requestID(r), "webhook", hook.ID)
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusNoContent)
+	})
+}
+
+// deliveryView is a delivery as the API shows it, with its payload.
+type deliveryView struct {
+	*lectern.Delivery
+	Payload json.RawMessage `json:"payload"`
+}
+
+// listDeliveries is GET /v1/webhooks/{webhookId}/deliveries. A deleted
+// webhook's deliveries are not listed: the webhook is not found.
+func (a *api) listDeliveries(w http.ResponseWriter, r *http.Request) {
+	hook, err := a.ownedWebhook(r)
+	pg, limit, perr := pageOf(r)
+	if err == nil {
+		err = perr
+	}
+	var ds []*lectern.Delivery
+	if err == nil {
+		ds, err = a.store.ListDeliveries(r.Context(), hook.ID, pg)
+	}
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	views := make([]deliveryView, len(ds))
+	for i, d := range ds {
+		if d.Attempts == nil {
+			d.Attempts = []lectern.DeliveryAttempt{}
+		}
+		views[i] = deliveryView{Delivery: d, Payload: d.Payload}
+	}
+	writeJSON(w, http.StatusOK, pageFrom(views, limit, func(v deliveryView) store.Cursor { return store.Cursor{At: v.CreatedAt, ID: v.ID} }))
+}
