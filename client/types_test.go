@@ -29,6 +29,8 @@ func TestTypesMirrorTheOpenAPIDocument(t *testing.T) {
 		"ExportRequest": client.ExportRequest{}, "JobError": client.JobError{}, "ExportJob": client.ExportJob{},
 		"Bundle": client.Bundle{}, "FieldError": client.FieldError{},
 		"Project": client.Project{}, "Deployment": client.Deployment{}, "ProjectPatch": client.ProjectPatch{},
+		"WebhookRequest": client.WebhookRequest{}, "Webhook": client.Webhook{}, "CreatedWebhook": client.CreatedWebhook{},
+		"DeliveryAttempt": client.DeliveryAttempt{}, "Delivery": client.Delivery{}, "EventPayload": client.EventPayload{},
 	} {
 		s, ok := doc.Components.Schemas[name]
 		if !ok {
@@ -91,12 +93,21 @@ func goType(p schema) string {
 			}
 		}
 	}
+	refs := 0
+	for _, o := range p.OneOf {
+		if o.Ref != "" {
+			refs++
+		}
+	}
 	for _, o := range p.OneOf {
 		if o.Type == "null" {
 			nullable = true
-		} else if o.Ref != "" {
+		} else if o.Ref != "" && refs == 1 {
 			return "*client." + strings.TrimPrefix(o.Ref, "#/components/schemas/")
 		}
+	}
+	if refs > 1 {
+		return "" // one of several types: raw JSON or an interface
 	}
 	ptr := ""
 	if nullable {
