@@ -90,8 +90,8 @@ func TestCancelRunningJobs(t *testing.T) {
 	if code, m, _ := call(t, "POST", srv.url+"/v1/static-export/jobs/"+id+"/bundle", key, nil); code != 409 || m["code"] != "job_failed" {
 		t.Errorf("bundle of the canceled export: %d %v", code, m)
 	}
-	if entries, _ := os.ReadDir(filepath.Join(data, "blobs", "exports", id)); len(entries) != 0 {
-		t.Errorf("the canceled export stored files: %v", entries)
+	if files := filesUnder(t, filepath.Join(data, "blobs", "exports", id)); len(files) != 0 {
+		t.Errorf("the canceled export left files: %v", files)
 	}
 
 	// A running update canceled: nothing published.
@@ -119,8 +119,8 @@ func TestCancelRunningJobs(t *testing.T) {
 		if m["status"] == "completed" {
 			// Where a bundle is stored: the check of the canceled one above
 			// looked in the right place.
-			if entries, err := os.ReadDir(filepath.Join(data, "blobs", "exports", job["jobId"].(string))); err != nil || len(entries) == 0 {
-				t.Errorf("no files of the completed export where the canceled one's were looked for: %v", err)
+			if files := filesUnder(t, filepath.Join(data, "blobs", "exports", job["jobId"].(string))); len(files) == 0 {
+				t.Errorf("no files of the completed export where the canceled one's were looked for")
 			}
 			break
 		}
@@ -128,4 +128,18 @@ func TestCancelRunningJobs(t *testing.T) {
 			t.Fatalf("the export after the cancel: %v", m)
 		}
 	}
+}
+
+// filesUnder lists the files (not folders) under dir, none when it does
+// not exist.
+func filesUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
 }

@@ -26,6 +26,7 @@ import (
 	"lectern.dev/lectern/sites"
 	"lectern.dev/lectern/store"
 	"lectern.dev/lectern/store/readcache"
+	"lectern.dev/lectern/webhooks"
 )
 
 type serveFlags struct {
@@ -51,6 +52,7 @@ type serveFlags struct {
 	exportsPerHour  int
 	retention       time.Duration
 	keepDeployments int
+	webhookPrivate  bool
 	shutdownTimeout time.Duration
 	gitTimeout      time.Duration
 	renderPageDelay time.Duration
@@ -102,6 +104,7 @@ by --config; the command line wins over the environment, which wins over the fil
 	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated addresses or networks (10.0.0.0/8) of reverse proxies whose X-Forwarded-For names the client for --client-rate-limit (default none)")
 	fs.IntVar(&f.exportsPerHour, "exports-per-hour", 10, "export starts per organization per hour (0 disables)")
 	fs.DurationVar(&f.retention, "retention", 30*24*time.Hour, "how long export jobs and their files are kept")
+	fs.BoolVar(&f.webhookPrivate, "webhook-allow-private", false, "let webhooks target loopback, private and link-local addresses (by default refused, so that a tenant's webhook cannot reach the server's own network)")
 	fs.IntVar(&f.keepDeployments, "keep-deployments", 3, "how many deployments of each project are kept besides the live one, for promoting back (those under an hour old are always kept)")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long a graceful stop waits for requests and jobs")
 	fs.DurationVar(&f.gitTimeout, "git-timeout", 5*time.Minute, "time limit for fetching a repository")
@@ -224,6 +227,8 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 				SecretKey: secretKey, Builder: builder, Limits: buildLimits, EmbedHosts: embedHosts},
 			store.KindExport: &jobs.ExportHandler{Log: log, Store: st, Bucket: bucket, PageDelay: f.renderPageDelay,
 				Builder: builder, Limits: buildLimits},
+			store.KindWebhook: &webhooks.Deliverer{Log: log, Store: st, Key: secretKey,
+				Client: webhooks.Client(webhooks.Timeout, f.webhookPrivate)},
 		}
 		runner = jobs.NewRunner(log, st, handlers, jobs.Config{Workers: f.workers, LeaseFor: f.jobLease, DrainTimeout: f.shutdownTimeout},
 			jobs.NewMetrics(reg, st))
@@ -255,7 +260,8 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 		BundleURLTTL: f.bundleURLTTL, RateLimit: rl, Limiter: f.rateLimiter(st, "api-key", rl, log),
 		OrgRateLimit: orgRL, OrgLimiter: f.rateLimiter(st, "org", orgRL, log),
 		ClientRateLimit: httpapi.RateLimit{Rate: f.clientRateLimit, Burst: f.clientRateBurst}, TrustedProxies: proxies,
-		ExportsPerHour: f.exportsPerHour, LogRequests: f.logRequests, ServerHosts: hosts, NoMetrics: f.metricsAddr != ""})
+		ExportsPerHour: f.exportsPerHour, LogRequests: f.logRequests, ServerHosts: hosts, NoMetrics: f.metricsAddr != "",
+		Secrets: secretKey, WebhookAllowPrivate: f.webhookPrivate})
 	if api {
 		warnServerHostDomains(log, projects, hosts)
 	}

@@ -112,8 +112,16 @@ func (h *ExportHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	if err != nil {
 		return fmt.Errorf("write bundle: %w", err)
 	}
-	return h.Store.FinishExport(ctx, lease, store.ExportResult{Status: lectern.ExportCompleted, PageCount: res.Pages, At: time.Now(),
+	err = h.Store.FinishExport(ctx, lease, store.ExportResult{Status: lectern.ExportCompleted, PageCount: res.Pages, At: time.Now(),
 		Bundle: &lectern.Bundle{Key: key, FileName: name, SizeBytes: br.Size, SHA256: br.SHA256, Version: m.Version}})
+	if lectern.ErrorCode(err) == lectern.ECONFLICT {
+		// Canceled (or taken over) while the archive was written: this
+		// attempt's archive, under its own lease token, is nobody's.
+		if derr := h.Bucket.Delete(context.WithoutCancel(ctx), key); derr != nil {
+			h.Log.Warn("could not delete the archive of a canceled export; the janitor collects it with the job", "job", e.ID, "err", derr)
+		}
+	}
+	return err
 }
 
 func (h *ExportHandler) fail(ctx context.Context, lease store.Lease, code, msg string) error {
