@@ -78,6 +78,14 @@ type Project struct {
 	// with the secret key (package secrets); empty when there are none.
 	// They are never printed: JSON shows only whether there are some.
 	RepoCredentials string `json:"-"`
+	// DeployKey is the private half of the project's SSH deploy key (an
+	// OpenSSH ed25519 key), sealed with the secret key; empty when it has
+	// none. It is never printed: JSON shows only whether there is one.
+	DeployKey string `json:"-"`
+	// KnownHosts pins the SSH host keys of the repository's host
+	// (known_hosts lines): given by the operator, or learned on the first
+	// fetch over SSH.
+	KnownHosts string `json:"knownHosts,omitempty"`
 }
 
 // MarshalJSON adds "repoCredentials": whether the project has repository
@@ -87,7 +95,8 @@ func (p Project) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		plain
 		HasRepoCredentials bool `json:"repoCredentials"`
-	}{plain(p), p.RepoCredentials != ""})
+		HasDeployKey       bool `json:"deployKey"`
+	}{plain(p), p.RepoCredentials != "", p.DeployKey != ""})
 }
 
 // APIKey is the stored form of an admin API key: never the key itself.

@@ -204,6 +204,10 @@ type ProjectChange struct {
 	DocsRoot *string
 	// RepoCredentials replace the sealed credentials ("" for none).
 	RepoCredentials *string
+	// DeployKey replaces the sealed SSH deploy key ("" for none), and
+	// KnownHosts the pinned host keys ("" for none).
+	DeployKey  *string
+	KnownHosts *string
 	// Domains replace the project's domains, in order (at least one).
 	Domains        []string
 	DeploymentType *lectern.DeploymentType

@@ -80,9 +80,10 @@ func (s *Store) UpdateProject(ctx context.Context, id string, ch store.ProjectCh
 		// the row, so a concurrent DeleteProject waits or wins.
 		tag, err := tx.Exec(ctx, `UPDATE projects SET name = coalesce($2, name), repo_url = coalesce($3, repo_url),
 			branch = coalesce($4, branch), docs_root = coalesce($5, docs_root), repo_credentials = coalesce($6, repo_credentials),
-			deployment_type = coalesce($7, deployment_type), custom_scripts = coalesce($8, custom_scripts)
+			deployment_type = coalesce($7, deployment_type), custom_scripts = coalesce($8, custom_scripts),
+			deploy_key = coalesce($9, deploy_key), known_hosts = coalesce($10, known_hosts)
 			WHERE id = $1 AND deleted_at IS NULL`,
-			id, name, ch.RepoURL, ch.Branch, ch.DocsRoot, ch.RepoCredentials, deployment, ch.CustomScripts)
+			id, name, ch.RepoURL, ch.Branch, ch.DocsRoot, ch.RepoCredentials, deployment, ch.CustomScripts, ch.DeployKey, ch.KnownHosts)
 		if err != nil {
 			return err
 		}

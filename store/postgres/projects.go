@@ -29,9 +29,10 @@ func (s *Store) CreateProject(ctx context.Context, p *lectern.Project) error {
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO projects (id, org_id, name, repo_url, branch, docs_root, deployment_type, custom_scripts, created_at, repo_credentials)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			p.ID, p.OrgID, text(p.Name), p.RepoURL, p.Branch, p.DocsRoot, string(p.DeploymentType), p.CustomScripts, utc(p.CreatedAt), p.RepoCredentials)
+		_, err = tx.Exec(ctx, `INSERT INTO projects (id, org_id, name, repo_url, branch, docs_root, deployment_type, custom_scripts, created_at, repo_credentials, deploy_key, known_hosts)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+			p.ID, p.OrgID, text(p.Name), p.RepoURL, p.Branch, p.DocsRoot, string(p.DeploymentType), p.CustomScripts, utc(p.CreatedAt), p.RepoCredentials,
+			p.DeployKey, p.KnownHosts)
 		switch {
 		case isCode(err, foreignKeyViolation):
 			return store.NotFound("organization", p.OrgID)
@@ -56,14 +57,14 @@ func (s *Store) CreateProject(ctx context.Context, p *lectern.Project) error {
 // projectSelect reads a project with its domains in one query; callers
 // add the condition on p.deleted_at they need.
 const projectSelect = `SELECT p.id, p.org_id, p.name, p.repo_url, p.branch, p.docs_root, p.deployment_type, p.custom_scripts,
-	coalesce(p.live_deployment_id, ''), p.created_at, p.repo_credentials,
+	coalesce(p.live_deployment_id, ''), p.created_at, p.repo_credentials, p.deploy_key, p.known_hosts,
 	coalesce((SELECT array_agg(d.domain ORDER BY d.position) FROM domains d WHERE d.project_id = p.id), '{}')
 	FROM projects p`
 
 func scanProject(row pgx.Row) (*lectern.Project, error) {
 	var p lectern.Project
 	var dt string
-	if err := row.Scan(&p.ID, &p.OrgID, &p.Name, &p.RepoURL, &p.Branch, &p.DocsRoot, &dt, &p.CustomScripts, &p.LiveDeploymentID, &p.CreatedAt, &p.RepoCredentials, &p.Domains); err != nil {
+	if err := row.Scan(&p.ID, &p.OrgID, &p.Name, &p.RepoURL, &p.Branch, &p.DocsRoot, &dt, &p.CustomScripts, &p.LiveDeploymentID, &p.CreatedAt, &p.RepoCredentials, &p.DeployKey, &p.KnownHosts, &p.Domains); err != nil {
 		return nil, err
 	}
 	p.DeploymentType, p.CreatedAt = lectern.DeploymentType(dt), utc(p.CreatedAt)

@@ -47,7 +47,8 @@ func (s *Store) UpdateProject(ctx context.Context, id string, ch store.ProjectCh
 		for _, c := range []struct {
 			col string
 			v   *string
-		}{{"name", ch.Name}, {"repo_url", ch.RepoURL}, {"branch", ch.Branch}, {"docs_root", ch.DocsRoot}, {"repo_credentials", ch.RepoCredentials}} {
+		}{{"name", ch.Name}, {"repo_url", ch.RepoURL}, {"branch", ch.Branch}, {"docs_root", ch.DocsRoot}, {"repo_credentials", ch.RepoCredentials},
+			{"deploy_key", ch.DeployKey}, {"known_hosts", ch.KnownHosts}} {
 			if c.v != nil {
 				if err := set(c.col, *c.v); err != nil {
 					return err
@@ -84,7 +85,7 @@ func (s *Store) UpdateProject(ctx context.Context, id string, ch store.ProjectCh
 	if err != nil {
 		return nil, wrap(err)
 	}
-	if ch.RepoCredentials != nil {
+	if ch.RepoCredentials != nil || ch.DeployKey != nil {
 		s.truncateWAL(ctx)
 	}
 	return s.GetProject(ctx, id)

@@ -25,9 +25,10 @@ func (s *Store) CreateProject(ctx context.Context, p *lectern.Project) error {
 		if n == 0 {
 			return store.NotFound("organization", p.OrgID)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO projects (id, org_id, name, repo_url, branch, docs_root, deployment_type, custom_scripts, created_at, repo_credentials)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			p.ID, p.OrgID, p.Name, p.RepoURL, p.Branch, p.DocsRoot, string(p.DeploymentType), p.CustomScripts, ts(p.CreatedAt), p.RepoCredentials)
+		_, err := tx.ExecContext(ctx, `INSERT INTO projects (id, org_id, name, repo_url, branch, docs_root, deployment_type, custom_scripts, created_at, repo_credentials, deploy_key, known_hosts)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			p.ID, p.OrgID, p.Name, p.RepoURL, p.Branch, p.DocsRoot, string(p.DeploymentType), p.CustomScripts, ts(p.CreatedAt), p.RepoCredentials,
+			p.DeployKey, p.KnownHosts)
 		if isUnique(err) {
 			return lectern.Errorf(lectern.ECONFLICT, "project %q already exists", p.ID)
 		}
@@ -47,7 +48,7 @@ func (s *Store) CreateProject(ctx context.Context, p *lectern.Project) error {
 	})
 }
 
-const projectCols = `id, org_id, name, repo_url, branch, docs_root, deployment_type, custom_scripts, coalesce(live_deployment_id, ''), created_at, repo_credentials`
+const projectCols = `id, org_id, name, repo_url, branch, docs_root, deployment_type, custom_scripts, coalesce(live_deployment_id, ''), created_at, repo_credentials, deploy_key, known_hosts`
 
 func (s *Store) scanProject(ctx context.Context, row *sql.Row) (*lectern.Project, error) {
 	p, err := scanProjectRow(row)
@@ -65,7 +66,7 @@ func scanProjectRow(row interface{ Scan(...any) error }) (*lectern.Project, erro
 	var p lectern.Project
 	var dt string
 	var created int64
-	if err := row.Scan(&p.ID, &p.OrgID, &p.Name, &p.RepoURL, &p.Branch, &p.DocsRoot, &dt, &p.CustomScripts, &p.LiveDeploymentID, &created, &p.RepoCredentials); err != nil {
+	if err := row.Scan(&p.ID, &p.OrgID, &p.Name, &p.RepoURL, &p.Branch, &p.DocsRoot, &dt, &p.CustomScripts, &p.LiveDeploymentID, &created, &p.RepoCredentials, &p.DeployKey, &p.KnownHosts); err != nil {
 		return nil, err
 	}
 	p.DeploymentType, p.CreatedAt, p.Domains = lectern.DeploymentType(dt), fromTS(created), []string{}

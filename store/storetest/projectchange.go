@@ -32,8 +32,10 @@ func wantProject(t *testing.T, what string, got, want *lectern.Project) {
 		got.Branch != want.Branch || got.DocsRoot != want.DocsRoot || !slices.Equal(got.Domains, want.Domains) ||
 		got.DeploymentType != want.DeploymentType || got.CustomScripts != want.CustomScripts ||
 		got.LiveDeploymentID != want.LiveDeploymentID || got.RepoCredentials != want.RepoCredentials ||
+		got.DeployKey != want.DeployKey || got.KnownHosts != want.KnownHosts ||
 		!sameTime(got.CreatedAt, want.CreatedAt) {
-		t.Errorf("%s = %+v (credentials %q),\nwant %+v (credentials %q)", what, got, got.RepoCredentials, want, want.RepoCredentials)
+		t.Errorf("%s = %+v (credentials %q, deploy key %q),\nwant %+v (credentials %q, deploy key %q)",
+			what, got, got.RepoCredentials, got.DeployKey, want, want.RepoCredentials, want.DeployKey)
 	}
 }
 
@@ -66,6 +68,11 @@ func testChangeEachField(t *testing.T, s store.Store) {
 		{"DocsRoot", store.ProjectChange{DocsRoot: ptr("site/docs")}, func(p *lectern.Project) { p.DocsRoot = "site/docs" }},
 		{"RepoCredentials", store.ProjectChange{RepoCredentials: ptr("v1.0a1b2c3d.c2VhbGVk")}, func(p *lectern.Project) { p.RepoCredentials = "v1.0a1b2c3d.c2VhbGVk" }},
 		{"RepoCredentials cleared", store.ProjectChange{RepoCredentials: ptr("")}, func(p *lectern.Project) { p.RepoCredentials = "" }},
+		{"DeployKey", store.ProjectChange{DeployKey: ptr(testDeployKey)}, func(p *lectern.Project) { p.DeployKey = testDeployKey }},
+		{"KnownHosts", store.ProjectChange{KnownHosts: ptr(testKnownHosts)}, func(p *lectern.Project) { p.KnownHosts = testKnownHosts }},
+		{"DeployKey replaced", store.ProjectChange{DeployKey: ptr("v1.0a1b2c3d.bmV3LWtleQ")}, func(p *lectern.Project) { p.DeployKey = "v1.0a1b2c3d.bmV3LWtleQ" }},
+		{"KnownHosts cleared", store.ProjectChange{KnownHosts: ptr("")}, func(p *lectern.Project) { p.KnownHosts = "" }},
+		{"DeployKey cleared", store.ProjectChange{DeployKey: ptr("")}, func(p *lectern.Project) { p.DeployKey = "" }},
 		{"DeploymentType", store.ProjectChange{DeploymentType: ptr(lectern.DeploymentAirGapped)}, func(p *lectern.Project) { p.DeploymentType = lectern.DeploymentAirGapped }},
 		{"CustomScripts on", store.ProjectChange{CustomScripts: ptr(true)}, func(p *lectern.Project) { p.CustomScripts = true }},
 		{"CustomScripts off", store.ProjectChange{CustomScripts: ptr(false)}, func(p *lectern.Project) { p.CustomScripts = false }},

@@ -49,6 +49,16 @@ func testProjectCustomScripts(t *testing.T, s store.Store) {
 	}
 }
 
+// Two known_hosts lines, the second ending the text: they come back byte
+// for byte.
+const (
+	testDeployKey  = "v1.0a1b2c3d.ZGVwbG95LWtleQ"
+	testKnownHosts = "git.example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n" +
+		"[git.example.com]:2222 ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTY=\n"
+)
+
+// testProjectCreateGet: a project is stored with every field given, its
+// deploy key and known hosts included, and read back by every lookup.
 func testProjectCreateGet(t *testing.T, s store.Store) {
 	org := newOrg(t, s)
 	domains := []string{domain(), domain(), domain()}
@@ -60,6 +70,8 @@ func testProjectCreateGet(t *testing.T, s store.Store) {
 		DocsRoot:       "site/docs",
 		Domains:        slices.Clone(domains),
 		DeploymentType: lectern.DeploymentAirGapped,
+		DeployKey:      testDeployKey,
+		KnownHosts:     testKnownHosts,
 	}
 	before := time.Now().Add(-time.Minute)
 	must(t, s.CreateProject(t.Context(), p), "CreateProject")
@@ -78,6 +90,26 @@ func testProjectCreateGet(t *testing.T, s store.Store) {
 	if !sameSet(got.Domains, domains) {
 		t.Errorf("GetProject Domains = %v, want %v", got.Domains, domains)
 	}
+	wantKeys := func(what string, got *lectern.Project) {
+		t.Helper()
+		if got.DeployKey != testDeployKey || got.KnownHosts != testKnownHosts {
+			t.Errorf("%s: DeployKey %q, KnownHosts %q; want %q, %q", what, got.DeployKey, got.KnownHosts, testDeployKey, testKnownHosts)
+		}
+	}
+	wantKeys("GetProject", got)
+	byDomain, err := s.GetProjectByDomain(t.Context(), domains[1])
+	must(t, err, "GetProjectByDomain")
+	wantKeys("GetProjectByDomain", byDomain)
+	list, err := s.ListProjects(t.Context(), org.ID, store.Page{})
+	must(t, err, "ListProjects")
+	if len(list) != 1 || list[0].ID != p.ID {
+		t.Errorf("ListProjects = %d projects, want only %s", len(list), p.ID)
+	} else {
+		wantKeys("ListProjects", list[0])
+	}
+	if plain := getProject(t, s, newProject(t, s, org.ID).ID); plain.DeployKey != "" || plain.KnownHosts != "" {
+		t.Errorf("project created without them has DeployKey %q, KnownHosts %q", plain.DeployKey, plain.KnownHosts)
+	}
 	if got.LiveDeploymentID != "" {
 		t.Errorf("new project has LiveDeploymentID %q, want empty", got.LiveDeploymentID)
 	}
@@ -91,7 +123,7 @@ func testProjectCreateGet(t *testing.T, s store.Store) {
 	}
 	wantTime(t, "GetProject CreatedAt", got.CreatedAt, p.CreatedAt)
 
-	_, err := s.GetProject(t.Context(), missingID(lectern.PrefixProject))
+	_, err = s.GetProject(t.Context(), missingID(lectern.PrefixProject))
 	wantCode(t, err, lectern.ENOTFOUND, "GetProject(missing)")
 }
 
