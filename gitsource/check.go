@@ -59,3 +59,13 @@ func publicAddr(ip netip.Addr) bool {
 // CheckBranch validates a branch name as `git check-ref-format --branch`
 // does.
 func CheckBranch(name string) error { return checkBranch(name) }
+
+// IsSSH reports whether repoURL is an SSH address (ssh://... or the
+// user@host:path form), which FetchSSH fetches with a deploy key.
+func IsSSH(repoURL string) bool {
+	if scheme, _, ok := strings.Cut(repoURL, "://"); ok {
+		return strings.EqualFold(scheme, "ssh")
+	}
+	c, s := strings.IndexByte(repoURL, ':'), strings.IndexByte(repoURL, '/')
+	return c > 0 && (s < 0 || c < s) && !strings.Contains(repoURL[:c], "::") && !strings.HasPrefix(repoURL[c:], "::")
+}

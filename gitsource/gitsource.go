@@ -5,10 +5,13 @@
 // from the host: the system and global git configuration are ignored, HOME
 // points at a throwaway folder, hooks and templates are disabled, git may
 // never prompt for credentials, and only the transport of the repository's
-// own URL is allowed (file for local repositories, http and https otherwise).
-// Credentials embedded in an http(s) URL are handed to git through a
-// credential helper that reads them from the environment of the git process,
-// so they never appear on a command line, in a log line or in an error.
+// own URL is allowed (file for local repositories, http and https, or ssh
+// for FetchSSH). Credentials embedded in an http(s) URL are handed to git
+// through a credential helper that reads them from the environment of the
+// git process, so they never appear on a command line, in a log line or in
+// an error. A deploy key is written to a private file of the fetch's
+// throwaway home, and ssh checks the host's key against the pinned ones
+// (ssh.go).
 //
 // Errors are *lectern.Error values whose messages can be shown to docs teams:
 //
@@ -90,6 +93,11 @@ func (f *Fetcher) Fetch(ctx context.Context, repoURL, branch, dir string) (lecte
 	if err != nil {
 		return lectern.Commit{}, err
 	}
+	return f.fetch(ctx, src, branch, dir)
+}
+
+// fetch is Fetch of a parsed source.
+func (f *Fetcher) fetch(ctx context.Context, src *source, branch, dir string) (lectern.Commit, error) {
 	if err := checkBranch(branch); err != nil {
 		return lectern.Commit{}, err
 	}
@@ -117,6 +125,11 @@ func (f *Fetcher) Fetch(ctx context.Context, repoURL, branch, dir string) (lecte
 	defer os.RemoveAll(home)
 
 	r := &runner{git: gitPath, home: home, src: src}
+	if src.ssh {
+		if r.extra, err = r.sshEnv(); err != nil {
+			return lectern.Commit{}, &lectern.Error{Code: lectern.EINTERNAL, Message: "cannot prepare the SSH key for git", Err: err}
+		}
+	}
 	ref := "refs/heads/" + branch
 
 	// 1. Check that the repository is readable and the branch exists, so that
@@ -132,6 +145,9 @@ func (f *Fetcher) Fetch(ctx context.Context, repoURL, branch, dir string) (lecte
 		}
 		if exitCode(err) == 2 { // --exit-code: no matching ref
 			return lectern.Commit{}, branchNotFound(branch, src, err)
+		}
+		if src.ssh && isHostKeyFailure(stderr) {
+			return lectern.Commit{}, hostKeyError(src, err)
 		}
 		return lectern.Commit{}, remoteError(src, stderr, err)
 	}
@@ -196,6 +212,9 @@ func (f *Fetcher) Fetch(ctx context.Context, repoURL, branch, dir string) (lecte
 		f.logf("gitsource: branch %q moved during the fetch, now at %s", branch, sha)
 	}
 	ok = true
+	if src.ssh {
+		src.learned = r.learn()
+	}
 	f.logf("gitsource: fetched %s at %s", ref, sha)
 	return lectern.Commit{SHA: sha, Ref: ref, Message: strings.TrimSpace(msg)}, nil
 }

@@ -236,7 +236,7 @@ func TestFetchErrors(t *testing.T) {
 		{"missing nested branch", repo, "main/x", "", lectern.ENOTFOUND, []string{`branch "main/x"`}},
 		{"empty URL", "", "main", "", lectern.EINVALID, []string{"repository URL is empty"}},
 		{"ssh URL", "ssh://git@example.com/org/docs.git", "main", "", lectern.EINVALID,
-			[]string{`unsupported scheme "ssh"`, "ssh://***@example.com/org/docs.git"}},
+			[]string{`unsupported scheme "ssh"`, "ssh://git@example.com/org/docs.git"}},
 		{"git URL", "git://example.com/docs.git", "main", "", lectern.EINVALID, []string{`"git"`}},
 		{"ext transport", "ext::sh -c touch% /tmp/pwned", "main", "", lectern.EINVALID, []string{`transport "ext"`}},
 		{"fd transport", "fd::17", "main", "", lectern.EINVALID, []string{`transport "fd"`}},

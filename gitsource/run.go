@@ -38,9 +38,10 @@ const credHelper = `!f() { test "$1" = get && printf 'username=%s\npassword=%s\n
 
 // runner runs git for one Fetch.
 type runner struct {
-	git  string
-	home string // throwaway HOME
-	src  *source
+	git   string
+	home  string // throwaway HOME
+	src   *source
+	extra []string // more environment (SSH's)
 }
 
 // run runs git with args in dir and returns its stdout and stderr. extraEnv
@@ -49,7 +50,7 @@ type runner struct {
 func (r *runner) run(ctx context.Context, dir string, extraEnv []string, args ...string) (stdout []byte, stderr string, err error) {
 	cmd := exec.CommandContext(ctx, r.git, append(r.configArgs(), args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(r.env(), extraEnv...)
+	cmd.Env = append(append(r.env(), r.extra...), extraEnv...)
 	var out, errOut limitedBuffer
 	out.max, errOut.max = maxStdout, maxStderr
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -81,6 +82,7 @@ func (r *runner) configArgs() []string {
 		"-c", "protocol.file.allow=" + fileAllow,
 		"-c", "protocol.http.allow=always",
 		"-c", "protocol.https.allow=always",
+		"-c", "protocol.ssh.allow=" + map[bool]string{true: "always", false: "never"}[r.src.ssh],
 		"-c", "log.showSignature=false",
 	}
 	if r.src.hasCreds {
@@ -117,6 +119,8 @@ func (r *runner) env() []string {
 	allow := "http:https"
 	if r.src.local {
 		allow = "file"
+	} else if r.src.ssh {
+		allow = "ssh"
 	}
 	env = append(env,
 		"HOME="+r.home,

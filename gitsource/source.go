@@ -20,6 +20,12 @@ type source struct {
 	username, password string
 	hasCreds           bool
 	credURL            string
+
+	// For SSH addresses (FetchSSH): the deploy key and pinned host keys,
+	// and the host keys the fetch trusted.
+	ssh     bool
+	auth    *SSHAuth
+	learned string
 }
 
 // secrets returns the strings that must never appear in a message.
@@ -174,7 +180,7 @@ func (e *redacted) Error() string { return e.s }
 // "***", for logs and error messages: https://user:token@host/x becomes
 // https://user:***@host/x, and a lone user name (often a token, as in
 // https://token@host/x) becomes ***. URLs without userinfo are returned
-// unchanged. Malformed URLs are redacted generously: when in doubt, everything
+// unchanged, and so is the user name of an ssh:// URL (git@host). Malformed URLs are redacted generously: when in doubt, everything
 // before the last "@" of the address part is hidden. Redact never fails.
 func Redact(repoURL string) string {
 	i := strings.Index(repoURL, "://")
@@ -192,6 +198,9 @@ func Redact(repoURL string) string {
 	}
 	start := i + 3
 	rest := repoURL[start:]
+	if strings.EqualFold(repoURL[:i], "ssh") && !strings.Contains(rest[:max(strings.IndexAny(rest, "/?#"), 0)], ":") {
+		return repoURL // an SSH user name is no secret (the deploy key is)
+	}
 	end := strings.IndexAny(rest, "/?#")
 	if end < 0 {
 		end = len(rest)

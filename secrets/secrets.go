@@ -202,3 +202,17 @@ func (k *Key) OpenRepoCredentials(projectID, sealed string) (username, password 
 	username, password, _ = strings.Cut(string(b), ":")
 	return username, password, nil
 }
+
+// deployKeyContext is the context a project's SSH deploy key is sealed
+// for.
+func deployKeyContext(projectID string) string { return "project-deploy-key:" + projectID }
+
+// SealDeployKey seals the private SSH deploy key of project projectID.
+func (k *Key) SealDeployKey(projectID string, privateKey []byte) string {
+	return k.Seal(privateKey, deployKeyContext(projectID))
+}
+
+// OpenDeployKey opens what SealDeployKey sealed.
+func (k *Key) OpenDeployKey(projectID, sealed string) ([]byte, error) {
+	return k.Open(sealed, deployKeyContext(projectID))
+}
