@@ -120,11 +120,10 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	fetcher := *h.Fetcher
 	fetcher.Logf = log.add
 	srcDir := filepath.Join(work, "repo")
-	repoURL, err := fetchURL(p, h.SecretKey)
-	if err != nil {
-		return h.finishFailed(ctx, lease, nil, log, err.Error())
+	commit, err := h.fetch(ctx, &fetcher, p, srcDir, log)
+	if e, ok := err.(setupError); ok {
+		return h.finishFailed(ctx, lease, nil, log, e.msg)
 	}
-	commit, err := fetcher.Fetch(ctx, repoURL, p.Branch, srcDir)
 	if err != nil {
 		if retryable(err) && ctx.Err() == nil && job.Attempt < job.MaxAttempts {
 			return err
