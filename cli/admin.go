@@ -155,7 +155,7 @@ func orgCmd(with withStore) *cobra.Command {
 
 func projectCmd(with withStore, e *env, keyOf func() (*secrets.Key, error)) *cobra.Command {
 	cmd := &cobra.Command{Use: "project", Short: "Manage projects"}
-	var org, name, repo, branch, docsRoot, depType, tokenFile string
+	var org, name, repo, branch, docsRoot, depType, tokenFile, knownHosts string
 	var domains []string
 	var hf hostFlags
 	var customScripts bool
@@ -179,6 +179,9 @@ func projectCmd(with withStore, e *env, keyOf func() (*secrets.Key, error)) *cob
 				return err
 			}
 			p.CustomScripts = customScripts
+			if p.KnownHosts, err = readKnownHosts(knownHosts); err != nil {
+				return err
+			}
 			if err := st.CreateProject(ctx, p); err != nil {
 				return err
 			}
@@ -195,7 +198,8 @@ func projectCmd(with withStore, e *env, keyOf func() (*secrets.Key, error)) *cob
 	fl := create.Flags()
 	fl.StringVar(&org, "org", "", "organization id (required)")
 	fl.StringVar(&name, "name", "", "project name (required)")
-	fl.StringVar(&repo, "repo", "", "git repository: a local path, file://, http:// or https:// URL (required); credentials go in --repo-token-file")
+	fl.StringVar(&repo, "repo", "", "git repository: a local path, file://, http:// or https:// URL, or over SSH ssh://git@host/path or git@host:path (required); credentials go in --repo-token-file, or a deploy key (admin project deploy-key)")
+	fl.StringVar(&knownHosts, "known-hosts", "", "file of known_hosts lines pinning the SSH host's keys (default: the key it shows on the first fetch)")
 	fl.StringVar(&tokenFile, "repo-token-file", "", "file holding the token (password) for an http(s) repository, - for standard input; the user name is the URL's (https://USER@host/...), x-access-token without one; stored encrypted, never shown")
 	fl.StringVar(&branch, "branch", "main", "deployment branch")
 	fl.StringVar(&docsRoot, "docs-root", "/", "folder of the docs inside the repository")
@@ -226,7 +230,7 @@ func projectCmd(with withStore, e *env, keyOf func() (*secrets.Key, error)) *cob
 			return out.table(ps, []string{"ID", "ORG", "NAME", "DOMAINS", "BRANCH", "LIVE"}, rows)
 		})}
 	list.Flags().StringVar(&listOrg, "org", "", "only this organization's projects")
-	cmd.AddCommand(create, list, projectUpdateCmd(with, e, keyOf), projectDeleteCmd(with))
+	cmd.AddCommand(create, list, projectUpdateCmd(with, e, keyOf), projectDeleteCmd(with), deployKeyCmd(with, keyOf))
 	return cmd
 }
 

@@ -19,7 +19,7 @@ import (
 // PATCH, which may also set a repository on the server's disk, its
 // token, and custom scripts.
 func projectUpdateCmd(with withStore, e *env, keyOf func() (*secrets.Key, error)) *cobra.Command {
-	var name, repo, branch, docsRoot, depType, tokenFile string
+	var name, repo, branch, docsRoot, depType, tokenFile, knownHosts string
 	var domains []string
 	var customScripts bool
 	var hf hostFlags
@@ -81,6 +81,13 @@ The live deployment stays until the next update builds from the new settings.`}
 				}
 				changed = true
 			}
+			if fl.Changed("known-hosts") {
+				kh, err := readKnownHosts(knownHosts)
+				if err != nil {
+					return err
+				}
+				ch.KnownHosts, changed = &kh, true
+			}
 			if fl.Changed("repo") || tokenFile != "" {
 				if err := repoChange(&ch, p, repo, fl.Changed("repo"), tokenFile, e.stdin, keyOf); err != nil {
 					return err
@@ -88,7 +95,7 @@ The live deployment stays until the next update builds from the new settings.`}
 				changed = true
 			}
 			if !changed {
-				return fmt.Errorf("nothing to change: give at least one of --name, --repo, --repo-token-file, --branch, --docs-root, --domain, --deployment-type, --custom-scripts")
+				return fmt.Errorf("nothing to change: give at least one of --name, --repo, --repo-token-file, --known-hosts, --branch, --docs-root, --domain, --deployment-type, --custom-scripts")
 			}
 			p, err = st.UpdateProject(ctx, p.ID, ch)
 			if err != nil {
@@ -103,6 +110,7 @@ The live deployment stays until the next update builds from the new settings.`}
 	fl.StringVar(&name, "name", "", "project name")
 	fl.StringVar(&repo, "repo", "", "git repository: a local path, file://, http:// or https:// URL; a token goes in --repo-token-file")
 	fl.StringVar(&tokenFile, "repo-token-file", "", "file holding the token for an http(s) repository, - for standard input; stored encrypted, never shown")
+	fl.StringVar(&knownHosts, "known-hosts", "", "file of known_hosts lines pinning the SSH host's keys ('' to pin the key the host shows on the next fetch)")
 	fl.StringVar(&branch, "branch", "", "deployment branch")
 	fl.StringVar(&docsRoot, "docs-root", "", "folder of the docs inside the repository")
 	fl.StringArrayVar(&domains, "domain", nil, "a domain of the site (repeatable; replaces every domain)")

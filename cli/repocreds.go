@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/gitsource"
 	"lectern.dev/lectern/secrets"
 	"lectern.dev/lectern/store"
 )
@@ -40,6 +41,9 @@ func adminSecretKey(ctx context.Context, sf *storageFlags, e *env, st store.Stor
 func setRepoCredentials(p *lectern.Project, tokenFile string, stdin io.Reader, keyOf func() (*secrets.Key, error)) error {
 	clean, user, pass, inURL := splitUserinfo(p.RepoURL)
 	if tokenFile == "" && !inURL {
+		if gitsource.IsSSH(p.RepoURL) {
+			return nil // its user name is no secret; it authenticates with the deploy key
+		}
 		if _, rest, ok := strings.Cut(p.RepoURL, "://"); ok {
 			if host, _, _ := strings.Cut(rest, "/"); strings.Contains(host, "@") {
 				// Not an http(s) URL: refuse rather than keep them in clear.

@@ -26,6 +26,10 @@ type Project struct {
 	// RepoCredentials says whether credentials for the repository are
 	// stored (they are never shown).
 	RepoCredentials bool `json:"repoCredentials"`
+	// DeployKey says whether it has an SSH deploy key.
+	DeployKey bool `json:"deployKey"`
+	// KnownHosts are the SSH host keys pinned for its repository.
+	KnownHosts string `json:"knownHosts,omitempty"`
 }
 
 // Deployment is one published, immutable rendering of a project (schema

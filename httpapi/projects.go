@@ -29,8 +29,9 @@ func (v projectView) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		plain
 		HasRepoCredentials bool                `json:"repoCredentials"`
+		HasDeployKey       bool                `json:"deployKey"`
 		LiveDeployment     *lectern.Deployment `json:"liveDeployment,omitempty"`
-	}{plain(v.Project), v.RepoCredentials != "", v.LiveDeployment})
+	}{plain(v.Project), v.RepoCredentials != "", v.DeployKey != "", v.LiveDeployment})
 }
 
 // viewOf returns p as the API shows it.
