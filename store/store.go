@@ -351,8 +351,9 @@ const KindWebhook = "webhook"
 // Webhooks stores organizations' webhook endpoints and the deliveries of
 // their events. Deliveries are made in the transaction of the change they
 // tell of (a transactional outbox): FinishUpdate (success, failure),
-// FinishExport (completed, failed), CancelUpdate, CancelExport and
-// DeleteProject (each update and export it cancels) each store, for every
+// PromoteDeployment (its update, success), FinishExport (completed,
+// failed), CancelUpdate, CancelExport and DeleteProject (each update and
+// export it cancels) each store, for every
 // webhook of the organization that subscribes to the event
 // (lectern.UpdateEvent, lectern.ExportEvent), one pending delivery whose
 // payload is lectern.EventPayload(event, the time of the change, the

@@ -185,6 +185,8 @@ func (s *Store) PromoteDeployment(ctx context.Context, projectID, deploymentID s
 		u.ProjectID, u.OrgID, u.Status = projectID, orgID, lectern.UpdateSuccess
 		u.StartedAt, u.EndedAt = &started, &ended
 		u.Commit, u.DeploymentID, u.Logs, u.SupersededBy = &c, deploymentID, []string{}, ""
-		return nil
+		// A rollback changes the live site as an update does: its webhooks
+		// hear of it.
+		return updateOutbox(ctx, tx, u.ID, t)
 	})
 }

@@ -112,6 +112,8 @@ func (s *Store) PromoteDeployment(ctx context.Context, projectID, deploymentID s
 		c := d.Commit
 		u.ProjectID, u.OrgID, u.Status, u.StartedAt, u.EndedAt = projectID, orgID, lectern.UpdateSuccess, &at, &at
 		u.Commit, u.DeploymentID, u.Logs = &c, d.ID, []string{}
-		return nil
+		// A rollback changes the live site as an update does: its webhooks
+		// hear of it.
+		return notifyUpdate(ctx, tx, u.ID, at)
 	}))
 }

@@ -15,6 +15,7 @@ import (
 var outboxCases = []testCase{
 	{"UpdateSucceeded", testOutboxUpdateSucceeded},
 	{"UpdateFailed", testOutboxUpdateFailed},
+	{"Promote", testOutboxPromote},
 	{"ExportCompleted", testOutboxExportCompleted},
 	{"ExportFailed", testOutboxExportFailed},
 	{"CancelUpdate", testOutboxCancelUpdate},
@@ -237,6 +238,31 @@ func testOutboxUpdateSucceeded(t *testing.T, s store.Store) {
 	at2 := changeAt()
 	must(t, s.FinishUpdate(t.Context(), l2, succeed(ob.p, u2, at2)), "FinishUpdate(success)")
 	ob.check(t, s, "after a second FinishUpdate(success)", event{lectern.EventUpdateSucceeded, u2.ID, at2})
+}
+
+// testOutboxPromote: PromoteDeployment stores update.succeeded
+// deliveries of the update that records it, at its time; a refused
+// promotion (another project's deployment) stores none.
+func testOutboxPromote(t *testing.T, s store.Store) {
+	ob := newOutbox(t, s)
+	u, l := startUpdate(t, s, ob.p)
+	at := changeAt()
+	r := succeed(ob.p, u, at)
+	must(t, s.FinishUpdate(t.Context(), l, r), "FinishUpdate(success)")
+	ob.check(t, s, "after FinishUpdate(success)", event{lectern.EventUpdateSucceeded, u.ID, at})
+	u2, l2 := startUpdate(t, s, ob.p)
+	at2 := changeAt()
+	must(t, s.FinishUpdate(t.Context(), l2, succeed(ob.p, u2, at2)), "FinishUpdate(success)")
+	ob.check(t, s, "after a second FinishUpdate(success)", event{lectern.EventUpdateSucceeded, u2.ID, at2})
+
+	p := &lectern.Update{Source: "promote", Summary: "Rolled back."}
+	at3 := changeAt()
+	must(t, s.PromoteDeployment(t.Context(), ob.p.ID, r.Deployment.ID, p, at3), "PromoteDeployment")
+	ob.check(t, s, "after PromoteDeployment", event{lectern.EventUpdateSucceeded, p.ID, at3})
+	other := newProject(t, s, ob.p.OrgID)
+	err := s.PromoteDeployment(t.Context(), other.ID, r.Deployment.ID, &lectern.Update{Source: "promote"}, changeAt())
+	wantCode(t, err, lectern.ENOTFOUND, "PromoteDeployment(another project's deployment)")
+	ob.check(t, s, "after a refused PromoteDeployment")
 }
 
 // testOutboxUpdateFailed: FinishUpdate(failure) stores update.failed
