@@ -24,6 +24,10 @@ func CheckRemote(repoURL string) error {
 	if strings.TrimSpace(repoURL) == "" {
 		return lectern.Errorf(lectern.EINVALID, "repository URL is empty")
 	}
+	if IsSSH(repoURL) {
+		return lectern.Errorf(lectern.EINVALID,
+			"repository %s is reached over SSH, with a deploy key that the operator makes (lectern admin project update --repo and deploy-key): give an https:// URL, or ask the operator", display)
+	}
 	if s := strings.ToLower(scheme); !ok || s != "http" && s != "https" {
 		return lectern.Errorf(lectern.EINVALID,
 			"repository %s is not an https:// or http:// URL: give one (a repository on the server's disk is the operator's to set, with lectern admin project update --repo)", display)
@@ -42,18 +46,16 @@ func CheckRemote(repoURL string) error {
 		return lectern.Errorf(lectern.EINVALID, "repository URL %s is not a valid URL", display)
 	}
 	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if lectern.NumericHost(host) {
+		return lectern.Errorf(lectern.EINVALID, "repository URL %s writes its host as a number in a short form: give a host name", display)
+	}
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") || !strings.Contains(host, ".") && net.ParseIP(host) == nil {
 		return lectern.Errorf(lectern.EINVALID, "repository URL %s names a host of the server's own network: give a public host name", display)
 	}
-	if ip, err := netip.ParseAddr(host); err == nil && !publicAddr(ip.Unmap()) {
+	if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil && !lectern.PublicAddr(ip) {
 		return lectern.Errorf(lectern.EINVALID, "repository URL %s names an address of the server's own network: give a public host", display)
 	}
 	return nil
-}
-
-// publicAddr reports whether ip is a public unicast address.
-func publicAddr(ip netip.Addr) bool {
-	return ip.IsGlobalUnicast() && !ip.IsPrivate() && !ip.IsLoopback() && !ip.IsLinkLocalUnicast()
 }
 
 // CheckBranch validates a branch name as `git check-ref-format --branch`

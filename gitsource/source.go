@@ -192,6 +192,9 @@ func Redact(repoURL string) string {
 			head = repoURL[:s]
 		}
 		if at := strings.LastIndexByte(head, '@'); at >= 0 && strings.Contains(head[at:], ":") {
+			if !strings.Contains(repoURL[:at], ":") {
+				return repoURL // an SSH user name (git@host:path) is no secret
+			}
 			return redactUserinfo(repoURL[:at]) + repoURL[at:]
 		}
 		return repoURL

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
@@ -21,9 +23,10 @@ import (
 
 // Schedule is the wait after each failed attempt before the next (the
 // last repeats); Window is how long after its event a delivery is tried:
-// one whose next attempt would fall later fails. Attempts at 0, 5 s, 5 min,
-// 30 min, 2 h, 5 h and 10 h after the event: eight in about 27 hours.
-var Schedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}
+// one whose next attempt would fall later fails. Attempts come at about
+// 0, 5 s, 5 min, 35 min, 2 h 35, 7 h 35 and 17 h 35 after the event: seven,
+// the next (27 h 35) past the window.
+var Schedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour}
 
 // Window bounds the retries of a delivery.
 const Window = 24 * time.Hour
@@ -122,6 +125,9 @@ func (d *Deliverer) attempt(ctx context.Context, wh *standardwebhooks.Webhook, t
 	a.DurationMS = time.Since(start).Milliseconds()
 	if err != nil {
 		a.Error = reason(err)
+		if ctx.Err() == nil {
+			d.Log.Info("webhook delivery attempt failed", "delivery", dl.ID, "err", err) // the details, for the operator
+		}
 		return a
 	}
 	defer resp.Body.Close()
@@ -160,16 +166,38 @@ func (d *Deliverer) Fail(ctx context.Context, job *store.Job, lease store.Lease,
 	return d.end(ctx, lease, "the delivery could not be made: "+lectern.ErrorMessage(err))
 }
 
-// reason describes a failed request without its URL (which the endpoint's
-// owner knows; logs need not repeat it).
+// reason describes a failed request for the tenant's attempt record in
+// general terms: never an address the endpoint's name resolved to, nor
+// the server's resolver (the details go to the operator's log).
 func reason(err error) string {
+	var pe errPrivate
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	switch {
+	case errors.As(err, &pe):
+		return "refused: the endpoint's address is not a public one"
+	case errors.As(err, &dnsErr):
+		if dnsErr.IsNotFound {
+			return "the endpoint's host name does not resolve"
+		}
+		return "the endpoint's host name could not be resolved"
+	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
+		return "no answer within the time allowed"
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		return "the endpoint could not be connected to"
+	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	var pe errPrivate
-	if errors.As(err, &pe) {
-		return pe.Error()
+	if strings.Contains(err.Error(), "tls") || strings.Contains(err.Error(), "x509") {
+		return "the TLS handshake with the endpoint failed: " + lectern.Truncate(err.Error(), 200)
 	}
-	return err.Error()
+	return "the request failed"
+}
+
+// isTimeout reports whether err is a network timeout.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }

@@ -249,6 +249,20 @@ func verifyWithShell(t *testing.T, secret string, r received) {
 	if out, err := run(append(append([]byte{}, r.body...), ' ')); err == nil {
 		t.Errorf("docs/ci.md's verify.sh accepts a changed body: %s", out)
 	}
+	// A timestamp header is checked before it is used: bash would run the
+	// command of an arithmetic index.
+	if _, err := exec.LookPath("bash"); err == nil {
+		marker := filepath.Join(t.TempDir(), "ran")
+		cmd := exec.Command("bash", path, r.header.Get("webhook-id"), "now[$(touch "+marker+")]", r.header.Get("webhook-signature"))
+		cmd.Env = append(os.Environ(), "WEBHOOK_SECRET="+secret)
+		cmd.Stdin = bytes.NewReader(r.body)
+		if out, err := cmd.CombinedOutput(); err == nil {
+			t.Errorf("verify.sh accepts a timestamp that is not a number: %s", out)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Errorf("verify.sh ran a command from the webhook-timestamp header")
+		}
+	}
 }
 
 // TestDeliverySurvivesRestart: a delivery whose endpoint fails while the

@@ -55,8 +55,11 @@ func CheckURL(raw string, allowPrivate bool) (string, error) {
 	}
 	if !allowPrivate {
 		host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+		if lectern.NumericHost(host) {
+			return bad("writes its host as a number in a short form: give a host name or a dotted address")
+		}
 		if ip, err := netip.ParseAddr(host); err == nil {
-			if !public(ip) {
+			if !lectern.PublicAddr(ip) {
 				return bad("names an address of the server's own network (loopback, private or link-local): give a public endpoint, or ask the operator to allow private targets")
 			}
 		} else if host == "localhost" || strings.HasSuffix(host, ".localhost") || !strings.Contains(host, ".") {
@@ -66,14 +69,8 @@ func CheckURL(raw string, allowPrivate bool) (string, error) {
 	return u.String(), nil
 }
 
-// public reports whether ip may receive deliveries by default.
-func public(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	return ip.IsGlobalUnicast() && !ip.IsPrivate() && !ip.IsLoopback() && !ip.IsLinkLocalUnicast() &&
-		!netip.MustParsePrefix("100.64.0.0/10").Contains(ip) // carrier-grade NAT
-}
-
-// errPrivate is the error of a connection refused for its address.
+// errPrivate is the error of a connection refused for its address (the
+// address is for the operator's log, not the tenant's attempt record).
 type errPrivate struct{ addr string }
 
 func (e errPrivate) Error() string {
@@ -89,7 +86,7 @@ func Client(timeout time.Duration, allowPrivate bool) *http.Client {
 	if !allowPrivate {
 		d.Control = func(network, address string, _ syscall.RawConn) error {
 			ap, err := netip.ParseAddrPort(address)
-			if err != nil || !public(ap.Addr()) {
+			if err != nil || !lectern.PublicAddr(ap.Addr()) {
 				return errPrivate{address}
 			}
 			return nil

@@ -26,6 +26,10 @@ func TestCheckURL(t *testing.T) {
 		{"http://100.64.1.1/hook", "own network", false},
 		{"http://[::1]/hook", "own network", false},
 		{"http://[fd00::1]/hook", "own network", false},
+		{"http://[::127.0.0.1]/hook", "own network", false},
+		{"http://[64:ff9b::a00:1]/hook", "own network", false},
+		{"http://127.1/hook", "short form", false},
+		{"http://0177.0.0.1/hook", "short form", false},
 		{"http://localhost:8080/hook", "own network", false},
 		{"http://intranet/hook", "own network", false},
 		{"ftp://ci.example.com/x", "scheme", false},
@@ -55,7 +59,7 @@ func TestClientRefusesPrivateAddresses(t *testing.T) {
 	req, _ := http.NewRequestWithContext(ctx, "POST", srv.URL, nil)
 	_, err := Client(time.Second, false).Do(req)
 	var pe errPrivate
-	if !errors.As(err, &pe) || !strings.Contains(reason(err), "server's own network") {
+	if !errors.As(err, &pe) || reason(err) != "refused: the endpoint's address is not a public one" {
 		t.Fatalf("a loopback endpoint: %v, want it refused", err)
 	}
 	resp, err := Client(time.Second, true).Do(req)
