@@ -108,7 +108,7 @@ The live deployment stays until the next update builds from the new settings.`}
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&name, "name", "", "project name")
-	fl.StringVar(&repo, "repo", "", "git repository: a local path, file://, http:// or https:// URL; a token goes in --repo-token-file")
+	fl.StringVar(&repo, "repo", "", "git repository: a local path, file://, http:// or https:// URL, or over SSH ssh://git@host/path or git@host:path; a token goes in --repo-token-file, an SSH key is the project's deploy key")
 	fl.StringVar(&tokenFile, "repo-token-file", "", "file holding the token for an http(s) repository, - for standard input; stored encrypted, never shown")
 	fl.StringVar(&knownHosts, "known-hosts", "", "file of known_hosts lines pinning the SSH host's keys ('' to pin the key the host shows on the next fetch)")
 	fl.StringVar(&branch, "branch", "", "deployment branch")
@@ -136,22 +136,32 @@ func repoChange(ch *store.ProjectChange, p *lectern.Project, repo string, repoGi
 		return err
 	}
 	ch.RepoURL = &next.RepoURL
+	none := ""
 	switch {
 	case next.RepoCredentials != "":
 		ch.RepoCredentials = &next.RepoCredentials
 	case repoOrigin(next.RepoURL) != repoOrigin(p.RepoURL):
-		none := ""
 		ch.RepoCredentials = &none
+	}
+	if repoOrigin(next.RepoURL) != repoOrigin(p.RepoURL) && ch.KnownHosts == nil {
+		ch.KnownHosts = &none // the old host's keys; the new host's are pinned on its first fetch
 	}
 	return nil
 }
 
-// repoOrigin is the scheme and host of a repository URL (the URL itself
-// for a local path).
+// repoOrigin is the scheme and host of a repository URL (the host of a
+// user@host:path address, the URL itself for a local path).
 func repoOrigin(repoURL string) string {
 	clean, _, _, _ := splitUserinfo(repoURL)
 	scheme, rest, ok := strings.Cut(clean, "://")
 	if !ok {
+		if gitsource.IsSSH(clean) {
+			host, _, _ := strings.Cut(clean, ":")
+			if at := strings.LastIndexByte(host, '@'); at >= 0 {
+				host = host[at+1:]
+			}
+			return "ssh://" + strings.ToLower(host)
+		}
 		return clean
 	}
 	host, _, _ := strings.Cut(rest, "/")

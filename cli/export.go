@@ -162,6 +162,9 @@ func (f *exportFlags) run(cmd *cobra.Command, e *env, af *apiFlags) error {
 	if f.wait && f.timeout <= 0 {
 		return usageError(errors.New("--timeout must be positive"))
 	}
+	if f.cancelIt && !f.wait {
+		return usageError(errors.New("--cancel-on-interrupt needs --wait (or --out): without it the command ends once the job is queued"))
+	}
 	c, err := af.connect(e)
 	if err != nil {
 		return err

@@ -53,6 +53,7 @@ type serveFlags struct {
 	retention       time.Duration
 	keepDeployments int
 	webhookPrivate  bool
+	webhookWorkers  int
 	shutdownTimeout time.Duration
 	gitTimeout      time.Duration
 	renderPageDelay time.Duration
@@ -104,6 +105,7 @@ by --config; the command line wins over the environment, which wins over the fil
 	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated addresses or networks (10.0.0.0/8) of reverse proxies whose X-Forwarded-For names the client for --client-rate-limit (default none)")
 	fs.IntVar(&f.exportsPerHour, "exports-per-hour", 10, "export starts per organization per hour (0 disables)")
 	fs.DurationVar(&f.retention, "retention", 30*24*time.Hour, "how long export jobs and their files are kept")
+	fs.IntVar(&f.webhookWorkers, "webhook-workers", 4, "webhook deliveries sent at once by this process (apart from --workers, which build)")
 	fs.BoolVar(&f.webhookPrivate, "webhook-allow-private", false, "let webhooks target loopback, private and link-local addresses (by default refused, so that a tenant's webhook cannot reach the server's own network)")
 	fs.IntVar(&f.keepDeployments, "keep-deployments", 3, "how many deployments of each project are kept besides the live one, for promoting back (those under an hour old are always kept)")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long a graceful stop waits for requests and jobs")
@@ -174,6 +176,9 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	if f.bundleURLTTL < time.Second {
 		return fmt.Errorf("--bundle-url-ttl %s is shorter than a second", f.bundleURLTTL)
 	}
+	if f.webhookWorkers < 1 || f.webhookWorkers > 256 {
+		return fmt.Errorf("--webhook-workers %d: give 1 to 256", f.webhookWorkers)
+	}
 	if f.keepDeployments < 1 || f.keepDeployments > 1000 {
 		return fmt.Errorf("--keep-deployments %d: keep 1 to 1000 deployments besides the live one", f.keepDeployments)
 	}
@@ -227,16 +232,23 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 				SecretKey: secretKey, Builder: builder, Limits: buildLimits, EmbedHosts: embedHosts},
 			store.KindExport: &jobs.ExportHandler{Log: log, Store: st, Bucket: bucket, PageDelay: f.renderPageDelay,
 				Builder: builder, Limits: buildLimits},
-			store.KindWebhook: &webhooks.Deliverer{Log: log, Store: st, Key: secretKey,
-				Client: webhooks.Client(webhooks.Timeout, f.webhookPrivate)},
 		}
-		runner = jobs.NewRunner(log, st, handlers, jobs.Config{Workers: f.workers, LeaseFor: f.jobLease, DrainTimeout: f.shutdownTimeout},
-			jobs.NewMetrics(reg, st))
+		metrics := jobs.NewMetrics(reg, st)
+		runner = jobs.NewRunner(log, st, handlers, jobs.Config{Workers: f.workers, LeaseFor: f.jobLease, DrainTimeout: f.shutdownTimeout}, metrics)
 		// Jobs outlive a canceled ctx only through Stop: give them their own.
 		if err := runner.Start(context.WithoutCancel(ctx)); err != nil {
 			return err
 		}
 		defer runner.Stop()
+		// Webhook deliveries have workers of their own: a tenant's slow
+		// endpoints never hold up anyone's builds.
+		hooks := jobs.NewRunner(log, st, map[string]jobs.Handler{store.KindWebhook: &webhooks.Deliverer{Log: log, Store: st, Key: secretKey,
+			Client: webhooks.Client(webhooks.Timeout, f.webhookPrivate)}},
+			jobs.Config{Workers: f.webhookWorkers, LeaseFor: f.jobLease, DrainTimeout: f.shutdownTimeout}, metrics)
+		if err := hooks.Start(context.WithoutCancel(ctx)); err != nil {
+			return err
+		}
+		defer hooks.Stop()
 		janitor = &jobs.Janitor{Log: log, Store: st, Bucket: bucket, Retention: f.retention, KeepDeployments: f.keepDeployments}
 		if err := janitor.Start(context.WithoutCancel(ctx)); err != nil {
 			return err

@@ -53,6 +53,9 @@ func runUpdate(cmd *cobra.Command, e *env, af *apiFlags, projectID string, wait,
 	if wait && timeout <= 0 {
 		return usageError(errors.New("--timeout must be positive"))
 	}
+	if cancelIt && !wait {
+		return usageError(errors.New("--cancel-on-interrupt needs --wait: without it the command ends once the update is queued"))
+	}
 	c, err := af.connect(e)
 	if err != nil {
 		return err

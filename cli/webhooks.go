@@ -43,7 +43,7 @@ answers anything but 2xx.`,
 					w.Secret})
 			})
 		}}
-	create.Flags().StringVar(&url, "url", "", "the endpoint, an https:// URL")
+	create.Flags().StringVar(&url, "url", "", "the endpoint, an https:// (or http://) URL")
 	create.Flags().StringSliceVar(&events, "event", nil, "an event to send (repeatable, or comma-separated)")
 	var lo listFlags
 	list := &cobra.Command{Use: "list", Short: "List the organization's webhooks", Args: cobra.NoArgs,

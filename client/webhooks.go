@@ -91,6 +91,18 @@ func (c *Client) Webhooks(ctx context.Context, opts ListOptions) (*Page[Webhook]
 	return &out, nil
 }
 
+// Webhook returns a webhook, without its secret (GET /webhooks/{webhookId}).
+func (c *Client) Webhook(ctx context.Context, webhookID string) (*Webhook, error) {
+	if webhookID == "" {
+		return nil, errors.New("webhook: no webhook ID given")
+	}
+	var out Webhook
+	if err := c.do(ctx, request{method: http.MethodGet, path: "/webhooks/" + url.PathEscape(webhookID), out: &out}); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // DeleteWebhook deletes a webhook (DELETE /webhooks/{webhookId}); its
 // pending deliveries end canceled.
 func (c *Client) DeleteWebhook(ctx context.Context, webhookID string) error {

@@ -63,6 +63,16 @@ func validIdempotencyKey(k string) bool {
 // Idempotency-Key and body within 24 hours, per organization. The body
 // must already be read into body.
 func (a *api) idempotent(w http.ResponseWriter, r *http.Request, body []byte, next func(http.ResponseWriter)) {
+	a.idempotentAs(w, r, body, nil, next)
+}
+
+// replayAs turns a response into the one stored for replays: for an
+// answer holding a secret shown once, a problem that says where it went.
+type replayAs func(status int, body []byte) (int, []byte)
+
+// idempotentAs is idempotent whose stored response is what stored makes
+// of the first one (nil: the first one itself).
+func (a *api) idempotentAs(w http.ResponseWriter, r *http.Request, body []byte, stored replayAs, next func(http.ResponseWriter)) {
 	vals := r.Header.Values("Idempotency-Key")
 	if len(vals) == 0 {
 		next(w)
@@ -123,7 +133,14 @@ func (a *api) idempotent(w http.ResponseWriter, r *http.Request, body []byte, ne
 				hdrs[k] = v
 			}
 		}
-		if err := a.store.CompleteIdempotency(context.WithoutCancel(ctx), rec.Scope, rec.Key, cw.status, hdrs, cw.body.Bytes()); err != nil {
+		status, saved := cw.status, cw.body.Bytes()
+		if stored != nil {
+			if st, b := stored(status, saved); st != status {
+				status, saved = st, b
+				hdrs = map[string]string{"Content-Type": "application/problem+json"}
+			}
+		}
+		if err := a.store.CompleteIdempotency(context.WithoutCancel(ctx), rec.Scope, rec.Key, status, hdrs, saved); err != nil {
 			a.log.Warn("could not store idempotent response", "request_id", requestID(r), "status", strconv.Itoa(cw.status), "err", err)
 		}
 	}()

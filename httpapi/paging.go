@@ -51,7 +51,7 @@ func pageOf(r *http.Request) (store.Page, int, error) {
 
 // queryError is an EINVALID error about a query parameter.
 func queryError(name, msg string) error {
-	return &lectern.Error{Code: lectern.EINVALID, Message: "Query parameter " + name + " " + msg + ".",
+	return &lectern.Error{Code: lectern.EINVALID, Message: "Query parameter " + name + ": " + msg + ".",
 		Fields: []lectern.FieldError{{Field: name, Message: msg}}}
 }
 

@@ -148,7 +148,7 @@ func (pp *projectPatch) change(p *lectern.Project, hosts *lectern.ServerHosts) (
 			// repository they were given with: a tenant cannot aim them at
 			// another one, even on the same host.
 			none := ""
-			ch.RepoCredentials = &none
+			ch.RepoCredentials, ch.KnownHosts = &none, &none
 		}
 	}
 	if pp.Branch != nil {

@@ -38,7 +38,7 @@ func (a *api) createWebhook(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	a.idempotent(w, r, body, func(w http.ResponseWriter) {
+	a.idempotentAs(w, r, body, secretShownOnce(r), func(w http.ResponseWriter) {
 		hook, err := a.parseWebhook(body)
 		if err != nil {
 			writeError(w, r, a.log, err)
@@ -69,6 +69,26 @@ func (a *api) createWebhook(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Location", "/v1/webhooks/"+hook.ID)
 		writeJSON(w, http.StatusCreated, createdWebhook{Webhook: hook, SigningSecret: secret})
 	})
+}
+
+// secretShownOnce keeps a created webhook's secret out of the stored
+// idempotent response: a retry with the same key gets a conflict naming
+// the webhook, whose secret was in the first answer only.
+func secretShownOnce(r *http.Request) replayAs {
+	return func(status int, body []byte) (int, []byte) {
+		if status != http.StatusCreated {
+			return status, body
+		}
+		var made struct {
+			ID string `json:"id"`
+		}
+		json.Unmarshal(body, &made)
+		p := problem{Type: "urn:lectern:problem:" + lectern.ECONFLICT, Title: http.StatusText(http.StatusConflict), Status: http.StatusConflict,
+			Code: lectern.ECONFLICT, RequestID: requestID(r),
+			Detail: "This Idempotency-Key already created webhook " + made.ID + "; its secret was shown only in that answer. If it was lost, delete the webhook and create another."}
+		b, _ := json.Marshal(p)
+		return http.StatusConflict, b
+	}
 }
 
 // parseWebhook validates a create-webhook body.
@@ -109,7 +129,7 @@ func (a *api) parseWebhook(body []byte) (*lectern.Webhook, error) {
 			if i > 0 {
 				msg += ";"
 			}
-			msg += " " + f.Field + " " + f.Message
+			msg += " " + f.Field + ": " + f.Message
 		}
 		return nil, &lectern.Error{Code: lectern.EINVALID, Message: msg + ".", Fields: fields}
 	}

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"database/sql"
 	"fmt"
 	"net/http"
 	"strings"
@@ -102,4 +103,41 @@ func TestWebhookPrivateTargetsAllowed(t *testing.T) {
 	plain := newEnv(t, httpapi.Config{}, nil)
 	resp, body = plain.do(t, req("POST", "/v1/webhooks", plain.entKey, []byte(`{"url":"https://ci.example.com/hook","events":["update.failed"]}`)))
 	wantProblem(t, resp, body, http.StatusServiceUnavailable, lectern.EUNAVAILABLE)
+}
+
+// TestWebhookSecretNotReplayed: a create retried with the same
+// Idempotency-Key gets a conflict naming the webhook, never the secret
+// again, and the stored answer does not hold it.
+func TestWebhookSecretNotReplayed(t *testing.T) {
+	t.Parallel()
+	e := webhookEnv(t, false)
+	body := []byte(`{"url":"https://ci.example.com/hook","events":["update.failed"]}`)
+	r := req("POST", "/v1/webhooks", e.entKey, body)
+	r.Header.Set("Idempotency-Key", "make-hook-1")
+	resp, first := e.do(t, r)
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create: %d %s", resp.StatusCode, first)
+	}
+	m := decode(t, first)
+	secret, id := m["secret"].(string), m["id"].(string)
+	e.remember(secret)
+	r = req("POST", "/v1/webhooks", e.entKey, body)
+	r.Header.Set("Idempotency-Key", "make-hook-1")
+	resp, again := e.do(t, r)
+	p := wantProblem(t, resp, again, http.StatusConflict, lectern.ECONFLICT)
+	if !strings.Contains(p.Detail, id) || strings.Contains(string(again), "whsec_") || resp.Header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("the retry: %s", again)
+	}
+	db, err := sql.Open("sqlite", e.dbPath+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM idempotency WHERE instr(CAST(body AS TEXT), 'whsec_') > 0`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("stored answers holding a secret: %d (%v)", n, err)
+	}
+	if p := e.list(t, "/v1/webhooks", e.entKey); len(p.Items) != 1 {
+		t.Errorf("webhooks after a retried create: %v", p.Items)
+	}
 }

@@ -276,7 +276,7 @@ func (r *Runner) settle(ctx, jctx context.Context, h Handler, job *store.Job, le
 		log.Info("job finished")
 		return "done"
 	case errors.Is(context.Cause(jctx), errLeaseLost) || r.leaseLost(bg, lease, runErr):
-		log.Warn("job lease lost; another worker has it")
+		log.Warn("job given up: it was canceled, or another worker took it over (lease lost)")
 		return "lease_lost"
 	case ctx.Err() != nil || r.stopping() && errors.Is(runErr, context.Canceled):
 		if err := r.store.ReleaseJob(bg, lease); err != nil {

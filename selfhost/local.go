@@ -53,6 +53,12 @@ func localBundle(s string) (path string, ok bool, problem string) {
 // *DownloadError (so that a cached version is served instead), one over
 // the limit an EINVALID error.
 func readLocal(path string, dst *os.File, maxSize int64) (download, error) {
+	// The kind of file first: opening a FIFO would wait for a writer.
+	if st, err := os.Stat(path); err != nil {
+		return download{}, &DownloadError{Link: path, Err: localError(err)}
+	} else if !st.Mode().IsRegular() {
+		return download{}, lectern.Errorf(lectern.EINVALID, "staticExport.bundleUrl names %s, which is not a file: name the bundle's .tar.gz", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return download{}, &DownloadError{Link: path, Err: localError(err)}
@@ -62,7 +68,7 @@ func readLocal(path string, dst *os.File, maxSize int64) (download, error) {
 	if err != nil {
 		return download{}, &DownloadError{Link: path, Err: localError(err)}
 	}
-	if !st.Mode().IsRegular() {
+	if !st.Mode().IsRegular() { // replaced meanwhile
 		return download{}, lectern.Errorf(lectern.EINVALID, "staticExport.bundleUrl names %s, which is not a file: name the bundle's .tar.gz", path)
 	}
 	if st.Size() > maxSize {
