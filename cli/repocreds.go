@@ -41,7 +41,7 @@ func adminSecretKey(ctx context.Context, sf *storageFlags, e *env, st store.Stor
 func setRepoCredentials(p *lectern.Project, tokenFile string, stdin io.Reader, keyOf func() (*secrets.Key, error)) error {
 	clean, user, pass, inURL := splitUserinfo(p.RepoURL)
 	if tokenFile == "" && !inURL {
-		if gitsource.IsSSH(p.RepoURL) {
+		if gitsource.IsSSH(p.RepoURL) && !sshPassword(p.RepoURL) {
 			return nil // its user name is no secret; it authenticates with the deploy key
 		}
 		if _, rest, ok := strings.Cut(p.RepoURL, "://"); ok {
@@ -126,4 +126,17 @@ func hideRepoCredentials(p *lectern.Project) {
 	} else if clean := displayRepo(p.RepoURL); clean != p.RepoURL {
 		p.RepoURL = clean
 	}
+}
+
+// sshPassword reports whether an ssh:// URL holds a password
+// (ssh://user:pass@host/...), which is refused as credentials in any
+// other URL are.
+func sshPassword(repoURL string) bool {
+	_, rest, ok := strings.Cut(repoURL, "://")
+	if !ok {
+		return false
+	}
+	host, _, _ := strings.Cut(rest, "/")
+	at := strings.LastIndexByte(host, '@')
+	return at >= 0 && strings.Contains(host[:at], ":")
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"lectern.dev/lectern/httpapi"
 	"lectern.dev/lectern/internal/apicheck"
@@ -64,10 +65,18 @@ func TestSupersedeAcrossRoles(t *testing.T) {
 		t.Fatalf("never-deployed site: %d", code)
 	}
 
-	// Metrics: the worker counted its runs; the API its requests.
-	if m := metrics(t, worker.url); !strings.Contains(m, `lectern_job_runs_total{kind="update",outcome="done"} 3`) ||
-		!strings.Contains(m, `lectern_job_duration_seconds_count{kind="update",outcome="done"} 3`) || !strings.Contains(m, `lectern_jobs{kind="update",state="done"}`) {
-		t.Fatalf("worker metrics lack job runs:\n%s", grep(m, "lectern_job"))
+	// Metrics: the worker counted its runs (once each run has ended: a
+	// status is final a moment before its run is counted); the API its
+	// requests.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		m := metrics(t, worker.url)
+		if strings.Contains(m, `lectern_job_runs_total{kind="update",outcome="done"} 3`) &&
+			strings.Contains(m, `lectern_job_duration_seconds_count{kind="update",outcome="done"} 3`) && strings.Contains(m, `lectern_jobs{kind="update",state="done"}`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("worker metrics lack job runs:\n%s", grep(m, "lectern_job"))
+		}
 	}
 	if m := metrics(t, api.url); !strings.Contains(m, `lectern_http_requests_total{code="202",method="POST",route="/v1/project/update/{projectId}"}`) ||
 		!strings.Contains(m, `lectern_http_request_duration_seconds_count{method="GET",route="/v1/project/update-status/{statusId}"}`) {
