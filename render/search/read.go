@@ -215,17 +215,30 @@ func (ix *Index) Documents() ([]Document, error) {
 		if n < 0 {
 			continue // no page of this id
 		}
-		f, err := ix.fragment(id)
+		d, err := ix.Document(id)
 		if err != nil {
 			return nil, err
 		}
-		d := Document{ID: id, Path: f.Path, URL: f.URL, Title: f.Title, Group: f.Group, Description: f.Description, Keywords: f.Keywords}
-		for _, s := range f.Sections {
-			if len(s) == 3 {
-				d.Sections = append(d.Sections, Section{Anchor: s[0], Heading: s[1], Text: s[2]})
-			}
-		}
-		out = append(out, d)
+		out = append(out, *d)
 	}
 	return out, nil
+}
+
+// Document returns the page of id (a Result's ID) with its sections, as
+// its fragment holds it: the passages server-side retrieval quotes.
+func (ix *Index) Document(id int) (*Document, error) {
+	if id < 0 || id >= len(ix.meta.Lens) || ix.meta.Lens[id] < 0 {
+		return nil, fmt.Errorf("search: no page %d in the index", id)
+	}
+	f, err := ix.fragment(id)
+	if err != nil {
+		return nil, err
+	}
+	d := &Document{ID: id, Path: f.Path, URL: f.URL, Title: f.Title, Group: f.Group, Description: f.Description, Keywords: f.Keywords}
+	for _, s := range f.Sections {
+		if len(s) == 3 {
+			d.Sections = append(d.Sections, Section{Anchor: s[0], Heading: s[1], Text: s[2]})
+		}
+	}
+	return d, nil
 }

@@ -1,0 +1,158 @@
+package assistant
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"lectern.dev/lectern/render/search"
+)
+
+// Passage is a section of a page that answers part of a question.
+type Passage struct {
+	Title   string // the page's title
+	URL     string // the page's URL in the site, with #anchor for a section
+	Heading string // the section's heading; "" for the page's opening
+	Text    string
+	Score   float64
+	// Matched is the share of the question's words the passage holds.
+	Matched float64
+}
+
+// Retrieval's bounds: pages read, sections kept per page.
+const (
+	maxPages       = 8
+	sectionsPerDoc = 2
+)
+
+// Retrieve returns up to k passages of ix for question, best first.
+func Retrieve(ix *search.Index, question string, k int) ([]Passage, error) {
+	terms := contentTerms(question)
+	if len(terms) == 0 || k <= 0 {
+		return nil, nil
+	}
+	results, err := ix.Search(strings.Join(termWords(terms), " ")+" ", maxPages)
+	if err != nil || len(results) == 0 {
+		return nil, err
+	}
+	top := results[0].Score
+	var out []Passage
+	for rank, r := range results {
+		d, err := ix.Document(r.ID)
+		if err != nil {
+			return nil, err
+		}
+		rel := r.Score / math.Max(top, 1e-9)
+		pageWeight := rel*rel - 0.01*float64(rank)
+		var mine []Passage
+		for _, s := range d.Sections {
+			if strings.TrimSpace(s.Text) == "" {
+				continue
+			}
+			got, share := sectionScore(terms, d.Title, s)
+			if got == 0 {
+				continue
+			}
+			u := r.URL
+			if s.Anchor != "" {
+				u += "#" + s.Anchor
+			}
+			mine = append(mine, Passage{Title: d.Title, URL: u, Heading: s.Heading, Text: s.Text,
+				Score: got * pageWeight, Matched: share})
+		}
+		sort.SliceStable(mine, func(i, j int) bool { return mine[i].Score > mine[j].Score })
+		if len(mine) > sectionsPerDoc {
+			mine = mine[:sectionsPerDoc]
+		}
+		out = append(out, mine...)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out, nil
+}
+
+// term is a content word of a question: its stem, and the word itself.
+type term struct{ word, stem string }
+
+// contentTerms returns the question's words that carry meaning (not the
+// "how do I" of a question), once each.
+func contentTerms(q string) []term {
+	var out []term
+	seen := map[string]bool{}
+	for _, w := range search.Words(q) {
+		if stopWords[w] || len([]rune(w)) < 2 {
+			continue
+		}
+		st := search.Stem(w)
+		if seen[st] {
+			continue
+		}
+		seen[st] = true
+		out = append(out, term{w, st})
+	}
+	return out
+}
+
+func termWords(ts []term) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.word
+	}
+	return out
+}
+
+// sectionScore scores a section for the question's terms: each term found
+// (by stem) in its heading counts twice, in its text once, a little more
+// when it comes again; the page title counts for the section too. It
+// returns the score and the share of the terms found.
+func sectionScore(terms []term, title string, s search.Section) (float64, float64) {
+	heading, text, inTitle := stemCounts(s.Heading), stemCounts(s.Text), stemCounts(title)
+	score, found := 0.0, 0
+	for _, t := range terms {
+		h, b, ti := heading[t.stem], text[t.stem], inTitle[t.stem]
+		if h+b+ti == 0 {
+			continue
+		}
+		found++
+		if h > 0 {
+			score += 2
+		}
+		if ti > 0 {
+			score += 1
+		}
+		if b > 0 {
+			score += 1 + math.Log(float64(b))*0.3
+		}
+	}
+	if found == 0 {
+		return 0, 0
+	}
+	share := float64(found) / float64(len(terms))
+	// Sections holding all the question's words come first; long ones
+	// are not favoured for their length alone.
+	n := float64(len(search.Words(s.Text)))
+	return score * share * share / (1 + n/800), share
+}
+
+// stemCounts counts the stems of s's words.
+func stemCounts(s string) map[string]int {
+	m := map[string]int{}
+	for _, w := range search.Words(s) {
+		m[search.Stem(w)]++
+	}
+	return m
+}
+
+// stopWords are the words of questions that say nothing of their subject.
+var stopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a about an and are as at be been but by can could do does did for from
+		get got has have how i if in into is it its me my no not of on or our please should so some
+		than that the their them then there these they this to use used using want was we what when
+		where which while who why will with would you your yours can't don't cannot`) {
+		stopWords[w] = true
+	}
+}
