@@ -42,6 +42,8 @@ const cacheFor = time.Second
 type Resolver interface {
 	// ResolveDomain returns ENOTFOUND for a domain no project owns.
 	ResolveDomain(ctx context.Context, domain string) (projectID, liveDeploymentID string, err error)
+	// GetProject returns ENOTFOUND for a project missing or deleted.
+	GetProject(ctx context.Context, id string) (*lectern.Project, error)
 }
 
 // Server serves live sites.
@@ -59,6 +61,8 @@ type Server struct {
 	playgrounds boundedCache[bool]
 	// pageReads bounds the pages read whole at once (maxPageReads).
 	pageReads chan struct{}
+	// assistants answers cloud sites' questions (assistant.go).
+	assistants assistants
 
 	// last holds, per host, the last successful lookup and when a lookup
 	// last failed. The good answer stands in while the store cannot
@@ -191,6 +195,18 @@ func (s *Server) Serves(ctx context.Context, host string) bool {
 
 // ServeHTTP serves a file of the host's live deployment, or its 404 page.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == AssistantPath {
+		e, err := s.resolve(r.Context(), lectern.HostName(r.Host))
+		switch {
+		case err != nil:
+			unavailable(w)
+		case !e.found:
+			http.NotFound(w, r)
+		default:
+			s.serveAssistant(w, r, e)
+		}
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)

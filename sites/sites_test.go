@@ -396,6 +396,10 @@ func (failingProjects) ResolveDomain(context.Context, string) (string, string, e
 	return "", "", errors.New("database is on fire")
 }
 
+func (failingProjects) GetProject(context.Context, string) (*lectern.Project, error) {
+	return nil, errors.New("database is on fire")
+}
+
 // A host never looked up successfully is not claimed while the store
 // fails, and a page request for it answers 503 with Retry-After, without
 // the error's text.

@@ -1,0 +1,130 @@
+package sites
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"lectern.dev/lectern"
+	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/output"
+)
+
+// builtFiles renders a small site and returns its files by path.
+func builtFiles(t *testing.T) map[string]string {
+	t.Helper()
+	dir := t.TempDir()
+	src := fstest.MapFS{
+		"docs.json":  {Data: []byte(`{"name":"Acme","navigation":{"groups":[{"group":"Guides","pages":["index","deploy"]}]}}`)},
+		"index.mdx":  {Data: []byte("---\ntitle: Welcome\n---\n\nAcme runs your jobs.\n")},
+		"deploy.mdx": {Data: []byte("---\ntitle: Deploying\n---\n\n## Rolling back\n\nTo roll back a release, run acme rollback with the release number.\n")},
+	}
+	if _, err := render.Build(context.Background(), src, output.Dir{Dir: dir}, render.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			b, _ := os.ReadFile(p)
+			files[filepath.ToSlash(rel)] = string(b)
+		}
+		return nil
+	})
+	return files
+}
+
+// ask posts a question to host's assistant.
+func ask(srv http.Handler, host, body string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest("POST", AssistantPath, strings.NewReader(body))
+	r.Host = host
+	w := httptest.NewRecorder()
+	srv.ServeHTTP(w, r)
+	return w
+}
+
+// TestAssistantOnCloudSites: a cloud site's assistant answers from its
+// live deployment's index, streamed, the section cited; other deployment
+// types have none; bad requests say why; a domain is rate limited.
+func TestAssistantOnCloudSites(t *testing.T) {
+	t.Parallel()
+	st, b := openStore(t), openBucket(t)
+	files := builtFiles(t)
+	cloud := newProject(t, st, "cloud.example.com")
+	publish(t, st, b, cloud.ID, files)
+	hosted := &lectern.Project{OrgID: cloud.OrgID, Name: "Hosted", RepoURL: "https://git.example.com/h.git", Branch: "main", DocsRoot: "/",
+		Domains: []string{"hosted.example.com"}, DeploymentType: lectern.DeploymentClientHosted}
+	if err := st.CreateProject(context.Background(), hosted); err != nil {
+		t.Fatal(err)
+	}
+	publish(t, st, b, hosted.ID, files)
+	srv := New(discardLog(), st, b)
+
+	w := ask(srv, "cloud.example.com", `{"messages":[{"role":"user","content":"How do I roll back a release?"}]}`)
+	if w.Code != 200 || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("ask: %d %s %s", w.Code, w.Header().Get("Content-Type"), w.Body.String())
+	}
+	var text strings.Builder
+	var cites []string
+	found := false
+	sc := bufio.NewScanner(strings.NewReader(w.Body.String()))
+	event := ""
+	for sc.Scan() {
+		line := sc.Text()
+		if e, ok := strings.CutPrefix(line, "event: "); ok {
+			event = e
+		}
+		if d, ok := strings.CutPrefix(line, "data: "); ok {
+			var v map[string]any
+			json.Unmarshal([]byte(d), &v)
+			switch event {
+			case "text":
+				text.WriteString(v["text"].(string))
+			case "citation":
+				cites = append(cites, v["url"].(string))
+			case "done":
+				found = v["found"] == true
+			}
+		}
+	}
+	if !found || !strings.Contains(text.String(), "acme rollback") || len(cites) == 0 || cites[0] != "/deploy#rolling-back" {
+		t.Errorf("answer %q, citations %v, found %v", text.String(), cites, found)
+	}
+
+	if w := ask(srv, "hosted.example.com", `{"messages":[{"role":"user","content":"roll back"}]}`); w.Code != 404 {
+		t.Errorf("a client-hosted project's assistant on the live site: %d", w.Code)
+	}
+	for _, body := range []string{``, `{}`, `{"messages":[]}`, `{"messages":[{"role":"assistant","content":"x"}]}`,
+		`{"messages":[{"role":"user","content":"  "}]}`, `{"messages":[{"role":"system","content":"x"}]}`, `{"question":"x"}`} {
+		if w := ask(srv, "cloud.example.com", body); w.Code != 400 || !strings.Contains(w.Body.String(), `"error"`) {
+			t.Errorf("%q: %d %s", body, w.Code, w.Body.String())
+		}
+	}
+	if w := ask(srv, "cloud.example.com", `{"messages":[{"role":"user","content":"`+strings.Repeat("x", 40<<10)+`"}]}`); w.Code != 413 {
+		t.Errorf("a large body: %d", w.Code)
+	}
+	r := httptest.NewRequest("GET", AssistantPath, nil)
+	r.Host = "cloud.example.com"
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, r)
+	if rec.Code != 405 {
+		t.Errorf("GET %s: %d", AssistantPath, rec.Code)
+	}
+	limited := false
+	for i := 0; i < 40 && !limited; i++ {
+		limited = ask(srv, "cloud.example.com", `{"messages":[{"role":"user","content":"roll back"}]}`).Code == 429
+	}
+	if !limited {
+		t.Error("40 questions at once were not rate limited")
+	}
+	if w := ask(srv, "hosted.example.com", `{"messages":[{"role":"user","content":"roll back"}]}`); w.Code == 429 {
+		t.Error("one domain's questions limited another's")
+	}
+}
