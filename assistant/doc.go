@@ -8,6 +8,7 @@
 // or says that no answer was found in these docs when nothing ranks well
 // enough.
 //
-// Not here yet (see the note): the model-written answer, the
-// streamed endpoint on live sites and in selfhost, and the API route.
+// Serve answers one HTTP request with them; live sites route
+// POST /_lectern/assistant to it (package sites). Not here yet: the
+// model-written answer, selfhost's endpoint and the API route.
 package assistant
