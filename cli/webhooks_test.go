@@ -82,9 +82,15 @@ func TestWebhookEndToEnd(t *testing.T) {
 		}
 	}
 	mu.Unlock()
-	list := lectern(t, append([]string{"webhook", "deliveries", hookID}, api...)...)
-	if !strings.Contains(list, "update.succeeded") || !strings.Contains(list, " delivered ") || !strings.Contains(list, " 2 ") {
-		t.Errorf("webhook deliveries:\n%s", list)
+	// The receiver's answer is recorded a moment after it is sent.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		list := lectern(t, append([]string{"webhook", "deliveries", hookID}, api...)...)
+		if strings.Contains(list, "update.succeeded") && strings.Contains(list, " delivered ") && strings.Contains(list, " 2 ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("webhook deliveries:\n%s", list)
+		}
 	}
 	if strings.Contains(srv.logs.String(), secret[6:]) {
 		t.Errorf("the server's log holds the webhook secret")
