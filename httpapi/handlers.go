@@ -38,6 +38,21 @@ func (a *api) readNoBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) 
 	return body, true
 }
 
+// readJSONBody reads the JSON body of an operation that takes one,
+// answering the error itself when it is not JSON or too large.
+func (a *api) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	err := requireJSON(r)
+	var body []byte
+	if err == nil {
+		body, err = readBody(w, r, a.cfg.MaxBodyBytes)
+	}
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return nil, false
+	}
+	return body, true
+}
+
 // triggerUpdate is POST /v1/project/update/{projectId}.
 func (a *api) triggerUpdate(w http.ResponseWriter, r *http.Request) {
 	body, ok := a.readNoBody(w, r)
@@ -83,13 +98,8 @@ func (a *api) getUpdateStatus(w http.ResponseWriter, r *http.Request) {
 
 // startExport is POST /v1/static-export/jobs.
 func (a *api) startExport(w http.ResponseWriter, r *http.Request) {
-	err := requireJSON(r)
-	var body []byte
-	if err == nil {
-		body, err = readBody(w, r, a.cfg.MaxBodyBytes)
-	}
-	if err != nil {
-		writeError(w, r, a.log, err)
+	body, ok := a.readJSONBody(w, r)
+	if !ok {
 		return
 	}
 	a.idempotent(w, r, body, func(w http.ResponseWriter) {

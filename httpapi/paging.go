@@ -55,6 +55,31 @@ func queryError(name, msg string) error {
 		Fields: []lectern.FieldError{{Field: name, Message: msg}}}
 }
 
+// writePage answers a list request: the page the query asks for (pageOf),
+// read by list, each record shown as view makes it (same: as it is) and
+// placed in the list by place (its creation time and ID).
+func writePage[T, V any](a *api, w http.ResponseWriter, r *http.Request, list func(store.Page) ([]T, error),
+	place func(T) store.Cursor, view func(T) V) {
+	pg, limit, err := pageOf(r)
+	var items []T
+	if err == nil {
+		items, err = list(pg)
+	}
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	p := pageFrom(items, limit, place)
+	out := listPage[V]{Items: make([]V, len(p.Items)), NextCursor: p.NextCursor}
+	for i, it := range p.Items {
+		out.Items[i] = view(it)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// same is the view of a record shown as it is.
+func same[T any](t T) T { return t }
+
 // pageFrom cuts the store's answer (up to limit+1 records) to limit and
 // makes the next page's cursor from the last record kept, when there is
 // more.

@@ -57,23 +57,9 @@ func (a *api) ownedProject(r *http.Request) (*lectern.Project, error) {
 
 // listProjects is GET /v1/projects.
 func (a *api) listProjects(w http.ResponseWriter, r *http.Request) {
-	pg, limit, err := pageOf(r)
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	ps, err := a.store.ListProjects(r.Context(), principalOf(r.Context()).OrgID, pg)
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	views := make([]projectView, len(ps))
-	for i, p := range ps {
-		views[i] = viewOf(p)
-	}
-	writeJSON(w, http.StatusOK, pageFrom(views, limit, func(v projectView) store.Cursor {
-		return store.Cursor{At: v.CreatedAt, ID: v.ID}
-	}))
+	writePage(a, w, r, func(pg store.Page) ([]*lectern.Project, error) {
+		return a.store.ListProjects(r.Context(), principalOf(r.Context()).OrgID, pg)
+	}, func(p *lectern.Project) store.Cursor { return store.Cursor{At: p.CreatedAt, ID: p.ID} }, viewOf)
 }
 
 // getProject is GET /v1/projects/{projectId}.
@@ -233,13 +219,8 @@ func refuseNulls(body []byte) error {
 
 // updateProject is PATCH /v1/projects/{projectId}.
 func (a *api) updateProject(w http.ResponseWriter, r *http.Request) {
-	err := requireJSON(r)
-	var body []byte
-	if err == nil {
-		body, err = readBody(w, r, a.cfg.MaxBodyBytes)
-	}
-	if err != nil {
-		writeError(w, r, a.log, err)
+	body, ok := a.readJSONBody(w, r)
+	if !ok {
 		return
 	}
 	a.idempotent(w, r, body, func(w http.ResponseWriter) {
@@ -305,55 +286,33 @@ func (a *api) deleteProject(w http.ResponseWriter, r *http.Request) {
 // listUpdates is GET /v1/projects/{projectId}/updates.
 func (a *api) listUpdates(w http.ResponseWriter, r *http.Request) {
 	p, err := a.ownedProject(r)
-	pg, limit, perr := pageOf(r)
-	if err == nil {
-		err = perr
-	}
-	var us []*lectern.Update
-	if err == nil {
-		us, err = a.store.ListUpdates(r.Context(), p.ID, pg)
-	}
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, pageFrom(us, limit, func(u *lectern.Update) store.Cursor {
-		return store.Cursor{At: u.CreatedAt, ID: u.ID}
-	}))
+	writePage(a, w, r, func(pg store.Page) ([]*lectern.Update, error) { return a.store.ListUpdates(r.Context(), p.ID, pg) },
+		func(u *lectern.Update) store.Cursor { return store.Cursor{At: u.CreatedAt, ID: u.ID} }, same)
 }
 
 // listDeployments is GET /v1/projects/{projectId}/deployments.
 func (a *api) listDeployments(w http.ResponseWriter, r *http.Request) {
 	p, err := a.ownedProject(r)
-	pg, limit, perr := pageOf(r)
-	if err == nil {
-		err = perr
-	}
-	var ds []*lectern.Deployment
-	if err == nil {
-		ds, err = a.store.ListDeployments(r.Context(), p.ID, pg)
-	}
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
 	}
-	for _, d := range ds {
-		d.Live = d.ID == p.LiveDeploymentID
-	}
-	writeJSON(w, http.StatusOK, pageFrom(ds, limit, func(d *lectern.Deployment) store.Cursor {
-		return store.Cursor{At: d.CreatedAt, ID: d.ID}
-	}))
+	writePage(a, w, r, func(pg store.Page) ([]*lectern.Deployment, error) {
+		return a.store.ListDeployments(r.Context(), p.ID, pg)
+	},
+		func(d *lectern.Deployment) store.Cursor { return store.Cursor{At: d.CreatedAt, ID: d.ID} },
+		func(d *lectern.Deployment) *lectern.Deployment { d.Live = d.ID == p.LiveDeploymentID; return d })
 }
 
 // listExports is GET /v1/static-export/jobs.
 func (a *api) listExports(w http.ResponseWriter, r *http.Request) {
-	pg, limit, err := pageOf(r)
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
 	q := r.URL.Query()
 	f := store.ExportFilter{OrgID: principalOf(r.Context()).OrgID}
+	var err error
 	if d := q.Get("domain"); d != "" {
 		if f.Domain, err = lectern.NormalizeDomain(d); err != nil {
 			writeError(w, r, a.log, queryError("domain", lectern.ErrorMessage(err)))
@@ -366,12 +325,6 @@ func (a *api) listExports(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	es, err := a.store.ListExports(r.Context(), f, pg)
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, pageFrom(es, limit, func(e *lectern.ExportJob) store.Cursor {
-		return store.Cursor{At: e.CreatedAt, ID: e.ID}
-	}))
+	writePage(a, w, r, func(pg store.Page) ([]*lectern.ExportJob, error) { return a.store.ListExports(r.Context(), f, pg) },
+		func(e *lectern.ExportJob) store.Cursor { return store.Cursor{At: e.CreatedAt, ID: e.ID} }, same)
 }

@@ -29,13 +29,8 @@ type createdWebhook struct {
 
 // createWebhook is POST /v1/webhooks.
 func (a *api) createWebhook(w http.ResponseWriter, r *http.Request) {
-	err := requireJSON(r)
-	var body []byte
-	if err == nil {
-		body, err = readBody(w, r, a.cfg.MaxBodyBytes)
-	}
-	if err != nil {
-		writeError(w, r, a.log, err)
+	body, ok := a.readJSONBody(w, r)
+	if !ok {
 		return
 	}
 	a.idempotentAs(w, r, body, secretShownOnce(r), func(w http.ResponseWriter) {
@@ -149,16 +144,9 @@ func (a *api) ownedWebhook(r *http.Request) (*lectern.Webhook, error) {
 
 // listWebhooks is GET /v1/webhooks.
 func (a *api) listWebhooks(w http.ResponseWriter, r *http.Request) {
-	pg, limit, err := pageOf(r)
-	var hooks []*lectern.Webhook
-	if err == nil {
-		hooks, err = a.store.ListWebhooks(r.Context(), principalOf(r.Context()).OrgID, pg)
-	}
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, pageFrom(hooks, limit, func(h *lectern.Webhook) store.Cursor { return store.Cursor{At: h.CreatedAt, ID: h.ID} }))
+	writePage(a, w, r, func(pg store.Page) ([]*lectern.Webhook, error) {
+		return a.store.ListWebhooks(r.Context(), principalOf(r.Context()).OrgID, pg)
+	}, func(h *lectern.Webhook) store.Cursor { return store.Cursor{At: h.CreatedAt, ID: h.ID} }, same)
 }
 
 // getWebhook is GET /v1/webhooks/{webhookId}.
@@ -202,24 +190,18 @@ type deliveryView struct {
 // webhook's deliveries are not listed: the webhook is not found.
 func (a *api) listDeliveries(w http.ResponseWriter, r *http.Request) {
 	hook, err := a.ownedWebhook(r)
-	pg, limit, perr := pageOf(r)
-	if err == nil {
-		err = perr
-	}
-	var ds []*lectern.Delivery
-	if err == nil {
-		ds, err = a.store.ListDeliveries(r.Context(), hook.ID, pg)
-	}
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
 	}
-	views := make([]deliveryView, len(ds))
-	for i, d := range ds {
-		if d.Attempts == nil {
-			d.Attempts = []lectern.DeliveryAttempt{}
-		}
-		views[i] = deliveryView{Delivery: d, Payload: d.Payload}
-	}
-	writeJSON(w, http.StatusOK, pageFrom(views, limit, func(v deliveryView) store.Cursor { return store.Cursor{At: v.CreatedAt, ID: v.ID} }))
+	writePage(a, w, r, func(pg store.Page) ([]*lectern.Delivery, error) {
+		return a.store.ListDeliveries(r.Context(), hook.ID, pg)
+	},
+		func(d *lectern.Delivery) store.Cursor { return store.Cursor{At: d.CreatedAt, ID: d.ID} },
+		func(d *lectern.Delivery) deliveryView {
+			if d.Attempts == nil {
+				d.Attempts = []lectern.DeliveryAttempt{}
+			}
+			return deliveryView{Delivery: d, Payload: d.Payload}
+		})
 }
