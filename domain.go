@@ -139,3 +139,16 @@ func SiteFiles(urlPath string) []string {
 	}
 	return []string{p + ".html", p + "/index.html", p}
 }
+
+// NormalizeDocsRoot returns the folder of a repository's docs as a project
+// keeps it: from "/", inside the repository (no ".."), without control
+// characters, at most 1,024 bytes; an EINVALID error otherwise.
+func NormalizeDocsRoot(root string) (string, error) {
+	if !strings.HasPrefix(root, "/") {
+		root = "/" + root
+	}
+	if strings.Contains(root, "..") || len(root) > 1024 || strings.ContainsFunc(root, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return "", Errorf(EINVALID, "docs root %q must be a folder inside the repository, without \"..\"", Truncate(root, 80))
+	}
+	return root, nil
+}

@@ -113,3 +113,28 @@ func (s *ServerHosts) CheckDomain(domain string) (string, error) {
 	}
 	return d, nil
 }
+
+// MaxDomains bounds a project's domains.
+const MaxDomains = 50
+
+// CheckDomains normalizes a project's domains with CheckDomain, keeping
+// their order and each once: one to MaxDomains of them. An EINVALID error
+// names the domain at fault.
+func (s *ServerHosts) CheckDomains(domains []string) ([]string, error) {
+	if len(domains) == 0 || len(domains) > MaxDomains {
+		return nil, Errorf(EINVALID, "a project has 1 to %d domains", MaxDomains)
+	}
+	seen := map[string]bool{}
+	out := make([]string, 0, len(domains))
+	for _, d := range domains {
+		n, err := s.CheckDomain(d)
+		if err != nil {
+			return nil, Errorf(EINVALID, "%q: %s", d, ErrorMessage(err))
+		}
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/gitsource"
 	"lectern.dev/lectern/secrets"
 	"lectern.dev/lectern/store"
 )
@@ -246,30 +247,20 @@ func newProject(org, name, repo, branch, docsRoot, depType string, domains []str
 		return nil, fmt.Errorf("--repo is required")
 	case len(domains) == 0:
 		return nil, fmt.Errorf("at least one --domain is required")
-	case strings.TrimSpace(branch) == "" || strings.HasPrefix(branch, "-"):
-		return nil, fmt.Errorf("--branch %q is not a branch name", branch)
+	}
+	if err := gitsource.CheckBranch(branch); err != nil {
+		return nil, fmt.Errorf("--branch: %s", lectern.ErrorMessage(err))
 	}
 	dt, err := lectern.ParseDeploymentType(depType)
 	if err != nil {
 		return nil, err
 	}
-	seen := map[string]bool{}
-	var norm []string
-	for _, d := range domains {
-		n, err := hosts.CheckDomain(d)
-		if err != nil {
-			return nil, fmt.Errorf("--domain %q: %s", d, lectern.ErrorMessage(err))
-		}
-		if !seen[n] {
-			seen[n] = true
-			norm = append(norm, n)
-		}
+	norm, err := checkFlagDomains(domains, hosts)
+	if err != nil {
+		return nil, err
 	}
-	if !strings.HasPrefix(docsRoot, "/") {
-		docsRoot = "/" + docsRoot
-	}
-	if strings.Contains(docsRoot, "..") {
-		return nil, fmt.Errorf("--docs-root %q must stay inside the repository", docsRoot)
+	if docsRoot, err = lectern.NormalizeDocsRoot(docsRoot); err != nil {
+		return nil, fmt.Errorf("--docs-root: %s", lectern.ErrorMessage(err))
 	}
 	return &lectern.Project{OrgID: org, Name: strings.TrimSpace(name), RepoURL: strings.TrimSpace(repo), Branch: branch,
 		DocsRoot: docsRoot, Domains: norm, DeploymentType: dt}, nil

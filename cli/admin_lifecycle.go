@@ -52,12 +52,9 @@ The live deployment stays until the next update builds from the new settings.`}
 				ch.Branch, changed = &branch, true
 			}
 			if fl.Changed("docs-root") {
-				root := docsRoot
-				if !strings.HasPrefix(root, "/") {
-					root = "/" + root
-				}
-				if strings.Contains(root, "..") {
-					return fmt.Errorf("--docs-root %q must stay inside the repository", docsRoot)
+				root, err := lectern.NormalizeDocsRoot(docsRoot)
+				if err != nil {
+					return fmt.Errorf("--docs-root: %s", lectern.ErrorMessage(err))
 				}
 				ch.DocsRoot, changed = &root, true
 			}
@@ -168,22 +165,11 @@ func repoOrigin(repoURL string) string {
 	return strings.ToLower(scheme + "://" + host)
 }
 
-// checkFlagDomains normalizes --domain values as project create does.
+// checkFlagDomains normalizes --domain values (ServerHosts.CheckDomains).
 func checkFlagDomains(domains []string, hosts *lectern.ServerHosts) ([]string, error) {
-	seen := map[string]bool{}
-	var out []string
-	for _, d := range domains {
-		n, err := hosts.CheckDomain(d)
-		if err != nil {
-			return nil, fmt.Errorf("--domain %q: %s", d, lectern.ErrorMessage(err))
-		}
-		if !seen[n] {
-			seen[n] = true
-			out = append(out, n)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("--domain: a project needs at least one domain")
+	out, err := hosts.CheckDomains(domains)
+	if err != nil {
+		return nil, fmt.Errorf("--domain: %s", lectern.ErrorMessage(err))
 	}
 	return out, nil
 }

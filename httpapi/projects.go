@@ -102,9 +102,6 @@ type projectPatch struct {
 	DeploymentType *string   `json:"deploymentType"`
 }
 
-// maxDomains bounds a project's domains.
-const maxDomains = 50
-
 // change validates the patch against p and returns the store's change,
 // or an EINVALID error naming every bad field.
 func (pp *projectPatch) change(p *lectern.Project, hosts *lectern.ServerHosts) (store.ProjectChange, error) {
@@ -145,18 +142,14 @@ func (pp *projectPatch) change(p *lectern.Project, hosts *lectern.ServerHosts) (
 		}
 	}
 	if pp.DocsRoot != nil {
-		root := *pp.DocsRoot
-		if !strings.HasPrefix(root, "/") {
-			root = "/" + root
-		}
-		if strings.Contains(root, "..") || strings.ContainsFunc(root, func(r rune) bool { return r < 0x20 || r == 0x7f }) || len(root) > 1024 {
-			bad("docsRoot", lectern.Errorf(lectern.EINVALID, "must be a folder inside the repository, without \"..\""))
+		if root, err := lectern.NormalizeDocsRoot(*pp.DocsRoot); err != nil {
+			bad("docsRoot", err)
 		} else {
 			ch.DocsRoot = &root
 		}
 	}
 	if pp.Domains != nil {
-		if ds, err := checkDomains(*pp.Domains, hosts); err != nil {
+		if ds, err := hosts.CheckDomains(*pp.Domains); err != nil {
 			bad("domains", err)
 		} else {
 			ch.Domains = ds
@@ -177,28 +170,6 @@ func (pp *projectPatch) change(p *lectern.Project, hosts *lectern.ServerHosts) (
 		return ch, &lectern.Error{Code: lectern.EINVALID, Message: "Invalid request: " + strings.Join(msgs, "; ") + ".", Fields: fields}
 	}
 	return ch, nil
-}
-
-// checkDomains normalizes a project's domains with the rules of creation:
-// one to maxDomains DNS names, none of them the server's own; duplicates
-// are dropped.
-func checkDomains(domains []string, hosts *lectern.ServerHosts) ([]string, error) {
-	if len(domains) == 0 || len(domains) > maxDomains {
-		return nil, lectern.Errorf(lectern.EINVALID, "must list 1 to %d domains", maxDomains)
-	}
-	seen := map[string]bool{}
-	out := make([]string, 0, len(domains))
-	for _, d := range domains {
-		n, err := hosts.CheckDomain(d)
-		if err != nil {
-			return nil, lectern.Errorf(lectern.EINVALID, "%q: %s", d, lectern.ErrorMessage(err))
-		}
-		if !seen[n] {
-			seen[n] = true
-			out = append(out, n)
-		}
-	}
-	return out, nil
 }
 
 // refuseNulls refuses a JSON object body with a null member: a PATCH
