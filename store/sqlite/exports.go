@@ -147,19 +147,7 @@ func (s *Store) FinishExport(ctx context.Context, lease store.Lease, r store.Exp
 func (s *Store) ListExportsBefore(ctx context.Context, t time.Time, limit int) ([]*lectern.ExportJob, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT `+exportCols+` FROM exports WHERE created_at < ? AND status IN ('completed', 'failed', 'canceled')
 		ORDER BY created_at, id LIMIT ?`, ts(t), limit)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	defer rows.Close()
-	var out []*lectern.ExportJob
-	for rows.Next() {
-		e, err := scanExport(rows)
-		if err != nil {
-			return nil, wrap(err)
-		}
-		out = append(out, e)
-	}
-	return out, wrap(rows.Err())
+	return collect(rows, err, scanExport)
 }
 
 // DeleteExport removes an export and its job.

@@ -149,19 +149,7 @@ func (s *Store) DeleteProject(ctx context.Context, id string, at time.Time) erro
 func (s *Store) ListDeletedProjects(ctx context.Context, before time.Time, limit int) ([]*lectern.Project, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT `+projectCols+` FROM projects WHERE deleted_at IS NOT NULL AND deleted_at < ?
 		ORDER BY deleted_at, id LIMIT ?`, ts(before), limit)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	defer rows.Close()
-	var out []*lectern.Project
-	for rows.Next() {
-		p, err := scanProjectRow(rows)
-		if err != nil {
-			return nil, wrap(err)
-		}
-		out = append(out, p)
-	}
-	return out, wrap(rows.Err())
+	return collect(rows, err, scanProjectRow)
 }
 
 // PurgeProject drops a deleted project's records.
@@ -193,19 +181,7 @@ func (s *Store) PurgeProject(ctx context.Context, id string) error {
 func (s *Store) ListUpdates(ctx context.Context, projectID string, pg store.Page) ([]*lectern.Update, error) {
 	cond, tail, args := pageSQL(pg)
 	rows, err := s.r.QueryContext(ctx, updateCols+` FROM updates WHERE project_id = ?`+cond+tail, append([]any{projectID}, args...)...)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	defer rows.Close()
-	var out []*lectern.Update
-	for rows.Next() {
-		u, err := scanUpdate(rows)
-		if err != nil {
-			return nil, wrap(err)
-		}
-		out = append(out, u)
-	}
-	return out, wrap(rows.Err())
+	return collect(rows, err, scanUpdate)
 }
 
 // ListExports returns a page of the exports f selects, newest first.
@@ -213,19 +189,7 @@ func (s *Store) ListExports(ctx context.Context, f store.ExportFilter, pg store.
 	cond, tail, args := pageSQL(pg)
 	rows, err := s.r.QueryContext(ctx, `SELECT `+exportCols+` FROM exports WHERE org_id = ? AND (? = '' OR domain = ?) AND (? = '' OR status = ?)`+cond+tail,
 		append([]any{f.OrgID, f.Domain, f.Domain, string(f.Status), string(f.Status)}, args...)...)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	defer rows.Close()
-	var out []*lectern.ExportJob
-	for rows.Next() {
-		e, err := scanExport(rows)
-		if err != nil {
-			return nil, wrap(err)
-		}
-		out = append(out, e)
-	}
-	return out, wrap(rows.Err())
+	return collect(rows, err, scanExport)
 }
 
 // RenameOrg changes an organization's name.
@@ -270,19 +234,7 @@ func (s *Store) DeleteOrg(ctx context.Context, id string, at time.Time) error {
 func (s *Store) ListDeletedOrgs(ctx context.Context, before time.Time, limit int) ([]*lectern.Organization, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT `+orgCols+` FROM orgs o WHERE deleted_at IS NOT NULL AND deleted_at < ?
 		AND NOT EXISTS (SELECT 1 FROM projects p WHERE p.org_id = o.id) ORDER BY deleted_at, id LIMIT ?`, ts(before), limit)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	defer rows.Close()
-	var out []*lectern.Organization
-	for rows.Next() {
-		o, err := scanOrg(rows)
-		if err != nil {
-			return nil, wrap(err)
-		}
-		out = append(out, o)
-	}
-	return out, wrap(rows.Err())
+	return collect(rows, err, scanOrg)
 }
 
 // PurgeOrg drops a deleted organization and its keys.

@@ -51,19 +51,7 @@ func (s *Store) GetOrg(ctx context.Context, id string) (*lectern.Organization, e
 // ListOrgs returns all organizations, oldest first.
 func (s *Store) ListOrgs(ctx context.Context) ([]*lectern.Organization, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT `+orgCols+` FROM orgs WHERE deleted_at IS NULL ORDER BY created_at, id`)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	defer rows.Close()
-	var out []*lectern.Organization
-	for rows.Next() {
-		o, err := scanOrg(rows)
-		if err != nil {
-			return nil, wrap(err)
-		}
-		out = append(out, o)
-	}
-	return out, wrap(rows.Err())
+	return collect(rows, err, scanOrg)
 }
 
 // SetOrgPlan changes an organization's plan.
@@ -128,19 +116,7 @@ func (s *Store) GetAPIKeyByHash(ctx context.Context, hash []byte) (*lectern.APIK
 // ListAPIKeys returns the keys of an organization, or all for "".
 func (s *Store) ListAPIKeys(ctx context.Context, orgID string) ([]*lectern.APIKey, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE ? = '' OR org_id = ? ORDER BY created_at, id`, orgID, orgID)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	defer rows.Close()
-	var out []*lectern.APIKey
-	for rows.Next() {
-		k, err := scanKey(rows)
-		if err != nil {
-			return nil, wrap(err)
-		}
-		out = append(out, k)
-	}
-	return out, wrap(rows.Err())
+	return collect(rows, err, scanKey)
 }
 
 // RevokeAPIKey marks a key revoked, keeping the first revocation time.

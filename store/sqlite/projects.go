@@ -184,19 +184,7 @@ func (s *Store) ListDeployments(ctx context.Context, projectID string, pg store.
 	cond, tail, args := pageSQL(pg)
 	rows, err := s.r.QueryContext(ctx, `SELECT `+deploymentCols+` FROM deployments WHERE project_id = ?`+cond+tail,
 		append([]any{projectID}, args...)...)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	defer rows.Close()
-	var out []*lectern.Deployment
-	for rows.Next() {
-		d, err := scanDeployment(rows)
-		if err != nil {
-			return nil, wrap(err)
-		}
-		out = append(out, d)
-	}
-	return out, wrap(rows.Err())
+	return collect(rows, err, scanDeployment)
 }
 
 // DeleteDeployment removes a deployment that is not live.

@@ -240,6 +240,24 @@ func checkLease(ctx context.Context, tx *sql.Tx, l store.Lease) error {
 	return nil
 }
 
+// collect reads every row of a query (rows and err as QueryContext
+// returned them) with scan, and closes them.
+func collect[T any](rows *sql.Rows, err error, scan func(interface{ Scan(...any) error }) (T, error)) ([]T, error) {
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, wrap(err)
+		}
+		out = append(out, v)
+	}
+	return out, wrap(rows.Err())
+}
+
 // placeholders returns "?, ?, ..." for n arguments.
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")

@@ -79,19 +79,7 @@ func (s *Store) ListWebhooks(ctx context.Context, orgID string, pg store.Page) (
 	cond, tail, args := pageSQL(pg)
 	rows, err := s.r.QueryContext(ctx, `SELECT `+webhookCols+` FROM webhooks WHERE org_id = ? AND deleted_at IS NULL`+cond+tail,
 		append([]any{orgID}, args...)...)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	defer rows.Close()
-	var out []*lectern.Webhook
-	for rows.Next() {
-		w, err := scanWebhook(rows)
-		if err != nil {
-			return nil, wrap(err)
-		}
-		out = append(out, w)
-	}
-	return out, wrap(rows.Err())
+	return collect(rows, err, scanWebhook)
 }
 
 // DeleteWebhook removes a webhook and ends its pending deliveries as
@@ -155,19 +143,7 @@ func (s *Store) ListDeliveries(ctx context.Context, webhookID string, pg store.P
 	cond, tail, args := pageSQL(pg)
 	rows, err := s.r.QueryContext(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries WHERE webhook_id = ?`+cond+tail,
 		append([]any{webhookID}, args...)...)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	defer rows.Close()
-	var out []*lectern.Delivery
-	for rows.Next() {
-		d, err := scanDelivery(rows)
-		if err != nil {
-			return nil, wrap(err)
-		}
-		out = append(out, d)
-	}
-	return out, wrap(rows.Err())
+	return collect(rows, err, scanDelivery)
 }
 
 // RecordAttempt appends attempt a to the leased delivery. With next zero it
