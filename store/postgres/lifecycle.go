@@ -3,7 +3,6 @@ package postgres
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -123,12 +122,7 @@ func (s *Store) DeleteProject(ctx context.Context, id string, at time.Time) erro
 	return s.tx(ctx, func(tx pgx.Tx) error {
 		// FOR UPDATE, not the UPDATE's weaker lock, so that a CreateExport
 		// of the project (which key-share locks it) waits for the outcome.
-		var one int
-		err := tx.QueryRow(ctx, `SELECT 1 FROM projects WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, id).Scan(&one)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return store.NotFound("project", id)
-		}
-		if err != nil {
+		if err := lockRow(ctx, tx, `SELECT 1 FROM projects WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, store.NotFound("project", id), id); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE projects SET deleted_at = $2 WHERE id = $1`, id, t); err != nil {
@@ -201,12 +195,7 @@ func (s *Store) ListDeletedProjects(ctx context.Context, before time.Time, limit
 // missing or not deleted.
 func (s *Store) PurgeProject(ctx context.Context, id string) error {
 	return s.tx(ctx, func(tx pgx.Tx) error {
-		var one int
-		err := tx.QueryRow(ctx, `SELECT 1 FROM projects WHERE id = $1 AND deleted_at IS NOT NULL FOR UPDATE`, id).Scan(&one)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return lectern.Errorf(lectern.ENOTFOUND, "deleted project %q not found", id)
-		}
-		if err != nil {
+		if err := lockRow(ctx, tx, `SELECT 1 FROM projects WHERE id = $1 AND deleted_at IS NOT NULL FOR UPDATE`, lectern.Errorf(lectern.ENOTFOUND, "deleted project %q not found", id), id); err != nil {
 			return err
 		}
 		for _, q := range []string{
@@ -245,12 +234,7 @@ func (s *Store) RenameOrg(ctx context.Context, id, name string) error {
 func (s *Store) DeleteOrg(ctx context.Context, id string, at time.Time) error {
 	t := utc(at)
 	return s.tx(ctx, func(tx pgx.Tx) error {
-		var one int
-		err := tx.QueryRow(ctx, `SELECT 1 FROM orgs WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, id).Scan(&one)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return store.NotFound("organization", id)
-		}
-		if err != nil {
+		if err := lockRow(ctx, tx, `SELECT 1 FROM orgs WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, store.NotFound("organization", id), id); err != nil {
 			return err
 		}
 		var projects int
@@ -263,7 +247,7 @@ func (s *Store) DeleteOrg(ctx context.Context, id string, at time.Time) error {
 		if _, err := tx.Exec(ctx, `UPDATE orgs SET deleted_at = $2 WHERE id = $1`, id, t); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `UPDATE api_keys SET revoked_at = $2 WHERE org_id = $1 AND revoked_at IS NULL`, id, t)
+		_, err := tx.Exec(ctx, `UPDATE api_keys SET revoked_at = $2 WHERE org_id = $1 AND revoked_at IS NULL`, id, t)
 		return err
 	})
 }
@@ -286,12 +270,7 @@ func (s *Store) ListDeletedOrgs(ctx context.Context, before time.Time, limit int
 // or not deleted.
 func (s *Store) PurgeOrg(ctx context.Context, id string) error {
 	return s.tx(ctx, func(tx pgx.Tx) error {
-		var one int
-		err := tx.QueryRow(ctx, `SELECT 1 FROM orgs WHERE id = $1 AND deleted_at IS NOT NULL FOR UPDATE`, id).Scan(&one)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return lectern.Errorf(lectern.ENOTFOUND, "deleted organization %q not found", id)
-		}
-		if err != nil {
+		if err := lockRow(ctx, tx, `SELECT 1 FROM orgs WHERE id = $1 AND deleted_at IS NOT NULL FOR UPDATE`, lectern.Errorf(lectern.ENOTFOUND, "deleted organization %q not found", id), id); err != nil {
 			return err
 		}
 		var projects int

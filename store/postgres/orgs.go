@@ -84,15 +84,10 @@ func (s *Store) CreateAPIKey(ctx context.Context, k *lectern.APIKey) error {
 	// the keys it finds: a key is never made for an organization being
 	// deleted.
 	return s.tx(ctx, func(tx pgx.Tx) error {
-		var one int
-		err := tx.QueryRow(ctx, `SELECT 1 FROM orgs WHERE id = $1 AND deleted_at IS NULL FOR KEY SHARE`, k.OrgID).Scan(&one)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return store.NotFound("organization", k.OrgID)
-		}
-		if err != nil {
+		if err := lockRow(ctx, tx, `SELECT 1 FROM orgs WHERE id = $1 AND deleted_at IS NULL FOR KEY SHARE`, store.NotFound("organization", k.OrgID), k.OrgID); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO api_keys (id, org_id, name, hint, hash, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+		_, err := tx.Exec(ctx, `INSERT INTO api_keys (id, org_id, name, hint, hash, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
 			k.ID, k.OrgID, text(k.Name), k.Hint, k.Hash, utc(k.CreatedAt))
 		if isCode(err, uniqueViolation) {
 			return lectern.Errorf(lectern.ECONFLICT, "an API key with this id or hash already exists")

@@ -314,6 +314,17 @@ func text(s string) string {
 	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }
 
+// lockRow runs query, a SELECT 1 of one row with its lock (FOR UPDATE,
+// FOR KEY SHARE...), in tx: notFound when no row matches.
+func lockRow(ctx context.Context, tx pgx.Tx, query string, notFound error, args ...any) error {
+	var one int
+	err := tx.QueryRow(ctx, query, args...).Scan(&one)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return notFound
+	}
+	return err
+}
+
 // checkLease verifies inside tx that lease still holds its job, and locks
 // the job's row until the transaction ends so no claim can take it meanwhile.
 func checkLease(ctx context.Context, tx pgx.Tx, l store.Lease) error {

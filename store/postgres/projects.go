@@ -21,15 +21,10 @@ func (s *Store) CreateProject(ctx context.Context, p *lectern.Project) error {
 		p.CreatedAt = now()
 	}
 	return s.tx(ctx, func(tx pgx.Tx) error {
-		var one int
-		err := tx.QueryRow(ctx, `SELECT 1 FROM orgs WHERE id = $1 AND deleted_at IS NULL FOR KEY SHARE`, p.OrgID).Scan(&one)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return store.NotFound("organization", p.OrgID)
-		}
-		if err != nil {
+		if err := lockRow(ctx, tx, `SELECT 1 FROM orgs WHERE id = $1 AND deleted_at IS NULL FOR KEY SHARE`, store.NotFound("organization", p.OrgID), p.OrgID); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO projects (id, org_id, name, repo_url, branch, docs_root, deployment_type, custom_scripts, created_at, repo_credentials, deploy_key, known_hosts)
+		_, err := tx.Exec(ctx, `INSERT INTO projects (id, org_id, name, repo_url, branch, docs_root, deployment_type, custom_scripts, created_at, repo_credentials, deploy_key, known_hosts)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 			p.ID, p.OrgID, text(p.Name), p.RepoURL, p.Branch, p.DocsRoot, string(p.DeploymentType), p.CustomScripts, utc(p.CreatedAt), p.RepoCredentials,
 			p.DeployKey, p.KnownHosts)
@@ -154,12 +149,7 @@ func (s *Store) ListDeployments(ctx context.Context, projectID string, pg store.
 // finds the deployment gone.
 func (s *Store) DeleteDeployment(ctx context.Context, id string) error {
 	return s.tx(ctx, func(tx pgx.Tx) error {
-		var one int
-		err := tx.QueryRow(ctx, `SELECT 1 FROM deployments WHERE id = $1 FOR UPDATE`, id).Scan(&one)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return store.NotFound("deployment", id)
-		}
-		if err != nil {
+		if err := lockRow(ctx, tx, `SELECT 1 FROM deployments WHERE id = $1 FOR UPDATE`, store.NotFound("deployment", id), id); err != nil {
 			return err
 		}
 		var live bool
@@ -169,7 +159,7 @@ func (s *Store) DeleteDeployment(ctx context.Context, id string) error {
 		if live {
 			return lectern.Errorf(lectern.ECONFLICT, "deployment %q is live", id)
 		}
-		_, err = tx.Exec(ctx, `DELETE FROM deployments WHERE id = $1`, id)
+		_, err := tx.Exec(ctx, `DELETE FROM deployments WHERE id = $1`, id)
 		return err
 	})
 }

@@ -46,15 +46,10 @@ func (s *Store) CreateWebhook(ctx context.Context, w *lectern.Webhook) error {
 		events[i] = string(e)
 	}
 	return s.tx(ctx, func(tx pgx.Tx) error {
-		var one int
-		err := tx.QueryRow(ctx, `SELECT 1 FROM orgs WHERE id = $1 AND deleted_at IS NULL FOR KEY SHARE`, w.OrgID).Scan(&one)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return store.NotFound("organization", w.OrgID)
-		}
-		if err != nil {
+		if err := lockRow(ctx, tx, `SELECT 1 FROM orgs WHERE id = $1 AND deleted_at IS NULL FOR KEY SHARE`, store.NotFound("organization", w.OrgID), w.OrgID); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO webhooks (id, org_id, url, events, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+		_, err := tx.Exec(ctx, `INSERT INTO webhooks (id, org_id, url, events, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
 			w.ID, w.OrgID, text(w.URL), events, w.Secret, w.CreatedAt)
 		if isCode(err, uniqueViolation) {
 			return lectern.Errorf(lectern.ECONFLICT, "webhook %q already exists", w.ID)
@@ -109,12 +104,7 @@ func (s *Store) DeleteWebhook(ctx context.Context, id string, at time.Time) erro
 		// FOR UPDATE, not the UPDATE's weaker lock, so that the outbox
 		// (which key-share locks the webhook) and RecordAttempt wait for
 		// the outcome.
-		var one int
-		err := tx.QueryRow(ctx, `SELECT 1 FROM webhooks WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, id).Scan(&one)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return store.NotFound("webhook", id)
-		}
-		if err != nil {
+		if err := lockRow(ctx, tx, `SELECT 1 FROM webhooks WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, store.NotFound("webhook", id), id); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE webhooks SET deleted_at = $2 WHERE id = $1`, id, t); err != nil {
@@ -125,7 +115,7 @@ func (s *Store) DeleteWebhook(ctx context.Context, id string, at time.Time) erro
 			WHERE state <> 'done' AND id IN (SELECT id FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending')`, id, t); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `UPDATE webhook_deliveries SET status = 'canceled', ended_at = $2, next_attempt_at = NULL
+		_, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = 'canceled', ended_at = $2, next_attempt_at = NULL
 			WHERE webhook_id = $1 AND status = 'pending'`, id, t)
 		return err
 	})
