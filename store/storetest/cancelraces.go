@@ -3,7 +3,6 @@ package storetest
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -38,22 +37,13 @@ func testCancelUpdateRacesFinish(t *testing.T, s store.Store) {
 			Commit: lectern.Commit{SHA: "3333333333333333333333333333333333333333", Ref: "main"}, PageCount: 5, CreatedAt: t0}
 		ws[i] = w
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), raceTimeout)
-	defer cancel()
 	at := us(time.Now().UTC())
 	ended := t0.Add(time.Minute)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for _, w := range ws {
-		wg.Go(func() { <-start; w.canceled, w.cancelErr = s.CancelUpdate(ctx, w.u.ID, at) })
-		wg.Go(func() {
-			<-start
+	raceAll(t, ws, func(ctx context.Context, w *work) { w.canceled, w.cancelErr = s.CancelUpdate(ctx, w.u.ID, at) },
+		func(ctx context.Context, w *work) {
 			w.fErr = s.FinishUpdate(ctx, w.l, store.UpdateResult{Status: lectern.UpdateSuccess, Summary: "Published 5 pages",
 				Commit: &w.dep.Commit, Logs: []string{"published"}, Deployment: w.dep, EndedAt: ended})
 		})
-	}
-	close(start)
-	wg.Wait()
 
 	won := map[string]int{} // how often each side won, for -v
 	defer func() { t.Logf("CancelUpdate vs FinishUpdate, wins: %v", won) }()
@@ -118,21 +108,12 @@ func testCancelExportRacesFinish(t *testing.T, s store.Store) {
 		w.bundle = lectern.Bundle{Key: "k/" + w.e.ID, FileName: "b.tar.gz", SizeBytes: 1, SHA256: "00", Version: "1"}
 		ws[i] = w
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), raceTimeout)
-	defer cancel()
 	at := us(time.Now().UTC())
 	ended := t0.Add(time.Minute)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for _, w := range ws {
-		wg.Go(func() { <-start; w.canceled, w.cancelErr = s.CancelExport(ctx, w.e.ID, at) })
-		wg.Go(func() {
-			<-start
+	raceAll(t, ws, func(ctx context.Context, w *work) { w.canceled, w.cancelErr = s.CancelExport(ctx, w.e.ID, at) },
+		func(ctx context.Context, w *work) {
 			w.fErr = s.FinishExport(ctx, w.l, store.ExportResult{Status: lectern.ExportCompleted, PageCount: 5, Bundle: &w.bundle, At: ended})
 		})
-	}
-	close(start)
-	wg.Wait()
 
 	won := map[string]int{} // how often each side won, for -v
 	defer func() { t.Logf("CancelExport vs FinishExport, wins: %v", won) }()

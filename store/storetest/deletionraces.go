@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -68,24 +69,15 @@ func testDeleteRacesWorkers(t *testing.T, s store.Store) {
 	}
 	at := us(time.Now().UTC())
 	ended := t0.Add(time.Minute)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	ctx := t.Context()
-	for _, w := range ws {
-		wg.Go(func() { <-start; w.delErr = s.DeleteProject(ctx, w.p.ID, at) })
-		wg.Go(func() {
-			<-start
+	raceAll(t, ws, func(ctx context.Context, w *work) { w.delErr = s.DeleteProject(ctx, w.p.ID, at) },
+		func(ctx context.Context, w *work) {
 			w.updErr = s.FinishUpdate(ctx, w.ul, store.UpdateResult{Status: lectern.UpdateSuccess, Summary: "Published 5 pages",
 				Deployment: w.dep, EndedAt: ended})
-		})
-		wg.Go(func() {
-			<-start
+		},
+		func(ctx context.Context, w *work) {
 			w.expErr = s.FinishExport(ctx, w.el, store.ExportResult{Status: lectern.ExportCompleted, PageCount: 5,
 				Bundle: &lectern.Bundle{Key: "k/" + w.e.ID, FileName: "b.tar.gz", SizeBytes: 1, SHA256: "00", Version: "1"}, At: ended})
 		})
-	}
-	close(start)
-	wg.Wait()
 
 	for i, w := range ws {
 		what := fmt.Sprintf("project %d", i)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -278,17 +277,9 @@ func testPromoteRacesDelete(t *testing.T, s store.Store) {
 		w.u = &lectern.Update{ID: lectern.NewID(lectern.PrefixUpdate), Source: "api", Summary: "Rollback"}
 		ws[i] = w
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), raceTimeout)
-	defer cancel()
 	at := promoteAt()
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for _, w := range ws {
-		wg.Go(func() { <-start; w.promErr = s.PromoteDeployment(ctx, w.p.ID, w.first.ID, w.u, at) })
-		wg.Go(func() { <-start; w.delErr = s.DeleteDeployment(ctx, w.first.ID) })
-	}
-	close(start)
-	wg.Wait()
+	raceAll(t, ws, func(ctx context.Context, w *work) { w.promErr = s.PromoteDeployment(ctx, w.p.ID, w.first.ID, w.u, at) },
+		func(ctx context.Context, w *work) { w.delErr = s.DeleteDeployment(ctx, w.first.ID) })
 
 	won := map[string]int{} // how often each side won, for -v
 	defer func() { t.Logf("PromoteDeployment vs DeleteDeployment, wins: %v", won) }()

@@ -1,7 +1,9 @@
 package storetest
 
 import (
+	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -130,4 +132,22 @@ func publish(t *testing.T, s store.Store, p *lectern.Project, sha string) *lecte
 	must(t, s.FinishUpdate(t.Context(), l, store.UpdateResult{Status: lectern.UpdateSuccess, Summary: "Published 3 pages",
 		Commit: &commit, Logs: []string{"published"}, Deployment: d, EndedAt: at}), "FinishUpdate(success)")
 	return d
+}
+
+// raceAll runs, for each item of ws, every side at once, all started
+// together, under a context that ends after raceTimeout (a deadlocked
+// store fails the case rather than hang it), and returns when every side
+// has.
+func raceAll[W any](t *testing.T, ws []W, sides ...func(ctx context.Context, w W)) {
+	ctx, cancel := context.WithTimeout(t.Context(), raceTimeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for _, w := range ws {
+		for _, side := range sides {
+			wg.Go(func() { <-start; side(ctx, w) })
+		}
+	}
+	close(start)
+	wg.Wait()
 }

@@ -3,7 +3,6 @@ package storetest
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,17 +28,9 @@ func testDeleteWebhookRacesEvents(t *testing.T, s store.Store) {
 	for i := range ws {
 		ws[i] = &work{w: newWebhook(t, s, org.ID, lectern.Events...), u: newUpdate(t, s, newProject(t, s, org.ID))}
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), raceTimeout)
-	defer cancel()
 	at := us(time.Now().UTC())
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for _, w := range ws {
-		wg.Go(func() { <-start; w.delErr = s.DeleteWebhook(ctx, w.w.ID, at) })
-		wg.Go(func() { <-start; _, w.cancelErr = s.CancelUpdate(ctx, w.u.ID, at) })
-	}
-	close(start)
-	wg.Wait()
+	raceAll(t, ws, func(ctx context.Context, w *work) { w.delErr = s.DeleteWebhook(ctx, w.w.ID, at) },
+		func(ctx context.Context, w *work) { _, w.cancelErr = s.CancelUpdate(ctx, w.u.ID, at) })
 
 	told := 0 // deliveries stored before their webhook's deletion, for -v
 	defer func() { t.Logf("deliveries to deleted webhooks: %d of %d", told, raceProjects*raceProjects) }()
@@ -107,17 +98,9 @@ func testDeleteWebhookRacesAttempt(t *testing.T, s store.Store) {
 			w.a.StatusCode, w.a.Error, w.next = 503, "the endpoint answered 503", us(t0.Add(time.Hour))
 		}
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), raceTimeout)
-	defer cancel()
 	at := us(time.Now().UTC())
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for _, w := range ws {
-		wg.Go(func() { <-start; w.delErr = s.DeleteWebhook(ctx, w.w.ID, at) })
-		wg.Go(func() { <-start; w.recErr = s.RecordAttempt(ctx, w.l, w.a, w.next) })
-	}
-	close(start)
-	wg.Wait()
+	raceAll(t, ws, func(ctx context.Context, w *work) { w.delErr = s.DeleteWebhook(ctx, w.w.ID, at) },
+		func(ctx context.Context, w *work) { w.recErr = s.RecordAttempt(ctx, w.l, w.a, w.next) })
 
 	won := map[string]int{} // how often each side won, for -v
 	defer func() { t.Logf("RecordAttempt vs DeleteWebhook, wins: %v", won) }()
