@@ -52,7 +52,7 @@ func Extract(question string, ps []Passage) Answer {
 		if len(a.Citations) == maxQuoted || p.Matched < minMatched || p.Score < ps[0].Score/3 {
 			break
 		}
-		quote := bestSentences(p.Text, terms)
+		quote := bestSentences(clip(p.Text), terms)
 		if quote == "" {
 			continue
 		}
@@ -84,7 +84,7 @@ func bestSentences(text string, terms []term) string {
 	}
 	var best []scored
 	for i, s := range sents {
-		c := stemCounts(s)
+		c, _ := stemCounts(s)
 		n := 0
 		for _, t := range terms {
 			if c[t.stem] > 0 {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"lectern.dev/lectern/render/search"
 )
@@ -19,10 +20,14 @@ type Passage struct {
 	Matched float64
 }
 
-// Retrieval's bounds: pages read, sections kept per page.
+// Retrieval's bounds: pages read, sections kept per page, the question's
+// words that count (as in search), and the text of a section read to
+// score and quote it.
 const (
 	maxPages       = 8
 	sectionsPerDoc = 2
+	maxTerms       = 16
+	maxSectionText = 64 << 10
 )
 
 // Retrieve returns up to k passages of ix for question, best first.
@@ -31,7 +36,7 @@ func Retrieve(ix *search.Index, question string, k int) ([]Passage, error) {
 	if len(terms) == 0 || k <= 0 {
 		return nil, nil
 	}
-	results, err := ix.Search(strings.Join(termWords(terms), " ")+" ", maxPages)
+	results, err := ix.Rank(strings.Join(termWords(terms), " ")+" ", maxPages)
 	if err != nil || len(results) == 0 {
 		return nil, err
 	}
@@ -45,11 +50,13 @@ func Retrieve(ix *search.Index, question string, k int) ([]Passage, error) {
 		rel := r.Score / math.Max(top, 1e-9)
 		pageWeight := rel*rel - 0.01*float64(rank)
 		var mine []Passage
+		inTitle, _ := stemCounts(d.Title)
 		for _, s := range d.Sections {
+			s.Text = clip(s.Text)
 			if strings.TrimSpace(s.Text) == "" {
 				continue
 			}
-			got, share := sectionScore(terms, d.Title, s)
+			got, share := sectionScore(terms, inTitle, s)
 			if got == 0 {
 				continue
 			}
@@ -91,8 +98,23 @@ func contentTerms(q string) []term {
 		}
 		seen[st] = true
 		out = append(out, term{w, st})
+		if len(out) == maxTerms {
+			break
+		}
 	}
 	return out
+}
+
+// clip returns the first maxSectionText bytes of s, cut at a rune.
+func clip(s string) string {
+	if len(s) <= maxSectionText {
+		return s
+	}
+	i := maxSectionText
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i]
 }
 
 func termWords(ts []term) []string {
@@ -107,8 +129,9 @@ func termWords(ts []term) []string {
 // (by stem) in its heading counts twice, in its text once, a little more
 // when it comes again; the page title counts for the section too. It
 // returns the score and the share of the terms found.
-func sectionScore(terms []term, title string, s search.Section) (float64, float64) {
-	heading, text, inTitle := stemCounts(s.Heading), stemCounts(s.Text), stemCounts(title)
+func sectionScore(terms []term, inTitle map[string]int, s search.Section) (float64, float64) {
+	heading, _ := stemCounts(s.Heading)
+	text, n := stemCounts(s.Text)
 	score, found := 0.0, 0
 	for _, t := range terms {
 		h, b, ti := heading[t.stem], text[t.stem], inTitle[t.stem]
@@ -132,17 +155,17 @@ func sectionScore(terms []term, title string, s search.Section) (float64, float6
 	share := float64(found) / float64(len(terms))
 	// Sections holding all the question's words come first; long ones
 	// are not favoured for their length alone.
-	n := float64(len(search.Words(s.Text)))
-	return score * share * share / (1 + n/800), share
+	return score * share * share / (1 + float64(n)/800), share
 }
 
-// stemCounts counts the stems of s's words.
-func stemCounts(s string) map[string]int {
+// stemCounts counts the stems of s's words, and the words.
+func stemCounts(s string) (map[string]int, int) {
 	m := map[string]int{}
-	for _, w := range search.Words(s) {
+	words := search.Words(s)
+	for _, w := range words {
 		m[search.Stem(w)]++
 	}
-	return m
+	return m, len(words)
 }
 
 // stopWords are the words of questions that say nothing of their subject.

@@ -28,7 +28,6 @@ const (
 	assistantRate  = 2
 	assistantBurst = 10
 	maxIndexes     = 4
-	maxIndexFile   = 32 << 20
 )
 
 // assistants is the state of the live sites' assistant: the search index
@@ -51,11 +50,7 @@ func (s *Server) serveAssistant(w http.ResponseWriter, r *http.Request, e hostEn
 		http.Error(w, "the assistant takes POST", http.StatusMethodNotAllowed)
 		return
 	}
-	p, err := s.store.GetProject(r.Context(), e.projectID)
-	if err != nil || p.DeploymentType != lectern.DeploymentCloud || e.deploymentID == "" {
-		http.NotFound(w, r)
-		return
-	}
+	// The rate limit first: a refused request costs no store lookup.
 	if !s.assistants.allow(lectern.HostName(r.Host)) {
 		w.Header().Set("Retry-After", "1")
 		w.Header().Set("Content-Type", "application/json")
@@ -63,8 +58,14 @@ func (s *Server) serveAssistant(w http.ResponseWriter, r *http.Request, e hostEn
 		w.Write([]byte(`{"error":"too many questions to this site at once; ask again in a moment"}` + "\n"))
 		return
 	}
+	p, err := s.store.GetProject(r.Context(), e.projectID)
+	if err != nil || p.DeploymentType != lectern.DeploymentCloud || e.deploymentID == "" {
+		http.NotFound(w, r)
+		return
+	}
 	ix, err := s.assistants.index(e, func() (*search.Index, error) {
-		return search.Open(&blobFS{ctx: context.WithoutCancel(r.Context()), bucket: s.bucket,
+		// The index outlives the request: its later reads are the server's.
+		return search.Open(&blobFS{ctx: context.Background(), bucket: s.bucket,
 			key: func(name string) string { return blobstore.SiteKey(e.projectID, e.deploymentID, name) }})
 	})
 	if err != nil {
@@ -119,7 +120,7 @@ func (a *assistants) index(e hostEntry, open func() (*search.Index, error)) (*se
 }
 
 // blobFS is the files of a deployment in the object store, for
-// search.Open: each file read whole, at most maxIndexFile bytes.
+// search.Open: each file read whole, at most search.MaxFile bytes.
 type blobFS struct {
 	ctx    context.Context
 	bucket *blob.Bucket
@@ -140,11 +141,11 @@ func (f *blobFS) Open(name string) (fs.File, error) {
 		return nil, err
 	}
 	defer rd.Close()
-	data, err := io.ReadAll(io.LimitReader(rd, maxIndexFile+1))
+	data, err := io.ReadAll(io.LimitReader(rd, search.MaxFile+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > maxIndexFile {
+	if len(data) > search.MaxFile {
 		return nil, errors.New("sites: an index file is too large")
 	}
 	return &memFile{name: path.Base(name), data: data}, nil

@@ -92,6 +92,10 @@ const (
 	maxFile    = (maxPayload+maxPayload/64)/3*4 + 64
 )
 
+// MaxFile is the largest index file Open reads: a reader that hands it
+// the files can stop there.
+const MaxFile = maxFile
+
 // Fragments are the fragments of the pages of one fragment file
 // (FragmentFile): that of id in slot id%FragmentGroup, nil for no page.
 type Fragments [FragmentGroup][]byte

@@ -115,6 +115,33 @@ func TestSearchRanksTitleOverHeadingOverBody(t *testing.T) {
 	}
 }
 
+// TestRankIsSearchWithoutExcerpts: Rank ranks as Search does, and leaves
+// the excerpt's fields empty.
+func TestRankIsSearchWithoutExcerpts(t *testing.T) {
+	ix, _ := site(t,
+		Page{URL: "body", Title: "Alpha", Body: "<p>We talk about webhooks here once.</p>"},
+		Page{URL: "heading", Title: "Beta", Body: `<p>Intro.</p><h2 id="hooks">Webhooks</h2><p>More text.</p>`},
+		Page{URL: "title", Title: "Webhooks", Body: "<p>All about them.</p>"},
+	)
+	full, err := ix.Search("webhooks ", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranked, err := ix.Rank("webhooks ", 10)
+	if err != nil || len(ranked) != len(full) || len(full) != 3 {
+		t.Fatalf("Rank = %v, %v; Search = %v", ranked, err, full)
+	}
+	for i, r := range ranked {
+		f := full[i]
+		if r.ID != f.ID || r.Score != f.Score || r.URL != f.URL || r.Title != f.Title {
+			t.Errorf("result %d: Rank %+v, Search %+v", i, r, f)
+		}
+		if r.Anchor != "" || r.Heading != "" || r.Excerpt != "" || r.Highlights != nil {
+			t.Errorf("result %d: Rank placed an excerpt: %+v", i, r)
+		}
+	}
+}
+
 func TestSearchFindsWordAtEndOfLongPage(t *testing.T) {
 	long := "<p>" + strings.Repeat("filler words of a long page ", 20000) + "</p><p>zebracorn</p>"
 	ix, _ := site(t, Page{URL: "other", Title: "Other", Body: "<p>nothing</p>"}, Page{URL: "long", Title: "Long", Body: long})

@@ -76,6 +76,17 @@ type match struct {
 // takes its last word as a prefix, as while typing. Only the query's first
 // maxQueryWords distinct words count.
 func (ix *Index) Search(query string, limit int) ([]Result, error) {
+	return ix.search(query, limit, true)
+}
+
+// Rank is Search without the excerpts (Anchor, Heading, Excerpt and
+// Highlights are empty): for server-side retrieval, which reads the
+// sections of the pages itself (Document).
+func (ix *Index) Rank(query string, limit int) ([]Result, error) {
+	return ix.search(query, limit, false)
+}
+
+func (ix *Index) search(query string, limit int, excerpts bool) ([]Result, error) {
 	terms := uniqueWords(query)
 	if len(terms) == 0 || limit <= 0 {
 		return nil, nil
@@ -160,7 +171,9 @@ func (ix *Index) Search(query string, limit int) ([]Result, error) {
 			return nil, err
 		}
 		res := Result{ID: id, Path: f.Path, URL: f.URL, Title: f.Title, Group: f.Group, Score: scores[id], Partial: most < len(terms)}
-		placeResult(&res, f, sets)
+		if excerpts {
+			placeResult(&res, f, sets)
+		}
 		out = append(out, res)
 	}
 	return out, nil
