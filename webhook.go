@@ -127,8 +127,15 @@ type Delivery struct {
 
 // EventPayload returns the JSON body of an event's delivery: the Standard
 // Webhooks form {"type", "timestamp", "data"}, data being the record the
-// API shows for the update or export job (record's own JSON).
+// API shows for the update or export job (record's own JSON); an update
+// without its build log (an empty list), which can be long and is read
+// with its status: a delivery stays small, stored once per webhook.
 func EventPayload(e Event, at time.Time, record any) ([]byte, error) {
+	if u, ok := record.(*Update); ok {
+		thin := *u
+		thin.Logs = []string{}
+		record = &thin
+	}
 	data, err := json.Marshal(record)
 	if err != nil {
 		return nil, err

@@ -357,7 +357,8 @@ const KindWebhook = "webhook"
 // webhook of the organization that subscribes to the event
 // (lectern.UpdateEvent, lectern.ExportEvent), one pending delivery whose
 // payload is lectern.EventPayload(event, the time of the change, the
-// record as GetUpdate or GetExport returns it after the change), and its
+// record as GetUpdate or GetExport returns it after the change; an
+// update's log left out), and its
 // job (kind KindWebhook, due at once). A change that is refused stores
 // none; webhooks created after the change get none.
 type Webhooks interface {
