@@ -104,7 +104,7 @@ by --config; the command line wins over the environment, which wins over the fil
 	fs.IntVar(&f.clientRateBurst, "client-rate-burst", 0, "API requests per client address allowed in a burst (default 5 × --rate-burst)")
 	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated addresses or networks (10.0.0.0/8) of reverse proxies whose X-Forwarded-For names the client for --client-rate-limit (default none)")
 	fs.IntVar(&f.exportsPerHour, "exports-per-hour", 10, "export starts per organization per hour (0 disables)")
-	fs.DurationVar(&f.retention, "retention", 30*24*time.Hour, "how long export jobs and their files are kept")
+	fs.DurationVar(&f.retention, "retention", 30*24*time.Hour, "how long export jobs and their files, and webhook deliveries that ended, are kept")
 	fs.IntVar(&f.webhookWorkers, "webhook-workers", 4, "webhook deliveries sent at once by this process (apart from --workers, which build)")
 	fs.BoolVar(&f.webhookPrivate, "webhook-allow-private", false, "let webhooks target loopback, private and link-local addresses (by default refused, so that a tenant's webhook cannot reach the server's own network)")
 	fs.IntVar(&f.keepDeployments, "keep-deployments", 3, "how many deployments of each project are kept besides the live one, for promoting back (those under an hour old are always kept)")

@@ -19,14 +19,16 @@ import (
 // Janitor collects what has outlived its retention: export jobs and their
 // archives, old deployments of each project (never the live one), the
 // files of deployments that were never recorded (an update attempt whose
-// worker died while publishing), expired idempotency records, and the
+// worker died while publishing), expired idempotency records, webhook
+// deliveries that ended over Retention ago, and the
 // files and records of deleted projects and organizations. Every step is
 // idempotent, so several processes may run janitors at once.
 type Janitor struct {
 	Log    *slog.Logger
 	Store  store.Store
 	Bucket *blob.Bucket
-	// Retention is how long export jobs and their files are kept; default 30 days.
+	// Retention is how long export jobs and their files, and webhook
+	// deliveries that ended, are kept; default 30 days.
 	Retention time.Duration
 	// KeepDeployments is how many deployments per project are kept besides
 	// the live one; default 3. Only those older than an hour are collected.
@@ -122,6 +124,14 @@ func (j *Janitor) RunOnce(ctx context.Context) error {
 	}
 	_, err := j.Store.PruneIdempotency(ctx, now.Add(-24*time.Hour))
 	keep(err)
+	// Webhook deliveries that ended are kept as long as export jobs.
+	for {
+		n, err := j.Store.PruneDeliveries(ctx, now.Add(-retention), 1000)
+		keep(err)
+		if err != nil || n < 1000 {
+			break
+		}
+	}
 	keep(j.collectDeleted(ctx, now))
 	projects, err := j.Store.ListProjects(ctx, "", store.Page{})
 	keep(err)

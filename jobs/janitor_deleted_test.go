@@ -8,6 +8,7 @@ import (
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
 	"lectern.dev/lectern/jobs"
+	"lectern.dev/lectern/store"
 )
 
 // TestJanitorCollectsDeletedProjects: a deleted project's files and
@@ -60,5 +61,35 @@ func TestJanitorCollectsDeletedProjects(t *testing.T) {
 	}
 	if !blobExists(t, b, aliveFile) || !deploymentExists(t, st, depAlive.ID) {
 		t.Errorf("the live project lost its deployment")
+	}
+}
+
+// TestJanitorPrunesDeliveries: deliveries that ended longer ago than the
+// retention go; a recent one stays.
+func TestJanitorPrunesDeliveries(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	p := newProject(t, st)
+	w := &lectern.Webhook{OrgID: p.OrgID, URL: "https://hooks.example.com/x", Events: []lectern.Event{lectern.EventUpdateCanceled}, Secret: "sealed"}
+	must(t, st.CreateWebhook(t.Context(), w), "CreateWebhook")
+	deliver := func(at time.Time) string {
+		u := &lectern.Update{ProjectID: p.ID, Source: "api"}
+		must(t, st.CreateUpdate(t.Context(), u), "CreateUpdate")
+		_, err := st.CancelUpdate(t.Context(), u.ID, at)
+		must(t, err, "CancelUpdate")
+		ds, err := st.ListDeliveries(t.Context(), w.ID, store.Page{Limit: 1})
+		must(t, err, "ListDeliveries")
+		_, l := claimID(t, st, store.KindWebhook, ds[0].ID, "sender", time.Now(), time.Minute)
+		must(t, st.RecordAttempt(t.Context(), l, lectern.DeliveryAttempt{At: at, StatusCode: 200}, time.Time{}), "RecordAttempt")
+		return ds[0].ID
+	}
+	old, recent := deliver(time.Now().Add(-48*time.Hour)), deliver(time.Now().Add(-time.Hour))
+	j := &jobs.Janitor{Log: slog.New(slog.DiscardHandler), Store: st, Bucket: openBucket(t), Retention: 24 * time.Hour}
+	must(t, j.RunOnce(t.Context()), "RunOnce")
+	if _, err := st.GetDelivery(t.Context(), old); lectern.ErrorCode(err) != lectern.ENOTFOUND {
+		t.Errorf("the delivery that ended two days ago: %v, want it pruned", err)
+	}
+	if _, err := st.GetDelivery(t.Context(), recent); err != nil {
+		t.Errorf("the delivery that ended an hour ago: %v", err)
 	}
 }

@@ -390,6 +390,10 @@ type Webhooks interface {
 	// counted against MaxAttempts). ECONFLICT when the lease is lost
 	// (also when the webhook was deleted meanwhile): nothing is recorded.
 	RecordAttempt(ctx context.Context, lease Lease, a lectern.DeliveryAttempt, next time.Time) error
+	// PruneDeliveries drops up to limit deliveries that ended (delivered,
+	// failed or canceled) before t, with their jobs, and returns how many
+	// it dropped; pending deliveries are kept whatever their age.
+	PruneDeliveries(ctx context.Context, before time.Time, limit int) (int, error)
 }
 
 // IdempotencyRecord remembers the response to a POST sent with an

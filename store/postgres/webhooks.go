@@ -307,3 +307,27 @@ func exportEvent(ctx context.Context, tx pgx.Tx, x *lectern.ExportJob, at time.T
 	}
 	return outbox(ctx, tx, x.OrgID, e, at, x)
 }
+
+// PruneDeliveries drops up to limit deliveries that ended before t, with
+// their jobs.
+func (s *Store) PruneDeliveries(ctx context.Context, before time.Time, limit int) (int, error) {
+	var n int64
+	err := s.tx(ctx, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT id FROM webhook_deliveries WHERE status <> 'pending' AND ended_at < $1
+			ORDER BY ended_at, id LIMIT $2 FOR UPDATE SKIP LOCKED`, utc(before), limitArg(limit))
+		if err != nil {
+			return err
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM jobs WHERE id = ANY($1)`, ids); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `DELETE FROM webhook_deliveries WHERE id = ANY($1)`, ids)
+		n = tag.RowsAffected()
+		return err
+	})
+	return int(n), wrap(err)
+}

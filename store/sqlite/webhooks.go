@@ -195,3 +195,22 @@ func (s *Store) RecordAttempt(ctx context.Context, lease store.Lease, a lectern.
 		return finishJob(ctx, tx, lease, ts(a.At))
 	}))
 }
+
+// PruneDeliveries drops up to limit deliveries that ended before t, with
+// their jobs.
+func (s *Store) PruneDeliveries(ctx context.Context, before time.Time, limit int) (int, error) {
+	var n int64
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		const old = `SELECT id FROM webhook_deliveries WHERE status <> 'pending' AND ended_at < ?1 ORDER BY ended_at, id LIMIT ?2`
+		if _, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE id IN (`+old+`)`, ts(before), limit); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM webhook_deliveries WHERE id IN (`+old+`)`, ts(before), limit)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return int(n), wrap(err)
+}

@@ -212,3 +212,54 @@ func testAttemptStaleLease(t *testing.T, s store.Store) {
 	want.Status, want.EndedAt, want.NextAttemptAt, want.Attempts = lectern.DeliveryDelivered, &a.At, nil, []lectern.DeliveryAttempt{a}
 	wantSameDelivery(t, "delivery after the live lease's attempt", getDelivery(t, s, d.ID), &want)
 }
+
+// testPruneDeliveries: PruneDeliveries drops the deliveries that ended
+// before the given time, delivered or failed, with their jobs, up to the
+// limit, and says how many; a pending one stays, whatever its age, and
+// its job stays claimable.
+func testPruneDeliveries(t *testing.T, s store.Store) {
+	org := newOrg(t, s)
+	p := newProject(t, s, org.ID)
+	w := newWebhook(t, s, org.ID, lectern.EventUpdateCanceled)
+	t0 := now().Add(-3 * time.Hour)
+	end := func(code int, at time.Time) *lectern.Delivery {
+		d := deliveryOf(t, s, w.ID, lectern.EventUpdateCanceled, cancelQueued(t, s, p, time.Now().UTC()))
+		_, l := mustClaimID(t, s, store.KindWebhook, "sender", d.ID, now(), time.Hour)
+		must(t, s.RecordAttempt(t.Context(), l, lectern.DeliveryAttempt{At: attemptAt(at), StatusCode: code}, time.Time{}), "RecordAttempt")
+		return d
+	}
+	delivered, failed, more := end(200, t0), end(500, t0.Add(time.Hour)), end(204, t0.Add(30*time.Minute))
+	pending := deliveryOf(t, s, w.ID, lectern.EventUpdateCanceled, cancelQueued(t, s, p, t0))
+	doneBefore := countJobs(t, s)[store.KindWebhook]["done"]
+
+	n, err := s.PruneDeliveries(t.Context(), t0.Add(time.Minute), 10)
+	must(t, err, "PruneDeliveries")
+	if n != 1 {
+		t.Errorf("PruneDeliveries(before the failure) = %d, want 1", n)
+	}
+	_, err = s.GetDelivery(t.Context(), delivered.ID)
+	wantCode(t, err, lectern.ENOTFOUND, "GetDelivery of a pruned delivery")
+	getDelivery(t, s, failed.ID)
+	if got := countJobs(t, s)[store.KindWebhook]["done"]; got != doneBefore-1 {
+		t.Errorf("webhook jobs done after pruning one: %d, want %d", got, doneBefore-1)
+	}
+
+	n, err = s.PruneDeliveries(t.Context(), now().Add(time.Hour), 1)
+	must(t, err, "PruneDeliveries(limit 1)")
+	if n != 1 {
+		t.Errorf("PruneDeliveries(limit 1) = %d, want 1", n)
+	}
+	n, err = s.PruneDeliveries(t.Context(), now().Add(time.Hour), 10)
+	must(t, err, "PruneDeliveries")
+	if n != 1 {
+		t.Errorf("PruneDeliveries(the rest) = %d, want 1 (the pending one kept)", n)
+	}
+	for _, id := range []string{failed.ID, more.ID} {
+		_, err := s.GetDelivery(t.Context(), id)
+		wantCode(t, err, lectern.ENOTFOUND, "GetDelivery of a pruned delivery")
+	}
+	if got := getDelivery(t, s, pending.ID); got.Status != lectern.DeliveryPending {
+		t.Errorf("the pending delivery after pruning: %s", fmtDelivery(got))
+	}
+	mustClaimID(t, s, store.KindWebhook, "sender", pending.ID, now(), time.Hour)
+}

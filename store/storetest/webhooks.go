@@ -27,6 +27,7 @@ var webhookCases = []testCase{
 	{"AttemptRetriesNeverRunOut", testAttemptRetriesNeverRunOut},
 	{"AttemptEnds", testAttemptEnds},
 	{"AttemptStaleLease", testAttemptStaleLease},
+	{"PruneDeliveries", testPruneDeliveries},
 	{"DeleteRacesEvents", testDeleteWebhookRacesEvents},
 	{"DeleteRacesAttempt", testDeleteWebhookRacesAttempt},
 }
