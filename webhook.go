@@ -74,16 +74,6 @@ type Webhook struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
-// Subscribes reports whether w takes event e.
-func (w *Webhook) Subscribes(e Event) bool {
-	for _, x := range w.Events {
-		if x == e {
-			return true
-		}
-	}
-	return false
-}
-
 // DeliveryStatus is the state of one delivery of an event to a webhook.
 type DeliveryStatus string
 

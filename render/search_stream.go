@@ -31,7 +31,6 @@ type searchStream struct {
 
 	mu    sync.Mutex
 	ready []search.File // fragment files compressed, not yet written
-	names []string      // every fragment file, for generated
 }
 
 // streamPage is a page handed to the stream's goroutine.
@@ -86,7 +85,6 @@ func (st *searchStream) compress(id int) {
 	st.group = search.Fragments{}
 	st.mu.Lock()
 	st.ready = append(st.ready, f)
-	st.names = append(st.names, f.Name)
 	st.mu.Unlock()
 }
 
@@ -152,8 +150,8 @@ func (st *searchStream) finish(s *site, generated map[string]bool) error {
 	if err := st.writeReady(s); err != nil {
 		return err
 	}
-	for _, name := range st.names {
-		generated[name] = true
+	for id := 0; id < st.next; id += search.FragmentGroup {
+		generated[search.FragmentFile(id)] = true
 	}
 	s.searchIDs = st.ids
 	files := st.b.Files()

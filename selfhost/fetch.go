@@ -102,11 +102,7 @@ func (f *Fetcher) fetch(ctx context.Context, link string, dst *os.File) (downloa
 		if problem != "" {
 			return download{}, lectern.Errorf(lectern.EINVALID, "staticExport.bundleUrl %s", problem)
 		}
-		maxSize := f.MaxSize
-		if maxSize <= 0 {
-			maxSize = 2 << 30
-		}
-		d, err := readLocal(path, dst, maxSize)
+		d, err := readLocal(path, dst, f.maxSize())
 		var de *DownloadError
 		if errors.As(err, &de) {
 			return download{}, &lectern.Error{Code: lectern.EUNAVAILABLE, Message: de.Error(), Err: de}
@@ -157,6 +153,14 @@ func (f *Fetcher) fetch(ctx context.Context, link string, dst *os.File) (downloa
 	return download{}, &lectern.Error{Code: lectern.EUNAVAILABLE, Message: last.Error(), Err: last}
 }
 
+// maxSize is MaxSize, or its default, 2 GiB.
+func (f *Fetcher) maxSize() int64 {
+	if f.MaxSize > 0 {
+		return f.MaxSize
+	}
+	return 2 << 30
+}
+
 func retryable(e *DownloadError) bool {
 	return e.Status == 0 || e.Status == http.StatusRequestTimeout || e.Status == http.StatusTooManyRequests || e.Status >= 500
 }
@@ -164,10 +168,7 @@ func retryable(e *DownloadError) bool {
 // try makes one download attempt. It returns the wait a Retry-After asks
 // for with a failed try.
 func (f *Fetcher) try(ctx context.Context, link string, dst *os.File) (download, time.Duration, error) {
-	maxSize := f.MaxSize
-	if maxSize <= 0 {
-		maxSize = 2 << 30
-	}
+	maxSize := f.maxSize()
 	stall := f.StallTimeout
 	if stall <= 0 {
 		stall = time.Minute
