@@ -63,7 +63,7 @@ func testAttemptRetry(t *testing.T, s store.Store) {
 	must(t, s.RecordAttempt(t.Context(), l1, a1, next1), "RecordAttempt(503, retry)")
 	want := *d
 	want.NextAttemptAt, want.Attempts = &next1, []lectern.DeliveryAttempt{a1}
-	got := getDelivery(t, s, d.ID)
+	got := mustGet(t, s.GetDelivery, d.ID)
 	wantSameDelivery(t, "delivery after a failed attempt with a retry", got, &want)
 	if string(got.Payload) != string(d.Payload) {
 		t.Errorf("payload after RecordAttempt = %s, want %s", got.Payload, d.Payload)
@@ -75,7 +75,7 @@ func testAttemptRetry(t *testing.T, s store.Store) {
 	wantCode(t, err, lectern.ECONFLICT, "RecordAttempt with the lease given back by the last one")
 	err = s.ExtendLease(t.Context(), l1, t0.Add(time.Hour))
 	wantCode(t, err, lectern.ECONFLICT, "ExtendLease with the lease given back by RecordAttempt")
-	wantSameDelivery(t, "delivery after a refused RecordAttempt", getDelivery(t, s, d.ID), &want)
+	wantSameDelivery(t, "delivery after a refused RecordAttempt", mustGet(t, s.GetDelivery, d.ID), &want)
 
 	// Due at next1, not before.
 	claimNone(t, s, store.KindWebhook, "sender-b", t0.Add(5*time.Minute), "the retry is due at next only")
@@ -87,7 +87,7 @@ func testAttemptRetry(t *testing.T, s store.Store) {
 	next2 := us(next1.Add(30 * time.Minute))
 	must(t, s.RecordAttempt(t.Context(), l2, a2, next2), "RecordAttempt(no answer, retry)")
 	want.NextAttemptAt, want.Attempts = &next2, []lectern.DeliveryAttempt{a1, a2}
-	wantSameDelivery(t, "delivery after a second failed attempt", getDelivery(t, s, d.ID), &want)
+	wantSameDelivery(t, "delivery after a second failed attempt", mustGet(t, s.GetDelivery, d.ID), &want)
 	claimNone(t, s, store.KindWebhook, "sender-c", next2.Add(-time.Microsecond), "the second retry is due at its next only")
 
 	j3, l3 := mustClaimID(t, s, store.KindWebhook, "sender-c", d.ID, next2.Add(time.Minute), time.Hour)
@@ -95,7 +95,7 @@ func testAttemptRetry(t *testing.T, s store.Store) {
 	a3 := lectern.DeliveryAttempt{At: attemptAt(next2.Add(time.Minute)), StatusCode: 200, DurationMS: 87}
 	must(t, s.RecordAttempt(t.Context(), l3, a3, time.Time{}), "RecordAttempt(200)")
 	want.Status, want.EndedAt, want.NextAttemptAt, want.Attempts = lectern.DeliveryDelivered, &a3.At, nil, []lectern.DeliveryAttempt{a1, a2, a3}
-	wantSameDelivery(t, "delivery after a 200", getDelivery(t, s, d.ID), &want)
+	wantSameDelivery(t, "delivery after a 200", mustGet(t, s.GetDelivery, d.ID), &want)
 	wantSameDelivery(t, "ListDeliveries after a 200", listDeliveries(t, s, d.WebhookID)[0], &want)
 	claimNone(t, s, store.KindWebhook, "sender-d", next2.Add(48*time.Hour), "the delivered delivery's job is done")
 	wantWebhookJobs(t, s, "after the delivery", 0, 0, 1)
@@ -115,7 +115,7 @@ func testAttemptRetriesNeverRunOut(t *testing.T, s store.Store) {
 		next := us(at.Add(time.Minute))
 		must(t, s.RecordAttempt(t.Context(), l, a, next), fmt.Sprintf("RecordAttempt(retry %d)", i+1))
 		attempts = append(attempts, a)
-		got := getDelivery(t, s, d.ID)
+		got := mustGet(t, s.GetDelivery, d.ID)
 		if got.Status != lectern.DeliveryPending || got.EndedAt != nil || len(got.Attempts) != len(attempts) {
 			t.Fatalf("delivery after %d retries = %s, want pending with %d attempts", i+1, fmtDelivery(got), len(attempts))
 		}
@@ -131,7 +131,7 @@ func testAttemptRetriesNeverRunOut(t *testing.T, s store.Store) {
 	must(t, s.RecordAttempt(t.Context(), l, last, time.Time{}), "RecordAttempt(202)")
 	want := *d
 	want.Status, want.EndedAt, want.NextAttemptAt, want.Attempts = lectern.DeliveryDelivered, &last.At, nil, append(attempts, last)
-	wantSameDelivery(t, "delivery after many retries and a 202", getDelivery(t, s, d.ID), &want)
+	wantSameDelivery(t, "delivery after many retries and a 202", mustGet(t, s.GetDelivery, d.ID), &want)
 	claimNone(t, s, store.KindWebhook, "late", at.Add(48*time.Hour), "the delivered delivery's job is done")
 }
 
@@ -165,7 +165,7 @@ func testAttemptEnds(t *testing.T, s store.Store) {
 		must(t, s.RecordAttempt(t.Context(), l, c.a, time.Time{}), "RecordAttempt: "+what)
 		want := *d
 		want.Status, want.EndedAt, want.NextAttemptAt, want.Attempts = c.want, &c.a.At, nil, []lectern.DeliveryAttempt{c.a}
-		wantSameDelivery(t, "delivery after its "+what, getDelivery(t, s, d.ID), &want)
+		wantSameDelivery(t, "delivery after its "+what, mustGet(t, s.GetDelivery, d.ID), &want)
 
 		err := s.RecordAttempt(t.Context(), l, lectern.DeliveryAttempt{At: attemptAt(at), StatusCode: 200}, time.Time{})
 		wantCode(t, err, lectern.ECONFLICT, "RecordAttempt after the "+what)
@@ -173,7 +173,7 @@ func testAttemptEnds(t *testing.T, s store.Store) {
 		wantCode(t, err, lectern.ECONFLICT, "RecordAttempt(retry) after the "+what)
 		err = s.ExtendLease(t.Context(), l, at.Add(2*time.Hour))
 		wantCode(t, err, lectern.ECONFLICT, "ExtendLease after the "+what)
-		wantSameDelivery(t, "delivery after refused RecordAttempts", getDelivery(t, s, d.ID), &want)
+		wantSameDelivery(t, "delivery after refused RecordAttempts", mustGet(t, s.GetDelivery, d.ID), &want)
 		claimNone(t, s, store.KindWebhook, "late", at.Add(48*time.Hour), "the ended delivery's job is done")
 		wantWebhookJobs(t, s, "after the "+what, 0, 0, i+1)
 	}
@@ -202,7 +202,7 @@ func testAttemptStaleLease(t *testing.T, s store.Store) {
 		wantCode(t, err, lectern.ECONFLICT, "RecordAttempt(retry) with "+c.what)
 		err = s.RecordAttempt(t.Context(), c.l, lectern.DeliveryAttempt{At: attemptAt(t0), StatusCode: 500, Error: "x", DurationMS: 1}, time.Time{})
 		wantCode(t, err, lectern.ECONFLICT, "RecordAttempt(500) with "+c.what)
-		wantSameDelivery(t, "delivery after RecordAttempt with "+c.what, getDelivery(t, s, d.ID), d)
+		wantSameDelivery(t, "delivery after RecordAttempt with "+c.what, mustGet(t, s.GetDelivery, d.ID), d)
 	}
 	claimNone(t, s, store.KindWebhook, "sender-d", t0.Add(5*time.Minute), "the new lease is live")
 
@@ -210,7 +210,7 @@ func testAttemptStaleLease(t *testing.T, s store.Store) {
 	must(t, s.RecordAttempt(t.Context(), lc, a, time.Time{}), "RecordAttempt with the live lease")
 	want := *d
 	want.Status, want.EndedAt, want.NextAttemptAt, want.Attempts = lectern.DeliveryDelivered, &a.At, nil, []lectern.DeliveryAttempt{a}
-	wantSameDelivery(t, "delivery after the live lease's attempt", getDelivery(t, s, d.ID), &want)
+	wantSameDelivery(t, "delivery after the live lease's attempt", mustGet(t, s.GetDelivery, d.ID), &want)
 }
 
 // testPruneDeliveries: PruneDeliveries drops the deliveries that ended
@@ -239,7 +239,7 @@ func testPruneDeliveries(t *testing.T, s store.Store) {
 	}
 	_, err = s.GetDelivery(t.Context(), delivered.ID)
 	wantCode(t, err, lectern.ENOTFOUND, "GetDelivery of a pruned delivery")
-	getDelivery(t, s, failed.ID)
+	mustGet(t, s.GetDelivery, failed.ID)
 	if got := countJobs(t, s)[store.KindWebhook]["done"]; got != doneBefore-1 {
 		t.Errorf("webhook jobs done after pruning one: %d, want %d", got, doneBefore-1)
 	}
@@ -258,7 +258,7 @@ func testPruneDeliveries(t *testing.T, s store.Store) {
 		_, err := s.GetDelivery(t.Context(), id)
 		wantCode(t, err, lectern.ENOTFOUND, "GetDelivery of a pruned delivery")
 	}
-	if got := getDelivery(t, s, pending.ID); got.Status != lectern.DeliveryPending {
+	if got := mustGet(t, s.GetDelivery, pending.ID); got.Status != lectern.DeliveryPending {
 		t.Errorf("the pending delivery after pruning: %s", fmtDelivery(got))
 	}
 	mustClaimID(t, s, store.KindWebhook, "sender", pending.ID, now(), time.Hour)

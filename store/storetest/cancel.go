@@ -25,7 +25,7 @@ var cancelCases = []testCase{
 // at, and that the update it returned is the stored one.
 func wantCanceledByRequest(t *testing.T, s store.Store, id string, returned *lectern.Update, at time.Time) *lectern.Update {
 	t.Helper()
-	got := getUpdate(t, s, id)
+	got := mustGet(t, s.GetUpdate, id)
 	if got.Status != lectern.UpdateCanceled || got.Summary != store.CanceledByRequest {
 		t.Errorf("update %s after CancelUpdate: status %q summary %q, want %q with summary %q",
 			id, got.Status, got.Summary, lectern.UpdateCanceled, store.CanceledByRequest)
@@ -50,9 +50,9 @@ func testCancelQueuedUpdate(t *testing.T, s store.Store) {
 	p, o := newProject(t, s, org.ID), newProject(t, s, org.ID)
 	u := &lectern.Update{ProjectID: p.ID, OrgID: org.ID, Status: lectern.UpdateQueued, Source: "webhook"}
 	must(t, s.CreateUpdate(t.Context(), u), "CreateUpdate")
-	queued := getUpdate(t, s, u.ID)
+	queued := mustGet(t, s.GetUpdate, u.ID)
 	bystander := newUpdate(t, s, o)
-	wantBystander := getUpdate(t, s, bystander.ID)
+	wantBystander := mustGet(t, s.GetUpdate, bystander.ID)
 
 	at := time.Now().UTC().Add(-time.Minute)
 	returned, err := s.CancelUpdate(t.Context(), u.ID, at)
@@ -61,7 +61,7 @@ func testCancelQueuedUpdate(t *testing.T, s store.Store) {
 	want := *queued
 	want.Status, want.Summary, want.EndedAt = lectern.UpdateCanceled, store.CanceledByRequest, &at
 	wantSameUpdate(t, "canceled queued update", got, &want)
-	wantSameUpdate(t, "another project's queued update after CancelUpdate", getUpdate(t, s, bystander.ID), wantBystander)
+	wantSameUpdate(t, "another project's queued update after CancelUpdate", mustGet(t, s.GetUpdate, bystander.ID), wantBystander)
 
 	wantCounts(t, s, "after canceling a queued update", map[string]map[string]int{
 		store.KindUpdate: {"queued": 1, "done": 1},
@@ -93,7 +93,7 @@ func testCancelRunningUpdate(t *testing.T, s store.Store) {
 			if started {
 				must(t, s.StartUpdate(t.Context(), l, t0), "StartUpdate")
 			}
-			before := getUpdate(t, s, u.ID)
+			before := mustGet(t, s.GetUpdate, u.ID)
 
 			at := time.Now().UTC()
 			returned, err := s.CancelUpdate(t.Context(), u.ID, at)
@@ -119,7 +119,7 @@ func testCancelRunningUpdate(t *testing.T, s store.Store) {
 			wantCode(t, err, lectern.ECONFLICT, "RetryJob of a canceled update's job")
 			_ = s.ReleaseJob(t.Context(), l)
 
-			wantSameUpdate(t, "canceled update after its worker's refused calls", getUpdate(t, s, u.ID), got)
+			wantSameUpdate(t, "canceled update after its worker's refused calls", mustGet(t, s.GetUpdate, u.ID), got)
 			_, err = s.GetDeployment(t.Context(), dep.ID)
 			wantCode(t, err, lectern.ENOTFOUND, "GetDeployment of a deployment published after CancelUpdate")
 			if got, want := deploymentIDs(t, s, p.ID), []string{dep0.ID}; !slices.Equal(got, want) {
@@ -171,13 +171,13 @@ func testCancelEndedUpdate(t *testing.T, s store.Store) {
 	}
 	jobs := countJobs(t, s)
 	for _, e := range ended {
-		before := getUpdate(t, s, e.id)
+		before := mustGet(t, s.GetUpdate, e.id)
 		if before.Status != e.want {
 			t.Fatalf("%s update is %q, want %q", e.what, before.Status, e.want)
 		}
 		_, err := s.CancelUpdate(t.Context(), e.id, time.Now().UTC())
 		wantCode(t, err, lectern.ECONFLICT, "CancelUpdate("+e.what+" update)")
-		wantSameUpdate(t, e.what+" update after a refused CancelUpdate", getUpdate(t, s, e.id), before)
+		wantSameUpdate(t, e.what+" update after a refused CancelUpdate", mustGet(t, s.GetUpdate, e.id), before)
 	}
 	wantCounts(t, s, "after refused CancelUpdates", jobs)
 	wantLive(t, s, p, dep.ID, "after refused CancelUpdates")
@@ -188,7 +188,7 @@ func testCancelEndedUpdate(t *testing.T, s store.Store) {
 // and that the export it returned is the stored one.
 func wantCanceledExport(t *testing.T, s store.Store, id string, returned *lectern.ExportJob, at time.Time) *lectern.ExportJob {
 	t.Helper()
-	got := getExport(t, s, id)
+	got := mustGet(t, s.GetExport, id)
 	if got.Status != lectern.ExportCanceled || got.Error == nil || *got.Error != (lectern.JobError{Code: "canceled", Message: store.CanceledByRequest}) {
 		t.Errorf("export %s after CancelExport: status %q error %+v, want %q with error {canceled %q}",
 			id, got.Status, got.Error, lectern.ExportCanceled, store.CanceledByRequest)
@@ -216,9 +216,9 @@ func testCancelQueuedExport(t *testing.T, s store.Store) {
 	d1, d2 := domain(), domain()
 	p := newProject(t, s, org.ID, d1, d2)
 	e := newExport(t, s, p, d1, time.Time{})
-	queued := getExport(t, s, e.ID)
+	queued := mustGet(t, s.GetExport, e.ID)
 	bystander := newExport(t, s, p, d2, time.Time{})
-	wantBystander := getExport(t, s, bystander.ID)
+	wantBystander := mustGet(t, s.GetExport, bystander.ID)
 
 	at := time.Now().UTC().Add(time.Minute)
 	returned, err := s.CancelExport(t.Context(), e.ID, at)
@@ -228,7 +228,7 @@ func testCancelQueuedExport(t *testing.T, s store.Store) {
 		got.Progress != 0 || got.PageCount != 0 || !sameTime(got.CreatedAt, queued.CreatedAt) {
 		t.Errorf("canceled queued export = %s, want what it was: %s", fmtExport(got), fmtExport(queued))
 	}
-	wantSameExport(t, "another domain's export after CancelExport", getExport(t, s, bystander.ID), wantBystander)
+	wantSameExport(t, "another domain's export after CancelExport", mustGet(t, s.GetExport, bystander.ID), wantBystander)
 	wantInProgress(t, s, p, d2, bystander.ID, "of the other domain after CancelExport")
 
 	wantCounts(t, s, "after canceling a queued export", map[string]map[string]int{
@@ -271,7 +271,7 @@ func testCancelRunningExport(t *testing.T, s store.Store) {
 			if running {
 				must(t, s.SetExportProgress(t.Context(), l, 40, 9, t0), "SetExportProgress")
 			}
-			before := getExport(t, s, e.ID)
+			before := mustGet(t, s.GetExport, e.ID)
 
 			at := time.Now().UTC()
 			returned, err := s.CancelExport(t.Context(), e.ID, at)
@@ -295,7 +295,7 @@ func testCancelRunningExport(t *testing.T, s store.Store) {
 			wantCode(t, err, lectern.ECONFLICT, "RetryJob of a canceled export's job")
 			_ = s.ReleaseJob(t.Context(), l)
 
-			wantSameExport(t, "canceled export after its worker's refused calls", getExport(t, s, e.ID), got)
+			wantSameExport(t, "canceled export after its worker's refused calls", mustGet(t, s.GetExport, e.ID), got)
 			claimNone(t, s, store.KindExport, "w2", t0.Add(24*time.Hour), "the canceled export's job is done")
 
 			// A new export of the domain is accepted and runs. (It is
@@ -335,13 +335,13 @@ func testCancelEndedExport(t *testing.T, s store.Store) {
 	}
 	jobs := countJobs(t, s)
 	for _, e := range ended {
-		before := getExport(t, s, e.id)
+		before := mustGet(t, s.GetExport, e.id)
 		if before.Status != e.want {
 			t.Fatalf("%s export is %q, want %q", e.what, before.Status, e.want)
 		}
 		_, err := s.CancelExport(t.Context(), e.id, time.Now().UTC())
 		wantCode(t, err, lectern.ECONFLICT, "CancelExport("+e.what+" export)")
-		wantSameExport(t, e.what+" export after a refused CancelExport", getExport(t, s, e.id), before)
+		wantSameExport(t, e.what+" export after a refused CancelExport", mustGet(t, s.GetExport, e.id), before)
 	}
 	wantCounts(t, s, "after refused CancelExports", jobs)
 	claimNone(t, s, store.KindExport, "w", now().Add(24*time.Hour), "every export has ended")
@@ -364,10 +364,10 @@ func testCancelMissing(t *testing.T, s store.Store) {
 	wantCode(t, err, lectern.ENOTFOUND, "CancelUpdate(an export's ID)")
 	_, err = s.CancelExport(t.Context(), u.ID, at)
 	wantCode(t, err, lectern.ENOTFOUND, "CancelExport(an update's ID)")
-	if got := getUpdate(t, s, u.ID); got.Status != lectern.UpdateQueued {
+	if got := mustGet(t, s.GetUpdate, u.ID); got.Status != lectern.UpdateQueued {
 		t.Errorf("update after CancelExport of its ID is %q, want queued", got.Status)
 	}
-	if got := getExport(t, s, e.ID); got.Status != lectern.ExportQueued {
+	if got := mustGet(t, s.GetExport, e.ID); got.Status != lectern.ExportQueued {
 		t.Errorf("export after CancelUpdate of its ID is %q, want queued", got.Status)
 	}
 	mustClaimID(t, s, store.KindUpdate, "w", u.ID, now(), time.Hour)

@@ -49,9 +49,9 @@ func testCancelUpdateRacesFinish(t *testing.T, s store.Store) {
 	defer func() { t.Logf("CancelUpdate vs FinishUpdate, wins: %v", won) }()
 	for i, w := range ws {
 		what := fmt.Sprintf("project %d", i)
-		got := getUpdate(t, s, w.u.ID)
+		got := mustGet(t, s.GetUpdate, w.u.ID)
 		_, derr := s.GetDeployment(t.Context(), w.dep.ID)
-		live := getProject(t, s, w.p.ID).LiveDeploymentID
+		live := mustGet(t, s.GetProject, w.p.ID).LiveDeploymentID
 		switch c, f := lectern.ErrorCode(w.cancelErr), lectern.ErrorCode(w.fErr); {
 		case w.cancelErr == nil && f == lectern.ECONFLICT:
 			won["cancel"]++
@@ -119,7 +119,7 @@ func testCancelExportRacesFinish(t *testing.T, s store.Store) {
 	defer func() { t.Logf("CancelExport vs FinishExport, wins: %v", won) }()
 	for i, w := range ws {
 		what := fmt.Sprintf("project %d", i)
-		got := getExport(t, s, w.e.ID)
+		got := mustGet(t, s.GetExport, w.e.ID)
 		switch c, f := lectern.ErrorCode(w.cancelErr), lectern.ErrorCode(w.fErr); {
 		case w.cancelErr == nil && f == lectern.ECONFLICT:
 			won["cancel"]++

@@ -32,7 +32,7 @@ func testDeleteProjectGone(t *testing.T, s store.Store) {
 	d1, d2 := domain(), domain()
 	p := newProject(t, s, org.ID, d1, d2)
 	other := newProject(t, s, org.ID)
-	wantOther := getProject(t, s, other.ID)
+	wantOther := mustGet(t, s.GetProject, other.ID)
 	must(t, s.DeleteProject(t.Context(), p.ID, time.Now().UTC()), "DeleteProject")
 
 	_, err := s.GetProject(t.Context(), p.ID)
@@ -67,7 +67,7 @@ func testDeleteProjectGone(t *testing.T, s store.Store) {
 			t.Errorf("ListProjects(%q) after DeleteProject = %v, want only %s", orgID, ids, other.ID)
 		}
 	}
-	wantProject(t, "another project after DeleteProject", getProject(t, s, other.ID), wantOther)
+	wantProject(t, "another project after DeleteProject", mustGet(t, s.GetProject, other.ID), wantOther)
 
 	err = s.DeleteProject(t.Context(), p.ID, time.Now().UTC())
 	wantCode(t, err, lectern.ENOTFOUND, "DeleteProject(already deleted)")
@@ -102,7 +102,7 @@ func testDeleteProjectFreesDomains(t *testing.T, s store.Store) {
 // wantCanceledUpdate checks an update that DeleteProject canceled at at.
 func wantCanceledUpdate(t *testing.T, s store.Store, id string, at time.Time) *lectern.Update {
 	t.Helper()
-	got := getUpdate(t, s, id)
+	got := mustGet(t, s.GetUpdate, id)
 	if got.Status != lectern.UpdateCanceled || got.Summary != store.CanceledByDelete {
 		t.Errorf("update %s after DeleteProject: status %q summary %q, want %q with summary %q",
 			id, got.Status, got.Summary, lectern.UpdateCanceled, store.CanceledByDelete)
@@ -120,10 +120,10 @@ func testDeleteProjectQueuedUpdate(t *testing.T, s store.Store) {
 	org := newOrg(t, s)
 	p, o := newProject(t, s, org.ID), newProject(t, s, org.ID)
 	dep := newDeployment(t, s, p, rec{lectern.NewID(lectern.PrefixDeployment), us(time.Now().UTC())})
-	done := getUpdate(t, s, dep.UpdateID)
+	done := mustGet(t, s.GetUpdate, dep.UpdateID)
 	old := newUpdate(t, s, p)
 	queued := newUpdate(t, s, p) // supersedes old
-	superseded := getUpdate(t, s, old.ID)
+	superseded := mustGet(t, s.GetUpdate, old.ID)
 	if superseded.Status != lectern.UpdateSuperseded {
 		t.Fatalf("older queued update is %q, want superseded", superseded.Status)
 	}
@@ -136,7 +136,7 @@ func testDeleteProjectQueuedUpdate(t *testing.T, s store.Store) {
 		t.Errorf("canceled update = %+v, want of project %s, never started, not superseded", got, p.ID)
 	}
 	for _, want := range []*lectern.Update{superseded, done} {
-		got := getUpdate(t, s, want.ID)
+		got := mustGet(t, s.GetUpdate, want.ID)
 		if got.Status != want.Status || got.Summary != want.Summary || got.SupersededBy != want.SupersededBy || got.EndedAt == nil || !sameTime(*got.EndedAt, *want.EndedAt) {
 			t.Errorf("%s update after DeleteProject = %+v, want untouched %+v", want.Status, got, want)
 		}
@@ -144,7 +144,7 @@ func testDeleteProjectQueuedUpdate(t *testing.T, s store.Store) {
 	if gd, err := s.GetDeployment(t.Context(), dep.ID); err != nil || gd.ProjectID != p.ID {
 		t.Errorf("GetDeployment of the deleted project's deployment = %+v, %v; want it readable", gd, err)
 	}
-	if got := getUpdate(t, s, bystander.ID); got.Status != lectern.UpdateQueued || got.EndedAt != nil {
+	if got := mustGet(t, s.GetUpdate, bystander.ID); got.Status != lectern.UpdateQueued || got.EndedAt != nil {
 		t.Errorf("another project's update after DeleteProject: status %q endedAt %v, want queued", got.Status, got.EndedAt)
 	}
 	if got, want := drain(t, s, store.KindUpdate, now().Add(24*time.Hour)), []string{bystander.ID}; !slices.Equal(got, want) {
@@ -217,14 +217,14 @@ func testDeleteProjectExports(t *testing.T, s store.Store) {
 	bystander := newExport(t, s, o, o.Domains[0], time.Time{})
 	before := map[string]*lectern.ExportJob{}
 	for _, e := range []*lectern.ExportJob{completed, failed, bystander} {
-		before[e.ID] = getExport(t, s, e.ID)
+		before[e.ID] = mustGet(t, s.GetExport, e.ID)
 	}
 
 	at := us(time.Now().UTC().Add(time.Minute))
 	must(t, s.DeleteProject(t.Context(), p.ID, at), "DeleteProject")
 	wantCanceled := func(id string) {
 		t.Helper()
-		got := getExport(t, s, id)
+		got := mustGet(t, s.GetExport, id)
 		if got.Status != lectern.ExportCanceled || got.Error == nil || *got.Error != (lectern.JobError{Code: "canceled", Message: store.CanceledByDelete}) {
 			t.Errorf("export %s after DeleteProject: status %q error %+v, want %q with error {canceled %q}", id, got.Status, got.Error, lectern.ExportCanceled, store.CanceledByDelete)
 		}
@@ -236,7 +236,7 @@ func testDeleteProjectExports(t *testing.T, s store.Store) {
 	wantCanceled(queued.ID)
 	wantCanceled(running.ID)
 	for id, want := range before {
-		got := getExport(t, s, id)
+		got := mustGet(t, s.GetExport, id)
 		if got.Status != want.Status || !sameTime(got.UpdatedAt, want.UpdatedAt) || (got.Error == nil) != (want.Error == nil) ||
 			(got.Error != nil && *got.Error != *want.Error) || (got.Bundle == nil) != (want.Bundle == nil) {
 			t.Errorf("%s export after DeleteProject = %+v, want untouched %+v", want.Status, got, want)
@@ -252,7 +252,7 @@ func testDeleteProjectExports(t *testing.T, s store.Store) {
 	err = s.ExtendLease(t.Context(), l, now().Add(time.Hour))
 	wantCode(t, err, lectern.ECONFLICT, "ExtendLease of a canceled export's job")
 	wantCanceled(running.ID)
-	if got := getExport(t, s, running.ID); got.Progress != 40 || got.PageCount != 9 {
+	if got := mustGet(t, s.GetExport, running.ID); got.Progress != 40 || got.PageCount != 9 {
 		t.Errorf("canceled export: progress %d pageCount %d, want 40 and 9 as last recorded", got.Progress, got.PageCount)
 	}
 
@@ -345,13 +345,13 @@ func testPurgeProject(t *testing.T, s store.Store) {
 
 	err := s.PurgeProject(t.Context(), p.ID)
 	wantCode(t, err, lectern.ENOTFOUND, "PurgeProject(live project)")
-	getProject(t, s, p.ID)
+	mustGet(t, s.GetProject, p.ID)
 	for _, id := range []string{dep1.ID, dep2.ID} {
 		if _, err := s.GetDeployment(t.Context(), id); err != nil {
 			t.Errorf("GetDeployment(%s) after a refused PurgeProject: %v", id, err)
 		}
 	}
-	getUpdate(t, s, queued.ID)
+	mustGet(t, s.GetUpdate, queued.ID)
 	err = s.PurgeProject(t.Context(), missingID(lectern.PrefixProject))
 	wantCode(t, err, lectern.ENOTFOUND, "PurgeProject(missing)")
 
@@ -381,8 +381,8 @@ func testPurgeProject(t *testing.T, s store.Store) {
 	if _, err := s.GetDeployment(t.Context(), odep.ID); err != nil {
 		t.Errorf("GetDeployment of another project's deployment after PurgeProject: %v", err)
 	}
-	getUpdate(t, s, odep.UpdateID)
-	if got := getUpdate(t, s, oqueued.ID); got.Status != lectern.UpdateQueued {
+	mustGet(t, s.GetUpdate, odep.UpdateID)
+	if got := mustGet(t, s.GetUpdate, oqueued.ID); got.Status != lectern.UpdateQueued {
 		t.Errorf("another project's queued update is %q after PurgeProject, want queued", got.Status)
 	}
 	counts, err := s.CountJobs(t.Context())

@@ -87,7 +87,7 @@ func testDeleteRacesWorkers(t *testing.T, s store.Store) {
 		_, err := s.GetProject(t.Context(), w.p.ID)
 		wantCode(t, err, lectern.ENOTFOUND, what+": GetProject after DeleteProject")
 
-		u := getUpdate(t, s, w.u.ID)
+		u := mustGet(t, s.GetUpdate, w.u.ID)
 		_, derr := s.GetDeployment(t.Context(), w.dep.ID)
 		switch lectern.ErrorCode(w.updErr) {
 		case "":
@@ -103,7 +103,7 @@ func testDeleteRacesWorkers(t *testing.T, s store.Store) {
 			t.Errorf("%s: FinishUpdate racing DeleteProject: %v, want nil or %s", what, w.updErr, lectern.ECONFLICT)
 		}
 
-		e := getExport(t, s, w.e.ID)
+		e := mustGet(t, s.GetExport, w.e.ID)
 		switch lectern.ErrorCode(w.expErr) {
 		case "":
 			if e.Status != lectern.ExportCompleted || e.Bundle == nil {
@@ -178,7 +178,7 @@ func testDeleteRacesNewWork(t *testing.T, s store.Store) {
 		for j, u := range w.ups {
 			switch lectern.ErrorCode(w.upErrs[j]) {
 			case "":
-				if got := getUpdate(t, s, u.ID); got.Status != lectern.UpdateCanceled && got.Status != lectern.UpdateSuperseded {
+				if got := mustGet(t, s.GetUpdate, u.ID); got.Status != lectern.UpdateCanceled && got.Status != lectern.UpdateSuperseded {
 					t.Errorf("%s: update %d created before the delete is %q, want canceled or superseded", what, j, got.Status)
 				}
 			case lectern.ENOTFOUND:
@@ -191,7 +191,7 @@ func testDeleteRacesNewWork(t *testing.T, s store.Store) {
 		for j, e := range w.exps {
 			switch lectern.ErrorCode(w.expErrs[j]) {
 			case "":
-				if got := getExport(t, s, e.ID); got.Status != lectern.ExportCanceled {
+				if got := mustGet(t, s.GetExport, e.ID); got.Status != lectern.ExportCanceled {
 					t.Errorf("%s: export %d created before the delete is %q, want canceled", what, j, got.Status)
 				}
 			case lectern.ENOTFOUND:

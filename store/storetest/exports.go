@@ -37,7 +37,7 @@ func testExportCreate(t *testing.T, s store.Store) {
 	if e.UpdatedAt.IsZero() {
 		t.Errorf("CreateExport left UpdatedAt zero")
 	}
-	got := getExport(t, s, e.ID)
+	got := mustGet(t, s.GetExport, e.ID)
 	if got.ID != e.ID || got.OrgID != org.ID || got.ProjectID != p.ID || got.Domain != p.Domains[0] || got.BasePath != "/handbook" {
 		t.Errorf("GetExport = %+v, want %+v", got, e)
 	}
@@ -112,26 +112,26 @@ func testExportProgress(t *testing.T, s store.Store) {
 	_, l := mustClaimID(t, s, store.KindExport, "w", e.ID, t0, time.Hour)
 
 	must(t, s.SetExportProgress(t.Context(), l, 50, 20, t0.Add(time.Second)), "SetExportProgress(50, 20)")
-	got := getExport(t, s, e.ID)
+	got := mustGet(t, s.GetExport, e.ID)
 	if got.Status != lectern.ExportRunning || got.Progress != 50 || got.PageCount != 20 {
 		t.Errorf("after SetExportProgress(50, 20): status %q progress %d pageCount %d, want running 50 20", got.Status, got.Progress, got.PageCount)
 	}
 	wantTime(t, "UpdatedAt after SetExportProgress", got.UpdatedAt, t0.Add(time.Second))
 
 	must(t, s.SetExportProgress(t.Context(), l, 30, 10, t0.Add(2*time.Second)), "SetExportProgress(30, 10)")
-	got = getExport(t, s, e.ID)
+	got = mustGet(t, s.GetExport, e.ID)
 	if got.Status != lectern.ExportRunning || got.Progress != 50 || got.PageCount != 20 {
 		t.Errorf("after SetExportProgress(30, 10): status %q progress %d pageCount %d, want running 50 20 (never decreasing)", got.Status, got.Progress, got.PageCount)
 	}
 
 	must(t, s.SetExportProgress(t.Context(), l, 40, 25, t0.Add(3*time.Second)), "SetExportProgress(40, 25)")
-	got = getExport(t, s, e.ID)
+	got = mustGet(t, s.GetExport, e.ID)
 	if got.Progress != 50 || got.PageCount != 25 {
 		t.Errorf("after SetExportProgress(40, 25): progress %d pageCount %d, want 50 25 (each kept at its maximum)", got.Progress, got.PageCount)
 	}
 
 	must(t, s.SetExportProgress(t.Context(), l, 70, 30, t0.Add(4*time.Second)), "SetExportProgress(70, 30)")
-	got = getExport(t, s, e.ID)
+	got = mustGet(t, s.GetExport, e.ID)
 	if got.Progress != 70 || got.PageCount != 30 {
 		t.Errorf("after SetExportProgress(70, 30): progress %d pageCount %d, want 70 30", got.Progress, got.PageCount)
 	}
@@ -154,7 +154,7 @@ func testExportCompleted(t *testing.T, s store.Store) {
 	done := t0.Add(time.Minute)
 	must(t, s.FinishExport(t.Context(), l, store.ExportResult{Status: lectern.ExportCompleted, PageCount: 42, Bundle: &bundle, At: done}), "FinishExport")
 
-	got := getExport(t, s, e.ID)
+	got := mustGet(t, s.GetExport, e.ID)
 	if got.Status != lectern.ExportCompleted || got.Progress != 100 || got.PageCount != 42 {
 		t.Errorf("completed export: status %q progress %d pageCount %d, want completed 100 42", got.Status, got.Progress, got.PageCount)
 	}
@@ -178,7 +178,7 @@ func testExportFailed(t *testing.T, s store.Store) {
 	jerr := lectern.JobError{Code: "bundle_too_large", Message: "The bundle exceeds 2 GiB."}
 	must(t, s.FinishExport(t.Context(), l, store.ExportResult{Status: lectern.ExportFailed, Error: &jerr, At: t0.Add(time.Minute)}), "FinishExport(failed)")
 
-	got := getExport(t, s, e.ID)
+	got := mustGet(t, s.GetExport, e.ID)
 	if got.Status != lectern.ExportFailed {
 		t.Errorf("failed export status %q, want failed", got.Status)
 	}
@@ -319,7 +319,7 @@ func testExportDelete(t *testing.T, s store.Store) {
 	must(t, s.DeleteExport(t.Context(), done.ID), "DeleteExport(completed)")
 	_, err := s.GetExport(t.Context(), done.ID)
 	wantCode(t, err, lectern.ENOTFOUND, "GetExport(deleted)")
-	if got := getExport(t, s, queued.ID); got.ID != queued.ID {
+	if got := mustGet(t, s.GetExport, queued.ID); got.ID != queued.ID {
 		t.Errorf("DeleteExport removed another export")
 	}
 

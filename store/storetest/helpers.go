@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"slices"
@@ -123,39 +124,13 @@ func newExport(t *testing.T, s store.Store, p *lectern.Project, dom string, crea
 	return e
 }
 
-func getOrg(t *testing.T, s store.Store, id string) *lectern.Organization {
+// mustGet returns get(key), the record a store's Get method reads, failing
+// the test on an error.
+func mustGet[K, T any](t *testing.T, get func(context.Context, K) (T, error), key K) T {
 	t.Helper()
-	o, err := s.GetOrg(t.Context(), id)
-	must(t, err, "GetOrg")
-	return o
-}
-
-func getProject(t *testing.T, s store.Store, id string) *lectern.Project {
-	t.Helper()
-	p, err := s.GetProject(t.Context(), id)
-	must(t, err, "GetProject")
-	return p
-}
-
-func getUpdate(t *testing.T, s store.Store, id string) *lectern.Update {
-	t.Helper()
-	u, err := s.GetUpdate(t.Context(), id)
-	must(t, err, "GetUpdate")
-	return u
-}
-
-func getExport(t *testing.T, s store.Store, id string) *lectern.ExportJob {
-	t.Helper()
-	e, err := s.GetExport(t.Context(), id)
-	must(t, err, "GetExport")
-	return e
-}
-
-func getKey(t *testing.T, s store.Store, hash []byte) *lectern.APIKey {
-	t.Helper()
-	k, err := s.GetAPIKeyByHash(t.Context(), hash)
-	must(t, err, "GetAPIKeyByHash")
-	return k
+	v, err := get(t.Context(), key)
+	must(t, err, fmt.Sprintf("reading %v", key))
+	return v
 }
 
 // claim calls ClaimJob and fails the test on an error or on a job returned

@@ -31,7 +31,7 @@ func testKeyCreateGet(t *testing.T, s store.Store) {
 	}
 	other := newKey(t, s, org.ID)
 
-	got := getKey(t, s, h[:])
+	got := mustGet(t, s.GetAPIKeyByHash, h[:])
 	if got.ID != k.ID || got.OrgID != org.ID || got.Name != "CI deploys" || got.Hint != "lct_secr" {
 		t.Errorf("GetAPIKeyByHash = %+v, want %+v", got, k)
 	}
@@ -42,7 +42,7 @@ func testKeyCreateGet(t *testing.T, s store.Store) {
 	if got.LastUsedAt != nil || got.RevokedAt != nil {
 		t.Errorf("new key has LastUsedAt %v, RevokedAt %v; want both nil", got.LastUsedAt, got.RevokedAt)
 	}
-	if got := getKey(t, s, other.Hash); got.ID != other.ID {
+	if got := mustGet(t, s.GetAPIKeyByHash, other.Hash); got.ID != other.ID {
 		t.Errorf("GetAPIKeyByHash(other hash) = %s, want %s", got.ID, other.ID)
 	}
 
@@ -61,16 +61,16 @@ func testKeyRevoke(t *testing.T, s store.Store) {
 	first := time.Now().UTC().Add(-time.Hour)
 	must(t, s.RevokeAPIKey(t.Context(), k.ID, first), "RevokeAPIKey")
 
-	got := getKey(t, s, k.Hash) // still returned once revoked
+	got := mustGet(t, s.GetAPIKeyByHash, k.Hash) // still returned once revoked
 	if got.ID != k.ID {
 		t.Errorf("GetAPIKeyByHash of a revoked key = %s, want %s", got.ID, k.ID)
 	}
 	wantTimePtr(t, "RevokedAt", got.RevokedAt, first)
 
 	must(t, s.RevokeAPIKey(t.Context(), k.ID, first.Add(30*time.Minute)), "RevokeAPIKey again")
-	wantTimePtr(t, "RevokedAt after a second revoke", getKey(t, s, k.Hash).RevokedAt, first)
+	wantTimePtr(t, "RevokedAt after a second revoke", mustGet(t, s.GetAPIKeyByHash, k.Hash).RevokedAt, first)
 
-	if got := getKey(t, s, other.Hash); got.RevokedAt != nil {
+	if got := mustGet(t, s.GetAPIKeyByHash, other.Hash); got.RevokedAt != nil {
 		t.Errorf("revoking %s revoked %s too (RevokedAt %v)", k.ID, other.ID, got.RevokedAt)
 	}
 	err := s.RevokeAPIKey(t.Context(), missingID(lectern.PrefixKey), first)
@@ -83,15 +83,15 @@ func testKeyTouch(t *testing.T, s store.Store) {
 	other := newKey(t, s, org.ID)
 	at := time.Now().UTC()
 	must(t, s.TouchAPIKey(t.Context(), k.ID, at), "TouchAPIKey")
-	wantTimePtr(t, "LastUsedAt", getKey(t, s, k.Hash).LastUsedAt, at)
+	wantTimePtr(t, "LastUsedAt", mustGet(t, s.GetAPIKeyByHash, k.Hash).LastUsedAt, at)
 	later := at.Add(90 * time.Second)
 	must(t, s.TouchAPIKey(t.Context(), k.ID, later), "TouchAPIKey")
-	got := getKey(t, s, k.Hash)
+	got := mustGet(t, s.GetAPIKeyByHash, k.Hash)
 	wantTimePtr(t, "LastUsedAt after a second use", got.LastUsedAt, later)
 	if got.RevokedAt != nil {
 		t.Errorf("TouchAPIKey set RevokedAt %v", got.RevokedAt)
 	}
-	if got := getKey(t, s, other.Hash); got.LastUsedAt != nil {
+	if got := mustGet(t, s.GetAPIKeyByHash, other.Hash); got.LastUsedAt != nil {
 		t.Errorf("touching %s touched %s too (LastUsedAt %v)", k.ID, other.ID, got.LastUsedAt)
 	}
 }

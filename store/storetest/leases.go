@@ -64,20 +64,20 @@ func testLeaseFenceUpdate(t *testing.T, s store.Store) {
 	wantCode(t, err, lectern.ECONFLICT, "ExtendLease(stale)")
 	err = s.StartUpdate(t.Context(), stale, t0.Add(2*time.Minute))
 	wantCode(t, err, lectern.ECONFLICT, "StartUpdate(stale)")
-	if got := getUpdate(t, s, u.ID); got.Status != lectern.UpdateQueued || got.StartedAt != nil {
+	if got := mustGet(t, s.GetUpdate, u.ID); got.Status != lectern.UpdateQueued || got.StartedAt != nil {
 		t.Errorf("after a refused StartUpdate: status %q startedAt %v, want queued and unstarted", got.Status, got.StartedAt)
 	}
 
 	dep := &lectern.Deployment{ID: lectern.NewID(lectern.PrefixDeployment), ProjectID: p.ID, UpdateID: u.ID, PageCount: 1, CreatedAt: t0}
 	err = s.FinishUpdate(t.Context(), stale, store.UpdateResult{Status: lectern.UpdateSuccess, Summary: "stale", Logs: []string{"x"}, Deployment: dep, EndedAt: t0})
 	wantCode(t, err, lectern.ECONFLICT, "FinishUpdate(stale)")
-	got := getUpdate(t, s, u.ID)
+	got := mustGet(t, s.GetUpdate, u.ID)
 	if got.Status != lectern.UpdateQueued || got.EndedAt != nil || got.Summary != "" || len(got.Logs) != 0 {
 		t.Errorf("after a refused FinishUpdate: update %+v, want unchanged", got)
 	}
 	_, err = s.GetDeployment(t.Context(), dep.ID)
 	wantCode(t, err, lectern.ENOTFOUND, "GetDeployment after a refused FinishUpdate")
-	if live := getProject(t, s, p.ID).LiveDeploymentID; live != "" {
+	if live := mustGet(t, s.GetProject, p.ID).LiveDeploymentID; live != "" {
 		t.Errorf("LiveDeploymentID after a refused FinishUpdate = %q, want empty", live)
 	}
 
@@ -101,7 +101,7 @@ func testLeaseFenceUpdate(t *testing.T, s store.Store) {
 	// cur is stale now too.
 	err = s.FinishUpdate(t.Context(), cur, store.UpdateResult{Status: lectern.UpdateFailure, EndedAt: t0})
 	wantCode(t, err, lectern.ECONFLICT, "FinishUpdate(lease taken over)")
-	if got := getUpdate(t, s, u.ID); got.Status.Terminal() {
+	if got := mustGet(t, s.GetUpdate, u.ID); got.Status.Terminal() {
 		t.Errorf("update status %q after a refused FinishUpdate, want not terminal", got.Status)
 	}
 }
@@ -117,7 +117,7 @@ func testLeaseFenceExport(t *testing.T, s store.Store) {
 
 	err := s.SetExportProgress(t.Context(), stale, 90, 40, t0.Add(2*time.Minute))
 	wantCode(t, err, lectern.ECONFLICT, "SetExportProgress(stale)")
-	if got := getExport(t, s, e.ID); got.Progress != 10 || got.PageCount != 3 {
+	if got := mustGet(t, s.GetExport, e.ID); got.Progress != 10 || got.PageCount != 3 {
 		t.Errorf("after a refused SetExportProgress: progress %d pageCount %d, want 10 and 3", got.Progress, got.PageCount)
 	}
 
@@ -126,7 +126,7 @@ func testLeaseFenceExport(t *testing.T, s store.Store) {
 	wantCode(t, err, lectern.ECONFLICT, "FinishExport(stale, completed)")
 	err = s.FinishExport(t.Context(), stale, store.ExportResult{Status: lectern.ExportFailed, Error: &lectern.JobError{Code: "x", Message: "y"}, At: t0.Add(2 * time.Minute)})
 	wantCode(t, err, lectern.ECONFLICT, "FinishExport(stale, failed)")
-	got := getExport(t, s, e.ID)
+	got := mustGet(t, s.GetExport, e.ID)
 	if got.Status.Terminal() || got.Bundle != nil || got.Error != nil || got.CompletedAt != nil || got.Progress != 10 {
 		t.Errorf("after a refused FinishExport: export %+v, want unfinished at progress 10", got)
 	}
@@ -141,12 +141,12 @@ func testLeaseFenceExport(t *testing.T, s store.Store) {
 	// The current lease still works.
 	must(t, s.SetExportProgress(t.Context(), cur, 60, 20, t0.Add(2*time.Minute)), "SetExportProgress(current)")
 	must(t, s.FinishExport(t.Context(), cur, store.ExportResult{Status: lectern.ExportCompleted, PageCount: 20, Bundle: bundle, At: t0.Add(150 * time.Second)}), "FinishExport(current)")
-	if got := getExport(t, s, e.ID); got.Status != lectern.ExportCompleted {
+	if got := mustGet(t, s.GetExport, e.ID); got.Status != lectern.ExportCompleted {
 		t.Errorf("export status %q after FinishExport, want completed", got.Status)
 	}
 	// Once finished, even the lease that finished it is refused.
 	err = s.SetExportProgress(t.Context(), cur, 70, 30, t0.Add(150*time.Second))
-	if got := getExport(t, s, e.ID); got.Status != lectern.ExportCompleted || got.Progress != 100 {
+	if got := mustGet(t, s.GetExport, e.ID); got.Status != lectern.ExportCompleted || got.Progress != 100 {
 		t.Errorf("SetExportProgress after finishing (err %v) changed the export to status %q progress %d", err, got.Status, got.Progress)
 	}
 }
@@ -223,7 +223,7 @@ func testReleaseJob(t *testing.T, s store.Store) {
 	// The new owner can run it to the end.
 	must(t, s.StartUpdate(t.Context(), l2, t0), "StartUpdate")
 	must(t, s.FinishUpdate(t.Context(), l2, store.UpdateResult{Status: lectern.UpdateFailure, Summary: "x", EndedAt: t0}), "FinishUpdate")
-	if got := getUpdate(t, s, u.ID); got.Status != lectern.UpdateFailure {
+	if got := mustGet(t, s.GetUpdate, u.ID); got.Status != lectern.UpdateFailure {
 		t.Errorf("update status %q, want failure", got.Status)
 	}
 }

@@ -33,7 +33,7 @@ func orgIDs(t *testing.T, s store.Store) []string {
 func testRenameOrg(t *testing.T, s store.Store) {
 	o, other := newOrg(t, s), newOrg(t, s)
 	must(t, s.RenameOrg(t.Context(), o.ID, "Acme Handbooks"), "RenameOrg")
-	got := getOrg(t, s, o.ID)
+	got := mustGet(t, s.GetOrg, o.ID)
 	if got.Name != "Acme Handbooks" || got.Plan != o.Plan || !sameTime(got.CreatedAt, o.CreatedAt) {
 		t.Errorf("GetOrg after RenameOrg = %+v, want name %q and plan %q, created %v", got, "Acme Handbooks", o.Plan, us(o.CreatedAt))
 	}
@@ -44,7 +44,7 @@ func testRenameOrg(t *testing.T, s store.Store) {
 			t.Errorf("ListOrgs: %s is named %q, want %q", g.ID, g.Name, want)
 		}
 	}
-	if got := getOrg(t, s, other.ID); got.Name != other.Name {
+	if got := mustGet(t, s.GetOrg, other.ID); got.Name != other.Name {
 		t.Errorf("RenameOrg renamed another organization to %q", got.Name)
 	}
 	err = s.RenameOrg(t.Context(), missingID(lectern.PrefixOrg), "x")
@@ -62,16 +62,16 @@ func testDeleteOrgLiveProjects(t *testing.T, s store.Store) {
 
 	err := s.DeleteOrg(t.Context(), o.ID, time.Now().UTC())
 	wantCode(t, err, lectern.ECONFLICT, "DeleteOrg with a live project")
-	if got := getOrg(t, s, o.ID); got.Name != o.Name {
+	if got := mustGet(t, s.GetOrg, o.ID); got.Name != o.Name {
 		t.Errorf("GetOrg after a refused DeleteOrg = %+v", got)
 	}
 	if ids := orgIDs(t, s); len(ids) != 1 || ids[0] != o.ID {
 		t.Errorf("ListOrgs after a refused DeleteOrg = %v, want [%s]", ids, o.ID)
 	}
-	if got := getKey(t, s, k.Hash); got.RevokedAt != nil {
+	if got := mustGet(t, s.GetAPIKeyByHash, k.Hash); got.RevokedAt != nil {
 		t.Errorf("key revoked at %v by a refused DeleteOrg", got.RevokedAt)
 	}
-	getProject(t, s, p2.ID)
+	mustGet(t, s.GetProject, p2.ID)
 
 	must(t, s.DeleteProject(t.Context(), p2.ID, time.Now().UTC()), "DeleteProject(p2)")
 	must(t, s.DeleteOrg(t.Context(), o.ID, time.Now().UTC()), "DeleteOrg once its projects are deleted")
@@ -99,15 +99,15 @@ func testDeleteOrg(t *testing.T, s store.Store) {
 	if ids := orgIDs(t, s); len(ids) != 1 || ids[0] != other.ID {
 		t.Errorf("ListOrgs after DeleteOrg = %v, want only %s", ids, other.ID)
 	}
-	got := getKey(t, s, k1.Hash)
+	got := mustGet(t, s.GetAPIKeyByHash, k1.Hash)
 	wantTimePtr(t, "RevokedAt of the deleted organization's key", got.RevokedAt, at)
-	if got := getKey(t, s, k2.Hash); got.RevokedAt == nil {
+	if got := mustGet(t, s.GetAPIKeyByHash, k2.Hash); got.RevokedAt == nil {
 		t.Errorf("the deleted organization's revoked key has no RevokedAt")
 	}
-	if got := getKey(t, s, ko.Hash); got.RevokedAt != nil {
+	if got := mustGet(t, s.GetAPIKeyByHash, ko.Hash); got.RevokedAt != nil {
 		t.Errorf("DeleteOrg revoked another organization's key (RevokedAt %v)", got.RevokedAt)
 	}
-	if got := getOrg(t, s, other.ID); got.Name != other.Name || got.Plan != other.Plan {
+	if got := mustGet(t, s.GetOrg, other.ID); got.Name != other.Name || got.Plan != other.Plan {
 		t.Errorf("another organization after DeleteOrg = %+v", got)
 	}
 
@@ -128,7 +128,7 @@ func testDeleteOrg(t *testing.T, s store.Store) {
 
 	err = s.DeleteOrg(t.Context(), o.ID, time.Now().UTC())
 	wantCode(t, err, lectern.ENOTFOUND, "DeleteOrg(already deleted)")
-	wantTimePtr(t, "RevokedAt after a second DeleteOrg", getKey(t, s, k1.Hash).RevokedAt, at)
+	wantTimePtr(t, "RevokedAt after a second DeleteOrg", mustGet(t, s.GetAPIKeyByHash, k1.Hash).RevokedAt, at)
 	err = s.DeleteOrg(t.Context(), missingID(lectern.PrefixOrg), time.Now().UTC())
 	wantCode(t, err, lectern.ENOTFOUND, "DeleteOrg(missing)")
 }
@@ -166,7 +166,7 @@ func testPurgeOrg(t *testing.T, s store.Store) {
 	}
 	err := s.PurgeOrg(t.Context(), a.ID)
 	wantCode(t, err, lectern.ECONFLICT, "PurgeOrg while a deleted project names it")
-	getKey(t, s, ka.Hash)
+	mustGet(t, s.GetAPIKeyByHash, ka.Hash)
 
 	must(t, s.PurgeProject(t.Context(), p.ID), "PurgeProject")
 	if got, want := deletedIDs(later, 10), []string{bare.ID, a.ID}; !sameSet(got, want) {
@@ -184,8 +184,8 @@ func testPurgeOrg(t *testing.T, s store.Store) {
 
 	err = s.PurgeOrg(t.Context(), live.ID)
 	wantCode(t, err, lectern.ENOTFOUND, "PurgeOrg(live organization)")
-	getOrg(t, s, live.ID)
-	getKey(t, s, kl.Hash)
+	mustGet(t, s.GetOrg, live.ID)
+	mustGet(t, s.GetAPIKeyByHash, kl.Hash)
 	err = s.PurgeOrg(t.Context(), missingID(lectern.PrefixOrg))
 	wantCode(t, err, lectern.ENOTFOUND, "PurgeOrg(missing)")
 

@@ -27,7 +27,7 @@ func testOrgCreate(t *testing.T, s store.Store) {
 	if o.CreatedAt.Before(before) || o.CreatedAt.After(time.Now().Add(time.Minute)) {
 		t.Errorf("CreateOrg set CreatedAt %v, want about now", o.CreatedAt)
 	}
-	got := getOrg(t, s, o.ID)
+	got := mustGet(t, s.GetOrg, o.ID)
 	if got.ID != o.ID || got.Name != "Acme Docs" || got.Plan != lectern.PlanPro {
 		t.Errorf("GetOrg = %+v, want %+v", got, o)
 	}
@@ -47,7 +47,7 @@ func testOrgCreateGiven(t *testing.T, s store.Store) {
 	if o.ID != id {
 		t.Errorf("CreateOrg replaced the given ID %s with %s", id, o.ID)
 	}
-	got := getOrg(t, s, id)
+	got := mustGet(t, s.GetOrg, id)
 	if got.Name != "Given" || got.Plan != lectern.PlanFree {
 		t.Errorf("GetOrg = %+v", got)
 	}
@@ -95,14 +95,14 @@ func testOrgSetPlan(t *testing.T, s store.Store) {
 	o := newOrg(t, s) // enterprise
 	other := newOrg(t, s)
 	must(t, s.SetOrgPlan(t.Context(), o.ID, lectern.PlanFree), "SetOrgPlan")
-	if got := getOrg(t, s, o.ID).Plan; got != lectern.PlanFree {
+	if got := mustGet(t, s.GetOrg, o.ID).Plan; got != lectern.PlanFree {
 		t.Errorf("plan after SetOrgPlan(free) = %q", got)
 	}
-	if got := getOrg(t, s, other.ID).Plan; got != lectern.PlanEnterprise {
+	if got := mustGet(t, s.GetOrg, other.ID).Plan; got != lectern.PlanEnterprise {
 		t.Errorf("SetOrgPlan changed another organization's plan to %q", got)
 	}
 	must(t, s.SetOrgPlan(t.Context(), o.ID, lectern.PlanPro), "SetOrgPlan")
-	if got := getOrg(t, s, o.ID).Plan; got != lectern.PlanPro {
+	if got := mustGet(t, s.GetOrg, o.ID).Plan; got != lectern.PlanPro {
 		t.Errorf("plan after SetOrgPlan(pro) = %q", got)
 	}
 	err := s.SetOrgPlan(t.Context(), missingID(lectern.PrefixOrg), lectern.PlanPro)

@@ -82,9 +82,9 @@ func (e event) String() string { return fmt.Sprintf("%s of %s", e.event, e.id) }
 func (e event) record(t *testing.T, s store.Store) any {
 	t.Helper()
 	if strings.HasPrefix(string(e.event), "update.") {
-		return getUpdate(t, s, e.id)
+		return mustGet(t, s.GetUpdate, e.id)
 	}
-	return getExport(t, s, e.id)
+	return mustGet(t, s.GetExport, e.id)
 }
 
 // changeAt returns a time of a change, a minute ago, with nanoseconds
@@ -228,7 +228,7 @@ func testOutboxUpdateSucceeded(t *testing.T, s store.Store) {
 	ob.check(t, s, "after CreateUpdate and StartUpdate")
 	at := changeAt()
 	must(t, s.FinishUpdate(t.Context(), l, succeed(ob.p, u, at)), "FinishUpdate(success)")
-	if got := getUpdate(t, s, u.ID); got.Status != lectern.UpdateSuccess {
+	if got := mustGet(t, s.GetUpdate, u.ID); got.Status != lectern.UpdateSuccess {
 		t.Fatalf("update after FinishUpdate(success) is %s", got.Status)
 	}
 	ob.check(t, s, "after FinishUpdate(success)", event{lectern.EventUpdateSucceeded, u.ID, at})
@@ -281,7 +281,7 @@ func testOutboxUpdateFailed(t *testing.T, s store.Store) {
 	at = changeAt()
 	must(t, s.FinishUpdate(t.Context(), l, fail(at)), "FinishUpdate(failure) in the other organization")
 	d := deliveryOf(t, s, ob.elsewhere.ID, lectern.EventUpdateFailed, v.ID)
-	wantPayload(t, "the other organization's delivery", d.Payload, lectern.EventUpdateFailed, at, getUpdate(t, s, v.ID))
+	wantPayload(t, "the other organization's delivery", d.Payload, lectern.EventUpdateFailed, at, mustGet(t, s.GetUpdate, v.ID))
 	ob.seen[d.ID] = true
 	if got := sendAll(t, s, now()); !slices.Equal(got, []string{d.ID}) {
 		t.Errorf("webhook jobs due after a failure in the other organization = %v, want only %s", got, d.ID)
@@ -298,7 +298,7 @@ func testOutboxExportCompleted(t *testing.T, s store.Store) {
 	ob.check(t, s, "after CreateExport and SetExportProgress")
 	at := changeAt()
 	must(t, s.FinishExport(t.Context(), l, completed(e, at)), "FinishExport(completed)")
-	if got := getExport(t, s, e.ID); got.Status != lectern.ExportCompleted {
+	if got := mustGet(t, s.GetExport, e.ID); got.Status != lectern.ExportCompleted {
 		t.Fatalf("export after FinishExport(completed) is %s", got.Status)
 	}
 	ob.check(t, s, "after FinishExport(completed)", event{lectern.EventExportCompleted, e.ID, at})
@@ -376,7 +376,7 @@ func testOutboxDeleteProject(t *testing.T, s store.Store) {
 
 	at = changeAt()
 	must(t, s.DeleteProject(t.Context(), ob.p.ID, at), "DeleteProject")
-	if got := getUpdate(t, s, u.ID); got.Status != lectern.UpdateCanceled {
+	if got := mustGet(t, s.GetUpdate, u.ID); got.Status != lectern.UpdateCanceled {
 		t.Fatalf("queued update after DeleteProject is %s", got.Status)
 	}
 	ob.check(t, s, "after DeleteProject", event{lectern.EventUpdateCanceled, u.ID, at}, event{lectern.EventExportCanceled, e.ID, at})
@@ -384,10 +384,10 @@ func testOutboxDeleteProject(t *testing.T, s store.Store) {
 	err := s.FinishExport(t.Context(), el, completed(e, changeAt()))
 	wantCode(t, err, lectern.ECONFLICT, "FinishExport of the deleted project's export")
 	ob.check(t, s, "after the deleted project's worker's refused FinishExport")
-	if got := getUpdate(t, s, bu.ID); got.Status != lectern.UpdateQueued {
+	if got := mustGet(t, s.GetUpdate, bu.ID); got.Status != lectern.UpdateQueued {
 		t.Errorf("another project's update after DeleteProject is %s, want queued", got.Status)
 	}
-	if got := getExport(t, s, be.ID); got.Status != lectern.ExportQueued {
+	if got := mustGet(t, s.GetExport, be.ID); got.Status != lectern.ExportQueued {
 		t.Errorf("another project's export after DeleteProject is %s, want queued", got.Status)
 	}
 }
@@ -473,7 +473,7 @@ func testOutboxOtherChanges(t *testing.T, s store.Store) {
 	ob := newOutbox(t, s)
 	old := newUpdate(t, s, ob.p)
 	u := newUpdate(t, s, ob.p)
-	if got := getUpdate(t, s, old.ID); got.Status != lectern.UpdateSuperseded {
+	if got := mustGet(t, s.GetUpdate, old.ID); got.Status != lectern.UpdateSuperseded {
 		t.Fatalf("older queued update is %s, want superseded", got.Status)
 	}
 	ob.check(t, s, "after CreateUpdate superseded a queued update")
@@ -490,7 +490,7 @@ func testOutboxOtherChanges(t *testing.T, s store.Store) {
 	_, err := s.UpdateProject(t.Context(), ob.p.ID, store.ProjectChange{Name: ptr("Renamed " + unique())})
 	must(t, err, "UpdateProject")
 	ob.check(t, s, "after jobs ran, were retried and released, and the project changed")
-	if got := getExport(t, s, e.ID); got.Status == lectern.ExportCompleted || got.Status == lectern.ExportFailed {
+	if got := mustGet(t, s.GetExport, e.ID); got.Status == lectern.ExportCompleted || got.Status == lectern.ExportFailed {
 		t.Errorf("export is %s, want it unfinished", got.Status)
 	}
 }

@@ -319,7 +319,7 @@ func testPageUpdates(t *testing.T, s store.Store) {
 			for _, owner := range []string{"w1", "w2"} {
 				_, l := mustClaim(t, s, store.KindUpdate, owner, now(), time.Hour)
 				must(t, s.StartUpdate(t.Context(), l, now()), "StartUpdate")
-				if getUpdate(t, s, l.JobID).ProjectID == p.ID {
+				if mustGet(t, s.GetUpdate, l.JobID).ProjectID == p.ID {
 					must(t, s.FinishUpdate(t.Context(), l, store.UpdateResult{Status: lectern.UpdateFailure, Summary: "x", EndedAt: now()}), "FinishUpdate")
 				}
 			}
@@ -375,7 +375,7 @@ func createExports(t *testing.T, s store.Store, es []pagedExport, order []int) {
 		}
 	}
 	for _, x := range es {
-		if got := getExport(t, s, x.ID); got.Status != x.status {
+		if got := mustGet(t, s.GetExport, x.ID); got.Status != x.status {
 			t.Fatalf("export %s is %q, want %q", x.ID, got.Status, x.status)
 		}
 	}

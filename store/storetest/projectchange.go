@@ -48,11 +48,11 @@ func testChangeEachField(t *testing.T, s store.Store) {
 	p := newProject(t, s, org.ID, domain(), domain())
 	other := newProject(t, s, org.ID)
 	newDeployment(t, s, p, rec{lectern.NewID(lectern.PrefixDeployment), us(time.Now().UTC())})
-	want := getProject(t, s, p.ID)
+	want := mustGet(t, s.GetProject, p.ID)
 	if want.LiveDeploymentID == "" {
 		t.Fatalf("project has no live deployment after a successful update")
 	}
-	wantOther := getProject(t, s, other.ID)
+	wantOther := mustGet(t, s.GetProject, other.ID)
 
 	// Domains first: from then on their stored order is the one given.
 	doms := []string{domain(), want.Domains[0]}
@@ -87,9 +87,9 @@ func testChangeEachField(t *testing.T, s store.Store) {
 			continue
 		}
 		wantProject(t, "UpdateProject("+st.name+") result", got, want)
-		wantProject(t, "GetProject after UpdateProject("+st.name+")", getProject(t, s, p.ID), want)
+		wantProject(t, "GetProject after UpdateProject("+st.name+")", mustGet(t, s.GetProject, p.ID), want)
 	}
-	wantProject(t, "another project after UpdateProject", getProject(t, s, other.ID), wantOther)
+	wantProject(t, "another project after UpdateProject", mustGet(t, s.GetProject, other.ID), wantOther)
 }
 
 // testChangeDomainsInOrder: UpdateProject replaces the domains in the
@@ -101,7 +101,7 @@ func testChangeDomainsInOrder(t *testing.T, s store.Store) {
 	p := newProject(t, s, org.ID, d1, d2, d3)
 	check := func(when string, doms []string) {
 		t.Helper()
-		if got := getProject(t, s, p.ID); !slices.Equal(got.Domains, doms) {
+		if got := mustGet(t, s.GetProject, p.ID); !slices.Equal(got.Domains, doms) {
 			t.Errorf("GetProject Domains %s = %v, want %v", when, got.Domains, doms)
 		}
 		for _, d := range doms {
@@ -143,7 +143,7 @@ func testChangeDomainConflict(t *testing.T, s store.Store) {
 	p := newProject(t, s, org.ID, domain(), domain())
 	q := newProject(t, s, org.ID)
 	r := newProject(t, s, org2.ID)
-	wantP, wantQ, wantR := getProject(t, s, p.ID), getProject(t, s, q.ID), getProject(t, s, r.ID)
+	wantP, wantQ, wantR := mustGet(t, s.GetProject, p.ID), mustGet(t, s.GetProject, q.ID), mustGet(t, s.GetProject, r.ID)
 	for _, c := range []struct {
 		name  string
 		owner *lectern.Project
@@ -153,7 +153,7 @@ func testChangeDomainConflict(t *testing.T, s store.Store) {
 			Name: ptr("Renamed"), Branch: ptr("other"), Domains: []string{wantP.Domains[0], free, c.owner.Domains[0]},
 		})
 		wantCode(t, err, lectern.ECONFLICT, "UpdateProject with a domain of a project of "+c.name)
-		wantProject(t, "GetProject after a refused UpdateProject", getProject(t, s, p.ID), wantP)
+		wantProject(t, "GetProject after a refused UpdateProject", mustGet(t, s.GetProject, p.ID), wantP)
 		got, err := s.GetProjectByDomain(t.Context(), c.owner.Domains[0])
 		if err != nil || got.ID != c.owner.ID {
 			t.Errorf("GetProjectByDomain(%s) after a refused UpdateProject = %+v, %v; want %s", c.owner.Domains[0], got, err, c.owner.ID)
@@ -164,8 +164,8 @@ func testChangeDomainConflict(t *testing.T, s store.Store) {
 			t.Errorf("ResolveDomain(%s) after a refused UpdateProject = %q, %v; want %s (still its domain)", wantP.Domains[1], pid, err, p.ID)
 		}
 	}
-	wantProject(t, "GetProject(q)", getProject(t, s, q.ID), wantQ)
-	wantProject(t, "GetProject(r)", getProject(t, s, r.ID), wantR)
+	wantProject(t, "GetProject(q)", mustGet(t, s.GetProject, q.ID), wantQ)
+	wantProject(t, "GetProject(r)", mustGet(t, s.GetProject, r.ID), wantR)
 }
 
 // testChangeDroppedDomains: the domains UpdateProject drops are free at
@@ -198,7 +198,7 @@ func testChangeDroppedDomains(t *testing.T, s store.Store) {
 	}
 	_, err = s.UpdateProject(t.Context(), p.ID, store.ProjectChange{Domains: []string{d3, d1}})
 	wantCode(t, err, lectern.ECONFLICT, "UpdateProject taking back a dropped domain now owned by another project")
-	if got := getProject(t, s, p.ID); !slices.Equal(got.Domains, []string{d3}) {
+	if got := mustGet(t, s.GetProject, p.ID); !slices.Equal(got.Domains, []string{d3}) {
 		t.Errorf("GetProject Domains after a refused UpdateProject = %v, want [%s]", got.Domains, d3)
 	}
 }
@@ -208,10 +208,10 @@ func testChangeDroppedDomains(t *testing.T, s store.Store) {
 func testChangeNoDomains(t *testing.T, s store.Store) {
 	org := newOrg(t, s)
 	p := newProject(t, s, org.ID, domain(), domain())
-	want := getProject(t, s, p.ID)
+	want := mustGet(t, s.GetProject, p.ID)
 	_, err := s.UpdateProject(t.Context(), p.ID, store.ProjectChange{Name: ptr("Renamed"), Domains: []string{}})
 	wantCode(t, err, lectern.EINVALID, "UpdateProject(no domains)")
-	wantProject(t, "GetProject after a refused UpdateProject", getProject(t, s, p.ID), want)
+	wantProject(t, "GetProject after a refused UpdateProject", mustGet(t, s.GetProject, p.ID), want)
 	for _, d := range want.Domains {
 		if pid, _, err := s.ResolveDomain(t.Context(), d); err != nil || pid != p.ID {
 			t.Errorf("ResolveDomain(%s) after a refused UpdateProject = %q, %v; want %s", d, pid, err, p.ID)

@@ -32,7 +32,7 @@ func testProjectCustomScripts(t *testing.T, s store.Store) {
 		p    *lectern.Project
 		want bool
 	}{{on, true}, {off, false}} {
-		if got := getProject(t, s, c.p.ID); got.CustomScripts != c.want {
+		if got := mustGet(t, s.GetProject, c.p.ID); got.CustomScripts != c.want {
 			t.Errorf("GetProject(%s).CustomScripts = %v, want %v", c.p.Name, got.CustomScripts, c.want)
 		}
 		got, err := s.GetProjectByDomain(t.Context(), c.p.Domains[0])
@@ -81,7 +81,7 @@ func testProjectCreateGet(t *testing.T, s store.Store) {
 	if p.CreatedAt.Before(before) || p.CreatedAt.After(time.Now().Add(time.Minute)) {
 		t.Errorf("CreateProject set CreatedAt %v, want about now", p.CreatedAt)
 	}
-	got := getProject(t, s, p.ID)
+	got := mustGet(t, s.GetProject, p.ID)
 	if got.ID != p.ID || got.OrgID != org.ID || got.Name != "Handbook" ||
 		got.RepoURL != p.RepoURL || got.Branch != "release" || got.DocsRoot != "site/docs" ||
 		got.DeploymentType != lectern.DeploymentAirGapped {
@@ -107,7 +107,7 @@ func testProjectCreateGet(t *testing.T, s store.Store) {
 	} else {
 		wantKeys("ListProjects", list[0])
 	}
-	if plain := getProject(t, s, newProject(t, s, org.ID).ID); plain.DeployKey != "" || plain.KnownHosts != "" {
+	if plain := mustGet(t, s.GetProject, newProject(t, s, org.ID).ID); plain.DeployKey != "" || plain.KnownHosts != "" {
 		t.Errorf("project created without them has DeployKey %q, KnownHosts %q", plain.DeployKey, plain.KnownHosts)
 	}
 	if got.LiveDeploymentID != "" {
@@ -244,10 +244,10 @@ func testProjectRepoCredentials(t *testing.T, s store.Store) {
 		DocsRoot: "/", Domains: []string{domain()}, DeploymentType: lectern.DeploymentCloud, RepoCredentials: sealed}
 	must(t, s.CreateProject(t.Context(), p), "CreateProject")
 	plain := newProject(t, s, org.ID)
-	if got := getProject(t, s, p.ID); got.RepoCredentials != sealed || got.RepoURL != p.RepoURL {
+	if got := mustGet(t, s.GetProject, p.ID); got.RepoCredentials != sealed || got.RepoURL != p.RepoURL {
 		t.Errorf("GetProject RepoCredentials = %q, RepoURL %q; want %q, %q", got.RepoCredentials, got.RepoURL, sealed, p.RepoURL)
 	}
-	if got := getProject(t, s, plain.ID); got.RepoCredentials != "" {
+	if got := mustGet(t, s.GetProject, plain.ID); got.RepoCredentials != "" {
 		t.Errorf("project created without credentials has RepoCredentials %q", got.RepoCredentials)
 	}
 	got, err := s.GetProjectByDomain(t.Context(), p.Domains[0])
@@ -269,18 +269,18 @@ func testProjectSetRepo(t *testing.T, s store.Store) {
 	p := newProject(t, s, org.ID)
 	other := newProject(t, s, org.ID)
 	must(t, s.SetProjectRepo(t.Context(), p.ID, "https://git.example.com/acme/moved.git", "v1.0a1b2c3d.bmV3"), "SetProjectRepo")
-	got := getProject(t, s, p.ID)
+	got := mustGet(t, s.GetProject, p.ID)
 	if got.RepoURL != "https://git.example.com/acme/moved.git" || got.RepoCredentials != "v1.0a1b2c3d.bmV3" {
 		t.Errorf("after SetProjectRepo: RepoURL %q, RepoCredentials %q", got.RepoURL, got.RepoCredentials)
 	}
 	if got.Name != p.Name || got.Branch != p.Branch || got.DocsRoot != p.DocsRoot || !sameSet(got.Domains, p.Domains) {
 		t.Errorf("SetProjectRepo changed other fields: %+v, was %+v", got, p)
 	}
-	if o := getProject(t, s, other.ID); o.RepoURL != other.RepoURL || o.RepoCredentials != "" {
+	if o := mustGet(t, s.GetProject, other.ID); o.RepoURL != other.RepoURL || o.RepoCredentials != "" {
 		t.Errorf("SetProjectRepo changed another project: %+v", o)
 	}
 	must(t, s.SetProjectRepo(t.Context(), p.ID, "https://git.example.com/acme/public.git", ""), "SetProjectRepo(no credentials)")
-	if got := getProject(t, s, p.ID); got.RepoURL != "https://git.example.com/acme/public.git" || got.RepoCredentials != "" {
+	if got := mustGet(t, s.GetProject, p.ID); got.RepoURL != "https://git.example.com/acme/public.git" || got.RepoCredentials != "" {
 		t.Errorf("after clearing credentials: RepoURL %q, RepoCredentials %q", got.RepoURL, got.RepoCredentials)
 	}
 	err := s.SetProjectRepo(t.Context(), missingID(lectern.PrefixProject), "https://x.example/x.git", "")

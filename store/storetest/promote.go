@@ -63,7 +63,7 @@ func wantPromoted(t *testing.T, s store.Store, u *lectern.Update, p *lectern.Pro
 	if u.DeploymentID != dep.ID {
 		t.Errorf("promotion update DeploymentID = %q, want %s", u.DeploymentID, dep.ID)
 	}
-	wantSameUpdate(t, "GetUpdate of the promotion update vs the update PromoteDeployment filled in", getUpdate(t, s, u.ID), u)
+	wantSameUpdate(t, "GetUpdate of the promotion update vs the update PromoteDeployment filled in", mustGet(t, s.GetUpdate, u.ID), u)
 }
 
 // testPromote: PromoteDeployment of a project's former deployment makes it
@@ -251,7 +251,7 @@ func testPromoteThenDelete(t *testing.T, s store.Store) {
 		t.Errorf("ListDeployments = %v, want %v", got, want)
 	}
 	// The promotion record still names its deployment.
-	if got := getUpdate(t, s, u.ID); got.DeploymentID != first.ID || got.Status != lectern.UpdateSuccess {
+	if got := mustGet(t, s.GetUpdate, u.ID); got.DeploymentID != first.ID || got.Status != lectern.UpdateSuccess {
 		t.Errorf("promotion update after the deletes = %s, want a success naming %s", fmtUpdate(got), first.ID)
 	}
 }
@@ -285,7 +285,7 @@ func testPromoteRacesDelete(t *testing.T, s store.Store) {
 	defer func() { t.Logf("PromoteDeployment vs DeleteDeployment, wins: %v", won) }()
 	for i, w := range ws {
 		what := fmt.Sprintf("project %d", i)
-		live := getProject(t, s, w.p.ID).LiveDeploymentID
+		live := mustGet(t, s.GetProject, w.p.ID).LiveDeploymentID
 		if _, err := s.GetDeployment(t.Context(), live); err != nil {
 			t.Errorf("%s: the live deployment %q cannot be read: %v", what, live, err)
 		}

@@ -84,7 +84,7 @@ func countJobs(t *testing.T, s store.Store) map[string]map[string]int {
 // GetProject and by ResolveDomain of each of its domains.
 func wantLive(t *testing.T, s store.Store, p *lectern.Project, live, when string) {
 	t.Helper()
-	if got := getProject(t, s, p.ID).LiveDeploymentID; got != live {
+	if got := mustGet(t, s.GetProject, p.ID).LiveDeploymentID; got != live {
 		t.Errorf("LiveDeploymentID %s = %q, want %q", when, got, live)
 	}
 	for _, d := range p.Domains {

@@ -31,7 +31,7 @@ func testUpdateCreate(t *testing.T, s store.Store) {
 	if u.CreatedAt.Before(before) || u.CreatedAt.After(time.Now().Add(time.Minute)) {
 		t.Errorf("CreateUpdate set CreatedAt %v, want about now", u.CreatedAt)
 	}
-	got := getUpdate(t, s, u.ID)
+	got := mustGet(t, s.GetUpdate, u.ID)
 	if got.ID != u.ID || got.ProjectID != p.ID || got.Status != lectern.UpdateQueued || got.Source != "webhook" {
 		t.Errorf("GetUpdate = %+v, want a queued update of %s from webhook", got, p.ID)
 	}
@@ -63,26 +63,26 @@ func testUpdateSupersede(t *testing.T, s store.Store) {
 	u1 := newUpdate(t, s, p1)
 	u2 := newUpdate(t, s, p1)
 
-	got1 := getUpdate(t, s, u1.ID)
+	got1 := mustGet(t, s.GetUpdate, u1.ID)
 	if got1.Status != lectern.UpdateSuperseded || got1.SupersededBy != u2.ID {
 		t.Errorf("older update: status %q supersededBy %q, want superseded by %s", got1.Status, got1.SupersededBy, u2.ID)
 	}
 	if got1.EndedAt == nil {
 		t.Errorf("superseded update has no EndedAt")
 	}
-	if got := getUpdate(t, s, u2.ID); got.Status != lectern.UpdateQueued || got.SupersededBy != "" || got.EndedAt != nil {
+	if got := mustGet(t, s.GetUpdate, u2.ID); got.Status != lectern.UpdateQueued || got.SupersededBy != "" || got.EndedAt != nil {
 		t.Errorf("newer update = status %q supersededBy %q endedAt %v, want queued", got.Status, got.SupersededBy, got.EndedAt)
 	}
-	if got := getUpdate(t, s, other.ID); got.Status != lectern.UpdateQueued || got.SupersededBy != "" || got.EndedAt != nil {
+	if got := mustGet(t, s.GetUpdate, other.ID); got.Status != lectern.UpdateQueued || got.SupersededBy != "" || got.EndedAt != nil {
 		t.Errorf("another project's update = status %q supersededBy %q endedAt %v, want queued", got.Status, got.SupersededBy, got.EndedAt)
 	}
 
 	// A third update supersedes the second; the first stays superseded by the second.
 	u3 := newUpdate(t, s, p1)
-	if got := getUpdate(t, s, u2.ID); got.Status != lectern.UpdateSuperseded || got.SupersededBy != u3.ID {
+	if got := mustGet(t, s.GetUpdate, u2.ID); got.Status != lectern.UpdateSuperseded || got.SupersededBy != u3.ID {
 		t.Errorf("second update: status %q supersededBy %q, want superseded by %s", got.Status, got.SupersededBy, u3.ID)
 	}
-	if got := getUpdate(t, s, u1.ID); got.SupersededBy != u2.ID {
+	if got := mustGet(t, s.GetUpdate, u1.ID); got.SupersededBy != u2.ID {
 		t.Errorf("first update: supersededBy changed to %q, want %s", got.SupersededBy, u2.ID)
 	}
 
@@ -120,7 +120,7 @@ func testUpdateQueue(t *testing.T, s store.Store) {
 	l1 := leases[u1.ID]
 	started := at.Add(time.Second)
 	must(t, s.StartUpdate(t.Context(), l1, started), "StartUpdate")
-	got := getUpdate(t, s, u1.ID)
+	got := mustGet(t, s.GetUpdate, u1.ID)
 	if got.Status != lectern.UpdateInProgress {
 		t.Errorf("started update status %q, want in_progress", got.Status)
 	}
@@ -129,10 +129,10 @@ func testUpdateQueue(t *testing.T, s store.Store) {
 	// A new update of p1 does not supersede the in_progress one, and is not
 	// claimable while p1's job is leased.
 	u2 := newUpdate(t, s, p1)
-	if got := getUpdate(t, s, u1.ID); got.Status != lectern.UpdateInProgress || got.SupersededBy != "" || got.EndedAt != nil {
+	if got := mustGet(t, s.GetUpdate, u1.ID); got.Status != lectern.UpdateInProgress || got.SupersededBy != "" || got.EndedAt != nil {
 		t.Errorf("in_progress update after a newer one: status %q supersededBy %q endedAt %v, want untouched", got.Status, got.SupersededBy, got.EndedAt)
 	}
-	if got := getUpdate(t, s, u2.ID); got.Status != lectern.UpdateQueued {
+	if got := mustGet(t, s.GetUpdate, u2.ID); got.Status != lectern.UpdateQueued {
 		t.Errorf("newer update status %q, want queued", got.Status)
 	}
 	claimNone(t, s, store.KindUpdate, "w3", now().Add(time.Minute), "project p1 already has a leased job")
@@ -176,7 +176,7 @@ func testUpdateFinish(t *testing.T, s store.Store) {
 		Status: lectern.UpdateSuccess, Summary: "Published 12 pages", Commit: &commit, Logs: logs, Deployment: dep1, EndedAt: ended,
 	}), "FinishUpdate(success)")
 
-	got := getUpdate(t, s, u1.ID)
+	got := mustGet(t, s.GetUpdate, u1.ID)
 	if got.Status != lectern.UpdateSuccess || got.Summary != "Published 12 pages" {
 		t.Errorf("finished update: status %q summary %q, want success", got.Status, got.Summary)
 	}
@@ -195,10 +195,10 @@ func testUpdateFinish(t *testing.T, s store.Store) {
 		t.Errorf("GetDeployment = %+v, want %+v", gd, dep1)
 	}
 	wantTime(t, "Deployment CreatedAt", gd.CreatedAt, dep1.CreatedAt)
-	if live := getProject(t, s, p.ID).LiveDeploymentID; live != dep1.ID {
+	if live := mustGet(t, s.GetProject, p.ID).LiveDeploymentID; live != dep1.ID {
 		t.Errorf("LiveDeploymentID = %q, want %s", live, dep1.ID)
 	}
-	if live := getProject(t, s, bystander.ID).LiveDeploymentID; live != "" {
+	if live := mustGet(t, s.GetProject, bystander.ID).LiveDeploymentID; live != "" {
 		t.Errorf("another project's LiveDeploymentID = %q, want empty", live)
 	}
 	if pp, err := s.GetProjectByDomain(t.Context(), p.Domains[0]); err != nil || pp.LiveDeploymentID != dep1.ID {
@@ -220,12 +220,12 @@ func testUpdateFinish(t *testing.T, s store.Store) {
 	must(t, s.FinishUpdate(t.Context(), l, store.UpdateResult{
 		Status: lectern.UpdateFailure, Summary: "Branch not found", Logs: failLogs, EndedAt: base.Add(3 * time.Minute),
 	}), "FinishUpdate(failure)")
-	got = getUpdate(t, s, u2.ID)
+	got = mustGet(t, s.GetUpdate, u2.ID)
 	if got.Status != lectern.UpdateFailure || got.Summary != "Branch not found" || !reflect.DeepEqual(got.Logs, failLogs) {
 		t.Errorf("failed update = status %q summary %q logs %q", got.Status, got.Summary, got.Logs)
 	}
 	wantTimePtr(t, "failed update EndedAt", got.EndedAt, base.Add(3*time.Minute))
-	if live := getProject(t, s, p.ID).LiveDeploymentID; live != dep1.ID {
+	if live := mustGet(t, s.GetProject, p.ID).LiveDeploymentID; live != dep1.ID {
 		t.Errorf("LiveDeploymentID after a failed update = %q, want still %s", live, dep1.ID)
 	}
 
@@ -235,7 +235,7 @@ func testUpdateFinish(t *testing.T, s store.Store) {
 	must(t, s.StartUpdate(t.Context(), l, base.Add(4*time.Minute)), "StartUpdate")
 	dep2 := &lectern.Deployment{ID: lectern.NewID(lectern.PrefixDeployment), ProjectID: p.ID, UpdateID: u3.ID, Commit: lectern.Commit{SHA: "fedcba", Ref: "main"}, PageCount: 13, CreatedAt: base.Add(5 * time.Minute)}
 	must(t, s.FinishUpdate(t.Context(), l, store.UpdateResult{Status: lectern.UpdateSuccess, Deployment: dep2, Commit: &dep2.Commit, EndedAt: base.Add(5 * time.Minute)}), "FinishUpdate(success)")
-	if live := getProject(t, s, p.ID).LiveDeploymentID; live != dep2.ID {
+	if live := mustGet(t, s.GetProject, p.ID).LiveDeploymentID; live != dep2.ID {
 		t.Errorf("LiveDeploymentID = %q, want %s", live, dep2.ID)
 	}
 	deps, err := s.ListDeployments(t.Context(), p.ID, store.Page{})
@@ -282,7 +282,7 @@ func testDeleteDeployment(t *testing.T, s store.Store) {
 	if len(ds) != 1 || ds[0].ID != live {
 		t.Errorf("ListDeployments after delete = %d deployments, want only %s", len(ds), live)
 	}
-	if got := getProject(t, s, p.ID).LiveDeploymentID; got != live {
+	if got := mustGet(t, s.GetProject, p.ID).LiveDeploymentID; got != live {
 		t.Errorf("LiveDeploymentID = %q after deleting an old deployment, want %s", got, live)
 	}
 }

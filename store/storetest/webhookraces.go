@@ -109,7 +109,7 @@ func testDeleteWebhookRacesAttempt(t *testing.T, s store.Store) {
 		if w.delErr != nil {
 			t.Errorf("%s: DeleteWebhook: %v", what, w.delErr)
 		}
-		got := getDelivery(t, s, w.d.ID)
+		got := mustGet(t, s.GetDelivery, w.d.ID)
 		want := *w.d
 		want.NextAttemptAt = nil
 		switch {

@@ -40,20 +40,6 @@ func newWebhook(t *testing.T, s store.Store, orgID string, events ...lectern.Eve
 	return w
 }
 
-func getWebhook(t *testing.T, s store.Store, id string) *lectern.Webhook {
-	t.Helper()
-	w, err := s.GetWebhook(t.Context(), id)
-	must(t, err, "GetWebhook")
-	return w
-}
-
-func getDelivery(t *testing.T, s store.Store, id string) *lectern.Delivery {
-	t.Helper()
-	d, err := s.GetDelivery(t.Context(), id)
-	must(t, err, "GetDelivery")
-	return d
-}
-
 // listDeliveries returns ListDeliveries(webhookID) in full.
 func listDeliveries(t *testing.T, s store.Store, webhookID string) []*lectern.Delivery {
 	t.Helper()
@@ -201,15 +187,15 @@ func testWebhookCreate(t *testing.T, s store.Store) {
 	}
 	want := &lectern.Webhook{ID: w.ID, OrgID: org.ID, URL: "https://hooks.example.com/lectern?tenant=acme&x=1", Events: events,
 		Secret: "v1.sealed.Zm9vYmFyYmF6", CreatedAt: w.CreatedAt}
-	wantSameWebhook(t, "GetWebhook", getWebhook(t, s, w.ID), want)
+	wantSameWebhook(t, "GetWebhook", mustGet(t, s.GetWebhook, w.ID), want)
 
 	one := newWebhook(t, s, org.ID, lectern.EventUpdateCanceled)
 	if one.ID == w.ID {
 		t.Errorf("two webhooks got the same ID %s", w.ID)
 	}
-	wantSameWebhook(t, "GetWebhook(webhook of one event)", getWebhook(t, s, one.ID), one)
+	wantSameWebhook(t, "GetWebhook(webhook of one event)", mustGet(t, s.GetWebhook, one.ID), one)
 	all := newWebhook(t, s, org.ID, lectern.Events...)
-	wantSameWebhook(t, "GetWebhook(webhook of every event)", getWebhook(t, s, all.ID), all)
+	wantSameWebhook(t, "GetWebhook(webhook of every event)", mustGet(t, s.GetWebhook, all.ID), all)
 }
 
 // testWebhookCreateGiven: CreateWebhook keeps a given ID and CreatedAt.
@@ -223,7 +209,7 @@ func testWebhookCreateGiven(t *testing.T, s store.Store) {
 	if w.ID != id {
 		t.Errorf("CreateWebhook replaced the given ID %s with %s", id, w.ID)
 	}
-	wantSameWebhook(t, "GetWebhook", getWebhook(t, s, id), &lectern.Webhook{ID: id, OrgID: org.ID, URL: "https://example.net/hook",
+	wantSameWebhook(t, "GetWebhook", mustGet(t, s.GetWebhook, id), &lectern.Webhook{ID: id, OrgID: org.ID, URL: "https://example.net/hook",
 		Events: []lectern.Event{lectern.EventUpdateFailed}, Secret: "sealed", CreatedAt: created})
 }
 
@@ -324,7 +310,7 @@ func deliveryOf(t *testing.T, s store.Store, webhookID string, e lectern.Event, 
 	t.Helper()
 	var found []*lectern.Delivery
 	for _, d := range listDeliveries(t, s, webhookID) {
-		if g := getDelivery(t, s, d.ID); g.Event == e && payloadRecordID(g.Payload) == recordID {
+		if g := mustGet(t, s.GetDelivery, d.ID); g.Event == e && payloadRecordID(g.Payload) == recordID {
 			found = append(found, g)
 		}
 	}
@@ -376,20 +362,20 @@ func testWebhookDelete(t *testing.T, s store.Store) {
 	p := newProject(t, s, org.ID, domain(), domain())
 	w := newWebhook(t, s, org.ID, lectern.Events...)
 	v := newWebhook(t, s, org.ID, lectern.EventExportFailed, lectern.EventExportCompleted)
-	wantV := getWebhook(t, s, v.ID)
+	wantV := mustGet(t, s.GetWebhook, v.ID)
 	t0 := now()
 
 	// Delivered: its only attempt answered 200.
 	delivered := deliveryOf(t, s, w.ID, lectern.EventUpdateCanceled, cancelQueued(t, s, p, t0))
 	_, l := mustClaimID(t, s, store.KindWebhook, "sender", delivered.ID, t0, time.Hour)
 	must(t, s.RecordAttempt(t.Context(), l, lectern.DeliveryAttempt{At: t0, StatusCode: 200, DurationMS: 12}, time.Time{}), "RecordAttempt(200)")
-	delivered = getDelivery(t, s, delivered.ID)
+	delivered = mustGet(t, s.GetDelivery, delivered.ID)
 	// Waiting for a retry an hour later.
 	retrying := deliveryOf(t, s, w.ID, lectern.EventUpdateCanceled, cancelQueued(t, s, p, t0))
 	_, l = mustClaimID(t, s, store.KindWebhook, "sender", retrying.ID, t0, time.Hour)
 	must(t, s.RecordAttempt(t.Context(), l, lectern.DeliveryAttempt{At: t0, StatusCode: 503, Error: "the endpoint answered 503", DurationMS: 40},
 		t0.Add(time.Hour)), "RecordAttempt(503, retry)")
-	retrying = getDelivery(t, s, retrying.ID)
+	retrying = mustGet(t, s.GetDelivery, retrying.ID)
 	// Held by a worker.
 	held := deliveryOf(t, s, w.ID, lectern.EventUpdateCanceled, cancelQueued(t, s, p, t0))
 	_, heldLease := mustClaimID(t, s, store.KindWebhook, "sender", held.ID, t0, time.Hour)
@@ -413,7 +399,7 @@ func testWebhookDelete(t *testing.T, s store.Store) {
 		}
 		t.Errorf("ListWebhooks after DeleteWebhook = %v, want only %s", ids, v.ID)
 	}
-	wantSameWebhook(t, "another webhook after DeleteWebhook", getWebhook(t, s, v.ID), wantV)
+	wantSameWebhook(t, "another webhook after DeleteWebhook", mustGet(t, s.GetWebhook, v.ID), wantV)
 
 	canceled := func(d *lectern.Delivery) *lectern.Delivery {
 		c := *d
@@ -429,13 +415,13 @@ func testWebhookDelete(t *testing.T, s store.Store) {
 		{"delivery held by a worker", held, canceled(held)},
 		{"delivery never tried", queued, canceled(queued)},
 	} {
-		got := getDelivery(t, s, c.was.ID)
+		got := mustGet(t, s.GetDelivery, c.was.ID)
 		wantSameDelivery(t, c.what+" after DeleteWebhook", got, c.want)
 		if string(got.Payload) != string(c.was.Payload) {
 			t.Errorf("%s after DeleteWebhook: payload %s, want %s", c.what, got.Payload, c.was.Payload)
 		}
 	}
-	wantSameDelivery(t, "another webhook's pending delivery after DeleteWebhook", getDelivery(t, s, other.ID), other)
+	wantSameDelivery(t, "another webhook's pending delivery after DeleteWebhook", mustGet(t, s.GetDelivery, other.ID), other)
 
 	// The worker holding a canceled delivery loses its lease.
 	err = s.RecordAttempt(t.Context(), heldLease, lectern.DeliveryAttempt{At: t0, StatusCode: 200, DurationMS: 1}, time.Time{})
@@ -444,7 +430,7 @@ func testWebhookDelete(t *testing.T, s store.Store) {
 	wantCode(t, err, lectern.ECONFLICT, "RecordAttempt(retry) of a deleted webhook's delivery")
 	err = s.ExtendLease(t.Context(), heldLease, t0.Add(2*time.Hour))
 	wantCode(t, err, lectern.ECONFLICT, "ExtendLease of a deleted webhook's delivery job")
-	wantSameDelivery(t, "delivery held by a worker after its refused RecordAttempt", getDelivery(t, s, held.ID), canceled(held))
+	wantSameDelivery(t, "delivery held by a worker after its refused RecordAttempt", mustGet(t, s.GetDelivery, held.ID), canceled(held))
 
 	// Only the other webhook's job is left, now and later (when the
 	// worker's lease has long expired and the retry is long due).
@@ -472,7 +458,7 @@ func testWebhookDelete(t *testing.T, s store.Store) {
 	err = s.DeleteWebhook(t.Context(), missingID(lectern.PrefixWebhook), time.Now().UTC())
 	wantCode(t, err, lectern.ENOTFOUND, "DeleteWebhook(missing)")
 	for _, d := range wantAll {
-		wantSameDelivery(t, "delivery after a second DeleteWebhook", getDelivery(t, s, d.ID), byID[d.ID])
+		wantSameDelivery(t, "delivery after a second DeleteWebhook", mustGet(t, s.GetDelivery, d.ID), byID[d.ID])
 	}
 
 	// A new event is delivered to the other webhook only.
