@@ -182,11 +182,7 @@ func (s *Store) ListExports(ctx context.Context, f store.ExportFilter, pg store.
 	tail, args := pageSQL("", pg, []any{f.OrgID, f.Domain, string(f.Status)})
 	rows, err := s.pool.Query(ctx, `SELECT `+exportCols+` FROM exports
 		WHERE org_id = $1 AND ($2 = '' OR domain = $2) AND ($3 = '' OR status = $3)`+tail, args...)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*lectern.ExportJob, error) { return scanExport(r) })
-	return out, wrap(err)
+	return collect(rows, err, scanExport)
 }
 
 // ListExportsBefore returns up to limit terminal exports (completed,
@@ -194,11 +190,7 @@ func (s *Store) ListExports(ctx context.Context, f store.ExportFilter, pg store.
 func (s *Store) ListExportsBefore(ctx context.Context, t time.Time, limit int) ([]*lectern.ExportJob, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+exportCols+` FROM exports WHERE created_at < $1 AND status IN ('completed', 'failed', 'canceled')
 		ORDER BY created_at, id LIMIT $2`, utc(t), limitArg(limit))
-	if err != nil {
-		return nil, wrap(err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*lectern.ExportJob, error) { return scanExport(r) })
-	return out, wrap(err)
+	return collect(rows, err, scanExport)
 }
 
 // DeleteExport removes an export and its job.

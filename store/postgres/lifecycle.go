@@ -140,19 +140,13 @@ func (s *Store) DeleteProject(ctx context.Context, id string, at time.Time) erro
 		}
 		rows, err := tx.Query(ctx, `UPDATE updates SET status = 'canceled', ended_at = $2, summary = $3
 			WHERE project_id = $1 AND status IN ('queued', 'in_progress') RETURNING `+updateCols, id, t, store.CanceledByDelete)
-		if err != nil {
-			return err
-		}
-		updates, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*lectern.Update, error) { return scanUpdate(r) })
+		updates, err := collect(rows, err, scanUpdate)
 		if err != nil {
 			return err
 		}
 		rows, err = tx.Query(ctx, `UPDATE exports SET status = 'canceled', updated_at = $2, error_code = 'canceled', error_message = $3
 			WHERE project_id = $1 AND status IN ('queued', 'running') RETURNING `+exportCols, id, t, store.CanceledByDelete)
-		if err != nil {
-			return err
-		}
-		exports, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*lectern.ExportJob, error) { return scanExport(r) })
+		exports, err := collect(rows, err, scanExport)
 		if err != nil {
 			return err
 		}
@@ -182,11 +176,7 @@ func (s *Store) DeleteProject(ctx context.Context, id string, at time.Time) erro
 func (s *Store) ListDeletedProjects(ctx context.Context, before time.Time, limit int) ([]*lectern.Project, error) {
 	rows, err := s.pool.Query(ctx, projectSelect+` WHERE p.deleted_at IS NOT NULL AND p.deleted_at < $1
 		ORDER BY p.deleted_at, p.id LIMIT $2`, utc(before), limitArg(limit))
-	if err != nil {
-		return nil, wrap(err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*lectern.Project, error) { return scanProject(r) })
-	return out, wrap(err)
+	return collect(rows, err, scanProject)
 }
 
 // PurgeProject drops a deleted project's deployments, its updates and their
@@ -257,11 +247,7 @@ func (s *Store) DeleteOrg(ctx context.Context, id string, at time.Time) error {
 func (s *Store) ListDeletedOrgs(ctx context.Context, before time.Time, limit int) ([]*lectern.Organization, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+orgCols+` FROM orgs o WHERE o.deleted_at IS NOT NULL AND o.deleted_at < $1
 		AND NOT EXISTS (SELECT 1 FROM projects p WHERE p.org_id = o.id) ORDER BY o.deleted_at, o.id LIMIT $2`, utc(before), limitArg(limit))
-	if err != nil {
-		return nil, wrap(err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*lectern.Organization, error) { return scanOrg(r) })
-	return out, wrap(err)
+	return collect(rows, err, scanOrg)
 }
 
 // PurgeOrg drops a deleted organization, its API keys, and its webhooks

@@ -52,11 +52,7 @@ func (s *Store) GetOrg(ctx context.Context, id string) (*lectern.Organization, e
 // ListOrgs returns all organizations that are not deleted, oldest first.
 func (s *Store) ListOrgs(ctx context.Context) ([]*lectern.Organization, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+orgCols+` FROM orgs WHERE deleted_at IS NULL ORDER BY created_at, id`)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*lectern.Organization, error) { return scanOrg(r) })
-	return out, wrap(err)
+	return collect(rows, err, scanOrg)
 }
 
 // SetOrgPlan changes an organization's plan; ENOTFOUND when it is missing
@@ -119,11 +115,7 @@ func (s *Store) GetAPIKeyByHash(ctx context.Context, hash []byte) (*lectern.APIK
 // ListAPIKeys returns the keys of an organization, or all for "".
 func (s *Store) ListAPIKeys(ctx context.Context, orgID string) ([]*lectern.APIKey, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+keyCols+` FROM api_keys WHERE $1 = '' OR org_id = $1 ORDER BY created_at, id`, orgID)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*lectern.APIKey, error) { return scanKey(r) })
-	return out, wrap(err)
+	return collect(rows, err, scanKey)
 }
 
 // RevokeAPIKey marks a key revoked, keeping the first revocation time.

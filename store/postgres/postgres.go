@@ -314,6 +314,16 @@ func text(s string) string {
 	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }
 
+// collect scans every row of a query's rows with scan; err is the
+// query's, returned (wrapped) as is.
+func collect[T any](rows pgx.Rows, err error, scan func(pgx.Row) (T, error)) ([]T, error) {
+	if err != nil {
+		return nil, wrap(err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) { return scan(r) })
+	return out, wrap(err)
+}
+
 // lockRow runs query, a SELECT 1 of one row with its lock (FOR UPDATE,
 // FOR KEY SHARE...), in tx: notFound when no row matches.
 func lockRow(ctx context.Context, tx pgx.Tx, query string, notFound error, args ...any) error {

@@ -104,11 +104,7 @@ func (s *Store) ResolveDomain(ctx context.Context, domain string) (string, strin
 func (s *Store) ListProjects(ctx context.Context, orgID string, pg store.Page) ([]*lectern.Project, error) {
 	tail, args := pageSQL("p.", pg, []any{orgID})
 	rows, err := s.pool.Query(ctx, projectSelect+` WHERE p.deleted_at IS NULL AND ($1 = '' OR p.org_id = $1)`+tail, args...)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*lectern.Project, error) { return scanProject(r) })
-	return out, wrap(err)
+	return collect(rows, err, scanProject)
 }
 
 const deploymentCols = `id, project_id, update_id, commit_sha, commit_ref, commit_message, page_count, created_at`
@@ -135,11 +131,7 @@ func (s *Store) GetDeployment(ctx context.Context, id string) (*lectern.Deployme
 func (s *Store) ListDeployments(ctx context.Context, projectID string, pg store.Page) ([]*lectern.Deployment, error) {
 	tail, args := pageSQL("", pg, []any{projectID})
 	rows, err := s.pool.Query(ctx, `SELECT `+deploymentCols+` FROM deployments WHERE project_id = $1`+tail, args...)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*lectern.Deployment, error) { return scanDeployment(r) })
-	return out, wrap(err)
+	return collect(rows, err, scanDeployment)
 }
 
 // DeleteDeployment removes a deployment that is not live. A deployment

@@ -106,11 +106,7 @@ func (s *Store) GetUpdate(ctx context.Context, id string) (*lectern.Update, erro
 func (s *Store) ListUpdates(ctx context.Context, projectID string, pg store.Page) ([]*lectern.Update, error) {
 	tail, args := pageSQL("", pg, []any{projectID})
 	rows, err := s.pool.Query(ctx, `SELECT `+updateCols+` FROM updates WHERE project_id = $1`+tail, args...)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*lectern.Update, error) { return scanUpdate(r) })
-	return out, wrap(err)
+	return collect(rows, err, scanUpdate)
 }
 
 // StartUpdate marks the leased update in_progress.

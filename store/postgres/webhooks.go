@@ -88,11 +88,7 @@ func (s *Store) GetWebhook(ctx context.Context, id string) (*lectern.Webhook, er
 func (s *Store) ListWebhooks(ctx context.Context, orgID string, pg store.Page) ([]*lectern.Webhook, error) {
 	tail, args := pageSQL("", pg, []any{orgID})
 	rows, err := s.pool.Query(ctx, `SELECT `+webhookCols+` FROM webhooks WHERE org_id = $1 AND deleted_at IS NULL`+tail, args...)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*lectern.Webhook, error) { return scanWebhook(r) })
-	return out, wrap(err)
+	return collect(rows, err, scanWebhook)
 }
 
 // DeleteWebhook deletes a webhook at at and cancels its pending deliveries,
@@ -159,11 +155,7 @@ func (s *Store) GetDelivery(ctx context.Context, id string) (*lectern.Delivery, 
 func (s *Store) ListDeliveries(ctx context.Context, webhookID string, pg store.Page) ([]*lectern.Delivery, error) {
 	tail, args := pageSQL("", pg, []any{webhookID})
 	rows, err := s.pool.Query(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries WHERE webhook_id = $1`+tail, args...)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*lectern.Delivery, error) { return scanDelivery(r) })
-	return out, wrap(err)
+	return collect(rows, err, scanDelivery)
 }
 
 // RecordAttempt appends an attempt to the leased delivery, and either ends
