@@ -10,11 +10,7 @@ import (
 
 // cancelUpdate is POST /v1/project/update-status/{statusId}/cancel.
 func (a *api) cancelUpdate(w http.ResponseWriter, r *http.Request) {
-	body, ok := a.readNoBody(w, r)
-	if !ok {
-		return
-	}
-	a.idempotent(w, r, body, func(w http.ResponseWriter) {
+	a.bodiless(w, r, func(w http.ResponseWriter) {
 		id := r.PathValue("statusId")
 		u, err := a.store.GetUpdate(r.Context(), id)
 		if err == nil {
@@ -34,11 +30,7 @@ func (a *api) cancelUpdate(w http.ResponseWriter, r *http.Request) {
 
 // cancelExport is POST /v1/static-export/jobs/{jobId}/cancel.
 func (a *api) cancelExport(w http.ResponseWriter, r *http.Request) {
-	body, ok := a.readNoBody(w, r)
-	if !ok {
-		return
-	}
-	a.idempotent(w, r, body, func(w http.ResponseWriter) {
+	a.bodiless(w, r, func(w http.ResponseWriter) {
 		e, err := a.ownedExport(r)
 		if err == nil {
 			e, err = a.store.CancelExport(r.Context(), e.ID, time.Now())
@@ -64,11 +56,7 @@ func ended(err error, what string) error {
 // promoteDeployment is
 // POST /v1/projects/{projectId}/deployments/{deploymentId}/promote.
 func (a *api) promoteDeployment(w http.ResponseWriter, r *http.Request) {
-	body, ok := a.readNoBody(w, r)
-	if !ok {
-		return
-	}
-	a.idempotent(w, r, body, func(w http.ResponseWriter) {
+	a.bodiless(w, r, func(w http.ResponseWriter) {
 		p, err := a.ownedProject(r)
 		if err != nil {
 			writeError(w, r, a.log, err)

@@ -24,18 +24,19 @@ func ownedBy(r *http.Request, orgID, what, id string) error {
 	return nil
 }
 
-// readNoBody reads the body of an operation that takes none, answering
-// the error itself when the body is too large or not empty.
-func (a *api) readNoBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+// bodiless runs next as idempotent does for an operation that takes no
+// body, answering the error itself when the body is too large or not
+// empty.
+func (a *api) bodiless(w http.ResponseWriter, r *http.Request, next func(http.ResponseWriter)) {
 	body, err := readBody(w, r, a.cfg.MaxBodyBytes)
 	if err == nil {
 		err = requireNoBody(body)
 	}
 	if err != nil {
 		writeError(w, r, a.log, err)
-		return nil, false
+		return
 	}
-	return body, true
+	a.idempotent(w, r, body, next)
 }
 
 // readJSONBody reads the JSON body of an operation that takes one,
@@ -55,11 +56,7 @@ func (a *api) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 
 // triggerUpdate is POST /v1/project/update/{projectId}.
 func (a *api) triggerUpdate(w http.ResponseWriter, r *http.Request) {
-	body, ok := a.readNoBody(w, r)
-	if !ok {
-		return
-	}
-	a.idempotent(w, r, body, func(w http.ResponseWriter) {
+	a.bodiless(w, r, func(w http.ResponseWriter) {
 		id := r.PathValue("projectId")
 		p, err := a.store.GetProject(r.Context(), id)
 		if err == nil {
@@ -185,11 +182,7 @@ type bundleLink struct {
 // createBundle is POST /v1/static-export/jobs/{jobId}/bundle: the archive
 // was built by the job; each call signs a fresh link to it.
 func (a *api) createBundle(w http.ResponseWriter, r *http.Request) {
-	body, ok := a.readNoBody(w, r)
-	if !ok {
-		return
-	}
-	a.idempotent(w, r, body, func(w http.ResponseWriter) {
+	a.bodiless(w, r, func(w http.ResponseWriter) {
 		e, err := a.ownedExport(r)
 		if err != nil {
 			writeError(w, r, a.log, err)

@@ -69,26 +69,22 @@ func (a *api) getProject(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	v, err := a.withLive(r, p)
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, v)
+	a.writeProject(w, r, p)
 }
 
-// withLive returns p as the API shows it with its live deployment.
-func (a *api) withLive(r *http.Request, p *lectern.Project) (projectView, error) {
+// writeProject answers p as the API shows it, with its live deployment.
+func (a *api) writeProject(w http.ResponseWriter, r *http.Request, p *lectern.Project) {
 	v := viewOf(p)
 	if p.LiveDeploymentID != "" {
 		d, err := a.store.GetDeployment(r.Context(), p.LiveDeploymentID)
 		if err != nil {
-			return v, err
+			writeError(w, r, a.log, err)
+			return
 		}
 		d.Live = true
 		v.LiveDeployment = d
 	}
-	return v, nil
+	writeJSON(w, http.StatusOK, v)
 }
 
 // projectPatch is the body of PATCH /v1/projects/{projectId}: the fields
@@ -224,22 +220,13 @@ func (a *api) updateProject(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, a.log, err)
 			return
 		}
-		v, err := a.withLive(r, p)
-		if err != nil {
-			writeError(w, r, a.log, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, v)
+		a.writeProject(w, r, p)
 	})
 }
 
 // deleteProject is DELETE /v1/projects/{projectId}.
 func (a *api) deleteProject(w http.ResponseWriter, r *http.Request) {
-	body, ok := a.readNoBody(w, r)
-	if !ok {
-		return
-	}
-	a.idempotent(w, r, body, func(w http.ResponseWriter) {
+	a.bodiless(w, r, func(w http.ResponseWriter) {
 		p, err := a.ownedProject(r)
 		if err == nil {
 			err = a.store.DeleteProject(r.Context(), p.ID, time.Now())

@@ -161,11 +161,7 @@ func (a *api) getWebhook(w http.ResponseWriter, r *http.Request) {
 
 // deleteWebhook is DELETE /v1/webhooks/{webhookId}.
 func (a *api) deleteWebhook(w http.ResponseWriter, r *http.Request) {
-	body, ok := a.readNoBody(w, r)
-	if !ok {
-		return
-	}
-	a.idempotent(w, r, body, func(w http.ResponseWriter) {
+	a.bodiless(w, r, func(w http.ResponseWriter) {
 		hook, err := a.ownedWebhook(r)
 		if err == nil {
 			err = a.store.DeleteWebhook(r.Context(), hook.ID, time.Now())
