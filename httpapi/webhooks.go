@@ -44,19 +44,10 @@ func (a *api) createWebhook(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		ctx, orgID := r.Context(), principalOf(r.Context()).OrgID
-		have, err := a.store.ListWebhooks(ctx, orgID, store.Page{Limit: maxWebhooks})
-		if err != nil {
-			writeError(w, r, a.log, err)
-			return
-		}
-		if len(have) >= maxWebhooks {
-			writeError(w, r, a.log, lectern.Errorf(lectern.ECONFLICT, "The organization has %d webhooks, the most allowed: delete one first.", maxWebhooks))
-			return
-		}
 		secret := webhooks.NewSecret()
 		hook.ID, hook.OrgID = lectern.NewID(lectern.PrefixWebhook), orgID
 		hook.Secret = a.cfg.Secrets.Seal([]byte(secret), webhooks.SecretContext(hook.ID))
-		if err := a.store.CreateWebhook(ctx, hook); err != nil {
+		if err := a.store.CreateWebhook(ctx, hook, maxWebhooks); err != nil {
 			writeError(w, r, a.log, err)
 			return
 		}

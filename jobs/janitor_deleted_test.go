@@ -71,7 +71,7 @@ func TestJanitorPrunesDeliveries(t *testing.T) {
 	st := openStore(t)
 	p := newProject(t, st)
 	w := &lectern.Webhook{OrgID: p.OrgID, URL: "https://hooks.example.com/x", Events: []lectern.Event{lectern.EventUpdateCanceled}, Secret: "sealed"}
-	must(t, st.CreateWebhook(t.Context(), w), "CreateWebhook")
+	must(t, st.CreateWebhook(t.Context(), w, 0), "CreateWebhook")
 	deliver := func(at time.Time) string {
 		u := &lectern.Update{ProjectID: p.ID, Source: "api"}
 		must(t, st.CreateUpdate(t.Context(), u), "CreateUpdate")

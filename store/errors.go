@@ -18,6 +18,12 @@ func NotFound(what, id string) error {
 	return lectern.Errorf(lectern.ENOTFOUND, "%s %q not found", what, id)
 }
 
+// TooManyWebhooks is the ECONFLICT error of a webhook that would pass an
+// organization's limit.
+func TooManyWebhooks(limit int) error {
+	return lectern.Errorf(lectern.ECONFLICT, "The organization has %d webhooks, the most allowed: delete one first.", limit)
+}
+
 // LeaseLost is the ECONFLICT error of a write fenced off because lease no
 // longer holds its job.
 func LeaseLost(l Lease) error {

@@ -364,7 +364,10 @@ const KindWebhook = "webhook"
 type Webhooks interface {
 	// CreateWebhook stores an endpoint; it sets ID (whk_) and CreatedAt
 	// when empty. ENOTFOUND when the organization is missing or deleted.
-	CreateWebhook(ctx context.Context, w *lectern.Webhook) error
+	// When limit > 0 and the organization already has limit webhooks that
+	// are not deleted, ECONFLICT, storing nothing: the count and the
+	// insert are one transaction, so concurrent creates never pass it.
+	CreateWebhook(ctx context.Context, w *lectern.Webhook, limit int) error
 	// GetWebhook returns ENOTFOUND when the webhook is missing or deleted.
 	GetWebhook(ctx context.Context, id string) (*lectern.Webhook, error)
 	// ListWebhooks returns an organization's webhooks, newest first, one

@@ -115,7 +115,7 @@ func (f *fixture) hook(t *testing.T, url string, events ...lectern.Event) (*lect
 	secret := webhooks.NewSecret()
 	w := &lectern.Webhook{ID: lectern.NewID(lectern.PrefixWebhook), OrgID: f.org.ID, URL: url, Events: events}
 	w.Secret = f.key.Seal([]byte(secret), webhooks.SecretContext(w.ID))
-	if err := f.st.CreateWebhook(context.Background(), w); err != nil {
+	if err := f.st.CreateWebhook(context.Background(), w, 0); err != nil {
 		t.Fatal(err)
 	}
 	return w, secret

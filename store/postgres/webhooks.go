@@ -27,10 +27,12 @@ import (
 // never deadlocks: either the change sees the webhook deleted and stores no
 // delivery for it, or DeleteWebhook sees the delivery and cancels it.
 
-// CreateWebhook stores an endpoint of an organization. Its row is key-share
-// locked, so a concurrent DeleteOrg either is seen here (ENOTFOUND) or
-// waits.
-func (s *Store) CreateWebhook(ctx context.Context, w *lectern.Webhook) error {
+// CreateWebhook stores an endpoint of an organization. Its row is locked,
+// so a concurrent DeleteOrg either is seen here (ENOTFOUND) or waits: FOR
+// KEY SHARE with no limit, FOR NO KEY UPDATE with one, so that concurrent
+// creates in the organization count its webhooks one after the other
+// (the lock does not wait for the key-share locks of CreateProject).
+func (s *Store) CreateWebhook(ctx context.Context, w *lectern.Webhook, limit int) error {
 	if w.ID == "" {
 		w.ID = lectern.NewID(lectern.PrefixWebhook)
 	}
@@ -46,8 +48,21 @@ func (s *Store) CreateWebhook(ctx context.Context, w *lectern.Webhook) error {
 		events[i] = string(e)
 	}
 	return s.tx(ctx, func(tx pgx.Tx) error {
-		if err := lockRow(ctx, tx, `SELECT 1 FROM orgs WHERE id = $1 AND deleted_at IS NULL FOR KEY SHARE`, store.NotFound("organization", w.OrgID), w.OrgID); err != nil {
+		lock := "FOR KEY SHARE"
+		if limit > 0 {
+			lock = "FOR NO KEY UPDATE"
+		}
+		if err := lockRow(ctx, tx, `SELECT 1 FROM orgs WHERE id = $1 AND deleted_at IS NULL `+lock, store.NotFound("organization", w.OrgID), w.OrgID); err != nil {
 			return err
+		}
+		if limit > 0 {
+			var n int
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM webhooks WHERE org_id = $1 AND deleted_at IS NULL`, w.OrgID).Scan(&n); err != nil {
+				return err
+			}
+			if n >= limit {
+				return store.TooManyWebhooks(limit)
+			}
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO webhooks (id, org_id, url, events, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
 			w.ID, w.OrgID, text(w.URL), events, w.Secret, w.CreatedAt)

@@ -60,7 +60,7 @@ func TestWebhookRaces(t *testing.T) {
 		other := &lectern.Webhook{OrgID: org.ID, URL: "https://example.com/other", Secret: "s",
 			Events: []lectern.Event{lectern.EventUpdateFailed, lectern.EventExportCanceled}}
 		for _, h := range []*lectern.Webhook{w, other} {
-			if err := s.CreateWebhook(ctx, h); err != nil {
+			if err := s.CreateWebhook(ctx, h, 0); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -12,8 +12,9 @@ import (
 )
 
 // CreateWebhook stores an organization's endpoint; ENOTFOUND when the
-// organization is missing or deleted.
-func (s *Store) CreateWebhook(ctx context.Context, w *lectern.Webhook) error {
+// organization is missing or deleted, ECONFLICT when it has limit
+// webhooks already (the one writer's transaction counts them).
+func (s *Store) CreateWebhook(ctx context.Context, w *lectern.Webhook, limit int) error {
 	if w.ID == "" {
 		w.ID = lectern.NewID(lectern.PrefixWebhook)
 	}
@@ -35,6 +36,15 @@ func (s *Store) CreateWebhook(ctx context.Context, w *lectern.Webhook) error {
 		}
 		if live == 0 {
 			return store.NotFound("organization", w.OrgID)
+		}
+		if limit > 0 {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM webhooks WHERE org_id = ? AND deleted_at IS NULL`, w.OrgID).Scan(&n); err != nil {
+				return err
+			}
+			if n >= limit {
+				return store.TooManyWebhooks(limit)
+			}
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO webhooks (id, org_id, url, events_json, secret, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
 			w.ID, w.OrgID, w.URL, string(eventsJSON), w.Secret, ts(w.CreatedAt))

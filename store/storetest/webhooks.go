@@ -18,6 +18,8 @@ var webhookCases = []testCase{
 	{"CreateSetsIDAndCreatedAt", testWebhookCreate},
 	{"CreateKeepsGivenIDAndCreatedAt", testWebhookCreateGiven},
 	{"CreateForMissingOrDeletedOrg", testWebhookCreateRefused},
+	{"CreateLimit", testWebhookLimit},
+	{"CreateLimitRace", testWebhookLimitRace},
 	{"GetMissing", testWebhookGetMissing},
 	{"ListPaged", testWebhookList},
 	{"Delete", testWebhookDelete},
@@ -36,7 +38,7 @@ var webhookCases = []testCase{
 func newWebhook(t *testing.T, s store.Store, orgID string, events ...lectern.Event) *lectern.Webhook {
 	t.Helper()
 	w := &lectern.Webhook{OrgID: orgID, URL: "https://hooks.example.com/" + unique(), Events: events, Secret: "sealed:" + unique()}
-	must(t, s.CreateWebhook(t.Context(), w), "CreateWebhook")
+	must(t, s.CreateWebhook(t.Context(), w, 0), "CreateWebhook")
 	return w
 }
 
@@ -178,7 +180,7 @@ func testWebhookCreate(t *testing.T, s store.Store) {
 	events := []lectern.Event{lectern.EventExportCanceled, lectern.EventUpdateSucceeded, lectern.EventExportCompleted, lectern.EventUpdateFailed}
 	w := &lectern.Webhook{OrgID: org.ID, URL: "https://hooks.example.com/lectern?tenant=acme&x=1", Events: slices.Clone(events),
 		Secret: "v1.sealed.Zm9vYmFyYmF6"}
-	must(t, s.CreateWebhook(t.Context(), w), "CreateWebhook")
+	must(t, s.CreateWebhook(t.Context(), w, 0), "CreateWebhook")
 	if !lectern.ValidID(lectern.PrefixWebhook, w.ID) {
 		t.Errorf("CreateWebhook set ID %q, want a %s ID", w.ID, lectern.PrefixWebhook)
 	}
@@ -205,7 +207,7 @@ func testWebhookCreateGiven(t *testing.T, s store.Store) {
 	id := lectern.NewID(lectern.PrefixWebhook)
 	w := &lectern.Webhook{ID: id, OrgID: org.ID, URL: "https://example.net/hook", Events: []lectern.Event{lectern.EventUpdateFailed},
 		Secret: "sealed", CreatedAt: created}
-	must(t, s.CreateWebhook(t.Context(), w), "CreateWebhook")
+	must(t, s.CreateWebhook(t.Context(), w, 0), "CreateWebhook")
 	if w.ID != id {
 		t.Errorf("CreateWebhook replaced the given ID %s with %s", id, w.ID)
 	}
@@ -224,7 +226,7 @@ func testWebhookCreateRefused(t *testing.T, s store.Store) {
 	} {
 		id := lectern.NewID(lectern.PrefixWebhook)
 		w := &lectern.Webhook{ID: id, OrgID: c.orgID, URL: "https://hooks.example.com/x", Events: lectern.Events, Secret: "sealed"}
-		err := s.CreateWebhook(t.Context(), w)
+		err := s.CreateWebhook(t.Context(), w, 0)
 		wantCode(t, err, lectern.ENOTFOUND, "CreateWebhook("+c.what+")")
 		_, err = s.GetWebhook(t.Context(), id)
 		wantCode(t, err, lectern.ENOTFOUND, "GetWebhook of the webhook refused for "+c.what)
@@ -280,7 +282,7 @@ func testWebhookList(t *testing.T, s store.Store) {
 	create := func(orgID string, r rec, n int) {
 		w := &lectern.Webhook{ID: r.ID, OrgID: orgID, URL: fmt.Sprintf("https://hooks.example.com/%d", n),
 			Events: slices.Clone(lectern.Events[n%len(lectern.Events):]), Secret: "sealed-" + unique(), CreatedAt: r.At}
-		must(t, s.CreateWebhook(t.Context(), w), "CreateWebhook")
+		must(t, s.CreateWebhook(t.Context(), w, 0), "CreateWebhook")
 	}
 	for n, i := range pagingOrder {
 		create(a.ID, ra[i], n)
