@@ -5,7 +5,9 @@ package lectern
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Plan is an organization's subscription tier.
@@ -227,4 +229,22 @@ type Bundle struct {
 	SizeBytes int64  `json:"sizeBytes"`
 	SHA256    string `json:"sha256"`
 	Version   string `json:"version"`
+}
+
+// MaxNameLen is the most characters an organization's or a project's name
+// may have.
+const MaxNameLen = 200
+
+// NormalizeName returns an organization's or a project's name without its
+// surrounding space, or an EINVALID error when it is empty, longer than
+// MaxNameLen characters or holds a control character.
+func NormalizeName(s string) (string, error) {
+	name := strings.TrimSpace(s)
+	switch {
+	case name == "":
+		return "", Errorf(EINVALID, "must not be empty")
+	case utf8.RuneCountInString(name) > MaxNameLen || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return "", Errorf(EINVALID, "must be at most %d characters, without control characters", MaxNameLen)
+	}
+	return name, nil
 }

@@ -100,11 +100,15 @@ func orgCmd(with withStore) *cobra.Command {
 			if strings.TrimSpace(name) == "" {
 				return fmt.Errorf("--name is required")
 			}
+			n, err := lectern.NormalizeName(name)
+			if err != nil {
+				return fmt.Errorf("--name: %s", lectern.ErrorMessage(err))
+			}
 			p, err := lectern.ParsePlan(plan)
 			if err != nil {
 				return err
 			}
-			o := &lectern.Organization{Name: strings.TrimSpace(name), Plan: p}
+			o := &lectern.Organization{Name: n, Plan: p}
 			if err := st.CreateOrg(ctx, o); err != nil {
 				return err
 			}
@@ -251,6 +255,10 @@ func newProject(org, name, repo, branch, docsRoot, depType string, domains []str
 	if err := gitsource.CheckBranch(branch); err != nil {
 		return nil, fmt.Errorf("--branch: %s", lectern.ErrorMessage(err))
 	}
+	name, err := lectern.NormalizeName(name)
+	if err != nil {
+		return nil, fmt.Errorf("--name: %s", lectern.ErrorMessage(err))
+	}
 	dt, err := lectern.ParseDeploymentType(depType)
 	if err != nil {
 		return nil, err
@@ -262,7 +270,7 @@ func newProject(org, name, repo, branch, docsRoot, depType string, domains []str
 	if docsRoot, err = lectern.NormalizeDocsRoot(docsRoot); err != nil {
 		return nil, fmt.Errorf("--docs-root: %s", lectern.ErrorMessage(err))
 	}
-	return &lectern.Project{OrgID: org, Name: strings.TrimSpace(name), RepoURL: strings.TrimSpace(repo), Branch: branch,
+	return &lectern.Project{OrgID: org, Name: name, RepoURL: strings.TrimSpace(repo), Branch: branch,
 		DocsRoot: docsRoot, Domains: norm, DeploymentType: dt}, nil
 }
 

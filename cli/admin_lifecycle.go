@@ -39,9 +39,9 @@ The live deployment stays until the next update builds from the new settings.`}
 			var ch store.ProjectChange
 			changed := false
 			if fl.Changed("name") {
-				n := strings.TrimSpace(name)
-				if n == "" {
-					return fmt.Errorf("--name must not be empty")
+				n, err := lectern.NormalizeName(name)
+				if err != nil {
+					return fmt.Errorf("--name %s", lectern.ErrorMessage(err))
 				}
 				ch.Name, changed = &n, true
 			}
@@ -202,9 +202,9 @@ func orgLifecycleCmds(with withStore) []*cobra.Command {
 	rename := &cobra.Command{Use: "rename ORG_ID NAME", Short: "Rename an organization", Args: cobra.ExactArgs(2)}
 	rename.RunE = func(c *cobra.Command, args []string) error {
 		return with(func(ctx context.Context, st store.Store, out *printer) error {
-			name := strings.TrimSpace(args[1])
-			if name == "" {
-				return fmt.Errorf("the new name is empty")
+			name, err := lectern.NormalizeName(args[1])
+			if err != nil {
+				return fmt.Errorf("the new name %s", lectern.ErrorMessage(err))
 			}
 			if err := st.RenameOrg(ctx, args[0], name); err != nil {
 				return err

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/gitsource"
@@ -107,13 +106,9 @@ func (pp *projectPatch) change(p *lectern.Project, hosts *lectern.ServerHosts) (
 		fields = append(fields, lectern.FieldError{Field: field, Message: lectern.ErrorMessage(err)})
 	}
 	if pp.Name != nil {
-		name := strings.TrimSpace(*pp.Name)
-		switch {
-		case name == "":
-			bad("name", lectern.Errorf(lectern.EINVALID, "must not be empty"))
-		case utf8.RuneCountInString(name) > 200 || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }):
-			bad("name", lectern.Errorf(lectern.EINVALID, "must be at most 200 characters, without control characters"))
-		default:
+		if name, err := lectern.NormalizeName(*pp.Name); err != nil {
+			bad("name", err)
+		} else {
 			ch.Name = &name
 		}
 	}
