@@ -42,3 +42,23 @@ func TestAdminNamesChecked(t *testing.T) {
 		t.Errorf("refused names changed the store:\norgs %s\nprojects %s", orgs, projects)
 	}
 }
+
+// TestListLimitCheckedFirst: every list command refuses a --limit out of
+// 1..100 before it makes any request (the API URL here answers nothing).
+func TestListLimitCheckedFirst(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"LECTERN_API_URL": "http://" + freeAddr(t), "LECTERN_API_KEY": "lk_test"}
+	for _, cmd := range [][]string{
+		{"project", "list"}, {"project", "updates", "prj_x"}, {"project", "deployments", "prj_x"},
+		{"export", "list"}, {"webhook", "list"}, {"webhook", "deliveries", "whk_x"},
+	} {
+		for _, limit := range []string{"0", "101"} {
+			var out, errb bytes.Buffer
+			args := append(append([]string{}, cmd...), "--limit", limit)
+			err := cli.Run(context.Background(), args, func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)
+			if err == nil || !strings.Contains(err.Error(), "--limit "+limit+": give 1 to 100") {
+				t.Errorf("%s: %v, want the --limit error before any request", strings.Join(args, " "), err)
+			}
+		}
+	}
+}

@@ -177,13 +177,8 @@ type listFlags struct {
 func (l *listFlags) register(c *cobra.Command) {
 	c.Flags().IntVar(&l.limit, "limit", 0, "records per page, 1 to 100 (default 20)")
 	c.Flags().StringVar(&l.cursor, "cursor", "", "the page to read: the cursor printed after the previous one")
-	run := c.RunE
-	c.RunE = func(cmd *cobra.Command, args []string) error {
-		if err := l.check(cmd); err != nil {
-			return err
-		}
-		return run(cmd, args)
-	}
+	// Before RunE, whenever that is set, and before any request.
+	c.PreRunE = func(cmd *cobra.Command, _ []string) error { return l.check(cmd) }
 }
 
 func (l *listFlags) options() client.ListOptions {
