@@ -23,7 +23,8 @@ import (
 // AssistantPath is where a cloud site's assistant answers.
 const AssistantPath = "/_lectern/assistant"
 
-// The assistant's rate, per docs domain: questions a second and burst.
+// The assistant's rate, per project (not per domain: a project may have
+// up to lectern.MaxDomains): questions a second and burst.
 const (
 	assistantRate  = 2
 	assistantBurst = 10
@@ -32,7 +33,7 @@ const (
 
 // assistants is the state of the live sites' assistant: the search index
 // of the deployments recently asked (read from the object store on first
-// use, at most maxIndexes), and a rate limiter per domain.
+// use, at most maxIndexes), and a rate limiter per project.
 type assistants struct {
 	mu       sync.Mutex
 	indexes  map[string]*search.Index // by deployment
@@ -51,7 +52,7 @@ func (s *Server) serveAssistant(w http.ResponseWriter, r *http.Request, e hostEn
 		return
 	}
 	// The rate limit first: a refused request costs no store lookup.
-	if !s.assistants.allow(lectern.HostName(r.Host)) {
+	if !s.assistants.allow(e.projectID) {
 		w.Header().Set("Retry-After", "1")
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusTooManyRequests)
@@ -76,17 +77,17 @@ func (s *Server) serveAssistant(w http.ResponseWriter, r *http.Request, e hostEn
 	assistant.Serve(w, r, ix)
 }
 
-// allow takes a token of domain's limiter.
-func (a *assistants) allow(domain string) bool {
+// allow takes a token of the project's limiter.
+func (a *assistants) allow(projectID string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.limiters == nil || len(a.limiters) > 10_000 {
 		a.limiters = map[string]*rate.Limiter{}
 	}
-	l := a.limiters[domain]
+	l := a.limiters[projectID]
 	if l == nil {
 		l = rate.NewLimiter(assistantRate, assistantBurst)
-		a.limiters[domain] = l
+		a.limiters[projectID] = l
 	}
 	return l.Allow()
 }

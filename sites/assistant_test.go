@@ -52,13 +52,16 @@ func ask(srv http.Handler, host, body string) *httptest.ResponseRecorder {
 
 // TestAssistantOnCloudSites: a cloud site's assistant answers from its
 // live deployment's index, streamed, the section cited; other deployment
-// types have none; bad requests say why; a domain is rate limited.
+// types have none; bad requests say why; a project is rate limited, whichever
+// of its domains is asked.
 func TestAssistantOnCloudSites(t *testing.T) {
 	t.Parallel()
 	st, b := openStore(t), openBucket(t)
 	files := builtFiles(t)
-	cloud := newProject(t, st, "cloud.example.com")
+	cloud := newProject(t, st, "cloud.example.com", "www.cloud.example.com")
 	publish(t, st, b, cloud.ID, files)
+	other := newProject(t, st, "other.example.com")
+	publish(t, st, b, other.ID, files)
 	hosted := &lectern.Project{OrgID: cloud.OrgID, Name: "Hosted", RepoURL: "https://git.example.com/h.git", Branch: "main", DocsRoot: "/",
 		Domains: []string{"hosted.example.com"}, DeploymentType: lectern.DeploymentClientHosted}
 	if err := st.CreateProject(context.Background(), hosted); err != nil {
@@ -124,7 +127,12 @@ func TestAssistantOnCloudSites(t *testing.T) {
 	if !limited {
 		t.Error("40 questions at once were not rate limited")
 	}
-	if w := ask(srv, "hosted.example.com", `{"messages":[{"role":"user","content":"roll back"}]}`); w.Code == 429 {
-		t.Error("one domain's questions limited another's")
+	// The limit is the project's: its other domain is limited too, another
+	// project is not.
+	if w := ask(srv, "www.cloud.example.com", `{"messages":[{"role":"user","content":"roll back"}]}`); w.Code != 429 {
+		t.Errorf("the limited project's other domain: %d, want 429", w.Code)
+	}
+	if w := ask(srv, "other.example.com", `{"messages":[{"role":"user","content":"roll back"}]}`); w.Code != 200 {
+		t.Errorf("another project after one was limited: %d, want 200", w.Code)
 	}
 }
