@@ -63,7 +63,8 @@ func (c *Client) DeleteProject(ctx context.Context, projectID string) error {
 }
 
 // Updates returns a page of a project's update statuses, newest first
-// (GET /projects/{projectId}/updates).
+// (GET /projects/{projectId}/updates), each without its build log (Logs
+// empty): UpdateStatus reads one update's log.
 func (c *Client) Updates(ctx context.Context, projectID string, opts ListOptions) (*Page[UpdateStatus], error) {
 	if projectID == "" {
 		return nil, errors.New("updates: no project ID given")

@@ -160,7 +160,8 @@ type Updates interface {
 	// deleted, or the deployment is missing or another project's.
 	PromoteDeployment(ctx context.Context, projectID, deploymentID string, u *lectern.Update, at time.Time) error
 	// ListUpdates returns a project's updates, newest first, one page of
-	// them.
+	// them, each as GetUpdate returns it but without its build log (Logs
+	// empty, not nil): a page stays small however long the logs.
 	ListUpdates(ctx context.Context, projectID string, pg Page) ([]*lectern.Update, error)
 	// StartUpdate marks the leased update in_progress.
 	// ECONFLICT when the lease is lost.

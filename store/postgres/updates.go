@@ -61,6 +61,11 @@ func (s *Store) CreateUpdate(ctx context.Context, u *lectern.Update) error {
 const updateCols = `id, project_id, org_id, status, source, created_at, started_at, ended_at,
 	summary, commit_json, logs_json, superseded_by, deployment_id`
 
+// updateListCols are updateCols with an empty build log: ListUpdates
+// leaves the logs out.
+const updateListCols = `id, project_id, org_id, status, source, created_at, started_at, ended_at,
+	summary, commit_json, '[]', superseded_by, deployment_id`
+
 func scanUpdate(row pgx.Row) (*lectern.Update, error) {
 	var u lectern.Update
 	var status string
@@ -102,10 +107,11 @@ func (s *Store) GetUpdate(ctx context.Context, id string) (*lectern.Update, erro
 	return u, wrap(err)
 }
 
-// ListUpdates returns a page of a project's updates, newest first.
+// ListUpdates returns a page of a project's updates, newest first, without
+// their logs.
 func (s *Store) ListUpdates(ctx context.Context, projectID string, pg store.Page) ([]*lectern.Update, error) {
 	tail, args := pageSQL("", pg, []any{projectID})
-	rows, err := s.pool.Query(ctx, `SELECT `+updateCols+` FROM updates WHERE project_id = $1`+tail, args...)
+	rows, err := s.pool.Query(ctx, `SELECT `+updateListCols+` FROM updates WHERE project_id = $1`+tail, args...)
 	return collect(rows, err, scanUpdate)
 }
 

@@ -177,10 +177,11 @@ func (s *Store) PurgeProject(ctx context.Context, id string) error {
 	})
 }
 
-// ListUpdates returns a page of a project's updates, newest first.
+// ListUpdates returns a page of a project's updates, newest first, without
+// their logs.
 func (s *Store) ListUpdates(ctx context.Context, projectID string, pg store.Page) ([]*lectern.Update, error) {
 	cond, tail, args := pageSQL(pg)
-	rows, err := s.r.QueryContext(ctx, updateCols+` FROM updates WHERE project_id = ?`+cond+tail, append([]any{projectID}, args...)...)
+	rows, err := s.r.QueryContext(ctx, updateListCols+` FROM updates WHERE project_id = ?`+cond+tail, append([]any{projectID}, args...)...)
 	return collect(rows, err, scanUpdate)
 }
 

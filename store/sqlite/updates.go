@@ -60,6 +60,11 @@ const updateCols = `SELECT id, project_id, org_id, status, source, created_at, s
 
 const updateSelect = updateCols + ` FROM updates WHERE id = ?`
 
+// updateListCols are updateCols with an empty build log: ListUpdates
+// leaves the logs out.
+const updateListCols = `SELECT id, project_id, org_id, status, source, created_at, started_at, ended_at,
+	summary, commit_json, '[]', superseded_by, deployment_id`
+
 // GetUpdate returns an update or ENOTFOUND.
 func (s *Store) GetUpdate(ctx context.Context, id string) (*lectern.Update, error) {
 	u, err := scanUpdate(s.updateByID.QueryRowContext(ctx, id))

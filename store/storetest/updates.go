@@ -17,6 +17,33 @@ var updateCases = []testCase{
 	{"QueueOneJobPerProject", testUpdateQueue},
 	{"FinishSuccessAndFailure", testUpdateFinish},
 	{"DeleteDeployment", testDeleteDeployment},
+	{"ListLeavesOutLogs", testListUpdatesWithoutLogs},
+}
+
+// testListUpdatesWithoutLogs: ListUpdates returns each update as GetUpdate
+// does but for its build log, an empty (not nil) list, so that a page
+// stays small however long the logs; GetUpdate still returns the log.
+func testListUpdatesWithoutLogs(t *testing.T, s store.Store) {
+	org := newOrg(t, s)
+	p := newProject(t, s, org.ID)
+	published := publish(t, s, p, "3333333333333333333333333333333333333333").UpdateID
+	newUpdate(t, s, p) // queued: no log yet
+	ups, err := s.ListUpdates(t.Context(), p.ID, store.Page{})
+	must(t, err, "ListUpdates")
+	if len(ups) != 2 {
+		t.Fatalf("ListUpdates = %d updates, want 2", len(ups))
+	}
+	for _, u := range ups {
+		if u.Logs == nil || len(u.Logs) != 0 {
+			t.Errorf("ListUpdates' update %s has Logs %#v, want an empty list", u.ID, u.Logs)
+		}
+		want := mustGet(t, s.GetUpdate, u.ID)
+		want.Logs = []string{}
+		wantSameUpdate(t, "ListUpdates' update vs GetUpdate's without its log", u, want)
+	}
+	if got := mustGet(t, s.GetUpdate, published).Logs; len(got) != 1 || got[0] != "published" {
+		t.Errorf("GetUpdate(%s).Logs = %q after ListUpdates, want [published]", published, got)
+	}
 }
 
 func testUpdateCreate(t *testing.T, s store.Store) {
