@@ -14,16 +14,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"lectern.dev/lectern/internal/browsertest"
 	"lectern.dev/lectern/render/output"
 )
 
 // corpusShots are, for each corpus, the pages TestCorpusBrowser keeps
-// screenshots of, in light and dark mode: the home page and an API page.
+// screenshots of, in light and dark mode: the home page and an API page;
+// and of the home page with the search dialog open on the query
+// corpusSearch, its results shown.
 var corpusShots = map[string][]string{
 	"mintlify-starter": {"", "api-reference/endpoint/get"},
 	"pipecat-docs":     {"", "api-reference/pipecat-cloud/rest-reference/endpoint/agent-list-all"},
 }
+
+// corpusSearch is a query with results in every corpus.
+const corpusSearch = "deploy"
 
 // TestCorpusBrowser builds each corpus in the live form, serves it on
 // loopback and opens every page of it in headless Chromium: no page may
@@ -117,6 +123,28 @@ func TestCorpusBrowser(t *testing.T) {
 						tab.Screenshot()
 					})
 				}
+			}
+			for _, theme := range []string{"light", "dark"} {
+				t.Run("search-"+theme, func(t *testing.T) {
+					tab := browsertest.NewTab(t, browserCtx, browsertest.Options{Origins: []string{base}})
+					tab.Open(base + "/")
+					tab.Eval("theme", `localStorage.setItem("lectern-theme", "`+theme+`"), "ok"`)
+					tab.Open(base + "/")
+					if !tab.Run("search "+corpusSearch, chromedp.KeyEvent("k", chromedp.KeyModifiers(modCtrl)), chromedp.WaitVisible(chromedp.CSS(selSearchInput)),
+						chromedp.SendKeys(chromedp.CSS(selSearchInput), corpusSearch)) {
+						return
+					}
+					n := ""
+					for i := 0; i < 50 && (n == "" || n == "0"); i++ {
+						time.Sleep(100 * time.Millisecond)
+						n, _ = tab.Try(`String(document.querySelectorAll("#lc-search-results a").length)`, stepTimeout)
+					}
+					if n == "" || n == "0" {
+						t.Errorf("search %q shows no result", corpusSearch)
+					}
+					tab.Screenshot()
+					tab.Check("search " + corpusSearch)
+				})
 			}
 		})
 	}
