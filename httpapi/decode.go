@@ -129,17 +129,27 @@ func parseExportRequest(body []byte) (domain, basePath string, err error) {
 			basePath = p
 		}
 	}
-	if len(fields) > 0 {
-		msgs := make([]string, len(fields))
-		for i, f := range fields {
-			msgs[i] = f.Message
-			if !strings.HasPrefix(f.Message, f.Field+" ") {
-				msgs[i] = f.Field + " " + f.Message
-			}
-		}
-		return "", "", &lectern.Error{Code: lectern.EINVALID, Message: "Invalid request: " + strings.Join(msgs, "; ") + ".", Fields: fields}
+	if err := invalidFields(fields); err != nil {
+		return "", "", err
 	}
 	return domain, basePath, nil
+}
+
+// invalidFields is the EINVALID error of a body with bad fields, its
+// message naming each field (once: a message that starts with its field's
+// name is kept as it is); nil when there are none.
+func invalidFields(fields []lectern.FieldError) error {
+	if len(fields) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(fields))
+	for i, f := range fields {
+		msgs[i] = f.Message
+		if !strings.HasPrefix(f.Message, f.Field+" ") {
+			msgs[i] = f.Field + ": " + f.Message
+		}
+	}
+	return &lectern.Error{Code: lectern.EINVALID, Message: "Invalid request: " + strings.Join(msgs, "; ") + ".", Fields: fields}
 }
 
 // checkKeys refuses top-level keys that are not exactly a JSON field name

@@ -153,14 +153,7 @@ func (pp *projectPatch) change(p *lectern.Project, hosts *lectern.ServerHosts) (
 			ch.DeploymentType = &dt
 		}
 	}
-	if len(fields) > 0 {
-		msgs := make([]string, len(fields))
-		for i, f := range fields {
-			msgs[i] = f.Field + ": " + f.Message
-		}
-		return ch, &lectern.Error{Code: lectern.EINVALID, Message: "Invalid request: " + strings.Join(msgs, "; ") + ".", Fields: fields}
-	}
-	return ch, nil
+	return ch, invalidFields(fields)
 }
 
 // refuseNulls refuses a JSON object body with a null member: a PATCH

@@ -109,15 +109,8 @@ func (a *api) parseWebhook(body []byte) (*lectern.Webhook, error) {
 			}
 		}
 	}
-	if len(fields) > 0 {
-		msg := "Invalid request:"
-		for i, f := range fields {
-			if i > 0 {
-				msg += ";"
-			}
-			msg += " " + f.Field + ": " + f.Message
-		}
-		return nil, &lectern.Error{Code: lectern.EINVALID, Message: msg + ".", Fields: fields}
+	if err := invalidFields(fields); err != nil {
+		return nil, err
 	}
 	return hook, nil
 }
