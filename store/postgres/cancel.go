@@ -36,27 +36,15 @@ func (s *Store) CancelUpdate(ctx context.Context, id string, at time.Time) (*lec
 		if err := lockJob(ctx, tx, id); err != nil {
 			return err
 		}
-		var status string
-		err := tx.QueryRow(ctx, `SELECT status FROM updates WHERE id = $1 FOR UPDATE`, id).Scan(&status)
+		var err error
+		u, err = scanUpdate(tx.QueryRow(ctx, `UPDATE updates SET status = 'canceled', ended_at = $2, summary = $3
+			WHERE id = $1 AND status IN ('queued', 'in_progress') RETURNING `+updateCols, id, t, store.CanceledByRequest))
 		if errors.Is(err, pgx.ErrNoRows) {
-			return store.NotFound("update status", id)
+			return notCanceled(ctx, tx, "updates", "update status", "update", id)
 		}
-		if err != nil {
-			return err
+		if err == nil {
+			err = endJob(ctx, tx, id, t)
 		}
-		switch lectern.UpdateStatus(status) {
-		case lectern.UpdateQueued, lectern.UpdateInProgress:
-		default:
-			return lectern.Errorf(lectern.ECONFLICT, "update %q has already ended (%s)", id, status)
-		}
-		if err := endJob(ctx, tx, id, t); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `UPDATE updates SET status = 'canceled', ended_at = $2, summary = $3 WHERE id = $1`,
-			id, t, store.CanceledByRequest); err != nil {
-			return err
-		}
-		u, err = scanUpdate(tx.QueryRow(ctx, `SELECT `+updateCols+` FROM updates WHERE id = $1`, id))
 		if err != nil {
 			return err
 		}
@@ -80,27 +68,15 @@ func (s *Store) CancelExport(ctx context.Context, id string, at time.Time) (*lec
 		if err := lockJob(ctx, tx, id); err != nil {
 			return err
 		}
-		var status string
-		err := tx.QueryRow(ctx, `SELECT status FROM exports WHERE id = $1 FOR UPDATE`, id).Scan(&status)
+		var err error
+		e, err = scanExport(tx.QueryRow(ctx, `UPDATE exports SET status = 'canceled', updated_at = $2, error_code = 'canceled', error_message = $3
+			WHERE id = $1 AND status IN ('queued', 'running') RETURNING `+exportCols, id, t, store.CanceledByRequest))
 		if errors.Is(err, pgx.ErrNoRows) {
-			return store.NotFound("export job", id)
+			return notCanceled(ctx, tx, "exports", "export job", "export job", id)
 		}
-		if err != nil {
-			return err
+		if err == nil {
+			err = endJob(ctx, tx, id, t)
 		}
-		switch lectern.ExportStatus(status) {
-		case lectern.ExportQueued, lectern.ExportRunning:
-		default:
-			return lectern.Errorf(lectern.ECONFLICT, "export job %q has already ended (%s)", id, status)
-		}
-		if err := endJob(ctx, tx, id, t); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `UPDATE exports SET status = 'canceled', updated_at = $2, error_code = 'canceled', error_message = $3
-			WHERE id = $1`, id, t, store.CanceledByRequest); err != nil {
-			return err
-		}
-		e, err = scanExport(tx.QueryRow(ctx, `SELECT `+exportCols+` FROM exports WHERE id = $1`, id))
 		if err != nil {
 			return err
 		}
@@ -119,11 +95,19 @@ func lockJob(ctx context.Context, tx pgx.Tx, id string) error {
 	return err
 }
 
-// endJob marks a job done inside tx and drops its lease, so that the
-// worker running it, if any, gets ECONFLICT at its next lease check.
-func endJob(ctx context.Context, tx pgx.Tx, id string, at time.Time) error {
-	_, err := tx.Exec(ctx, `UPDATE jobs SET state = 'done', lease_owner = NULL, lease_until = NULL, updated_at = $2 WHERE id = $1`, id, at)
-	return err
+// notCanceled is the error of a cancel that found no queued or running
+// record with the ID in table: ENOTFOUND naming it missing when there is
+// none, ECONFLICT naming it ended and its status when it has ended.
+func notCanceled(ctx context.Context, tx pgx.Tx, table, missing, ended, id string) error {
+	var status string
+	err := tx.QueryRow(ctx, `SELECT status FROM `+table+` WHERE id = $1`, id).Scan(&status)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.NotFound(missing, id)
+	}
+	if err != nil {
+		return err
+	}
+	return lectern.Errorf(lectern.ECONFLICT, "%s %q has already ended (%s)", ended, id, status)
 }
 
 // PromoteDeployment makes a deployment of the project its live one and

@@ -169,7 +169,7 @@ func (s *Store) FinishExport(ctx context.Context, lease store.Lease, r store.Exp
 		if err != nil {
 			return err
 		}
-		if err := finishJob(ctx, tx, lease, at); err != nil {
+		if err := endJob(ctx, tx, lease.JobID, at); err != nil {
 			return err
 		}
 		return exportOutbox(ctx, tx, lease.JobID, at)

@@ -164,8 +164,10 @@ func (s *Store) CountJobs(ctx context.Context) (map[string]map[string]int, error
 	return out, wrap(rows.Err())
 }
 
-// finishJob marks the leased job done inside tx.
-func finishJob(ctx context.Context, tx pgx.Tx, l store.Lease, at time.Time) error {
-	_, err := tx.Exec(ctx, `UPDATE jobs SET state = 'done', lease_owner = NULL, lease_until = NULL, updated_at = $1 WHERE id = $2`, at, l.JobID)
+// endJob marks a job done inside tx and drops its lease: the leased job
+// its worker ends, or one canceled, whose worker, if any, then gets
+// ECONFLICT at its next lease check.
+func endJob(ctx context.Context, tx pgx.Tx, id string, at time.Time) error {
+	_, err := tx.Exec(ctx, `UPDATE jobs SET state = 'done', lease_owner = NULL, lease_until = NULL, updated_at = $2 WHERE id = $1`, id, at)
 	return err
 }

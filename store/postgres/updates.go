@@ -190,7 +190,7 @@ func (s *Store) FinishUpdate(ctx context.Context, lease store.Lease, r store.Upd
 			string(r.Status), ended, text(r.Summary), commitJSON, string(logsJSON), depID, lease.JobID); err != nil {
 			return err
 		}
-		if err := finishJob(ctx, tx, lease, ended); err != nil {
+		if err := endJob(ctx, tx, lease.JobID, ended); err != nil {
 			return err
 		}
 		return updateOutbox(ctx, tx, lease.JobID, ended)

@@ -225,7 +225,7 @@ func (s *Store) RecordAttempt(ctx context.Context, l store.Lease, a lectern.Deli
 			return store.LeaseLost(l) // the delivery has ended
 		}
 		if next.IsZero() {
-			return finishJob(ctx, tx, l, a.At)
+			return endJob(ctx, tx, l.JobID, a.At)
 		}
 		// As ReleaseJob requeues: the attempt is not counted.
 		_, err = tx.Exec(ctx, `UPDATE jobs SET state = 'queued', run_at = $1, lease_owner = NULL, lease_until = NULL, updated_at = $2,

@@ -30,7 +30,7 @@ func (s *Store) CancelUpdate(ctx context.Context, id string, at time.Time) (*lec
 			t, store.CanceledByRequest, id); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'done', lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ?`, t, id); err != nil {
+		if err := endJob(ctx, tx, id, t); err != nil {
 			return err
 		}
 		return notifyUpdate(ctx, tx, id, at)
@@ -60,7 +60,7 @@ func (s *Store) CancelExport(ctx context.Context, id string, at time.Time) (*lec
 			t, store.CanceledByRequest, id); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'done', lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ?`, t, id); err != nil {
+		if err := endJob(ctx, tx, id, t); err != nil {
 			return err
 		}
 		return notifyExport(ctx, tx, id, at)

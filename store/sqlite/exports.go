@@ -138,7 +138,7 @@ func (s *Store) FinishExport(ctx context.Context, lease store.Lease, r store.Exp
 		if err := notifyExport(ctx, tx, lease.JobID, r.At); err != nil {
 			return err
 		}
-		return finishJob(ctx, tx, lease, at)
+		return endJob(ctx, tx, lease.JobID, at)
 	})
 }
 

@@ -136,9 +136,11 @@ func (s *Store) CountJobs(ctx context.Context) (map[string]map[string]int, error
 	return out, wrap(rows.Err())
 }
 
-// finishJob marks the leased job done inside tx.
-func finishJob(ctx context.Context, tx *sql.Tx, l store.Lease, at int64) error {
-	_, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'done', lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ?`, at, l.JobID)
+// endJob marks a job done inside tx and drops its lease: the leased job
+// its worker ends, or one canceled, whose worker, if any, then gets
+// ECONFLICT at its next lease check.
+func endJob(ctx context.Context, tx *sql.Tx, id string, at int64) error {
+	_, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'done', lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ?`, at, id)
 	return err
 }
 

@@ -171,6 +171,6 @@ func (s *Store) FinishUpdate(ctx context.Context, lease store.Lease, r store.Upd
 		if err := notifyUpdate(ctx, tx, lease.JobID, r.EndedAt); err != nil {
 			return err
 		}
-		return finishJob(ctx, tx, lease, ts(r.EndedAt))
+		return endJob(ctx, tx, lease.JobID, ts(r.EndedAt))
 	})
 }

@@ -202,7 +202,7 @@ func (s *Store) RecordAttempt(ctx context.Context, lease store.Lease, a lectern.
 			next_attempt_at = NULL WHERE id = ?`, string(b), string(end), ts(a.At), lease.JobID); err != nil {
 			return err
 		}
-		return finishJob(ctx, tx, lease, ts(a.At))
+		return endJob(ctx, tx, lease.JobID, ts(a.At))
 	}))
 }
 
