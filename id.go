@@ -17,6 +17,9 @@ const (
 	PrefixDeployment = "dep_"
 	PrefixWebhook    = "whk_"
 	PrefixDelivery   = "msg_"
+	// PrefixAssistantMessage names a question to the docs assistant and
+	// its answer (AssistantMessage).
+	PrefixAssistantMessage = "ask_"
 )
 
 const crockford = "0123456789abcdefghjkmnpqrstvwxyz"

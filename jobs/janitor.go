@@ -20,7 +20,8 @@ import (
 // archives, old deployments of each project (never the live one), the
 // files of deployments that were never recorded (an update attempt whose
 // worker died while publishing), expired idempotency records, webhook
-// deliveries that ended over Retention ago, and the
+// deliveries that ended over Retention ago, the assistant's questions
+// asked over AssistantRetention ago, and the
 // files and records of deleted projects and organizations. Every step is
 // idempotent, so several processes may run janitors at once.
 type Janitor struct {
@@ -30,6 +31,9 @@ type Janitor struct {
 	// Retention is how long export jobs and their files, and webhook
 	// deliveries that ended, are kept; default 30 days.
 	Retention time.Duration
+	// AssistantRetention is how long the assistant's questions and
+	// answers are kept (for analytics); default 90 days.
+	AssistantRetention time.Duration
 	// KeepDeployments is how many deployments per project are kept besides
 	// the live one; default 3. Only those older than an hour are collected.
 	KeepDeployments int
@@ -127,6 +131,17 @@ func (j *Janitor) RunOnce(ctx context.Context) error {
 	// Webhook deliveries that ended are kept as long as export jobs.
 	for {
 		n, err := j.Store.PruneDeliveries(ctx, now.Add(-retention), 1000)
+		keep(err)
+		if err != nil || n < 1000 {
+			break
+		}
+	}
+	asked := j.AssistantRetention
+	if asked <= 0 {
+		asked = 90 * 24 * time.Hour
+	}
+	for {
+		n, err := j.Store.PruneAssistantMessages(ctx, now.Add(-asked), 1000)
 		keep(err)
 		if err != nil || n < 1000 {
 			break

@@ -93,3 +93,25 @@ func TestJanitorPrunesDeliveries(t *testing.T) {
 		t.Errorf("the delivery that ended an hour ago: %v", err)
 	}
 }
+
+// TestJanitorPrunesAssistantMessages: questions asked longer ago than
+// AssistantRetention go; a recent one stays.
+func TestJanitorPrunesAssistantMessages(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	p := newProject(t, st)
+	ask := func(at time.Time) string {
+		m := &lectern.AssistantMessage{ProjectID: p.ID, Source: lectern.AssistantFromSite, Question: "How?", Answer: "So.", CreatedAt: at}
+		must(t, st.RecordAssistantMessage(t.Context(), m), "RecordAssistantMessage")
+		return m.ID
+	}
+	ask(time.Now().Add(-10 * 24 * time.Hour))
+	recent := ask(time.Now().Add(-time.Hour))
+	j := &jobs.Janitor{Log: slog.New(slog.DiscardHandler), Store: st, Bucket: openBucket(t), AssistantRetention: 7 * 24 * time.Hour}
+	must(t, j.RunOnce(t.Context()), "RunOnce")
+	ms, err := st.ListAssistantMessages(t.Context(), p.ID, store.AssistantFilter{}, store.Page{})
+	must(t, err, "ListAssistantMessages")
+	if len(ms) != 1 || ms[0].ID != recent {
+		t.Errorf("left %d messages, want only the recent one", len(ms))
+	}
+}

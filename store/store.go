@@ -30,6 +30,7 @@ type Store interface {
 	Idempotency
 	RateLimits
 	Webhooks
+	Assistant
 
 	// Ping checks that the database answers.
 	Ping(ctx context.Context) error
@@ -103,8 +104,8 @@ type Projects interface {
 	// ListDeletedProjects returns up to limit projects deleted before t.
 	ListDeletedProjects(ctx context.Context, before time.Time, limit int) ([]*lectern.Project, error)
 	// PurgeProject drops a deleted project's records: its deployments, its
-	// updates and their jobs, and the project. ENOTFOUND when the project
-	// is missing or not deleted.
+	// updates and their jobs, its assistant messages, and the project.
+	// ENOTFOUND when the project is missing or not deleted.
 	PurgeProject(ctx context.Context, id string) error
 	// SetProjectRepo replaces a project's repository URL and its sealed
 	// credentials ("" for none). ENOTFOUND when the project is missing.

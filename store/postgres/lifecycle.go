@@ -180,9 +180,9 @@ func (s *Store) ListDeletedProjects(ctx context.Context, before time.Time, limit
 }
 
 // PurgeProject drops a deleted project's deployments, its updates and their
-// jobs, and the project, in one transaction. Its exports are left to
-// ListExportsBefore and DeleteExport. ENOTFOUND when the project is
-// missing or not deleted.
+// jobs, its assistant messages, and the project, in one transaction. Its
+// exports are left to ListExportsBefore and DeleteExport. ENOTFOUND when
+// the project is missing or not deleted.
 func (s *Store) PurgeProject(ctx context.Context, id string) error {
 	return s.tx(ctx, func(tx pgx.Tx) error {
 		if err := lockRow(ctx, tx, `SELECT 1 FROM projects WHERE id = $1 AND deleted_at IS NOT NULL FOR UPDATE`, lectern.Errorf(lectern.ENOTFOUND, "deleted project %q not found", id), id); err != nil {
@@ -192,6 +192,7 @@ func (s *Store) PurgeProject(ctx context.Context, id string) error {
 			`DELETE FROM deployments WHERE project_id = $1`,
 			`DELETE FROM jobs WHERE id IN (SELECT id FROM updates WHERE project_id = $1)`,
 			`DELETE FROM updates WHERE project_id = $1`,
+			`DELETE FROM assistant_messages WHERE project_id = $1`,
 			`DELETE FROM domains WHERE project_id = $1`, // none: DeleteProject freed them
 			`DELETE FROM projects WHERE id = $1`,
 		} {

@@ -152,7 +152,8 @@ func (s *Store) ListDeletedProjects(ctx context.Context, before time.Time, limit
 	return collect(rows, err, scanProjectRow)
 }
 
-// PurgeProject drops a deleted project's records.
+// PurgeProject drops a deleted project's records (its assistant messages
+// among them).
 func (s *Store) PurgeProject(ctx context.Context, id string) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		var n int
@@ -167,6 +168,7 @@ func (s *Store) PurgeProject(ctx context.Context, id string) error {
 			`DELETE FROM deployments WHERE project_id = ?`,
 			`DELETE FROM jobs WHERE id IN (SELECT id FROM updates WHERE project_id = ?)`,
 			`DELETE FROM updates WHERE project_id = ?`,
+			`DELETE FROM assistant_messages WHERE project_id = ?`,
 			`DELETE FROM projects WHERE id = ?`,
 		} {
 			if _, err := tx.ExecContext(ctx, q, id); err != nil {

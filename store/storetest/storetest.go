@@ -55,6 +55,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Promote", promoteCases},
 		{"Webhooks", webhookCases},
 		{"WebhookOutbox", outboxCases},
+		{"Assistant", assistantCases},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
