@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 )
 
@@ -37,6 +38,12 @@ const NotFound = "No answer was found in these docs"
 // sentences of the best ones that hold most of the question's words,
 // quoted and cited; or NotFound when none holds at least half of them.
 func Extract(question string, ps []Passage) Answer {
+	return extract(question, ps, false)
+}
+
+// extract is Extract; byPassage numbers the citations by the passage's
+// place in ps (as the model's prompt does) rather than from 1.
+func extract(question string, ps []Passage, byPassage bool) Answer {
 	if len(ps) == 0 || ps[0].Matched < minMatched {
 		a := Answer{Text: NotFound + " for “" + strings.TrimSpace(question) + "”."}
 		if len(ps) > 0 {
@@ -48,7 +55,7 @@ func Extract(question string, ps []Passage) Answer {
 	terms := contentTerms(question)
 	var b strings.Builder
 	a := Answer{Found: true}
-	for _, p := range ps {
+	for i, p := range ps {
 		if len(a.Citations) == maxQuoted || p.Matched < minMatched || p.Score < ps[0].Score/3 {
 			break
 		}
@@ -57,11 +64,14 @@ func Extract(question string, ps []Passage) Answer {
 			continue
 		}
 		n := len(a.Citations) + 1
+		if byPassage {
+			n = i + 1
+		}
 		a.Citations = append(a.Citations, Citation{N: n, Title: citeTitle(p), URL: p.URL})
 		fmt.Fprintf(&b, "> %s [%d]\n\n", quote, n)
 	}
 	if len(a.Citations) == 0 {
-		return Extract("", nil)
+		return extract("", nil, false)
 	}
 	a.Text = strings.TrimSpace(b.String())
 	return a
@@ -84,7 +94,7 @@ func bestSentences(text string, terms []term) string {
 	}
 	var best []scored
 	for i, s := range sents {
-		c, _ := stemCounts(s)
+		c, _ := stemCounts(s, terms)
 		n := 0
 		for _, t := range terms {
 			if c[t.stem] > 0 {
@@ -151,31 +161,67 @@ func sentences(text string) []string {
 // source ({"n", "title", "url"}), then "done" ({"found": bool}). flush,
 // when not nil, is called after each event.
 func WriteEvents(w io.Writer, flush func(), a Answer) error {
-	send := func(event string, v any) error {
-		data, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, data); err != nil {
-			return err
-		}
-		if flush != nil {
-			flush()
-		}
-		return nil
+	ev := &Events{w: w, flush: flush}
+	if err := ev.Text(a.Text); err != nil {
+		return err
 	}
-	for _, piece := range strings.SplitAfter(a.Text, "\n\n") {
+	return ev.End(a, "")
+}
+
+// Events writes an answer as server-sent events.
+type Events struct {
+	w     io.Writer
+	flush func()
+}
+
+// NewEvents returns the events of an HTTP response, flushed as they go.
+func NewEvents(w io.Writer) *Events {
+	ev := &Events{w: w}
+	if f, ok := w.(http.Flusher); ok {
+		ev.flush = f.Flush
+	}
+	return ev
+}
+
+// Send writes one event whose data is v as JSON.
+func (e *Events) Send(event string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(e.w, "event: %s\ndata: %s\n\n", event, data); err != nil {
+		return err
+	}
+	if e.flush != nil {
+		e.flush()
+	}
+	return nil
+}
+
+// Text writes text as "text" events, a paragraph each.
+func (e *Events) Text(text string) error {
+	for _, piece := range strings.SplitAfter(text, "\n\n") {
 		if piece == "" {
 			continue
 		}
-		if err := send("text", map[string]string{"text": piece}); err != nil {
+		if err := e.Send("text", map[string]string{"text": piece}); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// End writes a's citations and the "done" event, with the answer's id
+// when it was recorded.
+func (e *Events) End(a Answer, id string) error {
 	for _, c := range a.Citations {
-		if err := send("citation", c); err != nil {
+		if err := e.Send("citation", c); err != nil {
 			return err
 		}
 	}
-	return send("done", map[string]bool{"found": a.Found})
+	done := struct {
+		Found bool   `json:"found"`
+		ID    string `json:"id,omitempty"`
+	}{a.Found, id}
+	return e.Send("done", done)
 }

@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"unicode/utf8"
-
-	"lectern.dev/lectern/render/search"
 )
 
 // Request bounds: the body, the turns, a question.
@@ -33,81 +31,65 @@ type Request struct {
 	Messages []Message `json:"messages"`
 }
 
-// ParseRequest reads a request body and returns the question (the last
-// message, the user's), or an error that says what is wrong with it.
-func ParseRequest(body []byte) (string, error) {
+// ParseRequest reads a request body and returns its conversation, the
+// reader's question last (trimmed), or an error that says what is wrong
+// with it.
+func ParseRequest(body []byte) ([]Message, error) {
 	var req Request
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return "", errors.New(`the body must be JSON: {"messages": [{"role": "user", "content": "..."}]}`)
+		return nil, errors.New(`the body must be JSON: {"messages": [{"role": "user", "content": "..."}]}`)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return "", errors.New("the body has data after the JSON object")
+		return nil, errors.New("the body has data after the JSON object")
 	}
 	n := len(req.Messages)
 	switch {
 	case n == 0:
-		return "", errors.New(`"messages" must hold the question, last, as {"role": "user", "content": "..."}`)
+		return nil, errors.New(`"messages" must hold the question, last, as {"role": "user", "content": "..."}`)
 	case n > maxMessages:
-		return "", errors.New(`"messages" holds more than 40 turns: send the latest ones`)
+		return nil, errors.New(`"messages" holds more than 40 turns: send the latest ones`)
 	}
 	for _, m := range req.Messages {
 		if m.Role != "user" && m.Role != "assistant" {
-			return "", errors.New(`a message's "role" is "user" or "assistant"`)
+			return nil, errors.New(`a message's "role" is "user" or "assistant"`)
 		}
 		if !utf8.ValidString(m.Content) {
-			return "", errors.New("a message is not valid UTF-8")
+			return nil, errors.New("a message is not valid UTF-8")
 		}
 	}
-	last := req.Messages[n-1]
-	q := strings.TrimSpace(last.Content)
+	last := &req.Messages[n-1]
+	last.Content = strings.TrimSpace(last.Content)
 	switch {
 	case last.Role != "user":
-		return "", errors.New(`the last message must be the reader's ("role": "user")`)
-	case q == "":
-		return "", errors.New("the question is empty")
-	case utf8.RuneCountInString(q) > MaxQuestion:
-		return "", errors.New("the question is longer than 2,000 characters")
+		return nil, errors.New(`the last message must be the reader's ("role": "user")`)
+	case last.Content == "":
+		return nil, errors.New("the question is empty")
+	case utf8.RuneCountInString(last.Content) > MaxQuestion:
+		return nil, errors.New("the question is longer than 2,000 characters")
 	}
-	return q, nil
+	return req.Messages, nil
 }
 
-// Serve answers the question of a POST request from ix, streamed as
-// server-sent events (WriteEvents); a bad request is a 400 with a JSON
-// error saying why.
-func Serve(w http.ResponseWriter, r *http.Request, ix *search.Index) {
+// ReadRequest reads and parses r's body (at most MaxBody bytes). On a
+// bad body it writes the error (JSON {"error"}) and returns nil.
+func ReadRequest(w http.ResponseWriter, r *http.Request) []Message {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
 	if err != nil {
-		badRequest(w, http.StatusRequestEntityTooLarge, "the body is larger than 32 KiB")
-		return
+		WriteError(w, http.StatusRequestEntityTooLarge, "the body is larger than 32 KiB")
+		return nil
 	}
-	q, err := ParseRequest(body)
+	msgs, err := ParseRequest(body)
 	if err != nil {
-		badRequest(w, http.StatusBadRequest, err.Error())
-		return
+		WriteError(w, http.StatusBadRequest, err.Error())
+		return nil
 	}
-	ps, err := Retrieve(ix, q, maxPassages)
-	if err != nil {
-		badRequest(w, http.StatusServiceUnavailable, "the docs' index cannot be read; try again shortly")
-		return
-	}
-	a := Extract(q, ps)
-	h := w.Header()
-	h.Set("Content-Type", eventsHeader)
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	h.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(http.StatusOK)
-	flush := func() {}
-	if f, ok := w.(http.Flusher); ok {
-		flush = f.Flush
-	}
-	WriteEvents(w, flush, a)
+	return msgs
 }
 
-// badRequest writes an error the widget shows: {"error": msg}.
-func badRequest(w http.ResponseWriter, status int, msg string) {
+// WriteError writes an error the widget shows: {"error": msg}.
+func WriteError(w http.ResponseWriter, status int, msg string) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")

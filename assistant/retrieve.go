@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"lectern.dev/lectern/render/search"
@@ -50,7 +51,7 @@ func Retrieve(ix *search.Index, question string, k int) ([]Passage, error) {
 		rel := r.Score / math.Max(top, 1e-9)
 		pageWeight := rel*rel - 0.01*float64(rank)
 		var mine []Passage
-		inTitle, _ := stemCounts(d.Title)
+		inTitle, _ := stemCounts(d.Title, terms)
 		for _, s := range d.Sections {
 			s.Text = clip(s.Text)
 			if strings.TrimSpace(s.Text) == "" {
@@ -130,8 +131,8 @@ func termWords(ts []term) []string {
 // when it comes again; the page title counts for the section too. It
 // returns the score and the share of the terms found.
 func sectionScore(terms []term, inTitle map[string]int, s search.Section) (float64, float64) {
-	heading, _ := stemCounts(s.Heading)
-	text, n := stemCounts(s.Text)
+	heading, _ := stemCounts(s.Heading, terms)
+	text, n := stemCounts(s.Text, terms)
 	score, found := 0.0, 0
 	for _, t := range terms {
 		h, b, ti := heading[t.stem], text[t.stem], inTitle[t.stem]
@@ -158,14 +159,71 @@ func sectionScore(terms []term, inTitle map[string]int, s search.Section) (float
 	return score * share * share / (1 + float64(n)/800), share
 }
 
-// stemCounts counts the stems of s's words, and the words.
-func stemCounts(s string) (map[string]int, int) {
+// stemCounts counts, among s's words, those whose stem is one of the
+// terms', and all the words. Only the words that begin as a term's stem
+// does (its first two letters, which English stems keep) are stemmed:
+// stemming every word of a long section is most of an answer's cost.
+func stemCounts(s string, terms []term) (map[string]int, int) {
 	m := map[string]int{}
 	words := search.Words(s)
 	for _, w := range words {
-		m[search.Stem(w)]++
+		if !mayMatch(w, terms) {
+			continue
+		}
+		st := stem(w)
+		for _, t := range terms {
+			if t.stem == st {
+				m[st]++
+				break
+			}
+		}
 	}
 	return m, len(words)
+}
+
+// stems remembers the stems of words seen, shared by all answers (the
+// same words come back in every question and section); cleared when it
+// holds maxStems.
+var stems struct {
+	sync.RWMutex
+	m map[string]string
+}
+
+const maxStems = 200_000
+
+// stem is search.Stem, remembered.
+func stem(w string) string {
+	stems.RLock()
+	st, ok := stems.m[w]
+	stems.RUnlock()
+	if ok {
+		return st
+	}
+	st = search.Stem(w)
+	stems.Lock()
+	if stems.m == nil || len(stems.m) >= maxStems {
+		stems.m = make(map[string]string, 1024)
+	}
+	stems.m[strings.Clone(w)] = st
+	stems.Unlock()
+	return st
+}
+
+// mayMatch reports whether word w may have a term's stem: whether they
+// begin with the same two bytes (or w is the stem, for stems shorter).
+func mayMatch(w string, terms []term) bool {
+	for _, t := range terms {
+		if len(t.stem) < 2 || len(w) < 2 {
+			if strings.HasPrefix(w, t.stem) || strings.HasPrefix(t.stem, w) {
+				return true
+			}
+			continue
+		}
+		if w[0] == t.stem[0] && w[1] == t.stem[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // stopWords are the words of questions that say nothing of their subject.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -111,25 +110,7 @@ func (f *apiFlags) connect(e *env) (*client.Client, error) {
 // readKeyFile reads an API key file: one line, surrounding space trimmed.
 // Its errors never show the file's content.
 func readKeyFile(path string) (string, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return "", fmt.Errorf("--api-key-file: %w", err)
-	}
-	defer fh.Close()
-	data, err := io.ReadAll(io.LimitReader(fh, maxKeyFileBytes+1))
-	if err != nil {
-		return "", fmt.Errorf("--api-key-file: %w", err)
-	}
-	key := strings.TrimSpace(string(data))
-	switch {
-	case len(data) > maxKeyFileBytes:
-		return "", fmt.Errorf("--api-key-file %s is larger than an API key file can be", path)
-	case key == "":
-		return "", fmt.Errorf("--api-key-file %s is empty", path)
-	case strings.ContainsAny(key, " \t\r\n"):
-		return "", fmt.Errorf("--api-key-file %s must hold the key alone, on one line", path)
-	}
-	return key, nil
+	return readSecretFile("--api-key-file", path)
 }
 
 // cmdError is a client command's failure: its exit code, and the stable
