@@ -61,6 +61,7 @@ type serveFlags struct {
 	keyCacheTTL     time.Duration
 	embedHosts      string
 	demo            bool
+	assistant       assistantFlags
 }
 
 func serveCmd(e *env) *cobra.Command {
@@ -112,6 +113,7 @@ by --config; the command line wins over the environment, which wins over the fil
 	fs.DurationVar(&f.gitTimeout, "git-timeout", 5*time.Minute, "time limit for fetching a repository")
 	fs.DurationVar(&f.keyCacheTTL, "key-cache-ttl", readcache.DefaultKeyTTL, "how long the API trusts a looked-up API key; a revoked key stops working within this time (0 checks every request)")
 	fs.StringVar(&f.embedHosts, "embed-hosts", "", "comma-separated host names (www.youtube.com,player.vimeo.com) whose iframes live sites show as players; others, and every one in an export, become a link to the video (default none)")
+	f.assistant.register(fs)
 	fs.BoolVar(&f.demo, "demo", false, "on an empty store: create a demo organization, project and API key, deploy an example site, and print how to use it")
 	fs.DurationVar(&f.renderPageDelay, "render-page-delay", 0, "slow exports down per page (for tests)")
 	fs.MarkHidden("render-page-delay")
@@ -191,6 +193,11 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 		return fmt.Errorf("--embed-hosts: %s", lectern.ErrorMessage(err))
 	}
 
+	assistantSvc, err := f.assistant.service(e.getenv, log)
+	if err != nil {
+		return err
+	}
+
 	st, err := f.openStore(ctx, log)
 	if err != nil {
 		return err
@@ -249,7 +256,8 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 			return err
 		}
 		defer hooks.Stop()
-		janitor = &jobs.Janitor{Log: log, Store: st, Bucket: bucket, Retention: f.retention, KeepDeployments: f.keepDeployments}
+		janitor = &jobs.Janitor{Log: log, Store: st, Bucket: bucket, Retention: f.retention, KeepDeployments: f.keepDeployments,
+			AssistantRetention: f.assistant.retention}
 		if err := janitor.Start(context.WithoutCancel(ctx)); err != nil {
 			return err
 		}
@@ -268,6 +276,8 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	orgRL := httpapi.RateLimit{Rate: f.orgRateLimit, Burst: f.orgRateBurst}
 	liveSites := sites.New(log, st, bucket)
 	liveSites.EmbedHosts = embedHosts
+	liveSites.Assistant = assistantSvc
+	liveSites.Version = Version
 	handler := httpapi.NewHandler(log, readcache.New(st, keyTTL, 0), notifier, links, local, liveSites, reg, reg, httpapi.Config{
 		BundleURLTTL: f.bundleURLTTL, RateLimit: rl, Limiter: f.rateLimiter(st, "api-key", rl, log),
 		OrgRateLimit: orgRL, OrgLimiter: f.rateLimiter(st, "org", orgRL, log),

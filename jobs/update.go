@@ -139,9 +139,14 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	outDir := filepath.Join(work, "site")
 	start := time.Now()
 	log.add("Rendering docs from %s", p.DocsRoot)
-	// Live sites have search and the playground. The AI assistant and web
-	// analytics are left out: lectern serve has no endpoint for them yet.
+	// Live sites have search and the playground; cloud ones the AI
+	// assistant too, which lectern serve answers on the site's own origin
+	// (features.OwnAssistant, package sites). Web analytics are left out:
+	// lectern serve has no endpoint for them yet.
 	live := features.Default()
+	if p.DeploymentType == lectern.DeploymentCloud {
+		live.Assistant, live.AssistantURL = true, features.OwnAssistant
+	}
 	live.EmbedHosts = h.EmbedHosts
 	opts := render.Options{Features: &live, Limits: h.Limits, CustomScripts: p.CustomScripts}
 	res, err := builder(h.Builder).Build(ctx, buildproc.Request{Src: docsDir, Out: outDir, Options: opts, PageDelay: h.PageDelay}, nil)

@@ -2,6 +2,7 @@ package sites
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
@@ -17,11 +18,12 @@ import (
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/assistant"
 	"lectern.dev/lectern/blobstore"
+	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/search"
 )
 
 // AssistantPath is where a cloud site's assistant answers.
-const AssistantPath = "/_lectern/assistant"
+const AssistantPath = features.OwnAssistant
 
 // The assistant's rate, per project (not per domain: a project may have
 // up to lectern.MaxDomains): questions a second and burst.
@@ -39,12 +41,13 @@ type assistants struct {
 	indexes  map[string]*search.Index // by deployment
 	order    []string
 	limiters map[string]*rate.Limiter
+	// unlimited turns the rate off (benchmarks).
+	unlimited bool
 }
 
 // serveAssistant answers POST /_lectern/assistant on a cloud project's
-// domain from its live deployment's search index (extractive answers;
-// package assistant). Other deployment types do not have it (the feature
-// table): 404.
+// domain from its live deployment's search index (package assistant).
+// Other deployment types do not have it (the feature table): 404.
 func (s *Server) serveAssistant(w http.ResponseWriter, r *http.Request, e hostEntry) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST")
@@ -53,10 +56,7 @@ func (s *Server) serveAssistant(w http.ResponseWriter, r *http.Request, e hostEn
 	}
 	// The rate limit first: a refused request costs no store lookup.
 	if !s.assistants.allow(e.projectID) {
-		w.Header().Set("Retry-After", "1")
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusTooManyRequests)
-		w.Write([]byte(`{"error":"too many questions to this site at once; ask again in a moment"}` + "\n"))
+		tooManyQuestions(w)
 		return
 	}
 	p, err := s.store.GetProject(r.Context(), e.projectID)
@@ -64,21 +64,141 @@ func (s *Server) serveAssistant(w http.ResponseWriter, r *http.Request, e hostEn
 		http.NotFound(w, r)
 		return
 	}
-	ix, err := s.assistants.index(e, func() (*search.Index, error) {
-		// The index outlives the request: its later reads are the server's.
-		return search.Open(&blobFS{ctx: context.Background(), bucket: s.bucket,
-			key: func(name string) string { return blobstore.SiteKey(e.projectID, e.deploymentID, name) }})
-	})
-	if err != nil {
-		s.log.Error("assistant: the search index cannot be read", "deployment", e.deploymentID, "err", err)
-		unavailable(w)
+	msgs := assistant.ReadRequest(w, r)
+	if msgs == nil {
 		return
 	}
-	assistant.Serve(w, r, ix)
+	if err := s.answer(r.Context(), w, p, e.deploymentID, lectern.HostName(r.Host), lectern.AssistantFromSite, msgs); err != nil {
+		unavailable(w)
+	}
+}
+
+// tooManyQuestions answers a question over the project's rate.
+func tooManyQuestions(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", "1")
+	assistant.WriteError(w, http.StatusTooManyRequests, "too many questions to this site at once; ask again in a moment")
+}
+
+// AskLive answers the conversation msgs (assistant.ParseRequest's) from
+// the live deployment deploymentID of project p, as the site's assistant
+// does, streamed as server-sent events on w: for the API's
+// POST /v1/assistant/{domain}/message. Before writing anything, it
+// returns an ERATELIMITED error when the project's questions are over
+// their rate, and an EUNAVAILABLE one when its index cannot be read.
+func (s *Server) AskLive(ctx context.Context, w http.ResponseWriter, p *lectern.Project, deploymentID, domain string, msgs []assistant.Message) error {
+	if !s.assistants.allow(p.ID) {
+		return lectern.Errorf(lectern.ERATELIMITED, "Too many questions to the assistant of project %s at once; ask again in a moment.", p.ID)
+	}
+	if err := s.answer(ctx, w, p, deploymentID, domain, lectern.AssistantFromAPI, msgs); err != nil {
+		return lectern.Errorf(lectern.EUNAVAILABLE, "The docs' search index cannot be read now; try again shortly.")
+	}
+	return nil
+}
+
+// Recorder keeps the assistant's questions and answers, and the readers'
+// ratings (store.Store implements it).
+type Recorder interface {
+	RecordAssistantMessage(ctx context.Context, m *lectern.AssistantMessage) error
+	SetAssistantFeedback(ctx context.Context, projectID, messageID string, helpful bool) error
+}
+
+// answer answers msgs from the deployment's index, and records the
+// question and its answer when the store keeps them; it fails, having
+// written nothing, when the index cannot be read.
+func (s *Server) answer(ctx context.Context, w http.ResponseWriter, p *lectern.Project, deploymentID, domain string,
+	source lectern.AssistantSource, msgs []assistant.Message) error {
+	ix, err := s.deploymentIndex(p.ID, deploymentID)
+	if err != nil {
+		s.log.Error("assistant: the search index cannot be read", "deployment", deploymentID, "err", err)
+		return err
+	}
+	svc := s.Assistant
+	if svc == nil {
+		svc = &assistant.Service{}
+	}
+	ask := assistant.Ask{Index: ix, Site: p.Name}
+	if rec, ok := s.store.(Recorder); ok {
+		ask.Record = func(res assistant.Result) string {
+			m := &lectern.AssistantMessage{OrgID: p.OrgID, ProjectID: p.ID, Domain: domain, Source: source, Question: res.Question,
+				Answer: res.Answer.Text, Found: res.Answer.Found, Model: res.Model}
+			for _, c := range res.Answer.Citations {
+				m.Citations = append(m.Citations, lectern.AssistantCitation{Title: c.Title, URL: c.URL})
+			}
+			// The record outlives a reader who leaves as the answer ends.
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if err := rec.RecordAssistantMessage(rctx, m); err != nil {
+				s.log.Warn("assistant: the question could not be recorded", "project", p.ID, "err", err)
+				return ""
+			}
+			return m.ID
+		}
+	}
+	svc.Answer(ctx, w, ask, msgs)
+	return nil
+}
+
+// FeedbackPath is where a reader rates an answer of a site's assistant.
+const FeedbackPath = AssistantPath + "/feedback"
+
+// maxFeedbackBody bounds a rating's body.
+const maxFeedbackBody = 1 << 10
+
+// serveFeedback answers POST /_lectern/assistant/feedback,
+// {"id": "ask_...", "helpful": true}: the rating of an answer of this
+// project's assistant (204); an answer of another project, or none, is
+// 404.
+func (s *Server) serveFeedback(w http.ResponseWriter, r *http.Request, e hostEntry) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		http.Error(w, "the feedback takes POST", http.StatusMethodNotAllowed)
+		return
+	}
+	if !s.assistants.allow(e.projectID) {
+		tooManyQuestions(w)
+		return
+	}
+	rec, ok := s.store.(Recorder)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	var body struct {
+		ID      string `json:"id"`
+		Helpful *bool  `json:"helpful"`
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxFeedbackBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil || body.ID == "" || body.Helpful == nil || len(body.ID) > 64 {
+		assistant.WriteError(w, http.StatusBadRequest, `the body must be {"id": "<the answer's id>", "helpful": true or false}`)
+		return
+	}
+	switch err := rec.SetAssistantFeedback(r.Context(), e.projectID, body.ID, *body.Helpful); {
+	case err == nil:
+		w.WriteHeader(http.StatusNoContent)
+	case lectern.ErrorCode(err) == lectern.ENOTFOUND:
+		assistant.WriteError(w, http.StatusNotFound, "this site has no such answer")
+	default:
+		s.log.Warn("assistant: the feedback could not be recorded", "project", e.projectID, "err", err)
+		unavailable(w)
+	}
+}
+
+// deploymentIndex returns the search index of a deployment, read from the
+// object store on first use.
+func (s *Server) deploymentIndex(projectID, deploymentID string) (*search.Index, error) {
+	return s.assistants.index(deploymentID, func() (*search.Index, error) {
+		// The index outlives the request: its later reads are the server's.
+		return search.Open(&blobFS{ctx: context.Background(), bucket: s.bucket,
+			key: func(name string) string { return blobstore.SiteKey(projectID, deploymentID, name) }})
+	})
 }
 
 // allow takes a token of the project's limiter.
 func (a *assistants) allow(projectID string) bool {
+	if a.unlimited {
+		return true
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.limiters == nil || len(a.limiters) > 10_000 {
@@ -93,9 +213,9 @@ func (a *assistants) allow(projectID string) bool {
 }
 
 // index returns the deployment's index, opening it with open on first use.
-func (a *assistants) index(e hostEntry, open func() (*search.Index, error)) (*search.Index, error) {
+func (a *assistants) index(deploymentID string, open func() (*search.Index, error)) (*search.Index, error) {
 	a.mu.Lock()
-	ix := a.indexes[e.deploymentID]
+	ix := a.indexes[deploymentID]
 	a.mu.Unlock()
 	if ix != nil {
 		return ix, nil
@@ -109,23 +229,25 @@ func (a *assistants) index(e hostEntry, open func() (*search.Index, error)) (*se
 	if a.indexes == nil {
 		a.indexes = map[string]*search.Index{}
 	}
-	if _, ok := a.indexes[e.deploymentID]; !ok {
-		a.order = append(a.order, e.deploymentID)
+	if _, ok := a.indexes[deploymentID]; !ok {
+		a.order = append(a.order, deploymentID)
 		if len(a.order) > maxIndexes {
 			delete(a.indexes, a.order[0])
 			a.order = a.order[1:]
 		}
 	}
-	a.indexes[e.deploymentID] = ix
+	a.indexes[deploymentID] = ix
 	return ix, nil
 }
 
 // blobFS is the files of a deployment in the object store, for
-// search.Open: each file read whole, at most search.MaxFile bytes.
+// search.Open and the MCP tools: each file read whole, at most max bytes
+// (0: search.MaxFile).
 type blobFS struct {
 	ctx    context.Context
 	bucket *blob.Bucket
 	key    func(name string) string // a site file's blob key
+	max    int
 }
 
 func (f *blobFS) Open(name string) (fs.File, error) {
@@ -142,12 +264,16 @@ func (f *blobFS) Open(name string) (fs.File, error) {
 		return nil, err
 	}
 	defer rd.Close()
-	data, err := io.ReadAll(io.LimitReader(rd, search.MaxFile+1))
+	max := f.max
+	if max == 0 {
+		max = search.MaxFile
+	}
+	data, err := io.ReadAll(io.LimitReader(rd, int64(max)+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > search.MaxFile {
-		return nil, errors.New("sites: an index file is too large")
+	if len(data) > max {
+		return nil, errors.New("sites: a file of the deployment is too large to read")
 	}
 	return &memFile{name: path.Base(name), data: data}, nil
 }

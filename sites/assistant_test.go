@@ -15,6 +15,7 @@ import (
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/render"
 	"lectern.dev/lectern/render/output"
+	"lectern.dev/lectern/store"
 )
 
 // builtFiles renders a small site and returns its files by path.
@@ -134,5 +135,63 @@ func TestAssistantOnCloudSites(t *testing.T) {
 	}
 	if w := ask(srv, "other.example.com", `{"messages":[{"role":"user","content":"roll back"}]}`); w.Code != 200 {
 		t.Errorf("another project after one was limited: %d, want 200", w.Code)
+	}
+}
+
+// TestAssistantRecordsAndFeedback: an answer is recorded with its
+// citations and the domain asked, its id sent in "done"; the reader of
+// that project's site may rate it, another project's site may not.
+func TestAssistantRecordsAndFeedback(t *testing.T) {
+	t.Parallel()
+	st, b := openStore(t), openBucket(t)
+	files := builtFiles(t)
+	cloud := newProject(t, st, "cloud.example.com")
+	publish(t, st, b, cloud.ID, files)
+	other := newProject(t, st, "other.example.com")
+	publish(t, st, b, other.ID, files)
+	srv := New(discardLog(), st, b)
+
+	w := ask(srv, "cloud.example.com", `{"messages":[{"role":"user","content":"How do I roll back a release?"}]}`)
+	var id string
+	for _, line := range strings.Split(w.Body.String(), "\n") {
+		if d, ok := strings.CutPrefix(line, "data: "); ok {
+			var v struct{ ID string }
+			json.Unmarshal([]byte(d), &v)
+			if v.ID != "" {
+				id = v.ID
+			}
+		}
+	}
+	ms, err := st.ListAssistantMessages(context.Background(), cloud.ID, store.AssistantFilter{}, store.Page{})
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("recorded %d, %v", len(ms), err)
+	}
+	m := ms[0]
+	if m.ID != id || m.Domain != "cloud.example.com" || m.Source != lectern.AssistantFromSite || m.Question != "How do I roll back a release?" ||
+		!m.Found || !strings.Contains(m.Answer, "acme rollback") || len(m.Citations) == 0 || m.Citations[0].URL != "/deploy#rolling-back" || m.Helpful != nil {
+		t.Fatalf("record %+v (done id %q)", m, id)
+	}
+
+	rate := func(host, body string) int {
+		r := httptest.NewRequest("POST", FeedbackPath, strings.NewReader(body))
+		r.Host = host
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, r)
+		return rec.Code
+	}
+	if c := rate("other.example.com", `{"id":"`+id+`","helpful":false}`); c != 404 {
+		t.Errorf("another project's site rated the answer: %d", c)
+	}
+	for _, body := range []string{`{}`, `{"id":"` + id + `"}`, `{"id":"` + id + `","helpful":"yes"}`, `{"id":"` + id + `","helpful":true,"x":1}`, `nope`} {
+		if c := rate("cloud.example.com", body); c != 400 {
+			t.Errorf("%s: %d, want 400", body, c)
+		}
+	}
+	if c := rate("cloud.example.com", `{"id":"`+id+`","helpful":true}`); c != 204 {
+		t.Fatalf("rating: %d", c)
+	}
+	ms, _ = st.ListAssistantMessages(context.Background(), cloud.ID, store.AssistantFilter{}, store.Page{})
+	if ms[0].Helpful == nil || !*ms[0].Helpful {
+		t.Errorf("the rating was not kept: %+v", ms[0].Helpful)
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"gocloud.dev/gcerrors"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/assistant"
 	"lectern.dev/lectern/blobstore"
 	"lectern.dev/lectern/render/features"
 )
@@ -63,6 +64,8 @@ type Server struct {
 	pageReads chan struct{}
 	// assistants answers cloud sites' questions (assistant.go).
 	assistants assistants
+	// mcp answers the sites' /mcp (mcp.go).
+	mcp mcpHandlers
 
 	// last holds, per host, the last successful lookup and when a lookup
 	// last failed. The good answer stands in while the store cannot
@@ -71,6 +74,14 @@ type Server struct {
 	// is not asked again for that host.
 	lastMu sync.RWMutex
 	last   map[string]lookup
+
+	// Assistant answers the cloud sites' questions (lectern serve
+	// --assistant-llm-url gives it a model); nil: extractive answers.
+	// Set before serving.
+	Assistant *assistant.Service
+	// Version is Lectern's, which the MCP server reports. Set before
+	// serving.
+	Version string
 
 	// EmbedHosts are the hosts whose iframes the pages may show (lectern
 	// serve --embed-hosts, as features.ParseEmbedHosts returns them):
@@ -195,13 +206,19 @@ func (s *Server) Serves(ctx context.Context, host string) bool {
 
 // ServeHTTP serves a file of the host's live deployment, or its 404 page.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == AssistantPath {
+	// /mcp takes POST (stateless Streamable HTTP); a GET of it is the
+	// site's page of that name, if it has one.
+	if r.URL.Path == AssistantPath || r.URL.Path == FeedbackPath || (r.URL.Path == MCPPath && r.Method == http.MethodPost) {
 		e, err := s.resolve(r.Context(), lectern.HostName(r.Host))
 		switch {
 		case err != nil:
 			unavailable(w)
 		case !e.found:
 			http.NotFound(w, r)
+		case r.URL.Path == MCPPath:
+			s.serveMCP(w, r, e)
+		case r.URL.Path == FeedbackPath:
+			s.serveFeedback(w, r, e)
 		default:
 			s.serveAssistant(w, r, e)
 		}

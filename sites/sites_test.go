@@ -31,7 +31,7 @@ import (
 
 func discardLog() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
-func openStore(t *testing.T) *sqlite.Store {
+func openStore(t testing.TB) *sqlite.Store {
 	t.Helper()
 	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "lectern.db"))
 	if err != nil {
@@ -41,7 +41,7 @@ func openStore(t *testing.T) *sqlite.Store {
 	return st
 }
 
-func openBucket(t *testing.T) *blob.Bucket {
+func openBucket(t testing.TB) *blob.Bucket {
 	t.Helper()
 	u, err := blobstore.FileURL(t.TempDir())
 	if err != nil {
@@ -55,7 +55,7 @@ func openBucket(t *testing.T) *blob.Bucket {
 	return b
 }
 
-func newProject(t *testing.T, st store.Store, domains ...string) *lectern.Project {
+func newProject(t testing.TB, st store.Store, domains ...string) *lectern.Project {
 	t.Helper()
 	ctx := t.Context()
 	o := &lectern.Organization{Name: "Org", Plan: lectern.PlanPro}

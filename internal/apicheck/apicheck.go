@@ -21,6 +21,7 @@ package apicheck
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -140,6 +141,11 @@ func (c *Checker) CheckResponse(req *http.Request, resp *http.Response, body []b
 		excludeBody = true
 		problems = append(problems, fmt.Sprintf("Content-Type %q is not documented; want %s",
 			ct, strings.Join(sortedKeys(doc.Content), " or ")))
+	case strings.HasPrefix(ct, "text/event-stream"):
+		// Server-sent events: kin-openapi has no decoder for them; each
+		// event must have a name and JSON data.
+		excludeBody = true
+		problems = append(problems, checkEventStream(body)...)
 	}
 
 	// Hand the rest to kin-openapi, with the response reduced to the headers
@@ -441,4 +447,31 @@ func sortedKeys[V any](m map[string]V) []string {
 		return strings.Compare(a, b)
 	})
 	return keys
+}
+
+// checkEventStream checks a text/event-stream body: events separated by
+// blank lines, each with an "event:" name and one "data:" line of JSON.
+func checkEventStream(body []byte) []string {
+	var problems []string
+	text := strings.TrimRight(string(body), "\n")
+	if text == "" {
+		return []string{"the event stream is empty"}
+	}
+	for i, block := range strings.Split(text, "\n\n") {
+		var name, data string
+		for _, line := range strings.Split(block, "\n") {
+			switch {
+			case strings.HasPrefix(line, "event: "):
+				name = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "data: "):
+				data = strings.TrimPrefix(line, "data: ")
+			default:
+				problems = append(problems, fmt.Sprintf("event %d has a line that is not event: or data: (%q)", i+1, line))
+			}
+		}
+		if name == "" || !json.Valid([]byte(data)) {
+			problems = append(problems, fmt.Sprintf("event %d lacks a name or JSON data: %q", i+1, block))
+		}
+	}
+	return problems
 }

@@ -37,12 +37,16 @@ type Site struct {
 	// the search index.
 	Search bool
 	// Assistant: the "Ask AI" button and panel (_lectern/assistant.js),
-	// which POST {"question": "..."} as JSON to AssistantURL and show the
-	// {"answer": "...", "sources": [{"title": "...", "url": "..."}]} it
-	// returns.
+	// which POST the conversation, {"messages": [{"role": "user",
+	// "content": "..."}]}, as JSON to AssistantURL and show the answer it
+	// streams (text/event-stream: "text", "citation" and "done" events,
+	// package assistant), or the {"answer": "...", "sources": [{"title",
+	// "url"}]} JSON of an endpoint that does not stream.
 	Assistant bool
 	// AssistantURL is the endpoint the assistant widget POSTs questions
-	// to: an absolute http(s) URL, required when Assistant is on.
+	// to: an absolute http(s) URL, or OwnAssistant (the site's own
+	// assistant, served by lectern serve and lectern selfhost); required
+	// when Assistant is on.
 	AssistantURL string
 	// Analytics: a page view beacon (_lectern/analytics.js) that sends
 	// {"path", "referrer", "title", "ts"} as JSON text to AnalyticsURL on
@@ -127,6 +131,10 @@ func FileFeature(name string) (lectern.Feature, bool) {
 	return feat, ok
 }
 
+// OwnAssistant is the AssistantURL of the site's own assistant: the path
+// where lectern serve and lectern selfhost answer on the site's origin.
+const OwnAssistant = "/_lectern/assistant"
+
 // Meta elements that carry the configured endpoints, in the assistant's
 // and the analytics' head regions.
 const (
@@ -154,7 +162,7 @@ func NeutralizeMarkers(s string) string {
 // http(s) URLs; PlaygroundOrigins must be http(s) origins. It returns a
 // *lectern.Error of code EINVALID naming the setting.
 func (f Site) Validate() error {
-	if f.Assistant {
+	if f.Assistant && f.AssistantURL != OwnAssistant {
 		if _, err := endpointOrigin("AssistantURL", f.AssistantURL); err != nil {
 			return err
 		}
@@ -412,7 +420,7 @@ func (f Site) ValidateBuild() error {
 		return err
 	}
 	for _, e := range []struct{ setting, raw string }{{"AssistantURL", f.AssistantURL}, {"AnalyticsURL", f.AnalyticsURL}} {
-		if strings.TrimSpace(e.raw) == "" {
+		if strings.TrimSpace(e.raw) == "" || (e.setting == "AssistantURL" && e.raw == OwnAssistant) {
 			continue
 		}
 		if _, err := endpointOrigin(e.setting, e.raw); err != nil {

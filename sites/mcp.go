@@ -1,0 +1,90 @@
+package sites
+
+import (
+	"context"
+	"net/http"
+	"sync"
+
+	"lectern.dev/lectern"
+	"lectern.dev/lectern/blobstore"
+	"lectern.dev/lectern/mcpserver"
+)
+
+// MCPPath is where a live site answers the Model Context Protocol.
+const MCPPath = "/mcp"
+
+// maxMCPFile bounds a page's Markdown read from the object store for
+// get_page (which returns at most mcpserver.MaxPage of it).
+const maxMCPFile = 8 << 20
+
+// mcpHandlers caches the MCP handler of the deployments recently asked,
+// at most maxIndexes.
+type mcpHandlers struct {
+	mu    sync.Mutex
+	by    map[string]http.Handler
+	order []string
+}
+
+// serveMCP answers /mcp on a project's domain with the tools of its live
+// deployment (package mcpserver): get_page always, search where the
+// deployment type has search (not air-gapped). Calls count against the
+// project's rate of assistant questions.
+func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, e hostEntry) {
+	if r.Method == http.MethodPost && !s.assistants.allow(e.projectID) {
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "too many requests to this site at once; try again in a moment", http.StatusTooManyRequests)
+		return
+	}
+	p, err := s.store.GetProject(r.Context(), e.projectID)
+	if err != nil || e.deploymentID == "" {
+		http.NotFound(w, r)
+		return
+	}
+	h, err := s.mcp.handler(e.deploymentID, func() (http.Handler, error) {
+		site := mcpserver.FSSite{FS: &blobFS{ctx: context.Background(), bucket: s.bucket, max: maxMCPFile,
+			key: func(name string) string { return blobstore.SiteKey(p.ID, e.deploymentID, name) }}}
+		withSearch := p.DeploymentType != lectern.DeploymentAirGapped
+		if withSearch {
+			ix, err := s.deploymentIndex(p.ID, e.deploymentID)
+			if err != nil {
+				return nil, err
+			}
+			site.Index = ix
+		}
+		return mcpserver.Handler(site, mcpserver.Info{Name: p.Name, Version: s.Version, Search: withSearch})
+	})
+	if err != nil {
+		s.log.Error("mcp: the deployment cannot be read", "deployment", e.deploymentID, "err", err)
+		unavailable(w)
+		return
+	}
+	h.ServeHTTP(w, r)
+}
+
+// handler returns the deployment's handler, making it with make on first use.
+func (m *mcpHandlers) handler(deploymentID string, make func() (http.Handler, error)) (http.Handler, error) {
+	m.mu.Lock()
+	h := m.by[deploymentID]
+	m.mu.Unlock()
+	if h != nil {
+		return h, nil
+	}
+	h, err := make()
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.by == nil {
+		m.by = map[string]http.Handler{}
+	}
+	if _, ok := m.by[deploymentID]; !ok {
+		m.order = append(m.order, deploymentID)
+		if len(m.order) > maxIndexes {
+			delete(m.by, m.order[0])
+			m.order = m.order[1:]
+		}
+	}
+	m.by[deploymentID] = h
+	return h, nil
+}
