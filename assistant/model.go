@@ -28,8 +28,8 @@ type Model struct {
 	// Key, when not empty, is sent as "Authorization: Bearer Key". It is
 	// never logged nor returned in an error.
 	Key string
-	// Client sends the requests; nil is a client without a total timeout
-	// (Timeout bounds each answer).
+	// Client sends the requests; nil is a client that follows no
+	// redirect, without a total timeout (Timeout bounds each answer).
 	Client *http.Client
 	// Timeout bounds a whole answer, streaming included; 0 is 2 minutes.
 	Timeout time.Duration
@@ -169,7 +169,7 @@ func (m *Model) Stream(ctx context.Context, prompt []chatMessage, text func(stri
 	}
 	client := m.Client
 	if client == nil {
-		client = http.DefaultClient
+		client = noRedirects
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -181,7 +181,7 @@ func (m *Model) Stream(ctx context.Context, prompt []chatMessage, text func(stri
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-		return "", fmt.Errorf("the model answered HTTP %d: %s", resp.StatusCode, clipRunes(strings.TrimSpace(string(msg)), modelErrorLimit))
+		return "", fmt.Errorf("the model answered HTTP %d: %s", resp.StatusCode, scrub(strings.TrimSpace(string(msg)), m.Key))
 	}
 	var answer strings.Builder
 	sc := bufio.NewScanner(resp.Body)
@@ -201,7 +201,7 @@ func (m *Model) Stream(ctx context.Context, prompt []chatMessage, text func(stri
 			return answer.String(), errors.New("the model's stream is not chat-completion chunks")
 		}
 		if c.Error != nil {
-			return answer.String(), errors.New("the model failed: " + clipRunes(c.Error.Message, modelErrorLimit))
+			return answer.String(), errors.New("the model failed: " + scrub(c.Error.Message, m.Key))
 		}
 		for _, ch := range c.Choices {
 			piece := ch.Delta.Content
@@ -209,6 +209,9 @@ func (m *Model) Stream(ctx context.Context, prompt []chatMessage, text func(stri
 				continue
 			}
 			if answer.Len()+len(piece) > maxModelAnswer {
+				if answer.Len() == 0 {
+					return "", errors.New("the model's first piece of text is larger than an answer can be")
+				}
 				return answer.String(), nil // long enough: the rest is dropped
 			}
 			answer.WriteString(piece)
@@ -231,13 +234,23 @@ func (m *Model) Stream(ctx context.Context, prompt []chatMessage, text func(stri
 }
 
 // scrubbed is err's message without the key.
-func scrubbed(err error, key string) string {
-	s := err.Error()
+func scrubbed(err error, key string) string { return scrub(err.Error(), key) }
+
+// scrub is s without the key (nor its first 8 characters on, which some
+// servers echo), cut to modelErrorLimit runes.
+func scrub(s, key string) string {
 	if key != "" {
 		s = strings.ReplaceAll(s, key, "[redacted]")
+		if len(key) >= 12 {
+			s = strings.ReplaceAll(s, key[:8], "[redacted]")
+		}
 	}
 	return clipRunes(s, modelErrorLimit)
 }
+
+// noRedirects is the model client when none is given: a redirect is not
+// followed (the key would go with it, maybe over plain HTTP).
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 // clipRunes returns s cut to n runes, with "…" when cut.
 func clipRunes(s string, n int) string {

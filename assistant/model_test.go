@@ -243,3 +243,74 @@ func TestParseModelURL(t *testing.T) {
 		}
 	}
 }
+
+// TestModelKeyNeverLeaks: an endpoint that echoes the Authorization
+// header in its error, and one that redirects, leave the key out of the
+// recorded error, and the redirect is not followed.
+func TestModelKeyNeverLeaks(t *testing.T) {
+	ix := buildIndex(t, smallSite)
+	var redirected sync.Mutex
+	followed := false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/echo/chat/completions":
+			http.Error(w, `{"error":{"message":"bad key `+r.Header.Get("Authorization")+`"}}`, http.StatusUnauthorized)
+		case "/moved/chat/completions":
+			http.Redirect(w, r, "/elsewhere", http.StatusTemporaryRedirect)
+		default:
+			redirected.Lock()
+			followed = true
+			redirected.Unlock()
+		}
+	}))
+	defer srv.Close()
+	const key = "sk-0123456789abcdef"
+	for _, path := range []string{"/echo", "/moved"} {
+		var rec Result
+		svc := &Service{Model: &Model{URL: srv.URL + path, Name: "m", Key: key}}
+		_, _, text := askService(t, svc, Ask{Index: ix, Record: func(r Result) string { rec = r; return "" }},
+			`{"messages":[{"role":"user","content":"How do I roll back a release?"}]}`)
+		if rec.ModelError == "" || strings.Contains(rec.ModelError, key[:8]) || !strings.HasPrefix(text, "> ") {
+			t.Errorf("%s: model error %q, answer %q", path, rec.ModelError, text)
+		}
+	}
+	redirected.Lock()
+	defer redirected.Unlock()
+	if followed {
+		t.Error("the redirect was followed")
+	}
+}
+
+// TestModelStreamsBounded: beyond MaxStreamsPerKey answers being written
+// for one key, the next question of that key gets the extractive answer
+// at once; another key still gets the model.
+func TestModelStreamsBounded(t *testing.T) {
+	ix := buildIndex(t, smallSite)
+	release := make(chan struct{})
+	started := make(chan struct{}, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		started <- struct{}{}
+		<-release
+		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"Model [1]\"}}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	svc := &Service{Model: &Model{URL: srv.URL + "/v1", Name: "m"}, MaxStreamsPerKey: 1, MaxStreams: 2}
+	q := `{"messages":[{"role":"user","content":"How do I roll back a release?"}]}`
+	done := make(chan string)
+	go func() { _, _, text := askService(t, svc, Ask{Index: ix, Key: "p1"}, q); done <- text }()
+	<-started
+	var rec Result
+	_, _, text := askService(t, svc, Ask{Index: ix, Key: "p1", Record: func(r Result) string { rec = r; return "" }}, q)
+	if !strings.HasPrefix(text, "> ") || rec.ModelError == "" {
+		t.Errorf("p1's second question: %q (%q), want the extractive answer", text, rec.ModelError)
+	}
+	go func() { _, _, text := askService(t, svc, Ask{Index: ix, Key: "p2"}, q); done <- text }()
+	<-started
+	close(release)
+	for i := 0; i < 2; i++ {
+		if text := <-done; text != "Model [1]" {
+			t.Errorf("a question within the bounds: %q", text)
+		}
+	}
+}

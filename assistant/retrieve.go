@@ -191,8 +191,15 @@ var stems struct {
 
 const maxStems = 200_000
 
+// maxStemmed is the longest word whose stem is remembered: longer ones,
+// rare, are stemmed each time (the cache's bytes stay bounded).
+const maxStemmed = 32
+
 // stem is search.Stem, remembered.
 func stem(w string) string {
+	if len(w) > maxStemmed {
+		return search.Stem(w)
+	}
 	stems.RLock()
 	st, ok := stems.m[w]
 	stems.RUnlock()

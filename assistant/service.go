@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"lectern.dev/lectern/render/search"
 )
@@ -18,6 +19,47 @@ type Service struct {
 	Model *Model
 	// Log records the model's failures (never its key); nil: none.
 	Log *slog.Logger
+	// MaxStreams bounds the answers the model writes at once, all sites
+	// together (0: 16), and MaxStreamsPerKey those of one Ask.Key (0: 4),
+	// so that one project cannot take a shared model for itself. A
+	// question beyond them gets the extractive answer.
+	MaxStreams, MaxStreamsPerKey int
+
+	mu      sync.Mutex
+	streams int
+	byKey   map[string]int
+}
+
+// acquire takes a model stream for key, reporting whether one was free.
+func (s *Service) acquire(key string) bool {
+	max, perKey := s.MaxStreams, s.MaxStreamsPerKey
+	if max <= 0 {
+		max = 16
+	}
+	if perKey <= 0 {
+		perKey = 4
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.streams >= max || s.byKey[key] >= perKey {
+		return false
+	}
+	if s.byKey == nil {
+		s.byKey = map[string]int{}
+	}
+	s.streams++
+	s.byKey[key]++
+	return true
+}
+
+// release gives back a stream of key.
+func (s *Service) release(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.streams--
+	if s.byKey[key]--; s.byKey[key] <= 0 {
+		delete(s.byKey, key)
+	}
 }
 
 // Ask is what one request is answered from.
@@ -26,6 +68,9 @@ type Ask struct {
 	Index *search.Index
 	// Site names the docs in the model's instructions ("" for none).
 	Site string
+	// Key groups the questions whose model answers count together
+	// against Service.MaxStreamsPerKey: the project.
+	Key string
 	// Record, when not nil, keeps the answer and returns its id, sent in
 	// the "done" event so that the reader can rate it ("" for none).
 	Record func(Result) string
@@ -72,18 +117,27 @@ func (s *Service) Answer(ctx context.Context, w http.ResponseWriter, ask Ask, ms
 	w.WriteHeader(http.StatusOK)
 	ev := NewEvents(w)
 	res := Result{Question: q}
+	useModel := s.Model != nil && len(ps) > 0
+	if useModel && !s.acquire(ask.Key) {
+		useModel = false
+		res.ModelError = "the model is writing as many answers as it may at once"
+	}
 	switch {
-	case s.Model == nil || len(ps) == 0:
+	case !useModel:
 		res.Answer = Extract(query, ps)
 		ev.Text(res.Answer.Text)
 	default:
+		gone := false
 		text, err := s.Model.Stream(ctx, Prompt(ask.Site, msgs, ps), func(piece string) error {
-			return ev.Send("text", map[string]string{"text": piece})
+			err := ev.Send("text", map[string]string{"text": piece})
+			gone = err != nil
+			return err
 		})
+		s.release(ask.Key)
 		switch {
 		case err == nil:
 			res.Answer, res.Model = modelAnswer(text, ps), s.Model.Name
-		case ctx.Err() != nil:
+		case ctx.Err() != nil || gone:
 			return res // the reader left
 		default:
 			res.ModelError = err.Error()

@@ -23,6 +23,7 @@ type assistantFlags struct {
 	llmModel   string
 	llmKeyFile string
 	llmTimeout time.Duration
+	llmStreams int
 	retention  time.Duration
 }
 
@@ -31,6 +32,7 @@ func (f *assistantFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.llmModel, "assistant-llm-model", "", "the model of --assistant-llm-url that writes the answers (required with it)")
 	fs.StringVar(&f.llmKeyFile, "assistant-llm-key-file", "", "a file holding the key of --assistant-llm-url, sent as a bearer token; or put the key in "+assistantKeyEnv)
 	fs.DurationVar(&f.retention, "assistant-retention", 90*24*time.Hour, "how long the questions asked to the sites' assistants, their answers and the readers' ratings are kept")
+	fs.IntVar(&f.llmStreams, "assistant-llm-concurrency", 16, "answers the model may write at once, all sites together (4 at most per project); beyond, answers quote the docs")
 	fs.DurationVar(&f.llmTimeout, "assistant-llm-timeout", 2*time.Minute, "how long the model may take to write an answer before the quoted answer is given instead")
 }
 
@@ -49,6 +51,8 @@ func (f *assistantFlags) service(getenv func(string) string, log *slog.Logger) (
 		return nil, fmt.Errorf("--assistant-llm-model and --assistant-llm-key-file need --assistant-llm-url, the model's OpenAI-compatible API")
 	case model == "":
 		return nil, fmt.Errorf("--assistant-llm-url needs --assistant-llm-model, the name of the model that writes the answers")
+	case f.llmStreams < 1 || f.llmStreams > 10_000:
+		return nil, fmt.Errorf("--assistant-llm-concurrency %d: give 1 to 10000", f.llmStreams)
 	case f.llmTimeout < time.Second:
 		return nil, fmt.Errorf("--assistant-llm-timeout %s is shorter than a second", f.llmTimeout)
 	}
@@ -64,6 +68,7 @@ func (f *assistantFlags) service(getenv func(string) string, log *slog.Logger) (
 		key = k
 	}
 	svc.Model = &assistant.Model{URL: url, Name: model, Key: key, Timeout: f.llmTimeout}
+	svc.MaxStreams = f.llmStreams
 	log.Info("assistant: a model writes cloud sites' answers", "url", lectern.RedactURL(url), "model", model, "key", key != "")
 	return svc, nil
 }

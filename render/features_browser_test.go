@@ -120,11 +120,29 @@ func (fs *featureServer) serve(w http.ResponseWriter, r *http.Request) {
 		fs.mu.Unlock()
 		w.WriteHeader(http.StatusNoContent)
 	case "/ask":
-		var q struct{ Question string }
+		// The widget's body: the conversation, the question last.
+		var q struct{ Messages []struct{ Role, Content string } }
 		_ = json.Unmarshal(body, &q)
 		fs.mu.Lock()
-		fs.asks = append(fs.asks, q.Question)
+		if n := len(q.Messages); n > 0 && q.Messages[n-1].Role == "user" {
+			fs.asks = append(fs.asks, q.Messages[n-1].Content)
+		} else {
+			fs.asks = append(fs.asks, "unexpected body: "+string(body))
+		}
 		fs.mu.Unlock()
+		if n := len(q.Messages); n > 0 && strings.Contains(q.Messages[n-1].Content, "stream") {
+			// Server-sent events with CRLF line ends, a CRLF split
+			// across two writes, as a third-party endpoint may send.
+			h.Set("Content-Type", "text/event-stream")
+			for _, part := range []string{"event: text\r", "\ndata: {\"text\":\"Fresh <i>water</i> [1]\"}\r\n\r\n",
+				"event: citation\r\ndata: {\"n\":1,\"title\":\"Care\",\"url\":\"guides/care.html\"}\r\n\r\n",
+				"event: done\r\ndata: {\"found\":true}\r\n\r\n"} {
+				io.WriteString(w, part)
+				w.(http.Flusher).Flush()
+				time.Sleep(20 * time.Millisecond)
+			}
+			return
+		}
 		h.Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{
 			"answer": "Give them <b>fresh</b> water.",
@@ -275,7 +293,18 @@ func featuresBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 			if want := `{"text":"Give them <b>fresh</b> water.","bold":0,"links":["Care guide ` + base + `/guides/care.html#water"]}`; got != want {
 				t.Errorf("assistant: got %s\nwant %s", got, want)
 			}
-			if _, asks, _ := api.counts(); len(asks) != 1 || asks[0] != "How often do they drink?" {
+			// A streamed answer, CRLF split across chunks, is read whole.
+			b.Run("assistant stream", chromedp.SendKeys(chromedp.CSS(".lc-assistant-input"), "And stream it?"),
+				chromedp.Click(chromedp.CSS(".lc-assistant-send"), chromedp.NodeVisible),
+				chromedp.WaitVisible(chromedp.CSS(".lc-assistant-answer:nth-of-type(2):not(.lc-assistant-pending) .lc-assistant-sources a")))
+			got, _ = b.Eval("streamed answer", `JSON.stringify({
+				text: document.querySelectorAll(".lc-assistant-answer")[1].querySelector(".lc-assistant-text").textContent,
+				italic: document.querySelectorAll(".lc-assistant-answer i").length,
+				cite: document.querySelectorAll(".lc-assistant-answer")[1].querySelector("sup a").href})`)
+			if want := `{"text":"Fresh <i>water</i> [1]","italic":0,"cite":"` + base + `/guides/care.html"}`; got != want {
+				t.Errorf("assistant stream: got %s\nwant %s", got, want)
+			}
+			if _, asks, _ := api.counts(); len(asks) != 2 || asks[0] != "How often do they drink?" || asks[1] != "And stream it?" {
 				t.Errorf("assistant: questions received %q", asks)
 			}
 			b.Check("assistant")

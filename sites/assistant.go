@@ -116,7 +116,7 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, p *lectern.P
 	if svc == nil {
 		svc = &assistant.Service{}
 	}
-	ask := assistant.Ask{Index: ix, Site: p.Name}
+	ask := assistant.Ask{Index: ix, Site: p.Name, Key: p.ID}
 	if rec, ok := s.store.(Recorder); ok {
 		ask.Record = func(res assistant.Result) string {
 			m := &lectern.AssistantMessage{OrgID: p.OrgID, ProjectID: p.ID, Domain: domain, Source: source, Question: res.Question,
@@ -169,11 +169,17 @@ func (s *Server) serveFeedback(w http.ResponseWriter, r *http.Request, e hostEnt
 	}
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxFeedbackBody))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&body); err != nil || body.ID == "" || body.Helpful == nil || len(body.ID) > 64 {
+	err := dec.Decode(&body)
+	if err == nil {
+		if _, e := dec.Token(); e != io.EOF {
+			err = errors.New("data after the JSON object")
+		}
+	}
+	if err != nil || body.ID == "" || body.Helpful == nil || len(body.ID) > 64 {
 		assistant.WriteError(w, http.StatusBadRequest, `the body must be {"id": "<the answer's id>", "helpful": true or false}`)
 		return
 	}
-	switch err := rec.SetAssistantFeedback(r.Context(), e.projectID, body.ID, *body.Helpful); {
+	switch err = rec.SetAssistantFeedback(r.Context(), e.projectID, body.ID, *body.Helpful); {
 	case err == nil:
 		w.WriteHeader(http.StatusNoContent)
 	case lectern.ErrorCode(err) == lectern.ENOTFOUND:
@@ -216,6 +222,9 @@ func (a *assistants) allow(projectID string) bool {
 func (a *assistants) index(deploymentID string, open func() (*search.Index, error)) (*search.Index, error) {
 	a.mu.Lock()
 	ix := a.indexes[deploymentID]
+	if ix != nil {
+		a.order = touch(a.order, deploymentID)
+	}
 	a.mu.Unlock()
 	if ix != nil {
 		return ix, nil
@@ -240,14 +249,29 @@ func (a *assistants) index(deploymentID string, open func() (*search.Index, erro
 	return ix, nil
 }
 
+// touch moves id to the end of order (the most recently used), so that
+// the caches drop the deployment used least recently.
+func touch(order []string, id string) []string {
+	for i, o := range order {
+		if o == id {
+			copy(order[i:], order[i+1:])
+			order[len(order)-1] = id
+			break
+		}
+	}
+	return order
+}
+
 // blobFS is the files of a deployment in the object store, for
 // search.Open and the MCP tools: each file read whole, at most max bytes
-// (0: search.MaxFile).
+// (0: search.MaxFile); a larger file is an error, or, with cut, its first
+// max bytes (its Stat giving its whole size).
 type blobFS struct {
 	ctx    context.Context
 	bucket *blob.Bucket
 	key    func(name string) string // a site file's blob key
 	max    int
+	cut    bool
 }
 
 func (f *blobFS) Open(name string) (fs.File, error) {
@@ -272,16 +296,21 @@ func (f *blobFS) Open(name string) (fs.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	size := int64(len(data))
 	if len(data) > max {
-		return nil, errors.New("sites: a file of the deployment is too large to read")
+		if !f.cut {
+			return nil, errors.New("sites: a file of the deployment is too large to read")
+		}
+		data, size = data[:max], rd.Size()
 	}
-	return &memFile{name: path.Base(name), data: data}, nil
+	return &memFile{name: path.Base(name), data: data, size: size}, nil
 }
 
 // memFile is a file read whole.
 type memFile struct {
 	name string
 	data []byte
+	size int64 // the whole file's
 	off  int
 }
 
@@ -299,7 +328,7 @@ func (m *memFile) Stat() (fs.FileInfo, error) { return memInfo{m}, nil }
 type memInfo struct{ f *memFile }
 
 func (i memInfo) Name() string       { return i.f.name }
-func (i memInfo) Size() int64        { return int64(len(i.f.data)) }
+func (i memInfo) Size() int64        { return i.f.size }
 func (i memInfo) Mode() fs.FileMode  { return 0o444 }
 func (i memInfo) ModTime() time.Time { return time.Time{} }
 func (i memInfo) IsDir() bool        { return false }

@@ -182,7 +182,18 @@ func TestAssistantRecordsAndFeedback(t *testing.T) {
 	if c := rate("other.example.com", `{"id":"`+id+`","helpful":false}`); c != 404 {
 		t.Errorf("another project's site rated the answer: %d", c)
 	}
-	for _, body := range []string{`{}`, `{"id":"` + id + `"}`, `{"id":"` + id + `","helpful":"yes"}`, `{"id":"` + id + `","helpful":true,"x":1}`, `nope`} {
+	if c := rate("cloud.example.com", `{"id":"ask_00000000000000000000000000","helpful":true}`); c != 404 {
+		t.Errorf("an unknown answer: %d, want 404", c)
+	}
+	r := httptest.NewRequest("GET", FeedbackPath, nil)
+	r.Host = "cloud.example.com"
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, r)
+	if rec.Code != 405 {
+		t.Errorf("GET %s: %d", FeedbackPath, rec.Code)
+	}
+	for _, body := range []string{`{}`, `{"id":"` + id + `"}`, `{"id":"` + id + `","helpful":"yes"}`, `{"id":"` + id + `","helpful":true,"x":1}`, `nope`,
+		`{"id":"` + id + `","helpful":false} trailing`} {
 		if c := rate("cloud.example.com", body); c != 400 {
 			t.Errorf("%s: %d, want 400", body, c)
 		}

@@ -13,10 +13,6 @@ import (
 // MCPPath is where a live site answers the Model Context Protocol.
 const MCPPath = "/mcp"
 
-// maxMCPFile bounds a page's Markdown read from the object store for
-// get_page (which returns at most mcpserver.MaxPage of it).
-const maxMCPFile = 8 << 20
-
 // mcpHandlers caches the MCP handler of the deployments recently asked,
 // at most maxIndexes.
 type mcpHandlers struct {
@@ -41,7 +37,7 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, e hostEntry) {
 		return
 	}
 	h, err := s.mcp.handler(e.deploymentID, func() (http.Handler, error) {
-		site := mcpserver.FSSite{FS: &blobFS{ctx: context.Background(), bucket: s.bucket, max: maxMCPFile,
+		site := mcpserver.FSSite{FS: &blobFS{ctx: context.Background(), bucket: s.bucket, max: mcpserver.MaxPage + 1, cut: true,
 			key: func(name string) string { return blobstore.SiteKey(p.ID, e.deploymentID, name) }}}
 		withSearch := p.DeploymentType != lectern.DeploymentAirGapped
 		if withSearch {
@@ -65,6 +61,9 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, e hostEntry) {
 func (m *mcpHandlers) handler(deploymentID string, make func() (http.Handler, error)) (http.Handler, error) {
 	m.mu.Lock()
 	h := m.by[deploymentID]
+	if h != nil {
+		m.order = touch(m.order, deploymentID)
+	}
 	m.mu.Unlock()
 	if h != nil {
 		return h, nil
