@@ -31,6 +31,7 @@ type Store interface {
 	RateLimits
 	Webhooks
 	Assistant
+	Analytics
 
 	// Ping checks that the database answers.
 	Ping(ctx context.Context) error
@@ -104,7 +105,8 @@ type Projects interface {
 	// ListDeletedProjects returns up to limit projects deleted before t.
 	ListDeletedProjects(ctx context.Context, before time.Time, limit int) ([]*lectern.Project, error)
 	// PurgeProject drops a deleted project's records: its deployments, its
-	// updates and their jobs, its assistant messages, and the project.
+	// updates and their jobs, its assistant messages, its analytics (raw
+	// events, counted visitors and daily aggregates), and the project.
 	// ENOTFOUND when the project is missing or not deleted.
 	PurgeProject(ctx context.Context, id string) error
 	// SetProjectRepo replaces a project's repository URL and its sealed

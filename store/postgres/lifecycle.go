@@ -180,7 +180,8 @@ func (s *Store) ListDeletedProjects(ctx context.Context, before time.Time, limit
 }
 
 // PurgeProject drops a deleted project's deployments, its updates and their
-// jobs, its assistant messages, and the project, in one transaction. Its
+// jobs, its assistant messages, its analytics, and the project, in one
+// transaction. Its
 // exports are left to ListExportsBefore and DeleteExport. ENOTFOUND when
 // the project is missing or not deleted.
 func (s *Store) PurgeProject(ctx context.Context, id string) error {
@@ -193,6 +194,11 @@ func (s *Store) PurgeProject(ctx context.Context, id string) error {
 			`DELETE FROM jobs WHERE id IN (SELECT id FROM updates WHERE project_id = $1)`,
 			`DELETE FROM updates WHERE project_id = $1`,
 			`DELETE FROM assistant_messages WHERE project_id = $1`,
+			`DELETE FROM analytics_events WHERE project_id = $1`,
+			`DELETE FROM analytics_day_visitors WHERE project_id = $1`,
+			`DELETE FROM analytics_daily WHERE project_id = $1`,
+			`DELETE FROM analytics_weekly WHERE project_id = $1`,
+			`DELETE FROM analytics_totals WHERE project_id = $1`,
 			`DELETE FROM domains WHERE project_id = $1`, // none: DeleteProject freed them
 			`DELETE FROM projects WHERE id = $1`,
 		} {

@@ -153,7 +153,7 @@ func (s *Store) ListDeletedProjects(ctx context.Context, before time.Time, limit
 }
 
 // PurgeProject drops a deleted project's records (its assistant messages
-// among them).
+// and analytics among them).
 func (s *Store) PurgeProject(ctx context.Context, id string) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		var n int
@@ -169,6 +169,11 @@ func (s *Store) PurgeProject(ctx context.Context, id string) error {
 			`DELETE FROM jobs WHERE id IN (SELECT id FROM updates WHERE project_id = ?)`,
 			`DELETE FROM updates WHERE project_id = ?`,
 			`DELETE FROM assistant_messages WHERE project_id = ?`,
+			`DELETE FROM analytics_events WHERE project_id = ?`,
+			`DELETE FROM analytics_day_visitors WHERE project_id = ?`,
+			`DELETE FROM analytics_daily WHERE project_id = ?`,
+			`DELETE FROM analytics_weekly WHERE project_id = ?`,
+			`DELETE FROM analytics_totals WHERE project_id = ?`,
 			`DELETE FROM projects WHERE id = ?`,
 		} {
 			if _, err := tx.ExecContext(ctx, q, id); err != nil {

@@ -56,6 +56,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Webhooks", webhookCases},
 		{"WebhookOutbox", outboxCases},
 		{"Assistant", assistantCases},
+		{"Analytics", analyticsCases},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
