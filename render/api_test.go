@@ -103,8 +103,8 @@ func TestBuildCanceled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("canceled during: err = %v, want context.Canceled", err)
 	}
-	if len(out.files) != 1 {
-		t.Errorf("%d files written after cancellation at the first page, want 1", len(out.files))
+	if len(out.files) != 2 {
+		t.Errorf("%d files written after cancellation at the first page, want 2 (the page and its Markdown)", len(out.files))
 	}
 }
 

@@ -77,6 +77,8 @@ func TestBrowser(t *testing.T) {
 	t.Run("components", func(t *testing.T) { componentsBrowserFlow(t, ctx, browserCtx) })      // components_browser_test.go
 	t.Run("theme", func(t *testing.T) { themeBrowserFlow(t, ctx, browserCtx) })                // theme_browser_test.go
 	t.Run("search", func(t *testing.T) { searchBrowserFlow(t, ctx, browserCtx) })              // search_browser_test.go
+	t.Run("contextual", func(t *testing.T) { contextualBrowserFlow(t, ctx, browserCtx) })      // contextual_browser_test.go
+	t.Run("contextual export", func(t *testing.T) { contextualExportFlow(t, ctx, browserCtx) })
 }
 
 // stepTimeout bounds one wait in the browser (redirectsBrowserFlow's too).

@@ -21,13 +21,13 @@ func (s *site) readFile(name string) ([]byte, error) {
 func (s *site) countOutput(name string, n int64) error {
 	l := s.opts.Limits
 	if l.MaxFiles > 0 && l.MaxPages > 0 {
-		if max := l.MaxFiles + 2*l.MaxPages + 64; s.written >= max {
+		if max := l.MaxFiles + 3*l.MaxPages + 64; s.written >= max {
 			var source string
 			if s.cfg != nil {
 				source = s.cfg.Source
 			}
 			return limits.Errorf(limits.MaxFiles, source, fmt.Sprint(l.MaxFiles),
-				"the site would have more than %d files (its files, two per page and per redirect)", max)
+				"the site would have more than %d files (its files, and up to three for each page or redirect)", max)
 		}
 	}
 	s.outBytes += n

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -138,8 +139,10 @@ type site struct {
 	stamps   map[string]cache.Stamp // source file → stamp, with a cache
 	// lazy holds the pages loaded from the cache without their body
 	// (parallel.go: ensureBody); read-only once the pages are loaded.
-	lazy   map[*page.Page]*lazyBody
-	search []search.Doc // the pages' search documents, in navigation order, when the index is not streamed
+	lazy        map[*page.Page]*lazyBody
+	search      []search.Doc // the pages' search documents, in navigation order, when the index is not streamed
+	mds         [][]byte     // with a cache, the pages' Markdown as rendered, nil for those kept (page_markdown.go)
+	llmsFullBuf bytes.Buffer // without one, llms-full.txt as the pages are written (llms.go)
 	// searchIDs are the pages' ids in the search index, -1 for those not
 	// in it, once assigned (searchIndexIDs).
 	searchIDs []int
@@ -294,6 +297,9 @@ func (s *site) writePage(i int, r pageResult, progress func(done int)) error {
 		s.written++
 		s.reused++
 	} else if err := s.write(name, r.data); err != nil {
+		return err
+	}
+	if err := s.writePageMarkdown(i, r); err != nil {
 		return err
 	}
 	if s.cache != nil {

@@ -145,10 +145,15 @@ func TestBuildSmallSiteLive(t *testing.T) {
 			t.Errorf("missing output %s", name)
 		}
 	}
-	for _, name := range []string{"docs.json", "index.mdx", "quickstart.md", "snippets/hello.mdx", "snippets/hello.html", ".hidden/secret.txt"} {
+	for _, name := range []string{"docs.json", "index.mdx", "snippets/hello.mdx", "snippets/hello.html", "snippets/hello.md", ".hidden/secret.txt"} {
 		if out.has(name) {
 			t.Errorf("unexpected output %s", name)
 		}
+	}
+	// quickstart.md is the page's Markdown (page_markdown.go), not its
+	// source: its links are the site's.
+	if md := out.get(t, "quickstart.md"); !strings.Contains(md, "See [the intro](/docs/guides/intro).") {
+		t.Errorf("quickstart.md is not the page's Markdown:\n%s", md)
 	}
 
 	index := out.get(t, "index.html")

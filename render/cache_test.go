@@ -101,8 +101,10 @@ func TestCacheRebuild(t *testing.T) {
 		// it no longer writes: lectern build writes a new folder, or
 		// updates in place.)
 		delete(fsys, "nowhere-1.mdx")
-		if err := os.Remove(filepath.Join(dir, "nowhere-1.html")); err != nil {
-			t.Fatal(err)
+		for _, name := range []string{"nowhere-1.html", "nowhere-1.md"} {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil {
+				t.Fatal(err)
+			}
 		}
 		step("linked page removed", total-12)
 
@@ -212,14 +214,14 @@ func TestCacheUpdateInPlace(t *testing.T) {
 		highlight.ForgetCached()
 		fsys["t0/p005.mdx"].Data = append(fsys["t0/p005.mdx"].Data, "\nOne more line.\n"...)
 		step("one body changed", 59)
-		// The page, its search fragment, the index's meta file and the
-		// chunks of its words.
+		// The page and its Markdown, llms-full.txt, its search fragment,
+		// the index's meta file and the chunks of its words.
 		var frags, others []string
 		for _, name := range rewritten(before, identities(t, dir)) {
 			switch {
 			case strings.HasPrefix(name, search.Dir+"f/"):
 				frags = append(frags, name)
-			case name != "t0/p005.html" && name != search.MetaFile && !strings.HasPrefix(name, search.Dir+"c/"):
+			case name != "t0/p005.html" && name != "t0/p005.md" && name != "llms-full.txt" && name != search.MetaFile && !strings.HasPrefix(name, search.Dir+"c/"):
 				others = append(others, name)
 			}
 		}
@@ -239,7 +241,8 @@ func TestCacheUpdateInPlace(t *testing.T) {
 		before = identities(t, dir)
 		fsys["t0/p005.mdx"].Data = bytes.Replace(fsys["t0/p005.mdx"].Data, []byte("```go"), []byte("```c"), 1)
 		step("code language changed", 59)
-		if list := rewritten(before, identities(t, dir)); !reflect.DeepEqual(list, []string{"t0/p005.html"}) {
+		// (Its Markdown shows the code's language: it and llms-full.txt change.)
+		if list := rewritten(before, identities(t, dir)); !reflect.DeepEqual(list, []string{"llms-full.txt", "t0/p005.html", "t0/p005.md"}) {
 			t.Fatalf("export=%v: a change of the page only wrote %v", export, list)
 		}
 

@@ -17,10 +17,14 @@
 // guides/x.html): those of the navigation, and the others as unlisted
 // pages, in no sidebar, search index or sitemap (unlisted.go); index.html
 // is the "index" page of the navigation or, without one, a copy of its
-// first page. The build also writes 404.html, sitemap.xml, robots.txt,
-// the theme assets under _lectern/ (style.css, site.js, the scripts of the
-// features such as search.js, and the search index under _lectern/search/)
-// and the non-page files of the source a site publishes: those of web
+// first page. Beside each page is its Markdown, <page>.md (guides/x.md,
+// index.md; page_markdown.go, render/pagemd), and at the root llms.txt and
+// llms-full.txt (llms.go), unless the repository has its own. The build
+// also writes 404.html, sitemap.xml, robots.txt, the theme assets under
+// _lectern/ (style.css, site.js, contextual.js for the pages' "Copy page"
+// button and menu, the scripts of the features such as search.js, and the
+// search index under _lectern/search/) and the non-page files of the
+// source a site publishes: those of web
 // types, and others a page links to (publish.go), but not docs.json,
 // mint.json, dot-files or what .mintignore leaves out (ignore.go); an
 // export also leaves out SVG and XML files that could run script
@@ -92,8 +96,9 @@
 //     (goldmark with the MDX inset extension), page (a page's source,
 //     front matter and title);
 //   - layer 3: components (the MDX tree of a page to HTML: every Mintlify
-//     component, HTML elements, snippets and exported components), layout
-//     (the page around the body: header, navigation, sidebar, footer,
+//     component, HTML elements, snippets and exported components), pagemd
+//     (the same tree to clean Markdown, for PAGE.md and llms-full.txt),
+//     layout (the page around the body: header, navigation, sidebar, footer,
 //     404.html, and the theme's assets, over a layout.Site the build
 //     fills), cache (what the rebuild cache keeps: manifest, codec,
 //     stamps, the previous build's state);
@@ -102,23 +107,24 @@
 //     render pages on all cores; ignore.go, unlisted.go, publish.go: what
 //     the site holds), OpenAPI pages (openapi_nav.go, openapi_page.go,
 //     openapi_examples.go), redirects, the site's other files
-//     (site_files.go, activefile.go, custom_scripts.go, custom_css.go,
-//     banner.go, mermaid.go) and
+//     (site_files.go, page_markdown.go, llms.go, activefile.go,
+//     custom_scripts.go, custom_css.go, banner.go, mermaid.go) and
 //     which pages the rebuild cache reuses (rebuild*.go).
 //
 // What flows through them: source tree → config (Config, Nav) → page
 // (front matter, title) → mdx (a Module per file) → components (HTML of
 // the body, through markdown and highlight, links through links) →
-// layout (the page around the body) → output (Dir), with search
-// collecting each page's entry and cache recording what each page read
-// and wrote.
+// layout (the page around the body) → output (Dir), with pagemd writing
+// the same tree as the page's Markdown, search collecting each page's
+// entry and cache recording what each page read and wrote.
 //
 // # Where to add
 //
 //   - a component: its function in the table of render/components
 //     (components.go), and a page using it to its golden test
 //     (render/components: golden_test.go, testdata/golden), which fails
-//     for a component without one;
+//     for a component without one; and its Markdown in render/pagemd's
+//     table (components.go), or its content is its Markdown;
 //   - a navigation form: render/config (nav.go), as a new NavKind, then
 //     the sidebar and selectors of render/layout (page_view.go,
 //     sidebar.go);

@@ -121,7 +121,9 @@ func (fs *featureServer) serve(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 	case "/ask":
 		// The widget's body: the conversation, the question last.
-		var q struct{ Messages []struct{ Role, Content string } }
+		var q struct {
+			Messages []struct{ Role, Content string }
+		}
 		_ = json.Unmarshal(body, &q)
 		fs.mu.Lock()
 		if n := len(q.Messages); n > 0 && q.Messages[n-1].Role == "user" {

@@ -16,7 +16,7 @@ var renderLayers = map[string]int{
 	"diag": 0, "limits": 0, "output": 0, "highlight": 0, "icons": 0, "safe": 0, "openapi": 0, "features": 0,
 	"mdx": 1, "config": 1, "search": 1,
 	"links": 2, "markdown": 2, "page": 2,
-	"components": 3, "layout": 3, "cache": 3,
+	"components": 3, "layout": 3, "cache": 3, "pagemd": 3,
 	".": 4,
 }
 

@@ -35,6 +35,7 @@ const pageWindow = 4
 // pageResult is a rendered (or reused) page.
 type pageResult struct {
 	data   []byte
+	md     []byte     // the page as Markdown (page_markdown.go); nil for a reused page
 	doc    search.Doc // the page's search document (render/search); for a reused page, its Terms only
 	warns  []diag.Warning
 	deps   []string    // other source files the page read (imported snippets)
@@ -84,7 +85,8 @@ func (s *site) renderOne(i int) (r pageResult) {
 	}
 	ps := s.pageSite()
 	data, doc := ps.renderPage(p, p.Path+".html")
-	r = pageResult{data: data, doc: doc, warns: ps.w.List()}
+	md := ps.pageMarkdown(p, p.Path+".html") // page_markdown.go
+	r = pageResult{data: data, doc: doc, warns: ps.w.List(), md: md}
 	if ps.links != nil {
 		r.lookups = ps.links.Lookups.List
 	}

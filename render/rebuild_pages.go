@@ -94,7 +94,7 @@ func (c *buildCache) reuse(s *site) func(i int) (pageResult, bool) {
 		if old == nil {
 			return pageResult{}, false
 		}
-		if old.OutChecked && !old.OutOK || !old.OutChecked && !keeper.KeepFile(p.Path+".html", old.Out) {
+		if old.OutChecked && !old.OutOK || !old.OutChecked && (!keeper.KeepFile(p.Path+".html", old.Out) || !keeper.KeepFile(p.Path+".md", old.MD)) {
 			return pageResult{}, false
 		}
 		if old.Mermaid && s.mermaid != nil {
@@ -310,33 +310,41 @@ func (c *buildCache) record(s *site, i int, r pageResult) {
 		if !ok {
 			return
 		}
-		rec.Out = f
+		md, ok := keeper.FileInfo(markdownName(s.order[i].Path + ".html"))
+		if !ok {
+			return
+		}
+		rec.Out, rec.MD = f, md
 	}
 	c.next.Pages[s.order[i].Path] = rec
 }
 
-// keepHome reports whether index.html, a copy of the first page (there is
-// no "index" page), is kept from the previous build: that page was, and
-// the Output still holds the index.html written with it.
+// keepHome reports whether index.html and index.md, a copy of the first
+// page (there is no "index" page), are kept from the previous build: that
+// page was, and the Output still holds the files written with it.
 func (c *buildCache) keepHome(s *site) bool {
 	if c.prev == nil || c.out == nil || !c.firstReused || c.prev.HomePage != s.order[0].Path || c.prev.Home.Size == 0 {
 		return false
 	}
-	if !c.out.KeepFile("index.html", c.prev.Home) {
+	if !c.out.KeepFile("index.html", c.prev.Home) || !c.out.KeepFile("index.md", c.prev.HomeMD) {
 		return false
 	}
 	c.out.MarkWritten("index.html")
-	c.next.Home, c.next.HomePage = c.prev.Home, c.prev.HomePage
+	c.out.MarkWritten("index.md")
+	c.next.Home, c.next.HomeMD, c.next.HomePage = c.prev.Home, c.prev.HomeMD, c.prev.HomePage
 	return true
 }
 
-// recordHome records index.html as just written, a copy of the first page.
+// recordHome records index.html and index.md as just written, a copy of
+// the first page.
 func (c *buildCache) recordHome(s *site) {
 	if c.out == nil {
 		return
 	}
-	if f, ok := c.out.FileInfo("index.html"); ok {
-		c.next.Home, c.next.HomePage = f, s.order[0].Path
+	f, ok := c.out.FileInfo("index.html")
+	md, mdOK := c.out.FileInfo("index.md")
+	if ok && mdOK {
+		c.next.Home, c.next.HomeMD, c.next.HomePage = f, md, s.order[0].Path
 	}
 }
 

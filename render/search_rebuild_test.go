@@ -71,7 +71,7 @@ func TestSearchRebuild(t *testing.T) {
 			frags = append(frags, name)
 		case strings.HasPrefix(name, search.Dir+"c/"):
 			chunks = append(chunks, name)
-		case name != "t0/p010.html" && name != search.MetaFile:
+		case name != "t0/p010.html" && name != "t0/p010.md" && name != "llms-full.txt" && name != search.MetaFile:
 			others = append(others, name)
 		}
 	}

@@ -25,10 +25,21 @@ func TestServeHeaders(t *testing.T) {
 		{"logo.svg", "image/svg+xml", "image/svg+xml", features.FileCSP},
 		{"sitemap.xml", "application/xml", "application/xml", features.FileCSP},
 		{"img.png", "image/png", "image/png", features.FileCSP},
+		// A page's Markdown is text, whatever the system's table of types says.
+		{"guides/x.md", "application/octet-stream", features.MarkdownType, features.FileCSP},
+		{"index.md", "", features.MarkdownType, features.FileCSP},
+		{"index.md", "text/markdown; charset=utf-8", "text/markdown; charset=utf-8", features.FileCSP},
+		{"llms.txt", "text/plain; charset=utf-8", "text/plain; charset=utf-8", features.FileCSP},
 	} {
 		gotType, gotCSP := features.ServeHeaders(c.name, c.ctype, page)
 		if gotType != c.wantType || gotCSP != c.wantCSP {
 			t.Errorf("ServeHeaders(%q, %q) = %q, %q; want %q, %q", c.name, c.ctype, gotType, gotCSP, c.wantType, c.wantCSP)
+		}
+	}
+	for name, want := range map[string]bool{"guides/x.md": true, "llms.txt": true, "llms-full.txt": true, "guides/x.html": true,
+		"guides/llms.txt": false, "images/a.png": false, features.SearchChunkDir + "x.js": false} {
+		if got := features.Revalidated(name); got != want {
+			t.Errorf("Revalidated(%q) = %v, want %v", name, got, want)
 		}
 	}
 	if !strings.HasPrefix(features.FileCSP, "sandbox;") || !strings.Contains(features.FileCSP, "default-src 'none'") {

@@ -113,7 +113,7 @@ func TestSidebarSplitRebuildDocsJSON(t *testing.T) {
 	// A page added in the middle of g001: its group, the tab's
 	// navigation file and the sitemap.
 	nav["g001"] = append(nav["g001"][:50:50], append([]string{"g001/p00149a"}, nav["g001"][50:]...)...)
-	changed("page added to g001", 220, group("g001", navFile, "sitemap.xml", "g001/p00149a.html"))
+	changed("page added to g001", 220, group("g001", navFile, "sitemap.xml", "g001/p00149a.html", "g001/p00149a.md", "llms.txt", "llms-full.txt"))
 
 	// A page added at the top of the Reference tab: where its tab leads
 	// changes on every page.

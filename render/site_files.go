@@ -58,11 +58,13 @@ func (s *site) writeParallel(files []search.File) error {
 const parallelWriters = 4
 
 // writeSiteFiles writes everything but the pages: the index copy, 404,
-// sitemap, robots, theme assets, search index and the source's files.
+// sitemap, robots, theme assets, search index, llms.txt and llms-full.txt
+// and the source's files.
 func (s *site) writeSiteFiles() error {
 	generated := map[string]bool{}
 	for _, p := range s.order {
 		generated[p.Path+".html"] = true
+		generated[markdownName(p.Path+".html")] = true
 	}
 	if err := s.writeIndexCopy(); err != nil {
 		return err
@@ -84,7 +86,10 @@ func (s *site) writeSiteFiles() error {
 	if err := s.writeNavFiles(generated); err != nil { // navfiles.go
 		return err
 	}
-	generated["index.html"] = true
+	generated["index.html"], generated["index.md"] = true, true
+	if err := s.writeLLMFiles(generated); err != nil { // llms.go
+		return err
+	}
 	if err := s.writeOpenAPIFiles(generated); err != nil {
 		return err
 	}
@@ -94,15 +99,15 @@ func (s *site) writeSiteFiles() error {
 	return s.copySourceFiles(generated)
 }
 
-// writeIndexCopy writes index.html, a copy of the first page, when the
-// navigation has no index page of its own.
+// writeIndexCopy writes index.html and index.md, a copy of the first page,
+// when the navigation has no index page of its own.
 func (s *site) writeIndexCopy() error {
 	if s.pages["index"] != nil || len(s.order) == 0 {
 		return nil
 	}
 	// A copy of the first page, kept when that page is (rebuild_pages.go: keepHome).
 	if s.cache != nil && s.cache.keepHome(s) {
-		s.written++
+		s.written += 2
 		return nil
 	}
 	first := s.order[0]
@@ -111,8 +116,12 @@ func (s *site) writeIndexCopy() error {
 	}
 	s.w.Mute++
 	data, _ := s.renderHTML(first, "index.html") // the page itself is in the search index
+	md := s.pageMarkdown(first, "index.html")    // its links written from the root
 	s.w.Mute--
 	if err := s.write("index.html", data); err != nil {
+		return err
+	}
+	if err := s.write("index.md", md); err != nil {
 		return err
 	}
 	if s.cache != nil {
@@ -220,11 +229,14 @@ type siteFile struct {
 }
 
 // themeFiles returns the theme's files besides style.css and site.js
-// (writeBuildFiles): the blocking theme script, the features' scripts and
-// the redirect pages.
+// (writeBuildFiles): the blocking theme script, the page actions' script,
+// the features' scripts and the redirect pages.
 func (s *site) themeFiles() []siteFile {
 	files := []siteFile{
 		{"_lectern/theme-init.js", layout.ThemeInit},
+	}
+	if s.theme.HasContextualMenu() {
+		files = append(files, siteFile{layout.ContextualJSFile, layout.ContextualJS}) // the page actions
 	}
 	files = append(files, s.featureAssets()...) // render/features
 	return append(files, s.redirectPages()...)

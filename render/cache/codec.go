@@ -112,6 +112,9 @@ func encodeManifest(m *Manifest) []byte {
 		}
 		e.str(p.Context)
 		e.file(p.Out)
+		e.file(p.MD)
+		e.int(p.FullOff)
+		e.int(p.FullLen)
 		e.bytes(p.Terms)
 		e.uint(uint64(p.SearchID))
 		e.file(p.Frag)
@@ -132,7 +135,10 @@ func encodeManifest(m *Manifest) []byte {
 		e.file(f.Info)
 	}
 	e.file(m.Home)
+	e.file(m.HomeMD)
 	e.str(m.HomePage)
+	e.file(m.LLMsFull)
+	e.str(m.LLMsKey)
 	e.uint(uint64(len(m.Assets)))
 	for _, k := range slices.Sorted(maps.Keys(m.Assets)) {
 		a := m.Assets[k]
@@ -355,6 +361,8 @@ func decodeManifest(data []byte) (*Manifest, bool) {
 		}
 		p.Context = d.str()
 		p.Out = d.file()
+		p.MD = d.file()
+		p.FullOff, p.FullLen = d.int(), d.int()
 		p.Terms = d.bytes()
 		p.SearchID = int(d.uint())
 		p.Frag = d.file()
@@ -398,7 +406,10 @@ func decodeManifest(data []byte) (*Manifest, bool) {
 		}
 	}
 	m.Home = d.file()
+	m.HomeMD = d.file()
 	m.HomePage = d.str()
+	m.LLMsFull = d.file()
+	m.LLMsKey = d.str()
 	n = d.count()
 	m.Assets = make(map[string]*Asset, n)
 	for range n {

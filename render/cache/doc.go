@@ -25,9 +25,9 @@
 //     the pages (titles, sidebar titles, icons, hidden pages: hashed
 //     without rendering the sidebar, layout.Theme.SidebarSum) and the titles
 //     and paths of the previous and next pages;
-//   - the Output still holds the file the previous build wrote (output.Dir:
-//     same size and modification time, in Dir or, linked from there, in
-//     Prev).
+//   - the Output still holds the files the previous build wrote for it,
+//     PAGE.html and PAGE.md (output.Dir: same size and modification time,
+//     in Dir or, linked from there, in Prev).
 //
 // Otherwise the page is rendered again.
 //
@@ -59,8 +59,12 @@
 // not (a file touched or checked out again), which saves the YAML parsing.
 //
 // Everything else (404.html, sitemap, theme files) is written by every
-// build, and left alone when it holds the same bytes. index.html, when it
-// is a copy of the first page, is kept with that page. The search index's
+// build, and left alone when it holds the same bytes. index.html and
+// index.md, when they are a copy of the first page, are kept with that
+// page. llms-full.txt, made of every page's Markdown, is kept when no page
+// was rendered again and its pages and their URLs are the same; else it is
+// made again, each kept page's entry copied from the previous file (its
+// place there is in the page's record: Page.FullOff). The search index's
 // fragments are kept with their pages; its meta file and chunks are left
 // alone when no page's words changed, and else patched (search.Update):
 // only the chunks holding a word whose frequency changed are written. A

@@ -15,7 +15,7 @@ import (
 )
 
 // format changes whenever the manifest's format or meaning does.
-const format = "lectern-render-cache/9"
+const format = "lectern-render-cache/10"
 
 const ManifestName = "manifest.bin"
 
@@ -59,11 +59,17 @@ type Manifest struct {
 	// (render/search), kept as they are when no page's words changed.
 	Search []SearchFile
 	// Home is index.html as written when it is a copy of the first page
-	// (there is no "index" page), and HomePage that page.
-	Home     output.FileInfo
-	HomePage string
+	// (there is no "index" page), HomeMD its index.md, and HomePage that
+	// page.
+	Home, HomeMD output.FileInfo
+	HomePage     string
+	// LLMsFull is llms-full.txt as written, and LLMsKey the hash of the
+	// pages it holds and their URLs (render: llms.go), kept as it is when
+	// no page was rendered again and the key is the same.
+	LLMsFull output.FileInfo
+	LLMsKey  string
 	// Outputs are the files the build put in Dir other than the pages'
-	// (which are the keys of Pages + ".html"), sorted.
+	// (which are the keys of Pages + ".html" and + ".md"), sorted.
 	Outputs []string
 	// Code is the highlighted code kept (highlight.Store).
 	Code highlight.Index
@@ -97,7 +103,8 @@ type Page struct {
 	// cover the site's pages, which may be added or removed.
 	Links   []string
 	LinkSum string
-	Out     output.FileInfo
+	// Out is the page's HTML as written, MD its Markdown (PAGE.md).
+	Out, MD output.FileInfo
 	// Terms are the page's words for the search index (search.Doc.Terms),
 	// nil when it is not in the index. SearchID is the page's id in the
 	// index plus one (0: not in it), which a kept page keeps, and Frag
@@ -106,6 +113,9 @@ type Page struct {
 	SearchID int
 	Frag     output.FileInfo
 	Warnings []diag.Warning
+	// FullOff and FullLen are where the page's entry is in llms-full.txt
+	// (FullLen 0: not in it), which a kept page's entry is taken from.
+	FullOff, FullLen int64
 	// Mermaid says the page has a diagram (the build then writes the
 	// mermaid library). Anything else a page's render records on the site
 	// must be kept here too, so that a reused page records it again.
@@ -113,8 +123,8 @@ type Page struct {
 	// Playground says the page has an API playground (the build then
 	// writes playground.js).
 	Playground bool
-	// OutChecked says the Output's file was looked up (checkOutputs), and
-	// OutOK that it is Out. They are not encoded.
+	// OutChecked says the Output's files were looked up (checkOutputs),
+	// and OutOK that they are Out and MD. They are not encoded.
 	OutChecked, OutOK bool
 }
 

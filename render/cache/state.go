@@ -75,16 +75,16 @@ func ReadState(dir string, out output.Output) *State {
 	return ms
 }
 
-// checkOutputs looks up, on the workers of checks, the output file of
-// every page record of m in the folder d updated in place, which the
-// build would else do when it decides to keep the page (buildCache.reuse):
-// this way the lookups, system calls that cost more than deciding, run
-// while the source loads.
+// checkOutputs looks up, on the workers of checks, the output files (HTML
+// and Markdown) of every page record of m in the folder d updated in
+// place, which the build would else do when it decides to keep the page
+// (buildCache.reuse): this way the lookups, system calls that cost more
+// than deciding, run while the source loads.
 func checkOutputs(d output.Dir, m *Manifest, checks *sync.WaitGroup) {
 	recs := make([]*Page, 0, len(m.Pages))
 	names := make([]string, 0, len(m.Pages))
 	for p, rec := range m.Pages {
-		recs, names = append(recs, rec), append(names, p+".html")
+		recs, names = append(recs, rec), append(names, p)
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(recs))
 	for w := range workers {
@@ -94,8 +94,9 @@ func checkOutputs(d output.Dir, m *Manifest, checks *sync.WaitGroup) {
 			t := &Tracker{d: d}
 			defer t.CloseDirs()
 			for i := w; i < len(recs); i += workers {
-				f, ok := t.FileInfo(names[i])
-				recs[i].OutChecked, recs[i].OutOK = true, ok && f == recs[i].Out
+				f, ok := t.FileInfo(names[i] + ".html")
+				g, mdOK := t.FileInfo(names[i] + ".md")
+				recs[i].OutChecked, recs[i].OutOK = true, ok && f == recs[i].Out && mdOK && g == recs[i].MD
 			}
 		}()
 	}

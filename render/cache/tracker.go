@@ -116,6 +116,9 @@ func RecordOutputs(next, last *Manifest, t *Tracker) {
 	}
 	isPage := func(name string) bool {
 		p, ok := strings.CutSuffix(name, ".html")
+		if !ok {
+			p, ok = strings.CutSuffix(name, ".md")
+		}
 		return ok && next.Pages[p] != nil
 	}
 	outputs := map[string]bool{}
@@ -130,8 +133,13 @@ func RecordOutputs(next, last *Manifest, t *Tracker) {
 	if t.d.Update && last != nil && ok && last.Dir == id {
 		var stale []string
 		for p := range last.Pages {
-			if name := p + ".html"; next.Pages[p] == nil && !outputs[name] {
-				stale = append(stale, name)
+			if next.Pages[p] != nil {
+				continue
+			}
+			for _, name := range []string{p + ".html", p + ".md"} {
+				if !outputs[name] {
+					stale = append(stale, name)
+				}
 			}
 		}
 		for _, name := range last.Outputs {

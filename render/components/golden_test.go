@@ -157,12 +157,19 @@ func TestComponentsGolden(t *testing.T) {
 		path := filepath.Join("testdata", "golden", name+".golden")
 		sitetest.Golden(t, path, name, got, *updateGolden)
 	}
-	// Content for agents is left out of the site, search index included.
+	// Content for agents is left out of the web pages, search index
+	// included, and is in the page's Markdown, where content for humans is
+	// not (render/pagemd), as on Mintlify.
+	forAgents := func(data string) bool {
+		return strings.Contains(data, "Only for") && strings.Contains(data, "agents") && strings.Contains(data, "POST /v1/accounts")
+	}
 	for name, data := range files {
-		if strings.Contains(string(data), "Only for") && strings.Contains(string(data), "agents") &&
-			strings.Contains(string(data), "POST /v1/accounts") {
+		if forAgents(string(data)) && !strings.HasSuffix(name, ".md") && name != "llms-full.txt" {
 			t.Errorf("%s has the <Visibility for=\"agents\"> content", name)
 		}
+	}
+	if md := string(files["c/Visibility.md"]); !forAgents(md) || strings.Contains(md, "humans") {
+		t.Errorf("c/Visibility.md has not the content for agents only:\n%s", md)
 	}
 	// Every component of the table is used by a golden page, so that one
 	// added later is not left out.

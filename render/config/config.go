@@ -51,6 +51,8 @@ type Config struct {
 	// IndexAll (docs.json "seo": {"indexing": "all"}) puts hidden and
 	// unlisted pages in search and the sitemap.
 	IndexAll bool
+	// Contextual is the pages' contextual menu (contextual.go).
+	Contextual Contextual
 	// Raw is the decoded configuration object, nil without a config.
 	Raw map[string]any
 
@@ -113,6 +115,7 @@ func Load(src fs.FS, w *diag.Warner, maxBytes int64) (*Config, error) {
 		parseLook(cfg, raw, cw)
 		if name == "docs.json" {
 			parseDocsJSON(cfg, raw, cw)
+			parseContextual(cfg, raw, cw)
 		} else {
 			parseMintJSON(cfg, raw, cw)
 		}

@@ -47,14 +47,18 @@ const NavDir = ScriptDir + "nav/"
 // Revalidated reports whether the site file name (a clean slash path) keeps
 // its name while its content changes from one build to the next, so that
 // servers must have browsers revalidate it rather than keep it for a time:
-// pages, the navigation files and the search index's meta file and
-// fragment files (which name the chunks and pages of their own build: a
-// stale one would point at files the new build no longer has), not its
-// chunks, named by their content.
+// pages and their Markdown (PAGE.md, llms.txt, llms-full.txt), the
+// navigation files and the search index's meta file and fragment files
+// (which name the chunks and pages of their own build: a stale one would
+// point at files the new build no longer has), not its chunks, named by
+// their content.
 func Revalidated(name string) bool {
-	return strings.HasSuffix(name, ".html") || strings.HasPrefix(name, NavDir) ||
-		strings.HasPrefix(name, SearchDir) && !strings.HasPrefix(name, SearchChunkDir)
+	return strings.HasSuffix(name, ".html") || strings.HasSuffix(name, ".md") || name == "llms.txt" || name == "llms-full.txt" ||
+		strings.HasPrefix(name, NavDir) || strings.HasPrefix(name, SearchDir) && !strings.HasPrefix(name, SearchChunkDir)
 }
+
+// MarkdownType is the Content-Type of a site's Markdown files (PAGE.md).
+const MarkdownType = "text/markdown; charset=utf-8"
 
 // SearchChunkDir holds the search index's chunks, each named by a hash of
 // its content (render/search).
@@ -74,7 +78,9 @@ func IsPage(name string) bool {
 // ServeHeaders returns the Content-Type and the Content-Security-Policy
 // that file name (a slash path in the site) must be served with: ctype is
 // the type its name or content gives, pageCSP the policy of the site's
-// pages. Servers send X-Content-Type-Options: nosniff with every file.
+// pages. A .md file whose ctype is unknown ("" or
+// application/octet-stream) is MarkdownType. Servers send
+// X-Content-Type-Options: nosniff with every file.
 func ServeHeaders(name, ctype, pageCSP string) (contentType, csp string) {
 	name = strings.TrimPrefix(path.Clean("/"+name), "/")
 	if IsPage(name) {
@@ -82,6 +88,11 @@ func ServeHeaders(name, ctype, pageCSP string) (contentType, csp string) {
 	}
 	if isScriptType(ctype) && !strings.HasPrefix(name, ScriptDir) {
 		return "text/plain; charset=utf-8", FileCSP
+	}
+	if strings.EqualFold(path.Ext(name), ".md") && (ctype == "" || strings.HasPrefix(ctype, "application/octet-stream")) {
+		// A page's Markdown, which the system's table of types may not
+		// know: text to read, not a file to download.
+		return MarkdownType, FileCSP
 	}
 	return ctype, FileCSP
 }

@@ -3,9 +3,11 @@
 // sidebar (whole up to Split.Min entries; past that, split between the
 // page's group and the section's navigation file that site.js draws the
 // rest from: sidebar_split.go, navfile.go), breadcrumbs, the table of
-// contents, previous and next, the footer with its social links, and
-// 404.html. The theme/ folder holds the template, the stylesheet and the
-// site's scripts (Asset).
+// contents, previous and next, the footer with its social links, the
+// page actions ("Copy page" and the contextual menu of docs.json
+// contextual, over the page's Markdown: contextual.go, theme/contextual.js),
+// and 404.html. The theme/ folder holds the template, the stylesheet and
+// the site's scripts (Asset).
 //
 // The stylesheet the build writes (Theme.CSS) is the theme's with the
 // site's colours, then the syntax highlighting, the utility classes pages

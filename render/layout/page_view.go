@@ -78,6 +78,10 @@ type pageView struct {
 	// (_lectern/nav/<id>.js, sidebar_split.go), "" for a full sidebar.
 	NavURL string
 
+	// Contextual is the page's "Copy page" button and menu
+	// (contextual.go), nil for none.
+	Contextual *contextualView
+
 	// Banner is the bar at the top of every page (Site.Banner).
 	Banner template.HTML
 	Body   template.HTML

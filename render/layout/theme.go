@@ -228,6 +228,7 @@ func (t *Theme) Page(p *page.Page, outName, body string, toc []search.TOCItem) [
 	}
 	v.TOC = toc
 	v.Mode = p.Front.Mode
+	v.Contextual = t.contextual(outName)
 	// Mintlify gives a hidden page a noindex tag; an unlisted one is only
 	// left out of the sitemap.
 	v.NoIndex = p.Front.NoIndex || p.Front.Hidden && !t.s.Config.IndexAll

@@ -193,9 +193,7 @@
       e.preventDefault();
       ask();
     });
-    try {
-      if (new URLSearchParams(window.location.search).get("assistant") === "open") open();
-    } catch (e) { /* no URLSearchParams: the button still opens it */ }
+    if (/[?&]assistant=open(?:[&#]|$)/.test(window.location.href.split("#")[0])) open();
 
     // body returns the request body: the latest turns that fit.
     function body() {
