@@ -18,6 +18,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"lectern.dev/lectern/bundle"
 	"lectern.dev/lectern/internal/browsertest"
@@ -81,12 +82,14 @@ func TestBrowser(t *testing.T) {
 	modes := []struct {
 		name, yaml string
 		search     bool
+		assistant  bool // selfhost's own
 		others     []string
 	}{
-		{"air-gapped", "deployment: {type: air-gapped}\nstaticExport: {enabled: true, bundleUrl: %q}\nfeatures: {playground: true}\n", false, nil},
+		{"air-gapped", "deployment: {type: air-gapped}\nstaticExport: {enabled: true, bundleUrl: %q}\nfeatures: {playground: true}\n", false, false, nil},
 		{"client-hosted", "deployment: {type: client-hosted}\nstaticExport: {enabled: true, bundleUrl: %q}\n" +
 			"features: {search: true, assistant: true, analytics: true}\n" +
-			"assistant: {endpoint: \"" + endpoints.URL + "/ask\"}\nanalytics: {endpoint: \"" + endpoints.URL + "/hit\"}\n", true, []string{endpoints.URL}},
+			"assistant: {endpoint: \"" + endpoints.URL + "/ask\"}\nanalytics: {endpoint: \"" + endpoints.URL + "/hit\"}\n", true, false, []string{endpoints.URL}},
+		{"own assistant", "deployment: {type: client-hosted}\nstaticExport: {enabled: true, bundleUrl: %q}\nfeatures: {assistant: true}\n", false, true, nil},
 	}
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
@@ -115,7 +118,7 @@ func TestBrowser(t *testing.T) {
 				b.Open(srv.URL + p)
 			}
 			present, _ := b.Eval("features present", `String(!!document.querySelector(".lc-search-button") + "," + !!document.getElementById("lc-search-input") + "," + !!document.querySelector(".lc-assistant-button") + "," + !!document.querySelector('meta[name="lectern-analytics-url"]'))`)
-			want := fmt.Sprint(m.search, ",", m.search, ",", m.search, ",", m.search)
+			want := fmt.Sprint(m.search, ",", m.search, ",", m.search || m.assistant, ",", m.search)
 			if present != want {
 				t.Errorf("search button, search input, assistant button, analytics meta: %s, want %s", present, want)
 			}
@@ -128,7 +131,10 @@ func TestBrowser(t *testing.T) {
 					}
 					time.Sleep(50 * time.Millisecond)
 				}
+			} else if m.assistant {
+				askOwnAssistant(t, b, srv.URL)
 			} else {
+				airGappedTools(t, srv.URL)
 				for _, r := range b.Requested() {
 					if strings.Contains(r, "search") || strings.Contains(r, "analytics") || strings.Contains(r, "assistant") {
 						t.Errorf("a disabled feature made a request: %s", r)
@@ -159,4 +165,67 @@ func followSearch(t *testing.T, b *browsertest.Tab, q string) {
 	}
 	b.Open(href)
 	b.Check("search")
+}
+
+// askOwnAssistant opens selfhost's own assistant with ?assistant=open,
+// asks it a question of the starter's docs and reads the answer streamed
+// with its sources, links into the site; Ctrl+I closes and opens the
+// panel. Screenshots in light and dark mode.
+func askOwnAssistant(t *testing.T, b *browsertest.Tab, base string) {
+	t.Helper()
+	b.Open(base + "/quickstart?assistant=open")
+	if !b.Run("ask", chromedp.WaitVisible(chromedp.CSS("#lc-assistant")),
+		chromedp.SendKeys(chromedp.CSS(".lc-assistant-input"), "How do I install the Mintlify CLI?"+kb.Enter),
+		chromedp.WaitVisible(chromedp.CSS(".lc-assistant-answer:not(.lc-assistant-pending) .lc-assistant-sources a"))) {
+		return
+	}
+	got, _ := b.Eval("answer", `JSON.stringify({text: document.querySelector(".lc-assistant-answer .lc-assistant-text").textContent,
+		cites: document.querySelectorAll(".lc-assistant-answer sup a").length,
+		links: Array.from(document.querySelectorAll(".lc-assistant-sources a")).map(a => a.href)})`)
+	var v struct {
+		Text  string
+		Cites int
+		Links []string
+	}
+	json.Unmarshal([]byte(got), &v)
+	if !strings.Contains(v.Text, "npm i -g mint") || v.Cites == 0 || len(v.Links) == 0 || !strings.HasPrefix(v.Links[0], base+"/") {
+		t.Errorf("answer: %s", got)
+	}
+	shot := browsertest.ScreenshotPath(t)
+	b.Screenshot()
+	os.Rename(shot, strings.TrimSuffix(shot, ".png")+"-light.png")
+	if _, ok := b.Eval("dark", `document.documentElement.setAttribute("data-theme", "dark"), "ok"`); !ok {
+		return
+	}
+	b.Screenshot()
+	b.Run("Ctrl+I closes", chromedp.KeyEvent("i", chromedp.KeyModifiers(2 /* Ctrl */)),
+		chromedp.WaitNotVisible(chromedp.CSS("#lc-assistant")))
+	b.Run("Ctrl+I opens", chromedp.KeyEvent("i", chromedp.KeyModifiers(2 /* Ctrl */)),
+		chromedp.WaitVisible(chromedp.CSS("#lc-assistant")))
+	b.Check("assistant")
+}
+
+// airGappedTools: an air-gapped site answers no assistant, and its MCP
+// server has get_page only.
+func airGappedTools(t *testing.T, base string) {
+	t.Helper()
+	resp, err := http.Post(base+"/_lectern/assistant", "application/json", strings.NewReader(`{"messages":[{"role":"user","content":"install"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode == 200 || strings.Contains(string(body), "event:") {
+		t.Errorf("the air-gapped site answered the assistant: %d %s", resp.StatusCode, body)
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp", MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil || len(tools.Tools) != 1 || tools.Tools[0].Name != "get_page" {
+		t.Errorf("air-gapped MCP tools: %+v %v", tools, err)
+	}
 }

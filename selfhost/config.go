@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 	"unicode"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/assistant"
+	"lectern.dev/lectern/render/features"
 )
 
 // Config is a validated self-hosted deployment configuration.
@@ -23,10 +26,17 @@ type Config struct {
 	Version string
 	// Features says, for every feature of the table, whether it is on.
 	Features map[lectern.Feature]bool
-	// AssistantEndpoint and AnalyticsEndpoint are set exactly when their
-	// feature is on.
+	// AssistantEndpoint is the client's own assistant endpoint, when it
+	// has one; with the assistant on and no endpoint, selfhost answers
+	// itself, from the bundle (OwnAssistant).
 	AssistantEndpoint string
+	// AnalyticsEndpoint is set exactly when analytics are on.
 	AnalyticsEndpoint string
+	// LLMURL, LLMModel and LLMKey give selfhost's own assistant a model
+	// (an OpenAI-compatible chat-completions API inside the network);
+	// empty: answers quote the docs. LLMKey is a secret, read from the
+	// file assistant.llmKeyFile or LECTERN_ASSISTANT_LLM_KEY.
+	LLMURL, LLMModel, LLMKey string
 	// PlaygroundOrigins are the origins the "Try it" form may call
 	// (client-hosted only).
 	PlaygroundOrigins []string
@@ -46,6 +56,9 @@ const (
 	KeyBundleURL         = "staticExport.bundleUrl"
 	KeyVersion           = "staticExport.version"
 	KeyAssistantEndpoint = "assistant.endpoint"
+	KeyLLMURL            = "assistant.llmUrl"
+	KeyLLMModel          = "assistant.llmModel"
+	KeyLLMKeyFile        = "assistant.llmKeyFile"
 	KeyAnalyticsEndpoint = "analytics.endpoint"
 	KeyPlaygroundOrigins = "playground.origins"
 )
@@ -75,8 +88,8 @@ func configKeys() []configKey {
 	for _, f := range lectern.Features {
 		keys = append(keys, configKey{featureKey(f), kindBool})
 	}
-	return append(keys, configKey{KeyAssistantEndpoint, kindString}, configKey{KeyAnalyticsEndpoint, kindString},
-		configKey{KeyPlaygroundOrigins, kindList})
+	return append(keys, configKey{KeyAssistantEndpoint, kindString}, configKey{KeyLLMURL, kindString}, configKey{KeyLLMModel, kindString},
+		configKey{KeyLLMKeyFile, kindString}, configKey{KeyAnalyticsEndpoint, kindString}, configKey{KeyPlaygroundOrigins, kindList})
 }
 
 // EnvName returns the environment variable of a configuration key:
@@ -183,6 +196,7 @@ func build(file string, vals map[string]value, p problems) (*Config, error) {
 			c.Features[f] = on
 		}
 		c.AssistantEndpoint = endpoint(&p, vals, KeyAssistantEndpoint, lectern.FeatureAssistant, c)
+		assistantModel(&p, vals, c)
 		c.AnalyticsEndpoint = endpoint(&p, vals, KeyAnalyticsEndpoint, lectern.FeatureAnalytics, c)
 		c.PlaygroundOrigins = origins(&p, vals, c)
 	}
@@ -198,6 +212,8 @@ func endpoint(p *problems, vals map[string]value, key string, f lectern.Feature,
 	v, ok := vals[key]
 	set := ok && v.str != ""
 	switch on := c.Features[f]; {
+	case on && !set && f == lectern.FeatureAssistant:
+		return "" // selfhost's own assistant answers
 	case on && !set:
 		p.addf(key, "missing: features.%s is on, so it needs the URL of the %s endpoint", f, f)
 	case !on && set:
@@ -214,6 +230,84 @@ func endpoint(p *problems, vals map[string]value, key string, f lectern.Feature,
 		return v.str
 	}
 	return ""
+}
+
+// assistantModel checks the model of selfhost's own assistant: URL and
+// model together, only with the assistant on and answered by selfhost.
+// The key comes from the file assistant.llmKeyFile, or the environment
+// variable LECTERN_ASSISTANT_LLM_KEY (never from the YAML file, which is
+// often readable by others).
+func assistantModel(p *problems, vals map[string]value, c *Config) {
+	url, model, keyFile := vals[KeyLLMURL].str, vals[KeyLLMModel].str, vals[KeyLLMKeyFile].str
+	if url == "" && model == "" && keyFile == "" {
+		return
+	}
+	key := KeyLLMURL
+	if url == "" {
+		key = KeyLLMModel
+		if model == "" {
+			key = KeyLLMKeyFile
+		}
+	}
+	switch {
+	case !c.Features[lectern.FeatureAssistant]:
+		if a, _ := lectern.FeatureAvailability(c.Type, lectern.FeatureAssistant); a == lectern.Unavailable {
+			p.addf(key, "is set, but the assistant is unavailable for deployment type %s: remove it", c.Type)
+		} else {
+			p.addf(key, "is set, but features.assistant is off: turn the feature on or remove the key")
+		}
+		return
+	case c.AssistantEndpoint != "":
+		p.addf(key, "is set, but so is assistant.endpoint: the model is for selfhost's own assistant; remove one of them")
+		return
+	case url == "":
+		p.addf(KeyLLMURL, "missing: %s needs the URL of an OpenAI-compatible API, such as http://vllm.internal:8000/v1", key)
+		return
+	case model == "":
+		p.addf(KeyLLMModel, "missing: assistant.llmUrl needs the name of the model that writes the answers")
+		return
+	}
+	if _, err := assistant.ParseModelURL(url); err != nil {
+		p.addf(KeyLLMURL, "%s", err)
+		return
+	}
+	c.LLMURL, c.LLMModel = url, model
+	if keyFile != "" {
+		k, err := readKeyFile(keyFile)
+		if err != nil {
+			p.addf(KeyLLMKeyFile, "%s", err)
+			return
+		}
+		c.LLMKey = k
+	} else if k := strings.TrimSpace(vals[keyLLMKeyEnv].str); strings.ContainsFunc(k, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		p.addf(KeyLLMKeyFile, "%s must hold the key alone, without spaces or control characters", assistantKeyEnv)
+	} else {
+		c.LLMKey = k
+	}
+}
+
+// keyLLMKeyEnv holds LECTERN_ASSISTANT_LLM_KEY among the values read.
+const keyLLMKeyEnv = "assistant.llmKey (env)"
+
+// readKeyFile reads a key file: one line, at most 4 KiB. Its errors never
+// show the content.
+func readKeyFile(name string) (string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, 4<<10+1))
+	key := strings.TrimSpace(string(data))
+	switch {
+	case err != nil:
+		return "", err
+	case len(data) > 4<<10:
+		return "", fmt.Errorf("%s is larger than a key file can be", name)
+	case key == "" || strings.ContainsAny(key, " \t\r\n"):
+		return "", fmt.Errorf("%s must hold the key alone, on one line", name)
+	}
+	return key, nil
 }
 
 // origins checks playground.origins: http(s) origins, only with the
@@ -326,10 +420,25 @@ func (c *Config) Describe(w io.Writer, now time.Time) error {
 		}
 		line(featureKey(f), state, string(a)+" for "+string(c.Type))
 	}
-	for _, e := range []struct{ key, val string }{{KeyAssistantEndpoint, c.AssistantEndpoint}, {KeyAnalyticsEndpoint, c.AnalyticsEndpoint}} {
+	if c.Features[lectern.FeatureAssistant] && c.AssistantEndpoint == "" {
+		how := "quotes the docs"
+		if c.LLMURL != "" {
+			how = "a model writes the answers"
+		}
+		line(KeyAssistantEndpoint, "selfhost's own, "+features.OwnAssistant, how)
+	}
+	for _, e := range []struct{ key, val string }{{KeyAssistantEndpoint, c.AssistantEndpoint}, {KeyLLMURL, c.LLMURL}, {KeyLLMModel, c.LLMModel},
+		{KeyAnalyticsEndpoint, c.AnalyticsEndpoint}} {
 		if e.val != "" {
 			line(e.key, lectern.RedactURL(e.val), "")
 		}
+	}
+	if c.LLMURL != "" {
+		state := "none"
+		if c.LLMKey != "" {
+			state = "set"
+		}
+		fmt.Fprintf(&b, "%-24s %s\n", "assistant.llmKey", state)
 	}
 	if len(c.PlaygroundOrigins) > 0 {
 		line(KeyPlaygroundOrigins, strings.Join(c.PlaygroundOrigins, ", "), "")

@@ -15,6 +15,9 @@ import (
 	"lectern.dev/lectern"
 )
 
+// assistantKeyEnv holds the key of the assistant's model (assistant.llmUrl).
+const assistantKeyEnv = "LECTERN_ASSISTANT_LLM_KEY"
+
 // maxConfigSize bounds the configuration file.
 const maxConfigSize = 1 << 20
 
@@ -65,6 +68,9 @@ func LoadConfig(file string, getenv func(string) string) (*Config, error) {
 			}
 		}
 		vals[k.name] = v
+	}
+	if k := getenv(assistantKeyEnv); k != "" {
+		vals[keyLLMKeyEnv] = value{str: k, source: "env " + assistantKeyEnv}
 	}
 	return build(file, vals, p)
 }

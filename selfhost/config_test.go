@@ -150,7 +150,15 @@ func TestLoadConfigRefused(t *testing.T) {
 		{"air-gapped assistant from env", "deployment: {type: air-gapped}\nstaticExport: {enabled: true, bundleUrl: \"" + link + "\"}\n",
 			map[string]string{"LECTERN_FEATURES_ASSISTANT": "true"}, []string{"features.assistant: feature assistant is unavailable for deployment type air-gapped"}},
 		{"available turned off", ok + "features: {playground: false}\n", nil, []string{"features.playground: feature playground is always available for deployment type client-hosted"}},
-		{"assistant without endpoint", ok + "features: {assistant: true}\n", nil, []string{"assistant.endpoint: missing: features.assistant is on"}},
+		{"model without assistant", ok + "assistant: {llmUrl: \"http://vllm.internal/v1\", llmModel: m}\n", nil, []string{"assistant.llmUrl: is set, but features.assistant is off"}},
+		{"model air-gapped", "deployment: {type: air-gapped}\nstaticExport: {enabled: true, bundleUrl: \"" + link + "\"}\nassistant: {llmModel: m}\n", nil,
+			[]string{"assistant.llmModel: is set, but the assistant is unavailable for deployment type air-gapped"}},
+		{"model and endpoint", ok + "features: {assistant: true}\nassistant: {endpoint: \"https://ai/ask\", llmUrl: \"http://vllm/v1\", llmModel: m}\n", nil,
+			[]string{"assistant.llmUrl: is set, but so is assistant.endpoint"}},
+		{"model without name", ok + "features: {assistant: true}\nassistant: {llmUrl: \"http://vllm/v1\"}\n", nil, []string{"assistant.llmModel: missing"}},
+		{"model without URL", ok + "features: {assistant: true}\nassistant: {llmModel: m}\n", nil, []string{"assistant.llmUrl: missing"}},
+		{"model URL with password", ok + "features: {assistant: true}\nassistant: {llmUrl: \"http://u:s3cr3tsig@vllm/v1\", llmModel: m}\n", nil, []string{"assistant.llmUrl: must not hold a user or password"}},
+		{"model key file missing", ok + "features: {assistant: true}\nassistant: {llmUrl: \"http://vllm/v1\", llmModel: m, llmKeyFile: /nonexistent/key}\n", nil, []string{"assistant.llmKeyFile: open /nonexistent/key"}},
 		{"endpoint without feature", ok + "analytics: {endpoint: \"https://stats\"}\n", nil, []string{"analytics.endpoint: is set, but features.analytics is off"}},
 		{"endpoint air-gapped", "deployment: {type: air-gapped}\nstaticExport: {enabled: true, bundleUrl: \"" + link + "\"}\nanalytics: {endpoint: \"https://stats\"}\n", nil,
 			[]string{"analytics.endpoint: is set, but analytics is unavailable for deployment type air-gapped"}},
@@ -181,6 +189,42 @@ func TestLoadConfigRefused(t *testing.T) {
 				t.Errorf("error repeats the signature: %q", err)
 			}
 		})
+	}
+}
+
+// TestOwnAssistantConfig: the assistant on without an endpoint is
+// selfhost's own, extractive or with a model whose key comes from a file
+// or the environment, never shown by --check.
+func TestOwnAssistantConfig(t *testing.T) {
+	t.Parallel()
+	base := "deployment: {type: client-hosted}\nstaticExport: {enabled: true, bundleUrl: \"" + link + "\"}\nfeatures: {assistant: true}\n"
+	c, err := LoadConfig(writeConfig(t, base), envOf(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := c.SiteFeatures(); !f.Assistant || f.AssistantURL != "/_lectern/assistant" || c.LLMURL != "" {
+		t.Fatalf("features %+v, model %q", f, c.LLMURL)
+	}
+	keyFile := filepath.Join(t.TempDir(), "key")
+	os.WriteFile(keyFile, []byte("sk-from-file\n"), 0o600)
+	c, err = LoadConfig(writeConfig(t, base+"assistant: {llmUrl: \"http://vllm.internal:8000/v1\", llmModel: docs, llmKeyFile: "+keyFile+"}\n"),
+		envOf(map[string]string{"LECTERN_ASSISTANT_LLM_KEY": "sk-from-env"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.LLMURL != "http://vllm.internal:8000/v1" || c.LLMModel != "docs" || c.LLMKey != "sk-from-file" {
+		t.Fatalf("model %q %q key %q", c.LLMURL, c.LLMModel, c.LLMKey)
+	}
+	c, err = LoadConfig(writeConfig(t, base+"assistant: {llmUrl: \"http://vllm.internal:8000/v1\", llmModel: docs}\n"),
+		envOf(map[string]string{"LECTERN_ASSISTANT_LLM_KEY": "sk-from-env"}))
+	if err != nil || c.LLMKey != "sk-from-env" {
+		t.Fatalf("key from env: %v %q", err, c.LLMKey)
+	}
+	var b strings.Builder
+	c.Describe(&b, time.Now())
+	if out := b.String(); strings.Contains(out, "sk-from") || !strings.Contains(out, "assistant.llmKey         set") ||
+		!strings.Contains(out, "selfhost's own, /_lectern/assistant") {
+		t.Errorf("--check:\n%s", out)
 	}
 }
 

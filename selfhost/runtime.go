@@ -66,10 +66,14 @@ func NewRuntime(log *slog.Logger, c *Cache, h *Handler, file string, getenv func
 
 // SiteFeatures returns the features of the pages for c.
 func (c *Config) SiteFeatures() features.Site {
+	own := ""
+	if c.Features[lectern.FeatureAssistant] && c.AssistantEndpoint == "" {
+		own = features.OwnAssistant
+	}
 	return features.Site{
 		Search: c.Features[lectern.FeatureSearch], Assistant: c.Features[lectern.FeatureAssistant],
 		Analytics: c.Features[lectern.FeatureAnalytics], Playground: c.Features[lectern.FeaturePlayground],
-		AssistantURL: c.AssistantEndpoint, AnalyticsURL: c.AnalyticsEndpoint, PlaygroundOrigins: c.PlaygroundOrigins,
+		AssistantURL: c.AssistantEndpoint + own, AnalyticsURL: c.AnalyticsEndpoint, PlaygroundOrigins: c.PlaygroundOrigins,
 	}
 }
 
@@ -90,6 +94,9 @@ func (r *Runtime) Apply(ctx context.Context, cfg *Config) error {
 	}
 	f := cfg.SiteFeatures()
 	if cur := r.handler.Current(); cur != nil && cur.Version == e.Version && sameFeatures(cur.Features, f) {
+		if cur.assistant.Load() != nil { // the model's settings may have changed
+			cur.assistant.Store(cfg.assistantService(r.log))
+		}
 		r.cfg, r.entry = cfg, e
 		r.log.Info("configuration applied: already serving this version with these features", "version", e.Version)
 		return nil
@@ -99,6 +106,10 @@ func (r *Runtime) Apply(ctx context.Context, cfg *Config) error {
 	s, err := BuildSite(ctx, e, f, dir)
 	if err != nil {
 		return fmt.Errorf("building the site of version %s: %w", e.Version, err)
+	}
+	if err := s.openTools(e, cfg.assistantService(r.log)); err != nil {
+		s.remove()
+		return err
 	}
 	old := r.handler.Swap(s)
 	r.cfg, r.entry = cfg, e

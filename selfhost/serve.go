@@ -101,6 +101,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer s.release()
 	hdr["Content-Security-Policy"] = s.csp
+	if s.ownAssistant(r.URL.Path) {
+		s.serveAssistant(w, r)
+		return
+	}
+	if r.URL.Path == mcpPath && r.Method == http.MethodPost && s.mcp != nil {
+		// The page of that name, if any, is still GET /mcp.
+		s.serveMCP(w, r)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		hdr.Set("Allow", "GET, HEAD")
 		http.Error(w, "Method not allowed: this site is read-only.", http.StatusMethodNotAllowed)

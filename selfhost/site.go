@@ -1,6 +1,8 @@
 package selfhost
 
 import (
+	"golang.org/x/time/rate"
+
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -19,8 +21,10 @@ import (
 	"time"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/assistant"
 	"lectern.dev/lectern/bundle"
 	"lectern.dev/lectern/render/features"
+	"lectern.dev/lectern/render/search"
 )
 
 // Site is one served tree: a cached bundle with the configured features
@@ -47,6 +51,16 @@ type Site struct {
 	refs    atomic.Int64 // requests in flight
 	retired atomic.Bool
 	closeMu sync.Once
+
+	// The own assistant (assistant.go), when the pages use it: the
+	// bundle's search index, the rate of questions and the service.
+	searchIx  *search.Index
+	limiter   *rate.Limiter
+	assistant atomic.Pointer[assistant.Service]
+	// mcp answers POST /mcp (mcp.go).
+	mcp http.Handler
+	// closers close what the tools opened, with the site.
+	closers []func() error
 }
 
 // siteFile is one servable file of a Site. Header values are kept as the
@@ -247,6 +261,9 @@ func (s *Site) Retire() {
 
 func (s *Site) remove() {
 	s.closeMu.Do(func() {
+		for _, c := range s.closers {
+			c()
+		}
 		s.root.Close()
 		os.RemoveAll(s.dir)
 	})
