@@ -62,6 +62,7 @@ type serveFlags struct {
 	embedHosts      string
 	demo            bool
 	assistant       assistantFlags
+	analytics       analyticsFlags
 }
 
 func serveCmd(e *env) *cobra.Command {
@@ -114,6 +115,7 @@ by --config; the command line wins over the environment, which wins over the fil
 	fs.DurationVar(&f.keyCacheTTL, "key-cache-ttl", readcache.DefaultKeyTTL, "how long the API trusts a looked-up API key; a revoked key stops working within this time (0 checks every request)")
 	fs.StringVar(&f.embedHosts, "embed-hosts", "", "comma-separated host names (www.youtube.com,player.vimeo.com) whose iframes live sites show as players; others, and every one in an export, become a link to the video (default none)")
 	f.assistant.register(fs)
+	f.analytics.register(fs)
 	fs.BoolVar(&f.demo, "demo", false, "on an empty store: create a demo organization, project and API key, deploy an example site, and print how to use it")
 	fs.DurationVar(&f.renderPageDelay, "render-page-delay", 0, "slow exports down per page (for tests)")
 	fs.MarkHidden("render-page-delay")
@@ -197,6 +199,9 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
+	if err := f.analytics.check(); err != nil {
+		return err
+	}
 
 	st, err := f.openStore(ctx, log)
 	if err != nil {
@@ -257,7 +262,7 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 		}
 		defer hooks.Stop()
 		janitor = &jobs.Janitor{Log: log, Store: st, Bucket: bucket, Retention: f.retention, KeepDeployments: f.keepDeployments,
-			AssistantRetention: f.assistant.retention}
+			AssistantRetention: f.assistant.retention, AnalyticsRetention: f.analytics.retention, AnalyticsAggregateRetention: f.analytics.aggregates}
 		if err := janitor.Start(context.WithoutCancel(ctx)); err != nil {
 			return err
 		}
@@ -278,6 +283,16 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	liveSites.EmbedHosts = embedHosts
 	liveSites.Assistant = assistantSvc
 	liveSites.Version = Version
+	liveSites.ClientAddr = func(r *http.Request) string { return httpapi.ClientAddr(r, proxies) }
+	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "lectern_analytics_events_dropped_total",
+		Help: "Analytics events of the live sites dropped: the queue was full, or the store failed to record them."},
+		func() float64 { return float64(liveSites.AnalyticsDropped()) }))
+	if api {
+		actx, stopAnalytics := context.WithCancel(context.WithoutCancel(ctx))
+		analyticsDone := make(chan struct{})
+		go func() { defer close(analyticsDone); liveSites.RunAnalytics(actx) }()
+		defer func() { stopAnalytics(); <-analyticsDone }()
+	}
 	handler := httpapi.NewHandler(log, readcache.New(st, keyTTL, 0), notifier, links, local, liveSites, reg, reg, httpapi.Config{
 		BundleURLTTL: f.bundleURLTTL, RateLimit: rl, Limiter: f.rateLimiter(st, "api-key", rl, log),
 		OrgRateLimit: orgRL, OrgLimiter: f.rateLimiter(st, "org", orgRL, log),

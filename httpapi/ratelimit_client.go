@@ -40,6 +40,11 @@ func (a *api) limitClient(next http.Handler) http.Handler {
 // left, since only the entries added by trusted proxies can be believed).
 // IPv6 addresses are counted by their /64 network, which one client
 // usually holds whole.
+// ClientAddr returns the address of the client of r: the connection's,
+// or, from a proxy of trusted, the last address of X-Forwarded-For that
+// is not a trusted proxy's; an IPv6 address as its /64.
+func ClientAddr(r *http.Request, trusted []netip.Prefix) string { return clientAddr(r, trusted) }
+
 func clientAddr(r *http.Request, trusted []netip.Prefix) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {

@@ -21,7 +21,8 @@ import (
 // files of deployments that were never recorded (an update attempt whose
 // worker died while publishing), expired idempotency records, webhook
 // deliveries that ended over Retention ago, the assistant's questions
-// asked over AssistantRetention ago, and the
+// asked over AssistantRetention ago, analytics events and aggregates past
+// their retention, and the
 // files and records of deleted projects and organizations. Every step is
 // idempotent, so several processes may run janitors at once.
 type Janitor struct {
@@ -31,6 +32,10 @@ type Janitor struct {
 	// Retention is how long export jobs and their files, and webhook
 	// deliveries that ended, are kept; default 30 days.
 	Retention time.Duration
+	// AnalyticsRetention is how long raw analytics events are kept
+	// (default 30 days), AnalyticsAggregateRetention their daily
+	// aggregates (default two years).
+	AnalyticsRetention, AnalyticsAggregateRetention time.Duration
 	// AssistantRetention is how long the assistant's questions and
 	// answers are kept (for analytics); default 90 days.
 	AssistantRetention time.Duration
@@ -144,6 +149,20 @@ func (j *Janitor) RunOnce(ctx context.Context) error {
 		n, err := j.Store.PruneAssistantMessages(ctx, now.Add(-asked), 1000)
 		keep(err)
 		if err != nil || n < 1000 {
+			break
+		}
+	}
+	raw, agg := j.AnalyticsRetention, j.AnalyticsAggregateRetention
+	if raw <= 0 {
+		raw = 30 * 24 * time.Hour
+	}
+	if agg <= 0 {
+		agg = 2 * 365 * 24 * time.Hour
+	}
+	for {
+		n, err := j.Store.PruneAnalytics(ctx, now.Add(-raw), now.Add(-agg), 1000)
+		keep(err)
+		if err != nil || n == 0 {
 			break
 		}
 	}

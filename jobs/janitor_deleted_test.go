@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -113,5 +114,27 @@ func TestJanitorPrunesAssistantMessages(t *testing.T) {
 	must(t, err, "ListAssistantMessages")
 	if len(ms) != 1 || ms[0].ID != recent {
 		t.Errorf("left %d messages, want only the recent one", len(ms))
+	}
+}
+
+// TestJanitorPrunesAnalytics: raw events older than AnalyticsRetention
+// go (their comments with them), the daily aggregates stay until
+// AnalyticsAggregateRetention.
+func TestJanitorPrunesAnalytics(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	p := newProject(t, st)
+	yes := true
+	at := time.Now().UTC().Add(-10 * 24 * time.Hour)
+	must(t, st.RecordAnalytics(t.Context(), []lectern.AnalyticsEvent{{ProjectID: p.ID, At: at, Kind: lectern.AnalyticsFeedback, Path: "/a",
+		Visitor: strings.Repeat("ab", 16), Helpful: &yes, Comment: "clear"}}), "RecordAnalytics")
+	j := &jobs.Janitor{Log: slog.New(slog.DiscardHandler), Store: st, Bucket: openBucket(t), AnalyticsRetention: 7 * 24 * time.Hour}
+	must(t, j.RunOnce(t.Context()), "RunOnce")
+	cs, err := st.ListAnalyticsComments(t.Context(), p.ID, time.Time{}, time.Time{}, store.Page{})
+	must(t, err, "ListAnalyticsComments")
+	days, err := st.AnalyticsDaily(t.Context(), p.ID, lectern.AnalyticsFeedback, at.Add(-24*time.Hour), time.Now())
+	must(t, err, "AnalyticsDaily")
+	if len(cs) != 0 || len(days) != 1 || days[0].Yes != 1 {
+		t.Errorf("after pruning: %d comments (want 0), days %+v (want the aggregate kept)", len(cs), days)
 	}
 }

@@ -140,12 +140,13 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	start := time.Now()
 	log.add("Rendering docs from %s", p.DocsRoot)
 	// Live sites have search and the playground; cloud ones the AI
-	// assistant too, which lectern serve answers on the site's own origin
-	// (features.OwnAssistant, package sites). Web analytics are left out:
-	// lectern serve has no endpoint for them yet.
+	// assistant and web analytics too, which lectern serve answers on the
+	// site's own origin (features.OwnAssistant, features.OwnAnalytics;
+	// package sites).
 	live := features.Default()
 	if p.DeploymentType == lectern.DeploymentCloud {
 		live.Assistant, live.AssistantURL = true, features.OwnAssistant
+		live.Analytics, live.AnalyticsURL = true, features.OwnAnalytics
 	}
 	live.EmbedHosts = h.EmbedHosts
 	opts := render.Options{Features: &live, Limits: h.Limits, CustomScripts: p.CustomScripts}

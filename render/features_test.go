@@ -259,8 +259,14 @@ func TestSiteFeaturesRegionLines(t *testing.T) {
 	if want := "a{}\n@media (x) {\n  b{}\n}\n"; string(out) != want {
 		t.Errorf("css off:\n got %q\nwant %q", out, want)
 	}
-	// Stylesheets of the source and other files are left alone.
-	for _, name := range []string{"theme.css", "data.json", "_lectern/site.js"} {
+	// The build's scripts are treated the same (analytics.js's report of
+	// searches); the source's stylesheets and scripts, and other files,
+	// are left alone.
+	out, _, _ = (features.Site{}).Transform("_lectern/site.js", []byte(css))
+	if string(out) != "a{}\n@media (x) {\n  b{}\n}\n" {
+		t.Errorf("_lectern script, off:\n got %q", out)
+	}
+	for _, name := range []string{"theme.css", "data.json", "scripts/site.js"} {
 		out, keep, _ = features.Site{}.Transform(name, []byte(css))
 		if !keep || string(out) != css {
 			t.Errorf("%s changed: %q", name, out)

@@ -21,6 +21,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -66,6 +67,10 @@ type Server struct {
 	assistants assistants
 	// mcp answers the sites' /mcp (mcp.go).
 	mcp mcpHandlers
+	// analytics collects the cloud sites' events (analytics.go), while
+	// analyticsOn (RunAnalytics runs).
+	analytics   collector
+	analyticsOn atomic.Bool
 
 	// last holds, per host, the last successful lookup and when a lookup
 	// last failed. The good answer stands in while the store cannot
@@ -82,6 +87,10 @@ type Server struct {
 	// Version is Lectern's, which the MCP server reports. Set before
 	// serving.
 	Version string
+	// ClientAddr returns the reader's address (behind trusted proxies,
+	// serve --trusted-proxies), for analytics' rate limit and visitor
+	// hash; nil: the connection's. Set before serving.
+	ClientAddr func(*http.Request) string
 
 	// EmbedHosts are the hosts whose iframes the pages may show (lectern
 	// serve --embed-hosts, as features.ParseEmbedHosts returns them):
@@ -108,6 +117,7 @@ type hostEntry struct {
 func New(log *slog.Logger, st Resolver, bucket *blob.Bucket) *Server {
 	s := &Server{log: log, store: st, bucket: bucket, hosts: map[string]hostEntry{}, last: map[string]lookup{},
 		pageReads: make(chan struct{}, maxPageReads)}
+	s.analytics.queue = make(chan lectern.AnalyticsEvent, analyticsQueue)
 	s.plainPolicy = sync.OnceValue(func() string { return pageCSP(nil, s.EmbedHosts) })
 	return s
 }
@@ -208,7 +218,7 @@ func (s *Server) Serves(ctx context.Context, host string) bool {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// /mcp takes POST (stateless Streamable HTTP); a GET of it is the
 	// site's page of that name, if it has one.
-	if r.URL.Path == AssistantPath || r.URL.Path == FeedbackPath || (r.URL.Path == MCPPath && r.Method == http.MethodPost) {
+	if r.URL.Path == AssistantPath || r.URL.Path == FeedbackPath || r.URL.Path == AnalyticsPath || (r.URL.Path == MCPPath && r.Method == http.MethodPost) {
 		e, err := s.resolve(r.Context(), lectern.HostName(r.Host))
 		switch {
 		case err != nil:
@@ -219,6 +229,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.serveMCP(w, r, e)
 		case r.URL.Path == FeedbackPath:
 			s.serveFeedback(w, r, e)
+		case r.URL.Path == AnalyticsPath:
+			s.serveBeacon(w, r, e)
 		default:
 			s.serveAssistant(w, r, e)
 		}

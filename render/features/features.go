@@ -22,7 +22,7 @@ import (
 // feature's markup is written between two markers:
 //
 //	HTML pages:          <!--lectern:NAME--> ... <!--/lectern:NAME-->
-//	_lectern/*.css:      /*lectern:NAME*/ ... /*/lectern:NAME*/
+//	_lectern/*.css, *.js: /*lectern:NAME*/ ... /*/lectern:NAME*/
 //
 // NAME is the feature's name in the feature table (lectern.FeatureSearch
 // "search", "assistant", "analytics", "playground"). Regions never nest.
@@ -135,6 +135,10 @@ func FileFeature(name string) (lectern.Feature, bool) {
 // where lectern serve and lectern selfhost answer on the site's origin.
 const OwnAssistant = "/_lectern/assistant"
 
+// OwnAnalytics is the AnalyticsURL of the site's own analytics: the path
+// where lectern serve (and lectern selfhost) take the pages' events.
+const OwnAnalytics = "/_lectern/analytics"
+
 // Meta elements that carry the configured endpoints, in the assistant's
 // and the analytics' head regions.
 const (
@@ -167,7 +171,7 @@ func (f Site) Validate() error {
 			return err
 		}
 	}
-	if f.Analytics {
+	if f.Analytics && f.AnalyticsURL != OwnAnalytics {
 		if _, err := endpointOrigin("AnalyticsURL", f.AnalyticsURL); err != nil {
 			return err
 		}
@@ -220,9 +224,10 @@ func endpointOrigin(setting, raw string) (string, error) {
 // removed with their markers, and only the markers of those that are on,
 // whose endpoint (AssistantURL, AnalyticsURL) is written, HTML-escaped,
 // into the region's <meta name="lectern-assistant-url"> or
-// <meta name="lectern-analytics-url">. Stylesheets under _lectern/ are
-// treated the same with their CSS markers. Other files are returned as
-// they are. A marker without its end is left alone.
+// <meta name="lectern-analytics-url">. Stylesheets and scripts under
+// _lectern/ are treated the same with their comment markers (a script's
+// part that serves another feature, such as analytics.js's report of
+// searches). Other files are returned as they are. A marker without its end is left alone.
 //
 // It fails, with a *lectern.Error of code EINVALID, when Validate does.
 // It is pure and deterministic; data is not modified (out may share it
@@ -238,7 +243,7 @@ func (f Site) Transform(name string, data []byte) (out []byte, keep bool, err er
 	switch ext := strings.ToLower(path.Ext(name)); {
 	case ext == ".html" || ext == ".htm":
 		return f.transformHTML(data), true, nil
-	case ext == ".css" && strings.HasPrefix(name, "_lectern/"):
+	case (ext == ".css" || ext == ".js") && strings.HasPrefix(name, "_lectern/"):
 		return f.TransformRegions(data, CSSBeginMarker, CSSEndMarker, false, nil), true, nil
 	}
 	return data, true, nil
@@ -420,7 +425,7 @@ func (f Site) ValidateBuild() error {
 		return err
 	}
 	for _, e := range []struct{ setting, raw string }{{"AssistantURL", f.AssistantURL}, {"AnalyticsURL", f.AnalyticsURL}} {
-		if strings.TrimSpace(e.raw) == "" || (e.setting == "AssistantURL" && e.raw == OwnAssistant) {
+		if strings.TrimSpace(e.raw) == "" || (e.setting == "AssistantURL" && e.raw == OwnAssistant) || (e.setting == "AnalyticsURL" && e.raw == OwnAnalytics) {
 			continue
 		}
 		if _, err := endpointOrigin(e.setting, e.raw); err != nil {

@@ -106,7 +106,7 @@
         });
         ex.appendChild(doc.createTextNode(r.excerpt.slice(at)));
       }
-      a.addEventListener("click", close);
+      a.addEventListener("click", function () { report(a.href); close(); });
       li.appendChild(a);
       li.addEventListener("mousemove", function () { if (search.selected !== i) select(i); });
       list.appendChild(li);
@@ -131,14 +131,31 @@
     if (!search.dialog.hidden) { search.input.focus(); return; }
     search.lastFocus = doc.activeElement;
     search.dialog.hidden = false;
+    search.reported = "";
     doc.body.classList.add("lc-search-open");
     search.input.focus();
     search.input.select();
     engine().warm(); // the meta file, before the first key
     run();
   }
+  // report tells the page's other scripts of a search
+  // that ends: a "lectern:search" event on the document, detail {query,
+  // results, clicked} (clicked: the path of the result followed, or "").
+  // Once per search: the query shown when the result is followed or the
+  // dialog closes.
+  function report(href) {
+    var q = (search.shown || "").trim();
+    if (!q || search.reported === q) return;
+    search.reported = q;
+    var clicked = "";
+    if (href) { try { clicked = new URL(href, window.location.href).pathname; } catch (e) { clicked = ""; } }
+    try {
+      doc.dispatchEvent(new CustomEvent("lectern:search", { detail: { query: q, results: search.results.length, clicked: clicked } }));
+    } catch (e) { /* no CustomEvent: nothing to tell */ }
+  }
   function close() {
     if (!search.dialog || search.dialog.hidden) return;
+    report("");
     search.dialog.hidden = true;
     doc.body.classList.remove("lc-search-open");
     if (search.lastFocus && search.lastFocus.focus) search.lastFocus.focus();
@@ -169,7 +186,7 @@
         if (search.timer) { clearTimeout(search.timer); search.timer = 0; run(); }
         var li = search.list.children[search.selected];
         var a = li && li.querySelector("a");
-        if (a) { e.preventDefault(); close(); window.location.href = a.href; }
+        if (a) { e.preventDefault(); report(a.href); close(); window.location.href = a.href; }
       }
     });
     doc.addEventListener("keydown", function (e) {

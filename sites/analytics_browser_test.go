@@ -1,0 +1,134 @@
+package sites
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"lectern.dev/lectern"
+	"lectern.dev/lectern/internal/browsertest"
+	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/features"
+	"lectern.dev/lectern/render/output"
+	"lectern.dev/lectern/store"
+)
+
+// TestBrowserCloudAnalytics: in headless Chromium (as an ordinary
+// browser: headless ones are not counted), a reader opens two pages of a
+// cloud site, searches, follows a result and says the page was not
+// helpful, with a comment; the store then holds exactly those counts, by
+// one visitor. No cookie or storage is used.
+func TestBrowserCloudAnalytics(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	browserCtx, closeBrowser := browsertest.Start(t, ctx)
+	defer closeBrowser()
+	src := "../../shared/corpus/mintlify-starter"
+	if _, err := os.Stat(src + "/docs.json"); err != nil {
+		t.Fatalf("corpus mintlify-starter is not readable: %v", err)
+	}
+	dir := t.TempDir()
+	cloud := features.Default()
+	cloud.Assistant, cloud.AssistantURL = true, features.OwnAssistant
+	cloud.Analytics, cloud.AnalyticsURL = true, features.OwnAnalytics
+	if _, err := render.Build(ctx, os.DirFS(src), output.Dir{Dir: dir}, render.Options{Features: &cloud}); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			b, _ := os.ReadFile(p)
+			files[filepath.ToSlash(rel)] = string(b)
+		}
+		return nil
+	})
+	st, b := openStore(t), openBucket(t)
+	p := newProject(t, st, "docs.localhost")
+	publish(t, st, b, p.ID, files)
+	s := New(discardLog(), st, b)
+	actx, stopAnalytics := context.WithCancel(context.Background())
+	analyticsDone := make(chan struct{})
+	go func() { defer close(analyticsDone); s.RunAnalytics(actx) }()
+	defer func() { stopAnalytics(); <-analyticsDone }()
+	srv := httptestServer(t, s)
+	base := strings.Replace(srv, "127.0.0.1", "docs.localhost", 1)
+	tab := browsertest.NewTab(t, browserCtx, browsertest.Options{Origins: []string{base}})
+	tab.Run("an ordinary browser", chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+		_, err := cdp.Call(ctx, target, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: browserUA})
+		return err
+	}))
+
+	tab.Open(base + "/quickstart")
+	tab.Open(base + "/development")
+	if !tab.Run("search and follow a result", chromedp.KeyEvent("k", chromedp.KeyModifiers(2 /* Ctrl */)),
+		chromedp.WaitVisible(chromedp.CSS("#lc-search-input")),
+		chromedp.SendKeys(chromedp.CSS("#lc-search-input"), "reusable snippets"),
+		chromedp.WaitVisible(chromedp.CSS(".lc-search-result a")),
+		chromedp.Click(chromedp.CSS(".lc-search-result a"), chromedp.NodeVisible),
+		chromedp.WaitVisible(chromedp.CSS(".lc-feedback"))) {
+		return
+	}
+	landed, _ := tab.Eval("the result's page", `location.pathname`)
+	if !tab.Run("vote", chromedp.Click(chromedp.CSS(`.lc-feedback-vote[data-helpful="false"]`), chromedp.NodeVisible),
+		chromedp.WaitVisible(chromedp.CSS(".lc-feedback-comment")),
+		chromedp.SendKeys(chromedp.CSS(".lc-feedback-comment"), "An example of a snippet with props, please."+kb.Tab),
+		chromedp.Click(chromedp.CSS(".lc-feedback-send"), chromedp.NodeVisible),
+		chromedp.WaitVisible(chromedp.CSS(".lc-feedback-status"))) {
+		return
+	}
+	shot := browsertest.ScreenshotPath(t)
+	tab.Screenshot()
+	os.Rename(shot, strings.TrimSuffix(shot, ".png")+"-light.png")
+	tab.Eval("dark", `document.documentElement.setAttribute("data-theme", "dark"), "ok"`)
+	tab.Screenshot()
+	if stored, _ := tab.Eval("storage", `String(document.cookie.length + localStorage.length + sessionStorage.length)`); stored != "0" {
+		t.Errorf("the site stored %s cookies or items", stored)
+	}
+	tab.Check("analytics")
+
+	// 3 page views, a search, a vote.
+	deadline := time.Now().Add(10 * time.Second)
+	for s.analytics.accepted.Load() < 5 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	stopAnalytics()
+	<-analyticsDone
+	if n := s.analytics.accepted.Load(); n != 5 {
+		t.Fatalf("%d events accepted, want 5", n)
+	}
+	day := time.Now().UTC()
+	from, to := day.Add(-24*time.Hour), day.Add(24*time.Hour)
+	visits, err := st.AnalyticsDaily(ctx, p.ID, lectern.AnalyticsVisit, from, to)
+	if err != nil || len(visits) != 1 || visits[0].N != 3 || visits[0].Visitors != 1 {
+		t.Errorf("visits %+v, %v: want 3 views by 1 visitor", visits, err)
+	}
+	searches, err := st.AnalyticsTop(ctx, p.ID, lectern.AnalyticsSearch, from, to, store.AnalyticsTopFilter{})
+	if err != nil || len(searches) != 1 || searches[0].Key != "reusable snippets" || searches[0].N != 1 || searches[0].Clicks != 1 {
+		t.Errorf("searches %+v, %v", searches, err)
+	}
+	votes, err := st.AnalyticsTop(ctx, p.ID, lectern.AnalyticsFeedback, from, to, store.AnalyticsTopFilter{})
+	if err != nil || len(votes) != 1 || votes[0].Key != landed || votes[0].No != 1 || votes[0].Yes != 0 {
+		t.Errorf("votes %+v, %v (page %s)", votes, err, landed)
+	}
+	comments, err := st.ListAnalyticsComments(ctx, p.ID, time.Time{}, time.Time{}, store.Page{})
+	if err != nil || len(comments) != 1 || comments[0].Comment != "An example of a snippet with props, please." {
+		t.Errorf("comments %+v, %v", comments, err)
+	}
+}
+
+// httptestServer serves h on loopback until the test ends.
+func httptestServer(t *testing.T, h *Server) string {
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
