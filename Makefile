@@ -55,5 +55,7 @@ fuzz:
 	$(GO) test -run=^$$ -fuzz=FuzzPagePaths -fuzztime=30s ./render/openapi
 	$(GO) test -run=^$$ -fuzz=FuzzActiveContent -fuzztime=30s ./render
 	$(GO) test -run=^$$ -fuzz=FuzzJS -fuzztime=30s ./render/mdx
+	$(GO) test -run=^$$ -fuzz=FuzzRender -fuzztime=30s ./render/pagemd
+	$(GO) test -run=^$$ -fuzz=FuzzMarkupOf -fuzztime=30s ./render/pagemd
 	$(GO) test -run=^$$ -fuzz=FuzzExternalCSSURLs -fuzztime=30s ./render
 	$(GO) test -run=^$$ -fuzz=FuzzLook -fuzztime=30s ./render/config
