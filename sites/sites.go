@@ -21,7 +21,6 @@ import (
 	"net"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -30,6 +29,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/assistant"
+	"lectern.dev/lectern/beacon"
 	"lectern.dev/lectern/blobstore"
 	"lectern.dev/lectern/render/features"
 )
@@ -67,10 +67,8 @@ type Server struct {
 	assistants assistants
 	// mcp answers the sites' /mcp (mcp.go).
 	mcp mcpHandlers
-	// analytics collects the cloud sites' events (analytics.go), while
-	// analyticsOn (RunAnalytics runs).
-	analytics   collector
-	analyticsOn atomic.Bool
+	// analytics collects the cloud sites' events (analytics.go).
+	analytics analytics
 
 	// last holds, per host, the last successful lookup and when a lookup
 	// last failed. The good answer stands in while the store cannot
@@ -117,7 +115,9 @@ type hostEntry struct {
 func New(log *slog.Logger, st Resolver, bucket *blob.Bucket) *Server {
 	s := &Server{log: log, store: st, bucket: bucket, hosts: map[string]hostEntry{}, last: map[string]lookup{},
 		pageReads: make(chan struct{}, maxPageReads)}
-	s.analytics.queue = make(chan lectern.AnalyticsEvent, analyticsQueue)
+	if as, ok := st.(beacon.Store); ok {
+		s.analytics.c = beacon.NewCollector(log, as, beacon.QueueSize)
+	}
 	s.plainPolicy = sync.OnceValue(func() string { return pageCSP(nil, s.EmbedHosts) })
 	return s
 }
