@@ -71,7 +71,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(serveCmd(e), adminCmd(e), migrateCmd(e), buildCmd(e), selfhostCmd(e), versionCmd(e),
-		updateCmd(e), exportCmd(e), projectsCmd(e), webhooksCmd(e), internalBuildCmd(e))
+		updateCmd(e), exportCmd(e), projectsCmd(e), webhooksCmd(e), analyticsCmd(e), internalBuildCmd(e))
 	return root.ExecuteContext(ctx)
 }
 

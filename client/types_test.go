@@ -31,6 +31,14 @@ func TestTypesMirrorTheOpenAPIDocument(t *testing.T) {
 		"Project": client.Project{}, "Deployment": client.Deployment{}, "ProjectPatch": client.ProjectPatch{},
 		"WebhookRequest": client.WebhookRequest{}, "Webhook": client.Webhook{}, "CreatedWebhook": client.CreatedWebhook{},
 		"DeliveryAttempt": client.DeliveryAttempt{}, "Delivery": client.Delivery{}, "EventPayload": client.EventPayload{},
+		"AnalyticsViews": client.AnalyticsViews{}, "AnalyticsViewCount": client.AnalyticsViewCount{}, "AnalyticsViewDay": client.AnalyticsViewDay{},
+		"AnalyticsPageViews": client.AnalyticsPageViews{}, "AnalyticsReferrer": client.AnalyticsReferrer{},
+		"AnalyticsSearches": client.AnalyticsSearches{}, "AnalyticsSearchTotals": client.AnalyticsSearchTotals{},
+		"AnalyticsSearchDay": client.AnalyticsSearchDay{}, "AnalyticsQuery": client.AnalyticsQuery{}, "AnalyticsNoResultQuery": client.AnalyticsNoResultQuery{},
+		"AnalyticsFeedback": client.AnalyticsFeedback{}, "AnalyticsVotes": client.AnalyticsVotes{}, "AnalyticsFeedbackDay": client.AnalyticsFeedbackDay{},
+		"AnalyticsPageFeedback": client.AnalyticsPageFeedback{}, "AnalyticsComment": client.AnalyticsComment{},
+		"AnalyticsAssistant": client.AnalyticsAssistant{}, "AnalyticsAssistantTotals": client.AnalyticsAssistantTotals{},
+		"AnalyticsQuestion": client.AnalyticsQuestion{}, "AnalyticsCitedPage": client.AnalyticsCitedPage{},
 	} {
 		s, ok := doc.Components.Schemas[name]
 		if !ok {

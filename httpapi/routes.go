@@ -1,7 +1,8 @@
 // Package httpapi is Lectern's HTTP API: the four endpoints of the service
 // spec under /v1 (plus the update-status extension, and the projects, their
 // history and the export jobs' list: projects.go; cancel and promote:
-// cancel.go; webhooks: webhooks.go; the assistant: assistant.go), health, readiness,
+// cancel.go; webhooks: webhooks.go; the assistant: assistant.go; the
+// analytics reports: analytics.go), health, readiness,
 // metrics and the OpenAPI document, with API-key authentication, rate
 // limits (per client address before authentication, per key and per
 // organization after it), Idempotency-Key replay, and RFC 9457 problem
@@ -190,6 +191,10 @@ func (a *api) routes() {
 	a.handle("/v1/webhooks/{webhookId}", map[string]http.Handler{"GET": authed(http.HandlerFunc(a.getWebhook)), "DELETE": authed(http.HandlerFunc(a.deleteWebhook))})
 	a.handle("/v1/webhooks/{webhookId}/deliveries", map[string]http.Handler{"GET": authed(http.HandlerFunc(a.listDeliveries))})
 	a.handle("/v1/assistant/{domain}/message", map[string]http.Handler{"POST": authed(http.HandlerFunc(a.assistantMessage))})
+	a.handle("/v1/analytics/{projectId}/views", map[string]http.Handler{"GET": authed(a.analyticsReport(a.viewsReport))})
+	a.handle("/v1/analytics/{projectId}/searches", map[string]http.Handler{"GET": authed(a.analyticsReport(a.searchesReport))})
+	a.handle("/v1/analytics/{projectId}/feedback", map[string]http.Handler{"GET": authed(a.analyticsReport(a.feedbackReport))})
+	a.handle("/v1/analytics/{projectId}/assistant", map[string]http.Handler{"GET": authed(a.analyticsReport(a.assistantReport))})
 	a.handle("/v1/openapi.json", map[string]http.Handler{"GET": http.HandlerFunc(a.openAPI)})
 	a.handle("/healthz", map[string]http.Handler{"GET": http.HandlerFunc(a.healthz)})
 	a.handle("/readyz", map[string]http.Handler{"GET": http.HandlerFunc(a.readyz)})

@@ -340,14 +340,21 @@ func (d *doc) operation(b *strings.Builder, base, method, path string, v map[str
 	sort.Strings(statuses)
 	for _, s := range statuses {
 		r := d.resolve(obj(resps[s]))
-		bodyType := ""
-		for media, c := range obj(r["content"]) {
-			t := d.typeOf(obj(obj(c)["schema"]))
+		content := obj(r["content"])
+		medias := make([]string, 0, len(content))
+		for media := range content {
+			medias = append(medias, media)
+		}
+		sort.Strings(medias) // a response may offer several: JSON, then CSV
+		var bodies []string
+		for _, media := range medias {
+			t := d.typeOf(obj(obj(content[media])["schema"]))
 			if strings.HasPrefix(media, "application/problem+json") {
 				t = "[Problem](#problem)"
 			}
-			bodyType = "`" + media + "` " + t
+			bodies = append(bodies, "`"+media+"` "+t)
 		}
+		bodyType := strings.Join(bodies, "<br>or ")
 		var codes []string
 		for _, c := range d.codes(r) {
 			codes = append(codes, "`"+c+"`")
