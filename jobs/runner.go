@@ -165,7 +165,13 @@ func (r *Runner) work(ctx context.Context) {
 		}
 		wait := r.cfg.Poll
 		for !r.stopping() && ctx.Err() == nil {
-			ran, err := r.runOne(ctx)
+			ran, err := r.runOne(ctx, func() {
+				// Said as soon as a claim works, not after its job.
+				if failures > 0 {
+					r.log.Info("job queue reachable again", "after_failures", failures)
+					failures = 0
+				}
+			})
 			if err != nil {
 				// The store is down or unreachable: back off, and say so
 				// once as an error, then as warnings until it is back.
@@ -177,10 +183,6 @@ func (r *Runner) work(ctx context.Context) {
 					r.log.Warn("job queue still failing", "err", err, "failures", failures, "retry_in", wait.String())
 				}
 				break
-			}
-			if failures > 0 {
-				r.log.Info("job queue reachable again", "after_failures", failures)
-				failures = 0
 			}
 			if !ran {
 				break
@@ -205,10 +207,14 @@ func queueBackoff(poll time.Duration, n int) time.Duration {
 }
 
 // runOne claims one job and runs it. It reports whether a job was claimed.
-func (r *Runner) runOne(ctx context.Context) (bool, error) {
+func (r *Runner) runOne(ctx context.Context, reached func()) (bool, error) {
 	job, lease, err := r.store.ClaimJob(ctx, store.ClaimParams{Kinds: r.kinds, Owner: r.cfg.Owner, Now: time.Now(), LeaseFor: r.cfg.LeaseFor})
-	if err != nil || job == nil {
+	if err != nil {
 		return false, err
+	}
+	reached()
+	if job == nil {
+		return false, nil
 	}
 	h := r.handlers[job.Kind]
 	log := r.log.With("job", job.ID, "kind", job.Kind, "attempt", job.Attempt)
