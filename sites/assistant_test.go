@@ -19,7 +19,7 @@ import (
 )
 
 // builtFiles renders a small site and returns its files by path.
-func builtFiles(t *testing.T) map[string]string {
+func builtFiles(t testing.TB) map[string]string {
 	t.Helper()
 	dir := t.TempDir()
 	src := fstest.MapFS{

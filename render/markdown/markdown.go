@@ -132,6 +132,7 @@ var LayoutIDs = []string{
 	"navbar", "body-content", "sidebar", "content-area", "header", "content", "pagination", "table-of-contents",
 	"footer", "search-bar-entry", "assistant-entry", "topbar-cta-button",
 	"lc-content", "lc-search", "lc-search-input", "lc-search-results", "lc-assistant", "page-context-menu", "lc-page-menu",
+	"lc-feedback-title", "lc-feedback-comment",
 }
 
 func (h *HeadingIDs) Generate(value []byte, _ ast.NodeKind) []byte {
