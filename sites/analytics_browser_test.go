@@ -13,8 +13,10 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/httpapi"
 	"lectern.dev/lectern/internal/browsertest"
 	"lectern.dev/lectern/render"
 	"lectern.dev/lectern/render/features"
@@ -25,8 +27,8 @@ import (
 // TestBrowserCloudAnalytics: in headless Chromium (as an ordinary
 // browser: headless ones are not counted), a reader opens two pages of a
 // cloud site, searches, follows a result and says the page was not
-// helpful, with a comment; the store then holds exactly those counts, by
-// one visitor. No cookie or storage is used.
+// helpful, with a comment; the store, and the API's reports, then hold
+// exactly those counts, by one visitor. No cookie or storage is used.
 func TestBrowserCloudAnalytics(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -127,6 +129,33 @@ func TestBrowserCloudAnalytics(t *testing.T) {
 	comments, err := st.ListAnalyticsComments(ctx, p.ID, time.Time{}, time.Time{}, store.Page{})
 	if err != nil || len(comments) != 1 || comments[0].Comment != "An example of a snippet with props, please." {
 		t.Errorf("comments %+v, %v", comments, err)
+	}
+
+	// The API reports the same.
+	key := lectern.NewAPIKey()
+	if err := st.CreateAPIKey(ctx, &lectern.APIKey{OrgID: p.OrgID, Name: "t", Hint: lectern.APIKeyHint(key), Hash: lectern.HashAPIKey(key)}); err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	api := httpapi.NewHandler(discardLog(), st, nil, nil, nil, nil, reg, reg, httpapi.Config{})
+	get := func(report string) string {
+		r := httptest.NewRequest("GET", "/v1/analytics/"+p.ID+"/"+report, nil)
+		r.Header.Set("Authorization", "Bearer "+key)
+		w := httptest.NewRecorder()
+		api.ServeHTTP(w, r)
+		if w.Code != 200 {
+			t.Fatalf("%s: %d %s", report, w.Code, w.Body)
+		}
+		return w.Body.String()
+	}
+	if v := get("views"); !strings.Contains(v, `"totals":{"views":3,"visitors":1}`) {
+		t.Errorf("views: %s", v)
+	}
+	if v := get("searches"); !strings.Contains(v, `"totals":{"searches":1,"clicks":1,"noResults":0,"clickThrough":1}`) {
+		t.Errorf("searches: %s", v)
+	}
+	if v := get("feedback"); !strings.Contains(v, `"totals":{"helpful":0,"notHelpful":1}`) || !strings.Contains(v, "snippet with props") {
+		t.Errorf("feedback: %s", v)
 	}
 }
 
