@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"lectern.dev/lectern"
 	"lectern.dev/lectern/bundle"
 	"lectern.dev/lectern/selfhost"
 )
@@ -46,6 +47,11 @@ The configuration is YAML (see docs/selfhost.md):
   staticExport: {enabled: true, bundleUrl: "https://...", version: "..."}
   features: {search: true, assistant: false, analytics: false, playground: true}
 
+With features.analytics and no analytics.endpoint, selfhost records the
+pages' events itself, in CACHE/analytics.db, and serves the analytics
+reports (GET /v1/analytics/{projectId}/views, ...) to the key in the file
+analytics.apiKeyFile (make one with "lectern selfhost keygen").
+
 Each configuration key has an environment variable (staticExport.bundleUrl
 is LECTERN_STATIC_EXPORT_BUNDLE_URL), which wins over the file; each flag
 too (--cache-dir is LECTERN_CACHE_DIR). Nothing is ever requested from any
@@ -68,7 +74,27 @@ host other than the bundle link's.`,
 	fs.Int64Var(&f.maxBundleSize, "max-bundle-size", 2<<30, "largest bundle accepted, in bytes, compressed and uncompressed")
 	fs.DurationVar(&f.watchInterval, "watch-interval", 2*time.Second, "how often the configuration file is checked for changes (0 disables)")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long a graceful stop waits for requests in flight")
+	cmd.AddCommand(selfhostKeygenCmd(e))
 	return cmd
+}
+
+// selfhostKeygenCmd is lectern selfhost keygen: a new key for the read API
+// of selfhost's own analytics.
+func selfhostKeygenCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "keygen",
+		Short: "Print a new key for the analytics read API of lectern selfhost",
+		Long: `Print a new random API key (lct_...) on standard output, for the read API of
+lectern selfhost's own web analytics: put it in the file named by
+analytics.apiKeyFile (readable by selfhost alone), or in
+LECTERN_ANALYTICS_API_KEY, and send it as "Authorization: Bearer KEY".`,
+		Example: `  (umask 077; lectern selfhost keygen > /etc/lectern/analytics-key)`,
+		Args:    cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			_, err := fmt.Fprintln(e.stdout, lectern.NewAPIKey())
+			return err
+		},
+	}
 }
 
 func (f *selfhostFlags) run(ctx context.Context, e *env) error {
@@ -85,6 +111,16 @@ func (f *selfhostFlags) run(ctx context.Context, e *env) error {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "%-24s %s\n%-24s %s\n", "addr", f.addr, "cache-dir", f.cacheDir)
+		if cfg.OwnAnalytics() {
+			id, err := selfhost.AnalyticsProjectID(ctx, f.cacheDir)
+			switch {
+			case err != nil:
+				id = "unknown: " + err.Error()
+			case id == "":
+				id = "none yet: created at the first start"
+			}
+			fmt.Fprintf(e.stdout, "%-24s %s\n", "analytics.project", id)
+		}
 		return nil
 	}
 	return f.serve(ctx, e, cfg)
@@ -112,6 +148,12 @@ func (f *selfhostFlags) serve(ctx context.Context, e *env, cfg *selfhost.Config)
 	if err != nil {
 		return err
 	}
+	// Once the server stopped: the analytics' queued events are recorded.
+	defer func() {
+		if err := rt.Close(); err != nil {
+			log.Warn("closing the analytics database", "err", err)
+		}
+	}()
 	rt.WatchInterval = f.watchInterval
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"lectern.dev/lectern"
 	"lectern.dev/lectern/assistant"
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/search"
@@ -99,7 +100,23 @@ func (s *Site) serveAssistant(w http.ResponseWriter, r *http.Request) {
 		assistant.WriteError(w, http.StatusTooManyRequests, "too many questions at once; ask again in a moment")
 		return
 	}
-	s.assistant.Load().Serve(w, r, assistant.Ask{Index: s.searchIx})
+	ask := assistant.Ask{Index: s.searchIx}
+	if s.analytics != nil {
+		ask.Record = s.analytics.recorder(r.Context(), lectern.HostName(r.Host))
+	}
+	s.assistant.Load().Serve(w, r, ask)
+}
+
+// serveFeedback answers POST /_lectern/assistant/feedback, a reader's
+// rating of an answer recorded by selfhost's own analytics, within the
+// rate of questions.
+func (s *Site) serveFeedback(w http.ResponseWriter, r *http.Request) {
+	if !s.limiter.Allow() {
+		w.Header().Set("Retry-After", "1")
+		assistant.WriteError(w, http.StatusTooManyRequests, "too many requests at once; try again in a moment")
+		return
+	}
+	s.analytics.serveFeedback(w, r)
 }
 
 // ownAssistant reports whether urlPath is the own assistant's, for a site

@@ -11,20 +11,25 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"lectern.dev/lectern"
 	"lectern.dev/lectern/bundle"
 	"lectern.dev/lectern/internal/browsertest"
 	"lectern.dev/lectern/render"
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/output"
+	"lectern.dev/lectern/store"
 )
 
 // exportBundle renders the starter corpus (read in place) as the export
@@ -89,7 +94,7 @@ func TestBrowser(t *testing.T) {
 		{"client-hosted", "deployment: {type: client-hosted}\nstaticExport: {enabled: true, bundleUrl: %q}\n" +
 			"features: {search: true, assistant: true, analytics: true}\n" +
 			"assistant: {endpoint: \"" + endpoints.URL + "/ask\"}\nanalytics: {endpoint: \"" + endpoints.URL + "/hit\"}\n", true, false, []string{endpoints.URL}},
-		{"own assistant", "deployment: {type: client-hosted}\nstaticExport: {enabled: true, bundleUrl: %q}\nfeatures: {assistant: true}\n", false, true, nil},
+		{"own assistant and analytics", "deployment: {type: client-hosted}\nstaticExport: {enabled: true, bundleUrl: %q}\nfeatures: {assistant: true, analytics: true}\n", false, true, nil},
 	}
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
@@ -113,12 +118,17 @@ func TestBrowser(t *testing.T) {
 			srv := httptest.NewServer(h)
 			t.Cleanup(srv.Close) // after the tab's
 			b := browsertest.NewTab(t, browserCtx, browsertest.Options{Origins: append(m.others, srv.URL)})
+			// A headless browser's events are not counted: a reader's.
+			b.Run("an ordinary browser", chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+				_, err := cdp.Call(ctx, target, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: browserUA})
+				return err
+			}))
 
 			for _, p := range []string{"/", "/quickstart", "/essentials/markdown", "/api-reference/endpoint/get"} {
 				b.Open(srv.URL + p)
 			}
 			present, _ := b.Eval("features present", `String(!!document.querySelector(".lc-search-button") + "," + !!document.getElementById("lc-search-input") + "," + !!document.querySelector(".lc-assistant-button") + "," + !!document.querySelector('meta[name="lectern-analytics-url"]'))`)
-			want := fmt.Sprint(m.search, ",", m.search, ",", m.search || m.assistant, ",", m.search)
+			want := fmt.Sprint(m.search, ",", m.search, ",", m.search || m.assistant, ",", m.search || m.assistant)
 			if present != want {
 				t.Errorf("search button, search input, assistant button, analytics meta: %s, want %s", present, want)
 			}
@@ -133,6 +143,7 @@ func TestBrowser(t *testing.T) {
 				}
 			} else if m.assistant {
 				askOwnAssistant(t, b, srv.URL)
+				ownAnalyticsRecorded(t, rt)
 			} else {
 				airGappedTools(t, srv.URL)
 				for _, r := range b.Requested() {
@@ -203,6 +214,41 @@ func askOwnAssistant(t *testing.T, b *browsertest.Tab, base string) {
 	b.Run("Ctrl+I opens", chromedp.KeyEvent("i", chromedp.KeyModifiers(2 /* Ctrl */)),
 		chromedp.WaitVisible(chromedp.CSS("#lc-assistant")))
 	b.Check("assistant")
+}
+
+// ownAnalyticsRecorded: the pages' views reached selfhost's own
+// analytics, and so did the question to its assistant.
+func ownAnalyticsRecorded(t *testing.T, rt *Runtime) {
+	t.Helper()
+	a, ctx := rt.analytics, context.Background()
+	if a == nil {
+		t.Fatal("no own analytics")
+	}
+	defer rt.Close()
+	day := lectern.AnalyticsDate(time.Now())
+	want := []string{"/", "/api-reference/endpoint/get", "/essentials/markdown", "/quickstart"}
+	var got []string
+	for deadline := time.Now().Add(browsertest.StepTimeout); ; time.Sleep(50 * time.Millisecond) {
+		top, err := a.st.AnalyticsTop(ctx, a.ProjectID, lectern.AnalyticsPageview, day, day.AddDate(0, 0, 1), store.AnalyticsTopFilter{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = got[:0]
+		for _, k := range top {
+			got = append(got, k.Key)
+		}
+		slices.Sort(got)
+		if slices.Equal(got, want) || time.Now().After(deadline) {
+			break
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("pages viewed %q, want %q", got, want)
+	}
+	msgs, err := a.st.ListAssistantMessages(ctx, a.ProjectID, store.AssistantFilter{}, store.Page{})
+	if err != nil || len(msgs) != 1 || msgs[0].Question != "How do I install the Mintlify CLI?" || msgs[0].Source != lectern.AssistantFromSite {
+		t.Errorf("questions recorded: %v %+v", err, msgs)
+	}
 }
 
 // airGappedTools: an air-gapped site answers no assistant, and its MCP

@@ -28,6 +28,7 @@ import (
 //	tmp/                           downloads and extractions in progress
 //	state.json                     the version served last
 //	lock                           locked while a process uses the folder
+//	analytics.db (-wal, -shm)      selfhost's own web analytics (AnalyticsDB)
 //	.lectern-selfhost-cache        marks the folder as a cache (cacheMarker)
 //
 // An entry appears (by rename) only once its bundle is fully downloaded,
@@ -112,7 +113,8 @@ func OpenCache(dir string, f *Fetcher, lim bundle.Limits) (*Cache, error) {
 const cacheMarker = ".lectern-selfhost-cache"
 
 // cacheEntries are the names a cache folder holds (see Cache).
-var cacheEntries = map[string]bool{"bundles": true, "tmp": true, "sites": true, "state.json": true, "lock": true, cacheMarker: true}
+var cacheEntries = map[string]bool{"bundles": true, "tmp": true, "sites": true, "state.json": true, "lock": true, cacheMarker: true,
+	AnalyticsDB: true, AnalyticsDB + "-wal": true, AnalyticsDB + "-shm": true}
 
 // claimCacheDir makes dir a cache folder, creating it if needed, or
 // refuses it (EINVALID) when it holds other files.

@@ -30,8 +30,18 @@ type Config struct {
 	// has one; with the assistant on and no endpoint, selfhost answers
 	// itself, from the bundle (OwnAssistant).
 	AssistantEndpoint string
-	// AnalyticsEndpoint is set exactly when analytics are on.
+	// AnalyticsEndpoint is the client's own analytics endpoint, when it
+	// has one; with analytics on and no endpoint, selfhost records the
+	// events itself (OwnAnalytics).
 	AnalyticsEndpoint string
+	// AnalyticsKey is the key of selfhost's own analytics read API, a
+	// Lectern API key (a secret, read from the file analytics.apiKeyFile
+	// or LECTERN_ANALYTICS_API_KEY); "" leaves the read API off.
+	AnalyticsKey string
+	// AnalyticsRetention and AnalyticsAggregateRetention are how long
+	// selfhost's own analytics keep raw events and daily totals (set
+	// with OwnAnalytics only).
+	AnalyticsRetention, AnalyticsAggregateRetention time.Duration
 	// LLMURL, LLMModel and LLMKey give selfhost's own assistant a model
 	// (an OpenAI-compatible chat-completions API inside the network);
 	// empty: answers quote the docs. LLMKey is a secret, read from the
@@ -60,6 +70,9 @@ const (
 	KeyLLMModel          = "assistant.llmModel"
 	KeyLLMKeyFile        = "assistant.llmKeyFile"
 	KeyAnalyticsEndpoint = "analytics.endpoint"
+	KeyAnalyticsKeyFile  = "analytics.apiKeyFile"
+	KeyRetention         = "analytics.retention"
+	KeyAggregates        = "analytics.aggregateRetention"
 	KeyPlaygroundOrigins = "playground.origins"
 )
 
@@ -89,7 +102,8 @@ func configKeys() []configKey {
 		keys = append(keys, configKey{featureKey(f), kindBool})
 	}
 	return append(keys, configKey{KeyAssistantEndpoint, kindString}, configKey{KeyLLMURL, kindString}, configKey{KeyLLMModel, kindString},
-		configKey{KeyLLMKeyFile, kindString}, configKey{KeyAnalyticsEndpoint, kindString}, configKey{KeyPlaygroundOrigins, kindList})
+		configKey{KeyLLMKeyFile, kindString}, configKey{KeyAnalyticsEndpoint, kindString}, configKey{KeyAnalyticsKeyFile, kindString},
+		configKey{KeyRetention, kindString}, configKey{KeyAggregates, kindString}, configKey{KeyPlaygroundOrigins, kindList})
 }
 
 // EnvName returns the environment variable of a configuration key:
@@ -198,6 +212,7 @@ func build(file string, vals map[string]value, p problems) (*Config, error) {
 		c.AssistantEndpoint = endpoint(&p, vals, KeyAssistantEndpoint, lectern.FeatureAssistant, c)
 		assistantModel(&p, vals, c)
 		c.AnalyticsEndpoint = endpoint(&p, vals, KeyAnalyticsEndpoint, lectern.FeatureAnalytics, c)
+		ownAnalytics(&p, vals, c)
 		c.PlaygroundOrigins = origins(&p, vals, c)
 	}
 	if err := p.err(ConfigOrigin(file)); err != nil {
@@ -206,16 +221,15 @@ func build(file string, vals map[string]value, p problems) (*Config, error) {
 	return c, nil
 }
 
-// endpoint checks the endpoint key of feature f: required, as an http(s)
-// URL, when f is on; refused when it is off.
+// endpoint checks the endpoint key of feature f: an http(s) URL when f is
+// on (unset, selfhost's own assistant or analytics serve it); refused
+// when f is off.
 func endpoint(p *problems, vals map[string]value, key string, f lectern.Feature, c *Config) string {
 	v, ok := vals[key]
 	set := ok && v.str != ""
 	switch on := c.Features[f]; {
-	case on && !set && f == lectern.FeatureAssistant:
-		return "" // selfhost's own assistant answers
 	case on && !set:
-		p.addf(key, "missing: features.%s is on, so it needs the URL of the %s endpoint", f, f)
+		return "" // selfhost's own assistant or analytics
 	case !on && set:
 		if a, _ := lectern.FeatureAvailability(c.Type, f); a == lectern.Unavailable {
 			p.addf(key, "is set, but %s is unavailable for deployment type %s: remove it", f, c.Type)
@@ -427,6 +441,7 @@ func (c *Config) Describe(w io.Writer, now time.Time) error {
 		}
 		line(KeyAssistantEndpoint, "selfhost's own, "+features.OwnAssistant, how)
 	}
+	c.describeAnalytics(&b, line)
 	for _, e := range []struct{ key, val string }{{KeyAssistantEndpoint, c.AssistantEndpoint}, {KeyLLMURL, c.LLMURL}, {KeyLLMModel, c.LLMModel},
 		{KeyAnalyticsEndpoint, c.AnalyticsEndpoint}} {
 		if e.val != "" {

@@ -72,6 +72,9 @@ func LoadConfig(file string, getenv func(string) string) (*Config, error) {
 	if k := getenv(assistantKeyEnv); k != "" {
 		vals[keyLLMKeyEnv] = value{str: k, source: "env " + assistantKeyEnv}
 	}
+	if k := getenv(analyticsKeyEnv); k != "" {
+		vals[keyAnalyticsKeyEnv] = value{str: k, source: "env " + analyticsKeyEnv}
+	}
 	return build(file, vals, p)
 }
 

@@ -11,4 +11,7 @@
 // from a cached bundle and the configured features, switches to it
 // atomically, serves it ([Site]) and re-applies the configuration on SIGHUP
 // or when its file changes, keeping the current site when anything fails.
+// With web analytics and no endpoint, [Analytics] records the pages' events
+// and the own assistant's questions in a SQLite file of the cache folder,
+// and serves the Lectern API's analytics reports to the configured key.
 package selfhost

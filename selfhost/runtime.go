@@ -41,7 +41,10 @@ type Runtime struct {
 	cfg      *Config
 	entry    *Entry
 	sitesDir string
-	seq      atomic.Int64
+	// analytics is selfhost's own, opened by the first configuration
+	// that has it and kept until Close; guarded by applyMu.
+	analytics *Analytics
+	seq       atomic.Int64
 
 	reload   chan struct{}
 	stopOnce sync.Once
@@ -66,14 +69,17 @@ func NewRuntime(log *slog.Logger, c *Cache, h *Handler, file string, getenv func
 
 // SiteFeatures returns the features of the pages for c.
 func (c *Config) SiteFeatures() features.Site {
-	own := ""
+	own, ownAnalytics := "", ""
 	if c.Features[lectern.FeatureAssistant] && c.AssistantEndpoint == "" {
 		own = features.OwnAssistant
+	}
+	if c.OwnAnalytics() {
+		ownAnalytics = features.OwnAnalytics
 	}
 	return features.Site{
 		Search: c.Features[lectern.FeatureSearch], Assistant: c.Features[lectern.FeatureAssistant],
 		Analytics: c.Features[lectern.FeatureAnalytics], Playground: c.Features[lectern.FeaturePlayground],
-		AssistantURL: c.AssistantEndpoint + own, AnalyticsURL: c.AnalyticsEndpoint, PlaygroundOrigins: c.PlaygroundOrigins,
+		AssistantURL: c.AssistantEndpoint + own, AnalyticsURL: c.AnalyticsEndpoint + ownAnalytics, PlaygroundOrigins: c.PlaygroundOrigins,
 	}
 }
 
@@ -92,8 +98,17 @@ func (r *Runtime) Apply(ctx context.Context, cfg *Config) error {
 	if err != nil {
 		return err
 	}
+	var an *Analytics
+	if cfg.OwnAnalytics() {
+		if an, err = r.openAnalytics(ctx, e); err != nil {
+			return err
+		}
+	}
 	f := cfg.SiteFeatures()
 	if cur := r.handler.Current(); cur != nil && cur.Version == e.Version && sameFeatures(cur.Features, f) {
+		if err := r.configureAnalytics(ctx, an, cfg); err != nil {
+			return err
+		}
 		if cur.assistant.Load() != nil { // the model's settings may have changed
 			cur.assistant.Store(cfg.assistantService(r.log))
 		}
@@ -107,7 +122,12 @@ func (r *Runtime) Apply(ctx context.Context, cfg *Config) error {
 	if err != nil {
 		return fmt.Errorf("building the site of version %s: %w", e.Version, err)
 	}
+	s.analytics = an
 	if err := s.openTools(e, cfg.assistantService(r.log)); err != nil {
+		s.remove()
+		return err
+	}
+	if err := r.configureAnalytics(ctx, an, cfg); err != nil {
 		s.remove()
 		return err
 	}
@@ -122,12 +142,56 @@ func (r *Runtime) Apply(ctx context.Context, cfg *Config) error {
 	if old != nil {
 		attrs = append(attrs, "previous_version", old.Version)
 	}
+	if an != nil {
+		attrs = append(attrs, "analytics_project", an.ProjectID, "analytics_read_api", cfg.AnalyticsKey != "")
+	}
 	r.log.Info("serving", attrs...)
 	if len(s.UnreachableServers) > 0 {
 		r.log.Warn("the \"Try it\" forms offer API servers that the site's Content-Security-Policy does not allow; list those the playground may call in playground.origins",
 			"servers", strings.Join(s.UnreachableServers, " "))
 	}
 	return nil
+}
+
+// openAnalytics returns selfhost's own analytics, opening them in the
+// cache folder the first time (the project named after e's domain).
+func (r *Runtime) openAnalytics(ctx context.Context, e *Entry) (*Analytics, error) {
+	if r.analytics != nil {
+		return r.analytics, nil
+	}
+	a, err := OpenAnalytics(ctx, r.log, r.cache.Dir(), e.Manifest.Domain)
+	if err != nil {
+		return nil, err
+	}
+	r.analytics = a
+	r.log.Info("web analytics: selfhost records the pages' events itself", "db", a.Path, "project", a.ProjectID)
+	return a, nil
+}
+
+// configureAnalytics gives a (when not nil) cfg's read API key and
+// retention.
+func (r *Runtime) configureAnalytics(ctx context.Context, a *Analytics, cfg *Config) error {
+	if a == nil {
+		return nil
+	}
+	if err := a.SetKey(ctx, cfg.AnalyticsKey); err != nil {
+		return err
+	}
+	a.SetRetention(cfg.AnalyticsRetention, cfg.AnalyticsAggregateRetention)
+	return nil
+}
+
+// Close ends the runtime: it stops the watching (Stop) and closes
+// selfhost's own analytics, recording the events still queued. Call it
+// once the server has stopped taking requests.
+func (r *Runtime) Close() error {
+	r.Stop()
+	r.applyMu.Lock()
+	defer r.applyMu.Unlock()
+	if r.analytics == nil {
+		return nil
+	}
+	return r.analytics.Close()
 }
 
 func sameFeatures(a, b features.Site) bool {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -19,8 +20,10 @@ import (
 //
 // Besides the site's files it answers /healthz (200 while the process
 // runs) and /readyz (200 with the served version and bundle time, 503
-// before the first site). Every response carries the security headers,
-// with the site's Content-Security-Policy.
+// before the first site), and, for a site with selfhost's own analytics,
+// their events and read API (analytics_serve.go). Every response carries
+// the security headers, with the site's Content-Security-Policy (the
+// analytics' with a policy of their own).
 type Handler struct {
 	log *slog.Logger
 	cur atomic.Pointer[Site]
@@ -100,9 +103,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.release()
+	if s.analytics != nil && s.analytics.serve(w, r, s) {
+		return
+	}
 	hdr["Content-Security-Policy"] = s.csp
 	if s.ownAssistant(r.URL.Path) {
 		s.serveAssistant(w, r)
+		return
+	}
+	if s.analytics != nil && s.assistant.Load() != nil && path.Clean(r.URL.Path) == feedbackPath {
+		s.serveFeedback(w, r)
 		return
 	}
 	if r.URL.Path == mcpPath && r.Method == http.MethodPost && s.mcp != nil {
@@ -226,6 +236,9 @@ type readiness struct {
 	BundleCreatedAt *time.Time      `json:"bundleCreatedAt,omitempty"`
 	ServingSince    *time.Time      `json:"servingSince,omitempty"`
 	Features        map[string]bool `json:"features,omitempty"`
+	// AnalyticsProject is the project of selfhost's own analytics, in
+	// the read API's paths.
+	AnalyticsProject string `json:"analyticsProject,omitempty"`
 }
 
 func (h *Handler) ready(w http.ResponseWriter) {
@@ -240,7 +253,11 @@ func (h *Handler) ready(w http.ResponseWriter) {
 		return
 	}
 	created, built := s.CreatedAt, s.BuiltAt
-	json.NewEncoder(w).Encode(readiness{Status: "ready", Version: s.Version, BundleCreatedAt: &created, ServingSince: &built,
+	body := readiness{Status: "ready", Version: s.Version, BundleCreatedAt: &created, ServingSince: &built,
 		Features: map[string]bool{"search": s.Features.Search, "assistant": s.Features.Assistant,
-			"analytics": s.Features.Analytics, "playground": s.Features.Playground}})
+			"analytics": s.Features.Analytics, "playground": s.Features.Playground}}
+	if s.analytics != nil {
+		body.AnalyticsProject = s.analytics.ProjectID
+	}
+	json.NewEncoder(w).Encode(body)
 }

@@ -59,6 +59,9 @@ type Site struct {
 	assistant atomic.Pointer[assistant.Service]
 	// mcp answers POST /mcp (mcp.go).
 	mcp http.Handler
+	// analytics is selfhost's own (analytics.go), when the pages send
+	// their events to it (Features.AnalyticsURL is features.OwnAnalytics).
+	analytics *Analytics
 	// closers close what the tools opened, with the site.
 	closers []func() error
 }
