@@ -17,8 +17,9 @@ import (
 	"lectern.dev/lectern"
 )
 
-// MaxBody bounds an event's body.
-const MaxBody = 4 << 10
+// MaxBody bounds an event's body: room for a comment of 2,000 characters
+// of any script (up to 4 bytes each in UTF-8) and the rest of the event.
+const MaxBody = 12 << 10
 
 // body is what a page sends: JSON text.
 type body struct {

@@ -26,6 +26,8 @@ const (
 	flushEvery = time.Second
 	addrRate   = 20
 	addrBurst  = 60
+	// maxLimiters bounds the addresses whose rate is kept.
+	maxLimiters = 50_000
 )
 
 // Collector queues events and records them in batches (Run). Its zero
@@ -77,8 +79,22 @@ func (c *Collector) Add(ev lectern.AnalyticsEvent) {
 func (c *Collector) Allow(addr string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.limiters == nil || len(c.limiters) > 50_000 {
+	if c.limiters == nil {
 		c.limiters = map[string]*rate.Limiter{}
+	}
+	if len(c.limiters) >= maxLimiters {
+		// Forget the addresses that have been idle long enough to have
+		// their whole burst back: forgetting them changes nothing. Only
+		// when all are busy is the map started again.
+		now := time.Now()
+		for a, l := range c.limiters {
+			if l.TokensAt(now) >= addrBurst {
+				delete(c.limiters, a)
+			}
+		}
+		if len(c.limiters) >= maxLimiters {
+			clear(c.limiters)
+		}
 	}
 	l := c.limiters[addr]
 	if l == nil {

@@ -18,7 +18,7 @@ import (
 const maxAssistantReport = 10_000
 
 // assistantReportPage is how many questions one read of the store takes.
-const assistantReportPage = 1000
+const assistantReportPage = 200
 
 // The assistant report.
 type (
@@ -55,14 +55,9 @@ type (
 )
 
 func (a *api) assistantReport(ctx context.Context, p *lectern.Project, q analyticsQuery) (analyticsBody, error) {
-	msgs, truncated, err := a.assistantMessages(ctx, p.ID, q)
-	if err != nil {
-		return nil, err
-	}
-	out := &assistantReport{reportHead: headOf("assistant", p, q), Truncated: truncated,
-		Questions: make([]questionRow, 0, min(len(msgs), q.limit)), CitedPages: []citedPage{}}
+	out := &assistantReport{reportHead: headOf("assistant", p, q), Questions: []questionRow{}, CitedPages: []citedPage{}}
 	cited := map[string]int64{}
-	for i, m := range msgs {
+	truncated, err := a.eachAssistantMessage(ctx, p.ID, q, func(i int, m *lectern.AssistantMessage) {
 		t := &out.Totals
 		t.Questions++
 		if m.Found {
@@ -75,15 +70,18 @@ func (a *api) assistantReport(ctx context.Context, p *lectern.Project, q analyti
 		} else if m.Helpful != nil {
 			t.NotHelpful++
 		}
-		pages := citedURLs(m.Citations)
-		for _, u := range pages {
+		for _, u := range citedURLs(m.Citations) {
 			cited[u]++
 		}
 		if i < q.limit {
 			out.Questions = append(out.Questions, questionRow{ID: m.ID, At: m.CreatedAt.UTC(), Source: m.Source, Domain: m.Domain,
 				Question: m.Question, Found: m.Found, Helpful: m.Helpful, Citations: urlsOf(m.Citations)})
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
+	out.Truncated = truncated
 	for u, n := range cited {
 		out.CitedPages = append(out.CitedPages, citedPage{URL: u, Citations: n})
 	}
@@ -94,30 +92,34 @@ func (a *api) assistantReport(ctx context.Context, p *lectern.Project, q analyti
 	return out, nil
 }
 
-// assistantMessages reads the newest maxAssistantReport questions of the
-// range, a page at a time, and whether the range held more.
-func (a *api) assistantMessages(ctx context.Context, projectID string, q analyticsQuery) ([]*lectern.AssistantMessage, bool, error) {
+// eachAssistantMessage calls fn with the newest maxAssistantReport
+// questions of the range, newest first, a page of the store at a time
+// (none is kept: a report never holds more than a page of answers), and
+// reports whether the range held more.
+func (a *api) eachAssistantMessage(ctx context.Context, projectID string, q analyticsQuery, fn func(int, *lectern.AssistantMessage)) (bool, error) {
 	f := store.AssistantFilter{Since: q.from, Until: q.end()}
-	var msgs []*lectern.AssistantMessage
 	pg := store.Page{}
+	n := 0
 	for {
-		// One more than the report keeps, to tell whether there are more.
-		pg.Limit = min(assistantReportPage, maxAssistantReport+1-len(msgs))
+		// One more than the report takes, to tell whether there are more.
+		pg.Limit = min(assistantReportPage, maxAssistantReport+1-n)
 		batch, err := a.store.ListAssistantMessages(ctx, projectID, f, pg)
 		if err != nil {
-			return nil, false, err
+			return false, err
 		}
-		msgs = append(msgs, batch...)
-		if len(batch) < pg.Limit || len(msgs) > maxAssistantReport {
-			break
+		for _, m := range batch {
+			if n == maxAssistantReport {
+				return true, nil
+			}
+			fn(n, m)
+			n++
+		}
+		if len(batch) < pg.Limit {
+			return false, nil
 		}
 		last := batch[len(batch)-1]
 		pg.After = &store.Cursor{At: last.CreatedAt, ID: last.ID}
 	}
-	if len(msgs) > maxAssistantReport {
-		return msgs[:maxAssistantReport], true, nil
-	}
-	return msgs, false, nil
 }
 
 // urlsOf returns the URLs an answer cites, in order.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"path"
 	"regexp"
@@ -15,6 +14,7 @@ import (
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/assistant"
 	"lectern.dev/lectern/beacon"
+	"lectern.dev/lectern/httpapi"
 	"lectern.dev/lectern/render/features"
 )
 
@@ -71,11 +71,8 @@ func (a *Analytics) serveBeacon(w http.ResponseWriter, r *http.Request, s *Site)
 		return
 	}
 	// selfhost has no trusted proxies: the reader is the connection's
-	// address.
-	addr, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		addr = r.RemoteAddr
-	}
+	// address (an IPv6 one as its /64, as live sites count it).
+	addr := httpapi.ClientAddr(r, nil)
 	if !a.c.Allow(addr) {
 		w.Header().Set("Retry-After", "1")
 		http.Error(w, "too many events from this address", http.StatusTooManyRequests)

@@ -76,7 +76,7 @@ func (s *Server) serveBeacon(w http.ResponseWriter, r *http.Request, e hostEntry
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, beacon.MaxBody))
 	if err != nil {
-		http.Error(w, "the event is larger than 4 KiB", http.StatusRequestEntityTooLarge)
+		http.Error(w, "the event is larger than 12 KiB", http.StatusRequestEntityTooLarge)
 		return
 	}
 	ev, err := beacon.Parse(body, host)

@@ -111,7 +111,7 @@ func TestBeacon(t *testing.T) {
 		{`{"type":"feedback","path":"/"}`, 400, nil},
 		{`{"type":"search","path":"/","query":"x","results":1,"clicked":"/nope"}`, 400, nil},
 		{`not json`, 400, nil},
-		{`{"path":"/"}` + strings.Repeat(" ", 5<<10), 413, nil},
+		{`{"path":"/"}` + strings.Repeat(" ", 13<<10), 413, nil},
 	} {
 		if got := sendBeacon(srv, c.body, c.hdr...); got != c.status {
 			t.Errorf("%.60s %v: %d, want %d", c.body, c.hdr, got, c.status)
@@ -139,6 +139,10 @@ func TestBeacon(t *testing.T) {
 	sendBeacon(srv, `{"type":"search","path":"/","query":"  Roll   BACK ","results":2,"clicked":"/deploy#rolling-back"}`)
 	sendBeacon(srv, `{"type":"search","path":"/","query":"kubernetes","results":0}`)
 	sendBeacon(srv, `{"type":"feedback","path":"/deploy","helpful":false,"comment":"missing a step"}`)
+	// A comment of 2,000 characters of a script of 3 bytes each fits.
+	if c := sendBeacon(srv, `{"type":"feedback","path":"/deploy","helpful":true,"comment":"`+strings.Repeat("文", 2000)+`"}`); c != 204 {
+		t.Errorf("a long CJK comment: %d", c)
+	}
 	ss := top(lectern.AnalyticsSearch)
 	if len(ss) != 2 || ss[0].Key != "kubernetes" && ss[0].Key != "roll back" {
 		t.Fatalf("searches %+v", ss)
@@ -148,7 +152,7 @@ func TestBeacon(t *testing.T) {
 			t.Errorf("search %+v", k)
 		}
 	}
-	if fb := top(lectern.AnalyticsFeedback); len(fb) != 1 || fb[0].Key != "/deploy" || fb[0].No != 1 {
+	if fb := top(lectern.AnalyticsFeedback); len(fb) != 1 || fb[0].Key != "/deploy" || fb[0].No != 1 || fb[0].Yes != 1 {
 		t.Errorf("feedback %+v", fb)
 	}
 }

@@ -66,13 +66,14 @@
     var status = box.querySelector(".lc-feedback-status");
     var vote = null, sent = false;
     box.hidden = false;
-    // A vote whose comment is never sent is sent when the page goes.
+    // A vote whose comment is never sent is sent when the page goes
+    // (pagehide: not when the reader only switches tabs, who may come
+    // back to finish the comment).
     function flush() {
       if (vote === null || sent) return;
       sent = true;
-      send({ type: "feedback", helpful: vote, comment: comment ? comment.value.trim().slice(0, 2000) : "" });
+      send({ type: "feedback", helpful: vote, comment: comment ? Array.from(comment.value.trim()).slice(0, 2000).join("") : "" });
     }
-    doc.addEventListener("visibilitychange", function () { if (doc.visibilityState === "hidden") flush(); });
     window.addEventListener("pagehide", flush);
     function thanks(msg) {
       box.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
