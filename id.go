@@ -20,6 +20,10 @@ const (
 	// PrefixAssistantMessage names a question to the docs assistant and
 	// its answer (AssistantMessage).
 	PrefixAssistantMessage = "ask_"
+	// PrefixUser names a dashboard account (User); PrefixSession one of
+	// its signed-in sessions (Session).
+	PrefixUser    = "usr_"
+	PrefixSession = "ses_"
 )
 
 const crockford = "0123456789abcdefghjkmnpqrstvwxyz"

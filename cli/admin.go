@@ -23,7 +23,7 @@ func adminCmd(e *env) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "admin",
-		Short: "Operator commands: organizations, projects and API keys",
+		Short: "Operator commands: organizations, projects, API keys and dashboard users",
 		Long: `Operator commands on Lectern's store. They take the same storage settings as
 serve (--data-dir, --database-url) and are safe to run while serve runs.
 The created id or key is the last line of standard output; --json prints JSON.`,
@@ -58,7 +58,7 @@ The created id or key is the last line of standard output; --json prints JSON.`,
 		}
 		return key, nil
 	}
-	cmd.AddCommand(orgCmd(with), projectCmd(with, e, keyOf), keyCmd(with))
+	cmd.AddCommand(orgCmd(with), projectCmd(with, e, keyOf), keyCmd(with), userCmd(with, e))
 	return cmd
 }
 

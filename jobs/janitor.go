@@ -22,7 +22,7 @@ import (
 // worker died while publishing), expired idempotency records, webhook
 // deliveries that ended over Retention ago, the assistant's questions
 // asked over AssistantRetention ago, analytics events and aggregates past
-// their retention, and the
+// their retention, expired dashboard sessions, and the
 // files and records of deleted projects and organizations. Every step is
 // idempotent, so several processes may run janitors at once.
 type Janitor struct {
@@ -166,6 +166,9 @@ func (j *Janitor) RunOnce(ctx context.Context) error {
 			break
 		}
 	}
+	// Dashboard sessions past their expiry.
+	_, err = j.Store.PruneSessions(ctx, now)
+	keep(err)
 	keep(j.collectDeleted(ctx, now))
 	projects, err := j.Store.ListProjects(ctx, "", store.Page{})
 	keep(err)

@@ -138,3 +138,27 @@ func TestJanitorPrunesAnalytics(t *testing.T) {
 		t.Errorf("after pruning: %d comments (want 0), days %+v (want the aggregate kept)", len(cs), days)
 	}
 }
+
+// TestJanitorPrunesSessions: expired dashboard sessions go, live ones stay.
+func TestJanitorPrunesSessions(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	p := newProject(t, st)
+	u := &lectern.User{OrgID: p.OrgID, Email: "docs@acme.test", Role: lectern.RoleOwner}
+	must(t, st.CreateUser(t.Context(), u), "CreateUser")
+	now := time.Now()
+	old, live := lectern.NewSessionToken(), lectern.NewSessionToken()
+	for tok, exp := range map[string]time.Time{old: now.Add(-time.Minute), live: now.Add(time.Hour)} {
+		s := &lectern.Session{Hash: lectern.HashToken(tok), UserID: u.ID, OrgID: u.OrgID, CSRF: lectern.NewCSRFToken(),
+			CreatedAt: now.Add(-2 * time.Hour), LastSeenAt: now.Add(-2 * time.Hour), ExpiresAt: exp}
+		must(t, st.CreateSession(t.Context(), s), "CreateSession")
+	}
+	j := &jobs.Janitor{Log: slog.New(slog.DiscardHandler), Store: st, Bucket: openBucket(t)}
+	must(t, j.RunOnce(t.Context()), "RunOnce")
+	if n, err := st.PruneSessions(t.Context(), now.Add(-30*time.Second)); err != nil || n != 0 {
+		t.Errorf("an expired session was left: %d, %v", n, err)
+	}
+	if _, err := st.GetSessionByHash(t.Context(), lectern.HashToken(live), now); err != nil {
+		t.Errorf("the live session: %v", err)
+	}
+}

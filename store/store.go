@@ -32,6 +32,7 @@ type Store interface {
 	Webhooks
 	Assistant
 	Analytics
+	Accounts
 
 	// Ping checks that the database answers.
 	Ping(ctx context.Context) error
@@ -52,8 +53,9 @@ type Orgs interface {
 	// RenameOrg changes an organization's name; ENOTFOUND when missing.
 	RenameOrg(ctx context.Context, id, name string) error
 	// DeleteOrg removes an organization at once for every other method
-	// (GetOrg, ListOrgs: ENOTFOUND, absent) and revokes its API keys at
-	// at. ECONFLICT, changing nothing, while it has projects that are not
+	// (GetOrg, ListOrgs: ENOTFOUND, absent), revokes its API keys at at,
+	// and drops its dashboard users with their sessions and sign-in
+	// tokens. ECONFLICT, changing nothing, while it has projects that are not
 	// deleted; ENOTFOUND when missing or already deleted. Its records are
 	// dropped by PurgeOrg.
 	DeleteOrg(ctx context.Context, id string, at time.Time) error

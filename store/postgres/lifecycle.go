@@ -223,8 +223,8 @@ func (s *Store) RenameOrg(ctx context.Context, id, name string) error {
 	return nil
 }
 
-// DeleteOrg deletes an organization for every reader at at and revokes its
-// API keys that are not revoked yet. ECONFLICT, changing nothing, while it
+// DeleteOrg deletes an organization for every reader at at, revokes its
+// API keys that are not revoked yet and drops its dashboard users. ECONFLICT, changing nothing, while it
 // has projects that are not deleted; ENOTFOUND when it is missing or
 // already deleted. The organization's row is locked first, so a concurrent
 // CreateProject in it either is seen here or is ENOTFOUND.
@@ -244,7 +244,12 @@ func (s *Store) DeleteOrg(ctx context.Context, id string, at time.Time) error {
 		if _, err := tx.Exec(ctx, `UPDATE orgs SET deleted_at = $2 WHERE id = $1`, id, t); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `UPDATE api_keys SET revoked_at = $2 WHERE org_id = $1 AND revoked_at IS NULL`, id, t)
+		if _, err := tx.Exec(ctx, `UPDATE api_keys SET revoked_at = $2 WHERE org_id = $1 AND revoked_at IS NULL`, id, t); err != nil {
+			return err
+		}
+		// Its dashboard users go at once, their sessions and sign-in
+		// tokens with them (ON DELETE CASCADE).
+		_, err := tx.Exec(ctx, `DELETE FROM users WHERE org_id = $1`, id)
 		return err
 	})
 }

@@ -212,7 +212,8 @@ func (s *Store) RenameOrg(ctx context.Context, id, name string) error {
 	return nil
 }
 
-// DeleteOrg deletes an organization without projects and revokes its keys.
+// DeleteOrg deletes an organization without projects, revokes its keys
+// and drops its dashboard users.
 func (s *Store) DeleteOrg(ctx context.Context, id string, at time.Time) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		var live, projects int
@@ -232,7 +233,12 @@ func (s *Store) DeleteOrg(ctx context.Context, id string, at time.Time) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE orgs SET deleted_at = ? WHERE id = ?`, t, id); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = ? WHERE org_id = ? AND revoked_at IS NULL`, t, id)
+		if _, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = ? WHERE org_id = ? AND revoked_at IS NULL`, t, id); err != nil {
+			return err
+		}
+		// Its dashboard users go at once, their sessions and sign-in
+		// tokens with them (ON DELETE CASCADE).
+		_, err := tx.ExecContext(ctx, `DELETE FROM users WHERE org_id = ?`, id)
 		return err
 	})
 }
