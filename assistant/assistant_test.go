@@ -152,3 +152,17 @@ func TestAnswerQualityPipecat(t *testing.T) {
 		t.Errorf("%d of %d questions cite the right page, want at least 15 of 20", hits, total)
 	}
 }
+
+// TestRetrieveDescription: a page that says what it is about only in its
+// description (front matter) answers from it.
+func TestRetrieveDescription(t *testing.T) {
+	ix := buildIndex(t, fstest.MapFS{
+		"docs.json":      {Data: []byte(`{"name":"Acme","navigation":{"groups":[{"group":"G","pages":["index","quickstart"]}]}}`)},
+		"index.mdx":      {Data: []byte("---\ntitle: Welcome\n---\n\nHello.\n")},
+		"quickstart.mdx": {Data: []byte("---\ntitle: Quickstart\ndescription: Deploy and export this site through the API.\n---\n\n1. **Trigger an update**\n\n   Commit a change.\n")},
+	})
+	a := Extract("How do I deploy?", mustRetrieve(t, ix, "How do I deploy?"))
+	if !a.Found || len(a.Citations) == 0 || a.Citations[0].URL != "/quickstart" || !strings.Contains(a.Text, "Deploy and export this site") {
+		t.Fatalf("answer %+v", a)
+	}
+}

@@ -52,7 +52,7 @@ func Retrieve(ix *search.Index, question string, k int) ([]Passage, error) {
 		pageWeight := rel*rel - 0.01*float64(rank)
 		var mine []Passage
 		inTitle, _ := stemCounts(d.Title, terms)
-		for _, s := range d.Sections {
+		for _, s := range withDescription(d) {
 			s.Text = clip(s.Text)
 			if strings.TrimSpace(s.Text) == "" {
 				continue
@@ -79,6 +79,24 @@ func Retrieve(ix *search.Index, question string, k int) ([]Passage, error) {
 		out = out[:k]
 	}
 	return out, nil
+}
+
+// withDescription returns d's sections with its description (front
+// matter's, which the page shows under its title) at the start of its
+// opening: a page may say what it answers there only.
+func withDescription(d *search.Document) []search.Section {
+	if strings.TrimSpace(d.Description) == "" {
+		return d.Sections
+	}
+	secs := make([]search.Section, 0, len(d.Sections)+1)
+	if len(d.Sections) > 0 && d.Sections[0].Anchor == "" && d.Sections[0].Heading == "" {
+		first := d.Sections[0]
+		first.Text = d.Description + "\n" + first.Text
+		secs = append(secs, first)
+		return append(secs, d.Sections[1:]...)
+	}
+	secs = append(secs, search.Section{Text: d.Description})
+	return append(secs, d.Sections...)
 }
 
 // term is a content word of a question: its stem, and the word itself.
