@@ -265,3 +265,12 @@ func TestBounds(t *testing.T) {
 		t.Errorf("a query of %d words: %+v, %v; want the page that holds the first %d", maxQueryWords+41, rs, err, maxQueryWords)
 	}
 }
+
+// TestTextSkipsButtons: a code block's "Copy" button is not the page's
+// text.
+func TestTextSkipsButtons(t *testing.T) {
+	got := text(`<p>Run it:</p><div class="lc-code"><button class="lc-copy" type="button" aria-label="Copy code">Copy</button><pre>acme up</pre></div><p>Done.</p>`)
+	if got != "Run it: acme up Done." {
+		t.Errorf("text = %q", got)
+	}
+}

@@ -43,7 +43,8 @@ var textStop = [256]bool{'<': true, ' ': true, '\n': true, '\t': true, '\r': tru
 
 // text returns the text of an HTML fragment, tags dropped, entities
 // decoded and whitespace collapsed. Rendered bodies hold no scripts or
-// styles, so all text counts.
+// styles, so all text counts but the labels of buttons (a code block's
+// "Copy"), which are the page's controls.
 func text(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) / 2)
@@ -51,6 +52,24 @@ func text(s string) string {
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
+		case c == '<' && strings.HasPrefix(s[i:], "<button"):
+			// A button's label ("Copy" on code blocks) is the page's
+			// chrome, not its text.
+			end := strings.Index(s[i:], "</button>")
+			if end < 0 {
+				end = strings.IndexByte(s[i:], '>')
+				if end < 0 {
+					i = len(s)
+					continue
+				}
+				i += end + 1
+			} else {
+				i += end + len("</button>")
+			}
+			if !space {
+				b.WriteByte(' ')
+				space = true
+			}
 		case c == '<':
 			end := strings.IndexByte(s[i:], '>')
 			if end < 0 {
