@@ -19,6 +19,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
+	"lectern.dev/lectern/dashboard"
 	"lectern.dev/lectern/gitsource"
 	"lectern.dev/lectern/httpapi"
 	"lectern.dev/lectern/jobs"
@@ -317,7 +318,14 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 		defer msrv.Close()
 		log.Info("metrics listening", "addr", mln.Addr().String())
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+	// The dashboard answers /dashboard/ on the server's own hosts only;
+	// docs domains keep their own pages of that path.
+	var root http.Handler = handler
+	if api {
+		root = dashboard.New(log, st, dashboard.Config{Hosts: hosts, Secure: strings.HasPrefix(f.publicURL, "https://"),
+			TrustedProxies: proxies}).Mount(handler)
+	}
+	srv := &http.Server{Handler: root, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()

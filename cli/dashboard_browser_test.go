@@ -1,0 +1,189 @@
+package cli_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"lectern.dev/lectern/internal/browsertest"
+)
+
+// TestDashboardBrowser walks the dashboard in Chromium against a real
+// lectern serve: the welcome link from `admin user create`, setting a
+// password, signing in, creating a key and copying it, copying a project
+// id, using the key on the API, revoking it, signing out. It leaves
+// screenshots of the sign-in and keys pages, light and dark.
+func TestDashboardBrowser(t *testing.T) {
+	browserCtx, stop := browsertest.Start(t, context.Background())
+	defer stop()
+	data := t.TempDir()
+	srv := startServe(t, data)
+	org := lastLine(lectern(t, "admin", "--data-dir", data, "org", "create", "--name", "Acme"))
+	repo, _ := newRepo(t, smallSite("Hello."))
+	prj := lastLine(lectern(t, "admin", "--data-dir", data, "project", "create", "--org", org, "--name", "Docs",
+		"--repo", repo, "--domain", "docs.acme.test"))
+	out := lectern(t, "admin", "--data-dir", data, "user", "create", "--org", org, "--email", "ada@acme.test", "--role", "owner", "--public-url", srv.url)
+	link := regexp.MustCompile(`(?m)^(http://\S+/dashboard/welcome\?token=lsi_\S+)$`).FindStringSubmatch(out)
+	if link == nil {
+		t.Fatalf("no welcome link in:\n%s", out)
+	}
+
+	tab := browsertest.NewTab(t, browserCtx, browsertest.Options{Origins: []string{srv.url}})
+	clipboard := tab.Run("grant the clipboard", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		for _, name := range []string{"clipboard-read", "clipboard-write"} {
+			if _, err := cdp.Call(ctx, tg, browser.SetPermission, browser.SetPermissionParams{
+				Permission: &browser.PermissionDescriptor{Name: name}, Setting: browser.PermissionSettingGranted, Origin: srv.url}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	t.Logf("clipboard readable: %v", clipboard)
+	scheme := func(s string) bool {
+		return tab.Run("prefers-color-scheme: "+s, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia,
+				emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: s}}})
+			return err
+		}))
+	}
+	shoot := func(name string) {
+		t.Helper()
+		for _, s := range []string{"light", "dark"} {
+			scheme(s)
+			png, err := chromedp.Run(tab.Context(), chromedp.FullScreenshot(100))
+			if err != nil {
+				t.Errorf("screenshot %s: %v", name, err)
+				continue
+			}
+			path := strings.TrimSuffix(browsertest.ScreenshotPath(t), ".png") + "-" + name + "-" + s + ".png"
+			if err := os.WriteFile(path, png, 0o644); err != nil {
+				t.Error(err)
+			}
+			t.Logf("screenshot: %s", filepath.Base(path))
+		}
+		scheme("light")
+	}
+	// submit runs js (which fills a form) and clicks the button with that
+	// text, then waits for the page at path (a prefix when it ends in *).
+	submit := func(step, js, button, path string) bool {
+		t.Helper()
+		click := fmt.Sprintf(`(() => { %s; const b = [...document.querySelectorAll("button, a")].find(e => e.textContent.trim() === %q);
+			if (!b) return "no button"; setTimeout(() => b.click(), 0); return "ok"; })()`, js, button)
+		if v, ok := tab.Eval(step, click); !ok || v != "ok" {
+			t.Errorf("%s: %s", step, v)
+			return false
+		}
+		deadline := time.Now().Add(browsertest.StepTimeout)
+		for time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+			v, err := tab.Try(`location.pathname + " " + document.readyState`, time.Second)
+			at, done := strings.CutSuffix(v, " complete")
+			if err == nil && done && (at == path || strings.HasSuffix(path, "*") && strings.HasPrefix(at, strings.TrimSuffix(path, "*"))) {
+				tab.Check(step)
+				return true
+			}
+		}
+		v, _ := tab.Try(`location.pathname`, time.Second)
+		t.Errorf("%s: at %s, want %s", step, v, path)
+		return false
+	}
+	// byLabel is JS that sets the input labelled label to value.
+	byLabel := func(label, value string) string {
+		return fmt.Sprintf(`document.getElementById([...document.querySelectorAll("label")].find(l => l.textContent.trim() === %q).htmlFor).value = %q;`, label, value)
+	}
+	copied := func(step, selector string) string {
+		t.Helper()
+		tab.Eval(step, fmt.Sprintf(`(() => { const b = document.querySelector(%q); if (b.hidden) throw new Error("copy button hidden"); b.click(); return ""; })()`, selector))
+		v, _ := tab.Eval(step, fmt.Sprintf(`new Promise(ok => setTimeout(() => ok(document.querySelector(%q).textContent), 300))`, selector))
+		if v != "Copied" {
+			t.Errorf("%s: the button says %q, want Copied", step, v)
+		}
+		if !clipboard {
+			return ""
+		}
+		text, _ := tab.Eval(step, `navigator.clipboard.readText()`)
+		return text
+	}
+
+	const pw = "a long enough password"
+	if !tab.Open(link[1]) {
+		return
+	}
+	if !submit("set the password", byLabel("New password", pw)+byLabel("Confirm password", pw), "Set password and sign in", "/dashboard/keys") {
+		return
+	}
+	if !submit("sign out", "", "Sign out", "/dashboard/signin") {
+		return
+	}
+	shoot("signin")
+	if !submit("sign in", byLabel("Email", "Ada@Acme.test")+byLabel("Password", pw), "Sign in", "/dashboard/keys") {
+		return
+	}
+	if got := copied("copy the project id", `button[data-copy="`+prj+`"]`); clipboard && got != prj {
+		t.Errorf("the clipboard holds %q, want the project id %s", got, prj)
+	}
+	if !submit("create a key", byLabel("Name", "GitHub Actions"), "Create key", "/dashboard/keys") {
+		return
+	}
+	key, _ := tab.Eval("read the key", `document.getElementById("secret").value`)
+	if ci, _ := tab.Eval("read the CI line", `document.getElementById("ci-line").value`); ci != "export LECTERN_API_KEY="+key {
+		t.Errorf("CI line %q", ci)
+	}
+	if got := copied("copy the key", `button[data-copy-from="secret"]`); clipboard && got != key {
+		t.Errorf("the clipboard holds %.8q…, want the key", got)
+	}
+	if s, _, _ := call(t, "GET", srv.url+"/v1/projects", key, nil); s != 200 {
+		t.Fatalf("GET /v1/projects with the dashboard's key: %d, want 200", s)
+	}
+	tab.Open(srv.url + "/dashboard/keys")
+	if v, _ := tab.Eval("the key is not shown again", `document.body.innerHTML.includes(`+fmt.Sprintf("%q", key)+`) ? "shown" : ""`); v != "" {
+		t.Error("the keys page shows the key again")
+	}
+	shoot("keys")
+	if !submit("ask to revoke", "", "Revoke GitHub Actions", "/dashboard/keys/key_*") {
+		return
+	}
+	if !submit("revoke", "", "Revoke key", "/dashboard/keys/"+keyIDFromPath(tab)+"/revoke") {
+		return
+	}
+	if v, _ := tab.Eval("revoked notice", `document.querySelector("[role=status]").textContent`); !strings.Contains(v, "Revoked") {
+		t.Errorf("after revoking: %q", v)
+	}
+	deadline := time.Now().Add(5 * time.Second) // the API's key cache lasts a second
+	for {
+		s, _, _ := call(t, "GET", srv.url+"/v1/projects", key, nil)
+		if s == 401 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GET /v1/projects with the revoked key: %d, want 401", s)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !submit("sign out", "", "Sign out", "/dashboard/signin") {
+		return
+	}
+	tab.Open(srv.url + "/dashboard/keys")
+	if v, _ := tab.Eval("after sign-out", `location.pathname`); v != "/dashboard/signin" {
+		t.Errorf("keys after sign-out lands on %s, want the sign-in page", v)
+	}
+	if strings.Contains(srv.logs.String(), key) || strings.Contains(srv.logs.String(), pw) {
+		t.Error("the server's log holds the key or the password")
+	}
+}
+
+// keyIDFromPath returns the key id of the revoke page the tab is on.
+func keyIDFromPath(tab *browsertest.Tab) string {
+	v, _ := tab.Try(`location.pathname`, time.Second)
+	return strings.TrimSuffix(strings.TrimPrefix(v, "/dashboard/keys/"), "/revoke")
+}
