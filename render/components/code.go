@@ -32,7 +32,7 @@ func codeGroup(class string) componentFunc {
 func codeBlock(c *call) string {
 	code, ok := c.codeText(c.n.Children, c.sc, 0)
 	if !ok {
-		code = dedent(c.n.Raw, false)
+		code = mdx.Dedent(c.n.Raw, false)
 	}
 	code = strings.Trim(code, "\n")
 	if strings.TrimSpace(code) == "" {
@@ -80,7 +80,7 @@ func (c *call) codeText(nodes []*mdx.Node, sc *mdx.Scope, depth int) (string, bo
 		switch n.Kind {
 		case mdx.TextNode:
 			if sc.JSX {
-				b.WriteString(jsxText(n.Text)) // whitespace around {children}
+				b.WriteString(mdx.JSXText(n.Text)) // whitespace around {children}
 			} else {
 				b.WriteString(n.Text)
 				text = true
@@ -98,7 +98,7 @@ func (c *call) codeText(nodes []*mdx.Node, sc *mdx.Scope, depth int) (string, bo
 	}
 	s := b.String()
 	if text {
-		s = dedent(s, false) // indented inside the tags, as Markdown would be
+		s = mdx.Dedent(s, false) // indented inside the tags, as Markdown would be
 	}
 	return s, true
 }

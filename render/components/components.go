@@ -49,21 +49,7 @@ type call struct {
 // attribute of that name, or key of a spread object ({...props}), as in
 // JSX.
 func (c *call) val(name string) mdx.Value {
-	v := mdx.Value{}
-	for _, a := range c.n.Attrs {
-		switch {
-		case a.Kind == mdx.AttrSpread:
-			obj := c.r.attrValue(a, c.n, c.sc)
-			for i, k := range obj.Keys {
-				if k == name {
-					v = obj.Items[i]
-				}
-			}
-		case a.Name == name:
-			v = c.r.attrValue(a, c.n, c.sc)
-		}
-	}
-	return v
+	return c.n.Prop(name, func(a mdx.Attr) mdx.Value { return c.r.attrValue(a, c.n, c.sc) })
 }
 
 func (c *call) str(name string) string { return c.val(name).Str() }

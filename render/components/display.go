@@ -115,7 +115,7 @@ func frame(c *call) string {
 // or open it in Cursor. The prompt itself is on the page, hidden, for
 // site.js to copy.
 func prompt(c *call) string {
-	text := strings.TrimSpace(dedent(strings.Trim(c.n.Raw, "\n"), false))
+	text := strings.TrimSpace(mdx.Dedent(strings.Trim(c.n.Raw, "\n"), false))
 	actions := map[string]bool{"copy": true}
 	if v := c.val("actions"); v.Kind == mdx.VArray {
 		actions = map[string]bool{}

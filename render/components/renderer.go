@@ -135,7 +135,7 @@ func (r *Renderer) flow(nodes []*mdx.Node, sc *mdx.Scope, o flowOpts) string {
 	}
 	src := b.String()
 	if o.dedent {
-		src = dedent(src, o.skipFirst)
+		src = mdx.Dedent(src, o.skipFirst)
 	}
 	out := r.markdown(src, insets, lm, sc)
 	if o.unwrap {
@@ -162,7 +162,7 @@ func (r *Renderer) jsxFlow(nodes []*mdx.Node, sc *mdx.Scope) string {
 	for _, n := range nodes {
 		switch n.Kind {
 		case mdx.TextNode:
-			b.WriteString(html.EscapeString(jsxText(n.Text)))
+			b.WriteString(html.EscapeString(mdx.JSXText(n.Text)))
 		case mdx.ElementNode:
 			b.WriteString(r.element(n, sc))
 		case mdx.RawNode:
@@ -179,28 +179,6 @@ func (r *Renderer) jsxFlow(nodes []*mdx.Node, sc *mdx.Scope) string {
 		}
 	}
 	return b.String()
-}
-
-// jsxText applies JSX's whitespace rules: lines are trimmed where they
-// meet a line break, blank lines dropped, and the rest joined by spaces.
-func jsxText(s string) string {
-	if !strings.Contains(s, "\n") {
-		return s
-	}
-	lines := strings.Split(s, "\n")
-	var out []string
-	for i, l := range lines {
-		if i > 0 {
-			l = strings.TrimLeft(l, " \t")
-		}
-		if i < len(lines)-1 {
-			l = strings.TrimRight(l, " \t")
-		}
-		if l != "" {
-			out = append(out, l)
-		}
-	}
-	return strings.Join(out, " ")
 }
 
 // valueHTML renders a JSX value or an array of values.
@@ -425,37 +403,6 @@ func (r *Renderer) outputURL(u string, image bool) string {
 		return u
 	}
 	return "./" + u
-}
-
-// dedent removes the indentation common to all non-blank lines of s
-// (except the first when skipFirst), so that nested content is not taken
-// as indented code or misplaced lists.
-func dedent(s string, skipFirst bool) string {
-	lines := strings.Split(s, "\n")
-	common := -1
-	for i, l := range lines {
-		if (i == 0 && skipFirst) || strings.TrimSpace(l) == "" {
-			continue
-		}
-		n := len(l) - len(strings.TrimLeft(l, " \t"))
-		if common < 0 || n < common {
-			common = n
-		}
-	}
-	if common <= 0 && !skipFirst {
-		return s
-	}
-	for i, l := range lines {
-		switch {
-		case i == 0 && skipFirst:
-			lines[i] = strings.TrimLeft(l, " \t")
-		case len(l) >= common && common > 0:
-			lines[i] = l[common:]
-		case common > 0:
-			lines[i] = strings.TrimLeft(l, " \t")
-		}
-	}
-	return strings.Join(lines, "\n")
 }
 
 // unwrapParagraph drops the <p> around s when s is exactly one paragraph.

@@ -63,21 +63,7 @@ type call struct {
 // val returns the value of attribute name, or undefined: the last
 // attribute of that name, or key of a spread object, as in JSX.
 func (c *call) val(name string) mdx.Value {
-	v := mdx.Value{}
-	for _, a := range c.n.Attrs {
-		switch {
-		case a.Kind == mdx.AttrSpread:
-			obj := c.c.attrValue(a, c.n, c.sc)
-			for i, k := range obj.Keys {
-				if k == name {
-					v = obj.Items[i]
-				}
-			}
-		case a.Name == name:
-			v = c.c.attrValue(a, c.n, c.sc)
-		}
-	}
-	return v
+	return c.n.Prop(name, func(a mdx.Attr) mdx.Value { return c.c.attrValue(a, c.n, c.sc) })
 }
 
 func (c *call) str(name string) string { return c.val(name).Str() }
@@ -277,7 +263,7 @@ func codeSpan(s string) string {
 func codeBlock(c *call) string {
 	code, ok := c.codeText(c.n.Children, c.sc, 0)
 	if !ok {
-		code = dedent(c.n.Raw, false)
+		code = mdx.Dedent(c.n.Raw, false)
 	}
 	info := oneLine(c.str("language"))
 	if t := oneLine(c.str("filename") + " " + c.str("title")); t != "" {
@@ -298,7 +284,7 @@ func (c *call) codeText(nodes []*mdx.Node, sc *mdx.Scope, depth int) (string, bo
 		switch n.Kind {
 		case mdx.TextNode:
 			if sc.JSX {
-				b.WriteString(jsxText(n.Text))
+				b.WriteString(mdx.JSXText(n.Text))
 			} else {
 				b.WriteString(n.Text)
 				text = true
@@ -323,7 +309,7 @@ func (c *call) codeText(nodes []*mdx.Node, sc *mdx.Scope, depth int) (string, bo
 		}
 	}
 	if s := b.String(); text {
-		return dedent(s, false), true
+		return mdx.Dedent(s, false), true
 	}
 	return b.String(), true
 }
@@ -384,7 +370,7 @@ func visibility(c *call) string {
 // prompt converts <Prompt description>: the description, then the prompt
 // as a fence.
 func prompt(c *call) string {
-	text := strings.TrimSpace(dedent(strings.Trim(c.n.Raw, "\n"), false))
+	text := strings.TrimSpace(mdx.Dedent(strings.Trim(c.n.Raw, "\n"), false))
 	if text == "" {
 		return c.markdownAttr("description")
 	}

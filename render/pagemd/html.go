@@ -57,7 +57,7 @@ func (c *conv) htmlElement(n *mdx.Node, sc *mdx.Scope) string {
 	case "code", "kbd", "samp", "tt", "var":
 		return codeSpan(rawText(n))
 	case "pre":
-		return openapi.Fence(preLang(n, a), strings.Trim(dedent(rawText(n), false), "\n"))
+		return openapi.Fence(preLang(n, a), strings.Trim(mdx.Dedent(rawText(n), false), "\n"))
 	case "h1", "h2", "h3", "h4", "h5", "h6":
 		level, _ := strconv.Atoi(name[1:])
 		if t := oneLine(c.kids(n, sc)); t != "" {

@@ -209,7 +209,7 @@ func (c *conv) flow(nodes []*mdx.Node, sc *mdx.Scope, dedentKids, skipFirst bool
 	}
 	s := src.String()
 	if dedentKids {
-		s = dedent(s, skipFirst)
+		s = mdx.Dedent(s, skipFirst)
 	}
 	return fill(c.rewrite(s), insets)
 }
@@ -238,7 +238,7 @@ func (c *conv) jsxFlow(nodes []*mdx.Node, sc *mdx.Scope) string {
 	for _, n := range nodes {
 		switch n.Kind {
 		case mdx.TextNode:
-			run.WriteString(escape(jsxText(n.Text)))
+			run.WriteString(escape(mdx.JSXText(n.Text)))
 		case mdx.ElementNode:
 			put(c.element(n, sc), blockElement(n))
 		case mdx.ExprNode:
@@ -253,28 +253,6 @@ func (c *conv) jsxFlow(nodes []*mdx.Node, sc *mdx.Scope) string {
 	}
 	flush()
 	return strings.Join(blocks, "\n\n")
-}
-
-// jsxText applies JSX's whitespace rules: lines are trimmed where they
-// meet a line break, blank lines dropped, and the rest joined by spaces.
-func jsxText(s string) string {
-	if !strings.Contains(s, "\n") {
-		return s
-	}
-	lines := strings.Split(s, "\n")
-	var out []string
-	for i, l := range lines {
-		if i > 0 {
-			l = strings.TrimLeft(l, " \t")
-		}
-		if i < len(lines)-1 {
-			l = strings.TrimRight(l, " \t")
-		}
-		if l != "" {
-			out = append(out, l)
-		}
-	}
-	return strings.Join(out, " ")
 }
 
 // value converts a JSX value or an array of values.

@@ -143,36 +143,6 @@ func leadingSpace(s string) string {
 	return s[:i]
 }
 
-// dedent removes the indentation common to all non-blank lines of s
-// (except the first when skipFirst).
-func dedent(s string, skipFirst bool) string {
-	lines := strings.Split(s, "\n")
-	common := -1
-	for i, l := range lines {
-		if (i == 0 && skipFirst) || strings.TrimSpace(l) == "" {
-			continue
-		}
-		n := len(l) - len(strings.TrimLeft(l, " \t"))
-		if common < 0 || n < common {
-			common = n
-		}
-	}
-	if common <= 0 && !skipFirst {
-		return s
-	}
-	for i, l := range lines {
-		switch {
-		case i == 0 && skipFirst:
-			lines[i] = strings.TrimLeft(l, " \t")
-		case len(l) >= common && common > 0:
-			lines[i] = l[common:]
-		case common > 0:
-			lines[i] = strings.TrimLeft(l, " \t")
-		}
-	}
-	return strings.Join(lines, "\n")
-}
-
 // normalize tidies the Markdown of a page: outside fences, blank lines
 // are empty and never more than one in a row; it ends with one newline
 // and holds no NUL byte.
