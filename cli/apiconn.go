@@ -17,9 +17,6 @@ import (
 // for the key itself: a command line shows in process lists.
 const apiKeyEnv = "LECTERN_API_KEY"
 
-// maxKeyFileBytes bounds what --api-key-file reads.
-const maxKeyFileBytes = 4 << 10
-
 // apiFlags are the connection and output settings of the commands that
 // call a Lectern server's API (update, export).
 type apiFlags struct {

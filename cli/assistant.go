@@ -1,10 +1,10 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"log/slog"
-	"os"
 	"strings"
 	"time"
 
@@ -12,6 +12,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/assistant"
+	"lectern.dev/lectern/secrets"
 )
 
 // assistantKeyEnv holds the model endpoint's key, when not in a file.
@@ -73,26 +74,16 @@ func (f *assistantFlags) service(getenv func(string) string, log *slog.Logger) (
 	return svc, nil
 }
 
-// readSecretFile reads a key file named by flag: one line, surrounding
-// space trimmed. Its errors never show the file's content.
+// readSecretFile reads a key file named by flag (secrets.ReadKeyFile),
+// its errors prefixed with the flag.
 func readSecretFile(flag, path string) (string, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", flag, err)
-	}
-	defer fh.Close()
-	data, err := io.ReadAll(io.LimitReader(fh, maxKeyFileBytes+1))
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", flag, err)
-	}
-	key := strings.TrimSpace(string(data))
+	key, err := secrets.ReadKeyFile(path)
+	var pe *fs.PathError
 	switch {
-	case len(data) > maxKeyFileBytes:
-		return "", fmt.Errorf("%s %s is larger than a key file can be", flag, path)
-	case key == "":
-		return "", fmt.Errorf("%s %s is empty", flag, path)
-	case strings.ContainsAny(key, " \t\r\n"):
-		return "", fmt.Errorf("%s %s must hold the key alone, on one line", flag, path)
+	case errors.As(err, &pe):
+		return "", fmt.Errorf("%s: %w", flag, err)
+	case err != nil:
+		return "", fmt.Errorf("%s %w", flag, err)
 	}
 	return key, nil
 }

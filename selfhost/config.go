@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 	"unicode"
@@ -12,6 +11,7 @@ import (
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/assistant"
 	"lectern.dev/lectern/render/features"
+	"lectern.dev/lectern/secrets"
 )
 
 // Config is a validated self-hosted deployment configuration.
@@ -287,7 +287,7 @@ func assistantModel(p *problems, vals map[string]value, c *Config) {
 	}
 	c.LLMURL, c.LLMModel = url, model
 	if keyFile != "" {
-		k, err := readKeyFile(keyFile)
+		k, err := secrets.ReadKeyFile(keyFile)
 		if err != nil {
 			p.addf(KeyLLMKeyFile, "%s", err)
 			return
@@ -302,27 +302,6 @@ func assistantModel(p *problems, vals map[string]value, c *Config) {
 
 // keyLLMKeyEnv holds LECTERN_ASSISTANT_LLM_KEY among the values read.
 const keyLLMKeyEnv = "assistant.llmKey (env)"
-
-// readKeyFile reads a key file: one line, at most 4 KiB. Its errors never
-// show the content.
-func readKeyFile(name string) (string, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, 4<<10+1))
-	key := strings.TrimSpace(string(data))
-	switch {
-	case err != nil:
-		return "", err
-	case len(data) > 4<<10:
-		return "", fmt.Errorf("%s is larger than a key file can be", name)
-	case key == "" || strings.ContainsAny(key, " \t\r\n"):
-		return "", fmt.Errorf("%s must hold the key alone, on one line", name)
-	}
-	return key, nil
-}
 
 // origins checks playground.origins: http(s) origins, only with the
 // playground on, never in air-gapped (whose pages reach no other host).

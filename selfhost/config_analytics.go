@@ -8,6 +8,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/render/features"
+	"lectern.dev/lectern/secrets"
 )
 
 // analyticsKeyEnv holds the key of selfhost's own analytics read API.
@@ -63,7 +64,7 @@ func ownAnalytics(p *problems, vals map[string]value, c *Config) {
 	}
 	const format = "a Lectern API key: lct_ and 38 letters and digits, as lectern selfhost keygen prints"
 	if file := vals[KeyAnalyticsKeyFile].str; file != "" {
-		k, err := readKeyFile(file)
+		k, err := secrets.ReadKeyFile(file)
 		switch {
 		case err != nil:
 			p.addf(KeyAnalyticsKeyFile, "%s", err)
