@@ -38,8 +38,7 @@ const (
 // use, at most maxIndexes), and a rate limiter per project.
 type assistants struct {
 	mu       sync.Mutex
-	indexes  map[string]*search.Index // by deployment
-	order    []string
+	indexes  recent[*search.Index] // by deployment
 	limiters map[string]*rate.Limiter
 	// unlimited turns the rate off (benchmarks).
 	unlimited bool
@@ -193,7 +192,7 @@ func (s *Server) serveFeedback(w http.ResponseWriter, r *http.Request, e hostEnt
 // deploymentIndex returns the search index of a deployment, read from the
 // object store on first use.
 func (s *Server) deploymentIndex(projectID, deploymentID string) (*search.Index, error) {
-	return s.assistants.index(deploymentID, func() (*search.Index, error) {
+	return s.assistants.indexes.get(deploymentID, func() (*search.Index, error) {
 		// The index outlives the request: its later reads are the server's.
 		return search.Open(&blobFS{ctx: context.Background(), bucket: s.bucket,
 			key: func(name string) string { return blobstore.SiteKey(projectID, deploymentID, name) }})
@@ -216,50 +215,6 @@ func (a *assistants) allow(projectID string) bool {
 		a.limiters[projectID] = l
 	}
 	return l.Allow()
-}
-
-// index returns the deployment's index, opening it with open on first use.
-func (a *assistants) index(deploymentID string, open func() (*search.Index, error)) (*search.Index, error) {
-	a.mu.Lock()
-	ix := a.indexes[deploymentID]
-	if ix != nil {
-		a.order = touch(a.order, deploymentID)
-	}
-	a.mu.Unlock()
-	if ix != nil {
-		return ix, nil
-	}
-	ix, err := open()
-	if err != nil {
-		return nil, err
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.indexes == nil {
-		a.indexes = map[string]*search.Index{}
-	}
-	if _, ok := a.indexes[deploymentID]; !ok {
-		a.order = append(a.order, deploymentID)
-		if len(a.order) > maxIndexes {
-			delete(a.indexes, a.order[0])
-			a.order = a.order[1:]
-		}
-	}
-	a.indexes[deploymentID] = ix
-	return ix, nil
-}
-
-// touch moves id to the end of order (the most recently used), so that
-// the caches drop the deployment used least recently.
-func touch(order []string, id string) []string {
-	for i, o := range order {
-		if o == id {
-			copy(order[i:], order[i+1:])
-			order[len(order)-1] = id
-			break
-		}
-	}
-	return order
 }
 
 // blobFS is the files of a deployment in the object store, for

@@ -3,7 +3,6 @@ package sites
 import (
 	"context"
 	"net/http"
-	"sync"
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
@@ -12,14 +11,6 @@ import (
 
 // MCPPath is where a live site answers the Model Context Protocol.
 const MCPPath = "/mcp"
-
-// mcpHandlers caches the MCP handler of the deployments recently asked,
-// at most maxIndexes.
-type mcpHandlers struct {
-	mu    sync.Mutex
-	by    map[string]http.Handler
-	order []string
-}
 
 // serveMCP answers /mcp on a project's domain with the tools of its live
 // deployment (package mcpserver): get_page always, search where the
@@ -36,7 +27,7 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, e hostEntry) {
 		http.NotFound(w, r)
 		return
 	}
-	h, err := s.mcp.handler(e.deploymentID, func() (http.Handler, error) {
+	h, err := s.mcp.get(e.deploymentID, func() (http.Handler, error) {
 		site := mcpserver.FSSite{FS: &blobFS{ctx: context.Background(), bucket: s.bucket, max: mcpserver.MaxPage + 1, cut: true,
 			key: func(name string) string { return blobstore.SiteKey(p.ID, e.deploymentID, name) }}}
 		withSearch := p.DeploymentType != lectern.DeploymentAirGapped
@@ -55,35 +46,4 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, e hostEntry) {
 		return
 	}
 	h.ServeHTTP(w, r)
-}
-
-// handler returns the deployment's handler, making it with make on first use.
-func (m *mcpHandlers) handler(deploymentID string, make func() (http.Handler, error)) (http.Handler, error) {
-	m.mu.Lock()
-	h := m.by[deploymentID]
-	if h != nil {
-		m.order = touch(m.order, deploymentID)
-	}
-	m.mu.Unlock()
-	if h != nil {
-		return h, nil
-	}
-	h, err := make()
-	if err != nil {
-		return nil, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.by == nil {
-		m.by = map[string]http.Handler{}
-	}
-	if _, ok := m.by[deploymentID]; !ok {
-		m.order = append(m.order, deploymentID)
-		if len(m.order) > maxIndexes {
-			delete(m.by, m.order[0])
-			m.order = m.order[1:]
-		}
-	}
-	m.by[deploymentID] = h
-	return h, nil
 }

@@ -66,7 +66,7 @@ type Server struct {
 	// assistants answers cloud sites' questions (assistant.go).
 	assistants assistants
 	// mcp answers the sites' /mcp (mcp.go).
-	mcp mcpHandlers
+	mcp recent[http.Handler]
 	// analytics collects the cloud sites' events (analytics.go).
 	analytics analytics
 
