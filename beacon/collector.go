@@ -75,6 +75,9 @@ func (c *Collector) Add(ev lectern.AnalyticsEvent) {
 	}
 }
 
+// Drop counts an event dropped before it reached the queue.
+func (c *Collector) Drop() { c.dropped.Add(1) }
+
 // Allow takes a token of addr's rate.
 func (c *Collector) Allow(addr string) bool {
 	c.mu.Lock()

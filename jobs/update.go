@@ -139,15 +139,9 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	outDir := filepath.Join(work, "site")
 	start := time.Now()
 	log.add("Rendering docs from %s", p.DocsRoot)
-	// Live sites have search and the playground; cloud ones the AI
-	// assistant and web analytics too, which lectern serve answers on the
-	// site's own origin (features.OwnAssistant, features.OwnAnalytics;
-	// package sites).
-	live := features.Default()
-	if p.DeploymentType == lectern.DeploymentCloud {
-		live.Assistant, live.AssistantURL = true, features.OwnAssistant
-		live.Analytics, live.AnalyticsURL = true, features.OwnAnalytics
-	}
+	// Search and the playground; cloud sites the assistant and analytics
+	// too, which package sites answers.
+	live := features.Live(p.DeploymentType)
 	live.EmbedHosts = h.EmbedHosts
 	opts := render.Options{Features: &live, Limits: h.Limits, CustomScripts: p.CustomScripts}
 	res, err := builder(h.Builder).Build(ctx, buildproc.Request{Src: docsDir, Out: outDir, Options: opts, PageDelay: h.PageDelay}, nil)

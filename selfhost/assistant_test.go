@@ -2,11 +2,9 @@ package selfhost
 
 import (
 	"context"
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,32 +13,18 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"lectern.dev/lectern/assistant"
+	"lectern.dev/lectern/internal/sitebuild"
 	"lectern.dev/lectern/render"
 	"lectern.dev/lectern/render/features"
-	"lectern.dev/lectern/render/output"
 )
 
 // exportedSite renders a small site as an export and returns its files.
 func exportedSite(t *testing.T) fstest.MapFS {
-	t.Helper()
-	dir := t.TempDir()
-	src := fstest.MapFS{
-		"docs.json":  {Data: []byte(`{"name":"Acme","navigation":{"groups":[{"group":"Guides","pages":["index","deploy"]}]}}`)},
-		"index.mdx":  {Data: []byte("---\ntitle: Welcome\n---\n\nAcme runs your jobs.\n")},
-		"deploy.mdx": {Data: []byte("---\ntitle: Deploying\n---\n\n## Rolling back\n\nTo roll back a release, run acme rollback with the release number.\n")},
-	}
 	f := features.All()
-	if _, err := render.Build(context.Background(), src, output.Dir{Dir: dir}, render.Options{Export: true, Features: &f}); err != nil {
-		t.Fatal(err)
-	}
 	site := fstest.MapFS{}
-	fs.WalkDir(os.DirFS(dir), ".", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			b, _ := os.ReadFile(filepath.Join(dir, p))
-			site[p] = &fstest.MapFile{Data: b}
-		}
-		return nil
-	})
+	for name, data := range sitebuild.Files(t, sitebuild.Small, render.Options{Export: true, Features: &f}) {
+		site[name] = &fstest.MapFile{Data: []byte(data)}
+	}
 	return site
 }
 

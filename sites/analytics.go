@@ -41,7 +41,8 @@ func (s *Server) AnalyticsDropped() int64 {
 }
 
 // RunAnalytics records the queued analytics events in batches until ctx
-// ends, then records what is left. Without it, beacons are refused (404).
+// ends, then records what is left. Without it, events are dropped
+// (counted).
 func (s *Server) RunAnalytics(ctx context.Context) {
 	if s.analytics.c != nil {
 		s.analytics.c.Run(ctx)
@@ -59,8 +60,18 @@ func (s *Server) serveBeacon(w http.ResponseWriter, r *http.Request, e hostEntry
 		return
 	}
 	c := s.analytics.c
-	if c == nil || !c.Running() || e.deploymentID == "" {
+	if e.deploymentID == "" {
 		http.NotFound(w, r)
+		return
+	}
+	if c == nil || !c.Running() {
+		// No collector in this process (a store without analytics, or
+		// RunAnalytics not started): the event is dropped, quietly for
+		// the reader's page.
+		if c != nil {
+			c.Drop()
+		}
+		w.WriteHeader(http.StatusNoContent)
 		return
 	}
 	host := lectern.HostName(r.Host)

@@ -179,3 +179,16 @@ func TestBeaconRate(t *testing.T) {
 		t.Errorf("another address: %d", w.Code)
 	}
 }
+
+// TestBeaconWithoutCollector: a process whose collector does not run
+// drops events, counted, and answers the page quietly (no console error).
+func TestBeaconWithoutCollector(t *testing.T) {
+	t.Parallel()
+	st, b := openStore(t), openBucket(t)
+	p := newProject(t, st, "cloud.example.com")
+	publish(t, st, b, p.ID, builtFiles(t))
+	srv := New(discardLog(), st, b)
+	if c := sendBeacon(srv, `{"path":"/"}`); c != 204 || srv.AnalyticsDropped() != 1 {
+		t.Errorf("%d, dropped %d", c, srv.AnalyticsDropped())
+	}
+}

@@ -1,14 +1,11 @@
 package sites
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -16,8 +13,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"lectern.dev/lectern/internal/sitebuild"
 	"lectern.dev/lectern/render"
-	"lectern.dev/lectern/render/output"
 )
 
 // benchVocabulary is a made-up vocabulary of 3,000 words, so that pages
@@ -63,20 +60,7 @@ func benchSite(b *testing.B, n int) (map[string]string, []string) {
 		pages = append(pages, `"`+name+`"`)
 	}
 	src["docs.json"] = &fstest.MapFile{Data: []byte(`{"name":"Bench","navigation":{"groups":[{"group":"All","pages":[` + strings.Join(pages, ",") + `]}]}}`)}
-	dir := b.TempDir()
-	if _, err := render.Build(context.Background(), src, output.Dir{Dir: dir}, render.Options{}); err != nil {
-		b.Fatal(err)
-	}
-	files := map[string]string{}
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			rel, _ := filepath.Rel(dir, p)
-			data, _ := os.ReadFile(p)
-			files[filepath.ToSlash(rel)] = string(data)
-		}
-		return nil
-	})
-	return files, questions
+	return sitebuild.Files(b, src, render.Options{}), questions
 }
 
 // BenchmarkAssistant: extractive answers of a cloud site of 1,000 pages

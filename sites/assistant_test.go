@@ -6,40 +6,18 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/internal/sitebuild"
 	"lectern.dev/lectern/render"
-	"lectern.dev/lectern/render/output"
 	"lectern.dev/lectern/store"
 )
 
 // builtFiles renders a small site and returns its files by path.
 func builtFiles(t testing.TB) map[string]string {
-	t.Helper()
-	dir := t.TempDir()
-	src := fstest.MapFS{
-		"docs.json":  {Data: []byte(`{"name":"Acme","navigation":{"groups":[{"group":"Guides","pages":["index","deploy"]}]}}`)},
-		"index.mdx":  {Data: []byte("---\ntitle: Welcome\n---\n\nAcme runs your jobs.\n")},
-		"deploy.mdx": {Data: []byte("---\ntitle: Deploying\n---\n\n## Rolling back\n\nTo roll back a release, run acme rollback with the release number.\n")},
-	}
-	if _, err := render.Build(context.Background(), src, output.Dir{Dir: dir}, render.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{}
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			rel, _ := filepath.Rel(dir, p)
-			b, _ := os.ReadFile(p)
-			files[filepath.ToSlash(rel)] = string(b)
-		}
-		return nil
-	})
-	return files
+	return sitebuild.Files(t, sitebuild.Small, render.Options{})
 }
 
 // ask posts a question to host's assistant.

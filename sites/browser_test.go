@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,10 +12,11 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"lectern.dev/lectern"
 	"lectern.dev/lectern/internal/browsertest"
+	"lectern.dev/lectern/internal/sitebuild"
 	"lectern.dev/lectern/render"
 	"lectern.dev/lectern/render/features"
-	"lectern.dev/lectern/render/output"
 	"lectern.dev/lectern/store"
 )
 
@@ -35,21 +35,8 @@ func TestBrowserCloudAssistant(t *testing.T) {
 	if _, err := os.Stat(src + "/docs.json"); err != nil {
 		t.Fatalf("corpus mintlify-starter is not readable: %v", err)
 	}
-	dir := t.TempDir()
-	cloud := features.Default()
-	cloud.Assistant, cloud.AssistantURL = true, features.OwnAssistant
-	if _, err := render.Build(ctx, os.DirFS(src), output.Dir{Dir: dir}, render.Options{Features: &cloud}); err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{}
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			rel, _ := filepath.Rel(dir, p)
-			b, _ := os.ReadFile(p)
-			files[filepath.ToSlash(rel)] = string(b)
-		}
-		return nil
-	})
+	cloud := features.Live(lectern.DeploymentCloud)
+	files := sitebuild.Files(t, os.DirFS(src), render.Options{Features: &cloud})
 	st, b := openStore(t), openBucket(t)
 	p := newProject(t, st, "docs.localhost")
 	publish(t, st, b, p.ID, files)

@@ -78,6 +78,19 @@ func Default() Site {
 	return Site{Search: true, Playground: true}
 }
 
+// Live are the features of a live site of a project of deployment type
+// t, as lectern serve builds and serves it: search and the playground;
+// cloud projects' sites the AI assistant and web analytics too, answered
+// on the site's own origin (OwnAssistant, OwnAnalytics).
+func Live(t lectern.DeploymentType) Site {
+	f := Default()
+	if t == lectern.DeploymentCloud {
+		f.Assistant, f.AssistantURL = true, OwnAssistant
+		f.Analytics, f.AnalyticsURL = true, OwnAnalytics
+	}
+	return f
+}
+
 // All has every optional feature on, without endpoints: the
 // export bundle is built with it, marked, and the self-hosted runtime
 // keeps those of its configuration (Transform).
