@@ -134,8 +134,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		hd.Set("Cache-Control", "no-store")
 	}
+	// Forms are small: a name, an email, a password. Anything larger is
+	// refused before it is parsed (net/http would read 10 MB of it).
+	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	h.mux.ServeHTTP(w, r)
 }
+
+// maxForm bounds a form's body.
+const maxForm = 16 << 10
 
 func (h *Handler) routes() {
 	m := h.mux

@@ -326,3 +326,22 @@ func TestSecureCookies(t *testing.T) {
 		t.Errorf("keys with the __Host- cookie: %d", s)
 	}
 }
+
+// TestLargeFormRefused: a form body over maxForm is not read: the right
+// password in it does not sign in.
+func TestLargeFormRefused(t *testing.T) {
+	e := newEnv(t, Config{})
+	e.user("big@acme.test", lectern.RoleOwner, "correct horse battery staple")
+	b := e.browser("203.0.113.50")
+	if s := b.do("GET", "/dashboard/signin", nil); s != 200 {
+		t.Fatal(s)
+	}
+	s := b.do("POST", "/dashboard/signin", url.Values{"csrf": {b.csrf()}, "email": {"big@acme.test"},
+		"password": {"correct horse battery staple"}, "pad": {strings.Repeat("x", maxForm)}})
+	if s == 200 || s/100 == 3 {
+		t.Errorf("a %d KiB form was read: %d", maxForm>>10, s)
+	}
+	if s := b.signIn("big@acme.test", "correct horse battery staple"); s/100 != 3 {
+		t.Errorf("the same sign-in, small: %d", s)
+	}
+}
