@@ -69,8 +69,15 @@ func TestBrowserCloudAnalytics(t *testing.T) {
 	landed, _ := tab.Eval("the result's page", `location.pathname`)
 	if !tab.Run("vote", chromedp.Click(chromedp.CSS(`.lc-feedback-vote[data-helpful="false"]`), chromedp.NodeVisible),
 		chromedp.WaitVisible(chromedp.CSS(".lc-feedback-comment")),
-		chromedp.SendKeys(chromedp.CSS(".lc-feedback-comment"), "An example of a snippet with props, please."+kb.Tab),
-		chromedp.Click(chromedp.CSS(".lc-feedback-send"), chromedp.NodeVisible),
+		chromedp.SendKeys(chromedp.CSS(".lc-feedback-comment"), "An example of a snippet with props, please."+kb.Tab)) {
+		return
+	}
+	// The box with its comment, light and dark, at its size.
+	tab.ElementShot(".lc-feedback", "feedback-light")
+	tab.Eval("dark", `document.documentElement.setAttribute("data-theme", "dark"), "ok"`)
+	tab.ElementShot(".lc-feedback", "feedback-dark")
+	tab.Eval("light", `document.documentElement.setAttribute("data-theme", "light"), "ok"`)
+	if !tab.Run("send", chromedp.Click(chromedp.CSS(".lc-feedback-send"), chromedp.NodeVisible),
 		chromedp.WaitVisible(chromedp.CSS(".lc-feedback-status"))) {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -67,6 +68,15 @@ func TestBrowserCloudAssistant(t *testing.T) {
 	os.Rename(shot, strings.TrimSuffix(shot, ".png")+"-light.png")
 	tab.Eval("dark", `document.documentElement.setAttribute("data-theme", "dark"), "ok"`)
 	tab.Screenshot()
+	// On a phone, the panel fits the screen.
+	if tab.Run("a phone", chromedp.EmulateViewport(390, 844)) {
+		tab.ElementShot("#lc-assistant", "phone-dark")
+		right, _ := tab.Eval("panel's right edge", `String(Math.round(document.getElementById("lc-assistant").getBoundingClientRect().right))`)
+		if px, err := strconv.Atoi(right); err != nil || px > 390 {
+			t.Errorf("the panel ends at %spx on a 390px screen", right)
+		}
+		tab.Run("a desktop", chromedp.EmulateViewport(1280, 900))
+	}
 
 	if !tab.Run("rate", chromedp.Click(chromedp.CSS(".lc-assistant-rate"), chromedp.NodeVisible),
 		chromedp.WaitVisible(chromedp.CSS(".lc-assistant-feedback:not(:has(button))"))) {

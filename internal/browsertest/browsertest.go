@@ -325,6 +325,25 @@ func (b *Tab) Screenshot() {
 	b.t.Logf("screenshot: %s", shot)
 }
 
+// ElementShot saves a screenshot of the element sel (a CSS selector)
+// beside ScreenshotPath's, its name ending in -name.png, and logs where:
+// a widget seen at its size, in a page too long to look at whole.
+func (b *Tab) ElementShot(sel, name string) {
+	b.t.Helper()
+	shot := strings.TrimSuffix(ScreenshotPath(b.t), ".png") + "-" + name + ".png"
+	ctx, cancel := context.WithTimeout(b.ctx, StepTimeout)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(sel), chromedp.NodeVisible))
+	if err == nil {
+		err = os.WriteFile(shot, png, 0o644)
+	}
+	if err != nil {
+		b.t.Errorf("screenshot of %s: %v", sel, err)
+		return
+	}
+	b.t.Logf("screenshot: %s", shot)
+}
+
 // ScreenshotPath is where a browser test leaves its screenshot for people
 // to look at: $LECTERN_SCREENSHOT_DIR, or lectern-browser-test in the
 // system temp folder, one file per test name, replaced at each run (a
