@@ -23,7 +23,11 @@ func (s *Site) openMCP() error {
 	}
 	site := mcpserver.FSSite{FS: files.FS()}
 	if s.Features.Search {
-		if ix, err := search.Open(files.FS()); err == nil {
+		// The same files as the own assistant's, when it has them: one
+		// index open, not two.
+		if s.searchIx != nil {
+			site.Index = s.searchIx
+		} else if ix, err := search.Open(files.FS()); err == nil {
 			site.Index = ix
 		}
 	}
