@@ -2,16 +2,15 @@ package postgres_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"lectern.dev/lectern"
-	"lectern.dev/lectern/store"
 	"lectern.dev/lectern/store/postgres"
 	"lectern.dev/lectern/store/postgres/pgtest"
+	"lectern.dev/lectern/store/storetest"
 )
 
 // Benchmarks of the web analytics on PostgreSQL (TEST_DATABASE_URL):
@@ -46,51 +45,9 @@ func benchStore(b *testing.B) (*postgres.Store, *pgxpool.Pool, *lectern.Project)
 	return s, pool, p
 }
 
-// benchBatch returns batch n of 1,000 events of a busy site: pageviews of
-// 2,000 pages (a third referred), searches and feedback, by visitors of a
-// pool of 20,000, on one day.
-func benchBatch(projectID string, day time.Time, n int) []lectern.AnalyticsEvent {
-	events := make([]lectern.AnalyticsEvent, 1000)
-	for i := range events {
-		k := n*1000 + i
-		e := lectern.AnalyticsEvent{ProjectID: projectID, At: day.Add(time.Duration(k%86400) * time.Second),
-			Visitor: fmt.Sprintf("%032x", (k*7919)%20000), Path: fmt.Sprintf("/docs/page-%d", (k*31)%2000)}
-		switch {
-		case i%10 < 7:
-			e.Kind = lectern.AnalyticsPageview
-			if i%3 == 0 {
-				e.Referrer = fmt.Sprintf("www.site-%d.example", k%40)
-			}
-		case i%10 < 9:
-			e.Kind, e.Query, e.Results = lectern.AnalyticsSearch, fmt.Sprintf("query %d", k%300), k%5
-			if k%4 == 0 {
-				e.Clicked = "/docs/page-1"
-			}
-		default:
-			helpful := k%3 == 0
-			e.Kind, e.Helpful = lectern.AnalyticsFeedback, &helpful
-			if k%5 == 0 {
-				e.Comment = "This page could say more about it."
-			}
-		}
-		events[i] = e
-	}
-	return events
-}
-
 func BenchmarkRecordAnalytics(b *testing.B) {
 	s, _, p := benchStore(b)
-	day := lectern.AnalyticsDate(time.Now())
-	ctx := context.Background()
-	n := 0
-	for b.Loop() {
-		if err := s.RecordAnalytics(ctx, benchBatch(p.ID, day, n)); err != nil {
-			b.Fatal(err)
-		}
-		n++
-	}
-	b.ReportMetric(float64(n*1000)/b.Elapsed().Seconds(), "events/s")
-	b.ReportMetric(b.Elapsed().Seconds()*1000/float64(n), "ms/batch")
+	storetest.BenchRecordAnalytics(b, s, p.ID)
 }
 
 // BenchmarkAnalyticsReport reads a 90-day report (the daily visits and
@@ -127,19 +84,5 @@ func BenchmarkAnalyticsReport(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	from, to := today.AddDate(0, 0, -89), today.AddDate(0, 0, 1)
-	b.ResetTimer()
-	for b.Loop() {
-		for _, kind := range []lectern.AnalyticsKind{lectern.AnalyticsVisit, lectern.AnalyticsPageview} {
-			if ds, err := s.AnalyticsDaily(ctx, p.ID, kind, from, to); err != nil || len(ds) != 90 {
-				b.Fatalf("AnalyticsDaily(%s) = %d days, %v", kind, len(ds), err)
-			}
-		}
-		for _, kind := range []lectern.AnalyticsKind{lectern.AnalyticsPageview, lectern.AnalyticsSearch, lectern.AnalyticsReferrer} {
-			if ks, err := s.AnalyticsTop(ctx, p.ID, kind, from, to, store.AnalyticsTopFilter{}); err != nil || len(ks) != 10 {
-				b.Fatalf("AnalyticsTop(%s) = %d keys, %v", kind, len(ks), err)
-			}
-		}
-	}
-	b.ReportMetric(b.Elapsed().Seconds()*1000/float64(b.N), "ms/report")
+	storetest.BenchAnalyticsReport(b, s, p.ID)
 }

@@ -2,13 +2,13 @@ package sqlite
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/store"
+	"lectern.dev/lectern/store/storetest"
 )
 
 // Benchmarks of the web analytics: figures only (go test -bench Analytics
@@ -36,53 +36,9 @@ func benchStore(b *testing.B) (*Store, *lectern.Project) {
 	return s, p
 }
 
-// benchBatch returns batch n of 1,000 events of a busy site: pageviews of
-// 2,000 pages (a third referred), searches and feedback, by visitors of a
-// pool of 20,000, on one day.
-func benchBatch(projectID string, day time.Time, n int) []lectern.AnalyticsEvent {
-	events := make([]lectern.AnalyticsEvent, 1000)
-	for i := range events {
-		k := n*1000 + i
-		e := lectern.AnalyticsEvent{ProjectID: projectID, At: day.Add(time.Duration(k%86400) * time.Second),
-			Visitor: fmt.Sprintf("%032x", (k*7919)%20000), Path: fmt.Sprintf("/docs/page-%d", (k*31)%2000)}
-		switch {
-		case i%10 < 7:
-			e.Kind = lectern.AnalyticsPageview
-			if i%3 == 0 {
-				e.Referrer = fmt.Sprintf("www.site-%d.example", k%40)
-			}
-		case i%10 < 9:
-			e.Kind, e.Query, e.Results = lectern.AnalyticsSearch, fmt.Sprintf("query %d", k%300), k%5
-			if k%4 == 0 {
-				e.Clicked = "/docs/page-1"
-			}
-		default:
-			e.Kind, e.Helpful = lectern.AnalyticsFeedback, ptrBool(k%3 == 0)
-			if k%5 == 0 {
-				e.Comment = "This page could say more about it."
-			}
-		}
-		events[i] = e
-	}
-	return events
-}
-
-func ptrBool(v bool) *bool { return &v }
-
 func BenchmarkRecordAnalytics(b *testing.B) {
 	s, p := benchStore(b)
-	day := lectern.AnalyticsDate(time.Now())
-	ctx := context.Background()
-	n := 0
-	for b.Loop() {
-		batch := benchBatch(p.ID, day, n)
-		n++
-		if err := s.RecordAnalytics(ctx, batch); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(n*1000)/b.Elapsed().Seconds(), "events/s")
-	b.ReportMetric(b.Elapsed().Seconds()*1000/float64(n), "ms/batch")
+	storetest.BenchRecordAnalytics(b, s, p.ID)
 }
 
 // BenchmarkAnalyticsReport reads a 90-day report of a year of a busy
@@ -129,18 +85,5 @@ func BenchmarkAnalyticsReport(b *testing.B) {
 		s.AnalyticsTop(ctx, p.ID, kind, from, to, store.AnalyticsTopFilter{})
 		b.Logf("%s: daily %v, top %v", kind, t1.Sub(t0), time.Since(t1))
 	}
-	b.ResetTimer()
-	for b.Loop() {
-		for _, kind := range []lectern.AnalyticsKind{lectern.AnalyticsVisit, lectern.AnalyticsPageview} {
-			if ds, err := s.AnalyticsDaily(ctx, p.ID, kind, from, to); err != nil || len(ds) != 90 {
-				b.Fatalf("AnalyticsDaily(%s) = %d days, %v", kind, len(ds), err)
-			}
-		}
-		for _, kind := range []lectern.AnalyticsKind{lectern.AnalyticsPageview, lectern.AnalyticsSearch, lectern.AnalyticsReferrer} {
-			if ks, err := s.AnalyticsTop(ctx, p.ID, kind, from, to, store.AnalyticsTopFilter{}); err != nil || len(ks) != 10 {
-				b.Fatalf("AnalyticsTop(%s) = %d keys, %v", kind, len(ks), err)
-			}
-		}
-	}
-	b.ReportMetric(b.Elapsed().Seconds()*1000/float64(b.N), "ms/report")
+	storetest.BenchAnalyticsReport(b, s, p.ID)
 }
