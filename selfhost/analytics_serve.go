@@ -51,10 +51,8 @@ func (a *Analytics) serve(w http.ResponseWriter, r *http.Request, s *Site) bool 
 	return true
 }
 
-// serveBeacon answers POST /_lectern/analytics as live sites do: 204 at
-// once, the event queued (or not counted: robots, prefetches, a full
-// queue); 400 for a body that is not an event of this site's pages; 403
-// from another origin; 429 over the address's rate.
+// serveBeacon answers POST /_lectern/analytics as live sites do
+// (beacon.Collector.Serve), the served tree telling its pages.
 func (a *Analytics) serveBeacon(w http.ResponseWriter, r *http.Request, s *Site) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST")
@@ -65,48 +63,10 @@ func (a *Analytics) serveBeacon(w http.ResponseWriter, r *http.Request, s *Site)
 		http.Error(w, "the server is stopping", http.StatusServiceUnavailable)
 		return
 	}
-	host := lectern.HostName(r.Host)
-	if !beacon.SameSite(r, host) {
-		http.Error(w, "events are taken from the site's own pages only", http.StatusForbidden)
-		return
-	}
 	// selfhost has no trusted proxies: the reader is the connection's
 	// address (an IPv6 one as its /64, as live sites count it).
-	addr := httpapi.ClientAddr(r, nil)
-	if !a.c.Allow(addr) {
-		w.Header().Set("Retry-After", "1")
-		http.Error(w, "too many events from this address", http.StatusTooManyRequests)
-		return
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, beacon.MaxBody))
-	if err != nil {
-		http.Error(w, "the event is larger than 4 KiB", http.StatusRequestEntityTooLarge)
-		return
-	}
-	ev, err := beacon.Parse(body, host)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	if !beacon.Counted(r) {
-		w.WriteHeader(http.StatusNoContent)
-		return
-	}
-	if !s.isPage(ev.Path) || (ev.Clicked != "" && !s.isPage(ev.Clicked)) {
-		http.Error(w, "the path is not a page of this site", http.StatusBadRequest)
-		return
-	}
-	salt, err := a.c.Salt(r.Context())
-	if err != nil {
-		a.log.Warn("analytics: the day's salt cannot be read", "err", err)
-		w.Header().Set("Retry-After", "5")
-		http.Error(w, "the analytics database is unavailable", http.StatusServiceUnavailable)
-		return
-	}
-	ev.ProjectID, ev.At = a.ProjectID, time.Now().UTC()
-	ev.Visitor = beacon.VisitorHash(salt, addr, r.Header.Get("User-Agent"), host)
-	a.c.Add(ev)
-	w.WriteHeader(http.StatusNoContent)
+	a.c.Serve(w, r, beacon.Site{ProjectID: a.ProjectID, Addr: httpapi.ClientAddr(r, nil),
+		IsPage: func(_ context.Context, p string) bool { return s.isPage(p) }})
 }
 
 // isPage reports whether p is a page of the site: its HTML file exists.

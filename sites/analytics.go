@@ -2,7 +2,6 @@ package sites
 
 import (
 	"context"
-	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -50,9 +49,8 @@ func (s *Server) RunAnalytics(ctx context.Context) {
 }
 
 // serveBeacon answers POST /_lectern/analytics on a cloud project's
-// domain: 204 at once, the event queued (or not counted: robots,
-// prefetches, a full queue); 400 for a body that is not an event of this
-// site's pages; 403 from another origin; 429 over the address's rate.
+// domain with the collector (beacon.Collector.Serve), the project's live
+// deployment telling its pages; other projects' domains answer 404.
 func (s *Server) serveBeacon(w http.ResponseWriter, r *http.Request, e hostEntry) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST")
@@ -74,49 +72,12 @@ func (s *Server) serveBeacon(w http.ResponseWriter, r *http.Request, e hostEntry
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	host := lectern.HostName(r.Host)
-	if !beacon.SameSite(r, host) {
-		http.Error(w, "events are taken from the site's own pages only", http.StatusForbidden)
-		return
-	}
-	addr := s.clientAddr(r)
-	if !c.Allow(addr) {
-		w.Header().Set("Retry-After", "1")
-		http.Error(w, "too many events from this address", http.StatusTooManyRequests)
-		return
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, beacon.MaxBody))
-	if err != nil {
-		http.Error(w, "the event is larger than 12 KiB", http.StatusRequestEntityTooLarge)
-		return
-	}
-	ev, err := beacon.Parse(body, host)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	if !beacon.Counted(r) {
-		w.WriteHeader(http.StatusNoContent)
-		return
-	}
 	if !s.cloudProject(r.Context(), e.projectID) {
 		http.NotFound(w, r)
 		return
 	}
-	if !s.isPage(r.Context(), e, ev.Path) || (ev.Clicked != "" && !s.isPage(r.Context(), e, ev.Clicked)) {
-		http.Error(w, "the path is not a page of this site", http.StatusBadRequest)
-		return
-	}
-	salt, err := c.Salt(r.Context())
-	if err != nil {
-		s.log.Warn("analytics: the day's salt cannot be read", "err", err)
-		unavailable(w)
-		return
-	}
-	ev.ProjectID, ev.At = e.projectID, time.Now().UTC()
-	ev.Visitor = beacon.VisitorHash(salt, addr, r.Header.Get("User-Agent"), host)
-	c.Add(ev)
-	w.WriteHeader(http.StatusNoContent)
+	c.Serve(w, r, beacon.Site{ProjectID: e.projectID, Addr: s.clientAddr(r),
+		IsPage: func(ctx context.Context, p string) bool { return s.isPage(ctx, e, p) }})
 }
 
 // cloudProject reports whether the project is a cloud one (which has
