@@ -319,3 +319,17 @@ func (failing) Search(context.Context, string, int) ([]Passage, error) {
 func (failing) Page(context.Context, string) (Page, error) {
 	return Page{}, errors.New("open /srv/secret/x.md: permission denied")
 }
+
+// TestServerTitle: "docs" is added to a site's name only when it lacks it.
+func TestServerTitle(t *testing.T) {
+	site, _ := buildSite(t, render.Options{})
+	for name, want := range map[string]string{"Acme": "Acme docs", "Demo docs": "Demo docs", "Acme Documentation": "Acme Documentation"} {
+		cs := connect(t, site, Info{Name: name}, "")
+		if got := cs.InitializeResult().ServerInfo.Title; got != want {
+			t.Errorf("%q: title %q, want %q", name, got, want)
+		}
+		if ins := cs.InitializeResult().Instructions; !strings.HasPrefix(ins, want+".") {
+			t.Errorf("%q: instructions %q", name, ins)
+		}
+	}
+}

@@ -116,21 +116,27 @@ func Handler(site Site, info Info) (http.Handler, error) {
 
 // newServer returns the MCP server of site with its tools.
 func newServer(site Site, info Info, root siteRoot) *mcp.Server {
-	name := strings.TrimSpace(info.Name)
+	// The site's name says "docs" or not ("Acme", "Demo docs"): the
+	// title adds it only when missing.
+	title := strings.TrimSpace(info.Name)
+	if l := strings.ToLower(title); title != "" && !strings.HasSuffix(l, "docs") && !strings.HasSuffix(l, "documentation") {
+		title += " docs"
+	}
+	name := title
 	if name == "" {
-		name = "this site's"
+		name = "these docs"
 	}
 	version := info.Version
 	if version == "" {
 		version = "dev"
 	}
-	instructions := fmt.Sprintf("The %s documentation. Read a page with get_page (its path or URL).", name)
+	instructions := fmt.Sprintf("%s. Read a page with get_page (its path or URL).", name)
 	if info.Search {
-		instructions = fmt.Sprintf("The %s documentation. Find what it says with search, then read whole pages with get_page (a result's path).", name)
+		instructions = fmt.Sprintf("%s. Find what it says with search, then read whole pages with get_page (a result's path).", name)
 	}
 	s := mcp.NewServer(&mcp.Implementation{
 		Name:       "lectern",
-		Title:      strings.TrimSpace(info.Name + " docs"),
+		Title:      title,
 		Version:    version,
 		WebsiteURL: root.origin + root.base,
 	}, &mcp.ServerOptions{
