@@ -43,20 +43,18 @@ func (a *api) assistantRequest(w http.ResponseWriter, r *http.Request) (*lectern
 	if err != nil {
 		return nil, "", "", nil, notFound
 	}
-	pid, live, err := a.store.ResolveDomain(r.Context(), domain)
+	// As an export finds its domain's project: the organization's own only.
+	p, err := a.store.GetProjectByDomain(r.Context(), domain)
+	if err == nil {
+		err = ownedBy(r, p.OrgID, "domain", domain)
+	}
+	if lectern.ErrorCode(err) == lectern.ENOTFOUND {
+		err = notFound
+	}
 	if err != nil {
-		if lectern.ErrorCode(err) == lectern.ENOTFOUND {
-			err = notFound
-		}
 		return nil, "", "", nil, err
 	}
-	p, err := a.store.GetProject(r.Context(), pid)
-	if err != nil || p.OrgID != principalOf(r.Context()).OrgID {
-		if err == nil || lectern.ErrorCode(err) == lectern.ENOTFOUND {
-			err = notFound
-		}
-		return nil, "", "", nil, err
-	}
+	live := p.LiveDeploymentID
 	if err := requireJSON(r); err != nil {
 		return nil, "", "", nil, err
 	}
