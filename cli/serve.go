@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/actions"
 	"lectern.dev/lectern/blobstore"
 	"lectern.dev/lectern/dashboard"
 	"lectern.dev/lectern/gitsource"
@@ -322,8 +323,13 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	// docs domains keep their own pages of that path.
 	var root http.Handler = handler
 	if api {
+		ops := &actions.Service{Store: st, Links: links, Hosts: hosts, BundleURLTTL: f.bundleURLTTL, ExportsPerHour: f.exportsPerHour}
+		if notifier != nil {
+			ops.Jobs = notifier
+		}
 		root = dashboard.New(log, st, dashboard.Config{Hosts: hosts, Secure: strings.HasPrefix(f.publicURL, "https://"),
-			TrustedProxies: proxies}).Mount(handler)
+			TrustedProxies: proxies, Actions: ops, PublicURL: f.publicURL, Secrets: secretKey,
+			WebhookAllowPrivate: f.webhookPrivate}).Mount(handler)
 	}
 	srv := &http.Server{Handler: root, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}

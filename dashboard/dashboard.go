@@ -34,6 +34,8 @@ import (
 	"time"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/actions"
+	"lectern.dev/lectern/secrets"
 	"lectern.dev/lectern/httpapi"
 	"lectern.dev/lectern/store"
 )
@@ -71,6 +73,22 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// Now is the clock; nil is time.Now (tests set it).
 	Now func() time.Time
+	// Actions performs what the signed-in user does to the organization's
+	// projects and exports, as the API does. nil: the pages that act
+	// answer that the server cannot (tests of sign-in only).
+	Actions *actions.Service
+	// PublicURL is the server's public URL (links shown to copy: the API's
+	// address, invitations, the selfhost configuration); "" means the
+	// request's own scheme and host.
+	PublicURL string
+	// Secrets seals repository credentials, deploy keys and webhook
+	// secrets; nil: those pages say the server has no secret key.
+	Secrets *secrets.Key
+	// WebhookAllowPrivate lets webhooks target private addresses, as the
+	// API's setting of the same name.
+	WebhookAllowPrivate bool
+	// OIDC, when set, adds "Sign in with single sign-on".
+	OIDC *OIDCConfig
 }
 
 // Handler serves the dashboard.
@@ -146,8 +164,8 @@ const maxForm = 16 << 10
 func (h *Handler) routes() {
 	m := h.mux
 	m.Handle("GET "+Prefix+"assets/", h.assets)
-	m.HandleFunc("GET /dashboard", redirectTo(Prefix+"keys"))
-	m.HandleFunc("GET "+Prefix+"{$}", redirectTo(Prefix+"keys"))
+	m.HandleFunc("GET /dashboard", redirectTo(Prefix+"projects"))
+	m.HandleFunc("GET "+Prefix+"{$}", redirectTo(Prefix+"projects"))
 	m.HandleFunc("GET "+Prefix+"signin", h.signInForm)
 	m.HandleFunc("POST "+Prefix+"signin", h.signIn)
 	m.HandleFunc("GET "+Prefix+"welcome", h.welcomeForm)
@@ -157,6 +175,12 @@ func (h *Handler) routes() {
 	m.HandleFunc("POST "+Prefix+"keys", h.signedIn(h.createKey))
 	m.HandleFunc("GET "+Prefix+"keys/{id}/revoke", h.signedIn(h.revokeForm))
 	m.HandleFunc("POST "+Prefix+"keys/{id}/revoke", h.signedIn(h.revokeKey))
+	h.projectRoutes(m)
+	h.accessRoutes(m)
+	h.exportRoutes(m)
+	h.analyticsRoutes(m)
+	h.orgRoutes(m)
+	h.oidcRoutes(m)
 	m.HandleFunc(Prefix, func(w http.ResponseWriter, r *http.Request) {
 		h.render(w, http.StatusNotFound, "error", pageData{Title: "Not found", Message: "There is no dashboard page at this address."})
 	})
@@ -180,6 +204,11 @@ type pageData struct {
 	Key     *lectern.APIKey // the key of the revoke page, or the new one
 	Secret  string          // a new key, shown once
 	Owner   bool
+	// Nav is the top navigation's current entry: "projects", "exports",
+	// "analytics", "keys" or "org".
+	Nav string
+	// Data is the page's own view (each page file defines its type).
+	Data any
 }
 
 var funcs = template.FuncMap{
@@ -222,6 +251,71 @@ func (h *Handler) render(w http.ResponseWriter, status int, page string, d pageD
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
+}
+
+// renderPart writes the template part (a {{define}} of page, without the
+// layout): the fragments that dashboard.js reloads into a live page.
+func (h *Handler) renderPart(w http.ResponseWriter, page, part string, d pageData) {
+	var buf bytes.Buffer
+	if err := h.pages[page].ExecuteTemplate(&buf, part, d); err != nil {
+		h.log.Error("dashboard: render part", "page", page, "part", part, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(buf.Bytes())
+}
+
+// page returns the pageData of a signed-in page: its title, navigation
+// entry and view, with the user, CSRF token and role filled in.
+func page(r *http.Request, title, nav string, data any) pageData {
+	s := sessionOf(r)
+	return pageData{Title: title, User: s.user, CSRF: s.session.CSRF, Owner: s.user.Role == lectern.RoleOwner, Nav: nav, Data: data}
+}
+
+// requireOwner refuses a member with a 403 page naming what only owners
+// do ("manage API keys"), and reports whether the user is an owner.
+func (h *Handler) requireOwner(w http.ResponseWriter, r *http.Request, what string) bool {
+	if sessionOf(r).user.Role != lectern.RoleOwner {
+		h.fail(w, r, http.StatusForbidden, "Only the organization's owners "+what+": ask one of them.")
+		return false
+	}
+	return true
+}
+
+// failed renders err from an action as an error page: a coded error
+// (lectern.Error) with its status and message, anything else as a 500
+// that is logged. Pages that redisplay a form show lectern.ErrorMessage
+// themselves instead.
+func (h *Handler) failed(w http.ResponseWriter, r *http.Request, what string, err error) {
+	code := lectern.ErrorCode(err)
+	if code == "" || code == lectern.EINTERNAL {
+		h.internal(w, r, what, err)
+		return
+	}
+	h.fail(w, r, httpapi.StatusOf(code), lectern.ErrorMessage(err))
+}
+
+// actions returns the action service, or renders a 503 when the server
+// gave the dashboard none.
+func (h *Handler) actions(w http.ResponseWriter, r *http.Request) *actions.Service {
+	if h.cfg.Actions == nil {
+		h.fail(w, r, http.StatusServiceUnavailable, "This server's dashboard cannot act on projects: it was started without them.")
+	}
+	return h.cfg.Actions
+}
+
+// publicURL is the server's public URL without a trailing slash: the
+// configured one, or the request's own scheme and host.
+func (h *Handler) publicURL(r *http.Request) string {
+	if h.cfg.PublicURL != "" {
+		return strings.TrimRight(h.cfg.PublicURL, "/")
+	}
+	scheme := "http"
+	if h.secure(r) {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
 }
 
 // fail renders the error page with status and message.

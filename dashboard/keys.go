@@ -29,17 +29,13 @@ func (h *Handler) keysPage(w http.ResponseWriter, r *http.Request, status int, m
 		return
 	}
 	h.render(w, status, "keys", pageData{Title: "API keys", User: s.user, CSRF: s.session.CSRF, Keys: keys, Project: projects,
-		Owner: s.user.Role == lectern.RoleOwner, Message: msg, Notice: notice})
+		Owner: s.user.Role == lectern.RoleOwner, Message: msg, Notice: notice, Nav: "keys"})
 }
 
 // ownerOnly refuses a member with a 403 page and reports whether the user
 // is an owner.
 func (h *Handler) ownerOnly(w http.ResponseWriter, r *http.Request) bool {
-	if sessionOf(r).user.Role != lectern.RoleOwner {
-		h.fail(w, r, http.StatusForbidden, "Only the organization's owners manage API keys: ask one of them.")
-		return false
-	}
-	return true
+	return h.requireOwner(w, r, "manage API keys")
 }
 
 // createKey creates a key and shows it, this once.

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
 	"lectern.dev/lectern"
@@ -57,38 +56,14 @@ func ended(err error, what string) error {
 // POST /v1/projects/{projectId}/deployments/{deploymentId}/promote.
 func (a *api) promoteDeployment(w http.ResponseWriter, r *http.Request) {
 	a.bodiless(w, r, func(w http.ResponseWriter) {
-		p, err := a.ownedProject(r)
-		if err != nil {
-			writeError(w, r, a.log, err)
-			return
-		}
 		depID := r.PathValue("deploymentId")
-		d, err := a.store.GetDeployment(r.Context(), depID)
-		if err == nil && d.ProjectID != p.ID {
-			err = lectern.Errorf(lectern.ENOTFOUND, "deployment %q not found", depID)
-		}
+		u, err := a.ops.Promote(r.Context(), principalOf(r.Context()).OrgID, r.PathValue("projectId"), depID)
 		if err != nil {
 			writeError(w, r, a.log, err)
 			return
 		}
-		u := &lectern.Update{Source: "promote",
-			Summary: "Made deployment " + d.ID + " (" + short(d.Commit.SHA) + ", " + itoa(d.PageCount) + " pages) live again."}
-		if err := a.store.PromoteDeployment(r.Context(), p.ID, d.ID, u, time.Now()); err != nil {
-			writeError(w, r, a.log, err)
-			return
-		}
-		a.log.Info("deployment promoted", "request_id", requestID(r), "project", p.ID, "deployment", depID, "update", u.ID)
+		a.log.Info("deployment promoted", "request_id", requestID(r), "project", r.PathValue("projectId"), "deployment", depID, "update", u.ID)
 		w.Header().Set("Location", "/v1/project/update-status/"+u.ID)
 		writeJSON(w, http.StatusOK, u)
 	})
 }
-
-// short is the first 12 characters of a commit hash.
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
-}
-
-func itoa(n int) string { return strconv.Itoa(n) }

@@ -9,6 +9,10 @@ import (
 	"lectern.dev/lectern"
 )
 
+// StatusOf maps an error code to its HTTP status (the dashboard answers
+// with the same statuses).
+func StatusOf(code string) int { return statusOf(code) }
+
 // statusOf maps an error code to its HTTP status. This is the only place
 // that does so.
 func statusOf(code string) int {

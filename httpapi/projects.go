@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
-	"time"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/actions"
 	"lectern.dev/lectern/gitsource"
 	"lectern.dev/lectern/store"
 )
@@ -46,12 +45,7 @@ func viewOf(p *lectern.Project) projectView {
 // ownedProject reads the request's project, ENOTFOUND when another
 // organization owns it.
 func (a *api) ownedProject(r *http.Request) (*lectern.Project, error) {
-	id := r.PathValue("projectId")
-	p, err := a.store.GetProject(r.Context(), id)
-	if err == nil {
-		err = ownedBy(r, p.OrgID, "project", id)
-	}
-	return p, err
+	return a.ops.Project(r.Context(), principalOf(r.Context()).OrgID, r.PathValue("projectId"))
 }
 
 // listProjects is GET /v1/projects.
@@ -86,76 +80,6 @@ func (a *api) writeProject(w http.ResponseWriter, r *http.Request, p *lectern.Pr
 	writeJSON(w, http.StatusOK, v)
 }
 
-// projectPatch is the body of PATCH /v1/projects/{projectId}: the fields
-// to change.
-type projectPatch struct {
-	Name           *string   `json:"name"`
-	RepoURL        *string   `json:"repoUrl"`
-	Branch         *string   `json:"branch"`
-	DocsRoot       *string   `json:"docsRoot"`
-	Domains        *[]string `json:"domains"`
-	DeploymentType *string   `json:"deploymentType"`
-}
-
-// change validates the patch against p and returns the store's change,
-// or an EINVALID error naming every bad field.
-func (pp *projectPatch) change(p *lectern.Project, hosts *lectern.ServerHosts) (store.ProjectChange, error) {
-	var ch store.ProjectChange
-	var fields []lectern.FieldError
-	bad := func(field string, err error) {
-		fields = append(fields, lectern.FieldError{Field: field, Message: lectern.ErrorMessage(err)})
-	}
-	if pp.Name != nil {
-		if name, err := lectern.NormalizeName(*pp.Name); err != nil {
-			bad("name", err)
-		} else {
-			ch.Name = &name
-		}
-	}
-	if pp.RepoURL != nil && *pp.RepoURL != p.RepoURL {
-		repo := strings.TrimSpace(*pp.RepoURL)
-		if err := gitsource.CheckRemote(repo); err != nil {
-			bad("repoUrl", err)
-		} else {
-			ch.RepoURL = &repo
-			// The stored credentials were given by the operator for the
-			// repository they were given with: a tenant cannot aim them at
-			// another one, even on the same host.
-			none := ""
-			ch.RepoCredentials, ch.KnownHosts = &none, &none
-		}
-	}
-	if pp.Branch != nil {
-		if err := gitsource.CheckBranch(*pp.Branch); err != nil {
-			bad("branch", err)
-		} else {
-			ch.Branch = pp.Branch
-		}
-	}
-	if pp.DocsRoot != nil {
-		if root, err := lectern.NormalizeDocsRoot(*pp.DocsRoot); err != nil {
-			bad("docsRoot", err)
-		} else {
-			ch.DocsRoot = &root
-		}
-	}
-	if pp.Domains != nil {
-		if ds, err := hosts.CheckDomains(*pp.Domains); err != nil {
-			bad("domains", err)
-		} else {
-			ch.Domains = ds
-		}
-	}
-	if pp.DeploymentType != nil {
-		if dt, err := lectern.ParseDeploymentType(*pp.DeploymentType); err != nil {
-			bad("deploymentType", err)
-		} else {
-			ch.DeploymentType = &dt
-		}
-	}
-	return ch, invalidFields(fields)
-}
-
 // refuseNulls refuses a JSON object body with a null member: a PATCH
 // leaves out what it does not change, and null changes nothing.
 func refuseNulls(body []byte) error {
@@ -179,31 +103,19 @@ func (a *api) updateProject(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.idempotent(w, r, body, func(w http.ResponseWriter) {
-		var pp projectPatch
+		var pp actions.ProjectPatch
 		err := decodeJSON(body, &pp)
 		if err == nil {
 			err = refuseNulls(body)
 		}
-		if err == nil && pp == (projectPatch{}) {
+		if err == nil && pp.Empty() {
 			err = lectern.Errorf(lectern.EINVALID, "The body changes nothing: give at least one of name, repoUrl, branch, docsRoot, domains, deploymentType.")
 		}
 		if err != nil {
 			writeError(w, r, a.log, err)
 			return
 		}
-		p, err := a.ownedProject(r)
-		if err != nil {
-			writeError(w, r, a.log, err)
-			return
-		}
-		ch, err := pp.change(p, a.cfg.ServerHosts)
-		if err == nil {
-			p, err = a.store.UpdateProject(r.Context(), p.ID, ch)
-		}
-		if lectern.ErrorCode(err) == lectern.ECONFLICT {
-			err = &lectern.Error{Code: lectern.ECONFLICT, Message: lectern.ErrorMessage(err) + ": choose another domain, or free it in the project that has it.",
-				Fields: []lectern.FieldError{{Field: "domains", Message: lectern.ErrorMessage(err)}}}
-		}
+		p, err := a.ops.UpdateProject(r.Context(), principalOf(r.Context()).OrgID, r.PathValue("projectId"), pp)
 		if err != nil {
 			writeError(w, r, a.log, err)
 			return
@@ -215,10 +127,7 @@ func (a *api) updateProject(w http.ResponseWriter, r *http.Request) {
 // deleteProject is DELETE /v1/projects/{projectId}.
 func (a *api) deleteProject(w http.ResponseWriter, r *http.Request) {
 	a.bodiless(w, r, func(w http.ResponseWriter) {
-		p, err := a.ownedProject(r)
-		if err == nil {
-			err = a.store.DeleteProject(r.Context(), p.ID, time.Now())
-		}
+		p, err := a.ops.DeleteProject(r.Context(), principalOf(r.Context()).OrgID, r.PathValue("projectId"))
 		if err != nil {
 			writeError(w, r, a.log, err)
 			return

@@ -26,6 +26,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/actions"
 	"lectern.dev/lectern/blobstore"
 	"lectern.dev/lectern/secrets"
 	"lectern.dev/lectern/store"
@@ -107,6 +108,8 @@ type api struct {
 	touch                     keyToucher
 	draining                  atomic.Bool
 	mux                       *http.ServeMux
+	// ops performs the organizations' actions, as the dashboard does.
+	ops *actions.Service
 }
 
 // NewHandler returns the API handler. jobs, download and sites may be nil
@@ -132,6 +135,10 @@ func NewHandler(log *slog.Logger, st store.Store, jobs Notifier, links blobstore
 	a := &api{log: log, store: st, jobs: jobs, links: links, download: download, sites: sites, cfg: cfg,
 		metrics: newHTTPMetrics(reg), gatherer: gatherer, limiter: cfg.Limiter, orgLimiter: cfg.OrgLimiter,
 		clientLimiter: NewMemoryLimiter(cfg.ClientRateLimit), mux: http.NewServeMux()}
+	a.ops = &actions.Service{Store: st, Links: links, Hosts: cfg.ServerHosts, BundleURLTTL: cfg.BundleURLTTL, ExportsPerHour: cfg.ExportsPerHour}
+	if jobs != nil {
+		a.ops.Jobs = jobs
+	}
 	a.routes()
 	return &Handler{api: a, root: withRequestID(http.HandlerFunc(a.dispatch))}
 }
