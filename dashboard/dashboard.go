@@ -35,8 +35,8 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/actions"
-	"lectern.dev/lectern/secrets"
 	"lectern.dev/lectern/httpapi"
+	"lectern.dev/lectern/secrets"
 	"lectern.dev/lectern/store"
 )
 
