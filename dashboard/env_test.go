@@ -12,10 +12,13 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/actions"
+	"lectern.dev/lectern/blobstore"
 	"lectern.dev/lectern/password"
 	"lectern.dev/lectern/store"
 	"lectern.dev/lectern/store/sqlite"
@@ -44,7 +47,13 @@ type env struct {
 	project  *lectern.Project
 	otherKey *lectern.APIKey
 	secrets  []string // what must never reach the log
+	jobs     *countNotifier
 }
+
+// countNotifier counts the jobs the dashboard queued.
+type countNotifier struct{ n atomic.Int64 }
+
+func (c *countNotifier) Notify() { c.n.Add(1) }
 
 type syncBuffer struct {
 	mu sync.Mutex
@@ -90,6 +99,12 @@ func newEnv(t *testing.T, cfg Config) *env {
 		cfg.Hosts, _ = lectern.NewServerHosts("https://" + serverHost)
 	}
 	cfg.Now = func() time.Time { e.mu.Lock(); defer e.mu.Unlock(); return e.now }
+	if cfg.Actions == nil {
+		// No bucket: links are signed, never served, in these tests.
+		e.jobs = &countNotifier{}
+		cfg.Actions = &actions.Service{Store: st, Jobs: e.jobs, Hosts: cfg.Hosts, Now: cfg.Now,
+			Links: &blobstore.LocalLinks{PublicURL: "https://" + serverHost, Key: bytes.Repeat([]byte{7}, 32), Now: cfg.Now}}
+	}
 	e.h = New(slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})), st, cfg)
 	e.secrets = append(e.secrets, ownerPW, memberPW)
 	t.Cleanup(func() {
