@@ -43,6 +43,16 @@ type Accounts interface {
 	// DeleteUser drops a user with their sessions and sign-in tokens;
 	// ENOTFOUND when missing.
 	DeleteUser(ctx context.Context, id string) error
+	// SetUserRole changes a user's role and returns the user as it now
+	// is. ENOTFOUND when missing; EINVALID for an unknown role; ECONFLICT,
+	// changing nothing, when it would leave the organization without an
+	// owner (decided atomically: two owners demoting each other at once
+	// leave one).
+	SetUserRole(ctx context.Context, userID string, role lectern.Role) (*lectern.User, error)
+	// DeleteMember drops a user as DeleteUser does, but ECONFLICT,
+	// changing nothing, when they are their organization's last owner
+	// (atomically, as SetUserRole).
+	DeleteMember(ctx context.Context, id string) error
 
 	// CreateSession stores a session of s.UserID; it sets ID (ses_),
 	// CreatedAt and LastSeenAt when empty, and OrgID to the user's.
@@ -74,6 +84,9 @@ type Accounts interface {
 	// expired at at. Of concurrent uses of one token exactly one
 	// succeeds.
 	UseSignInToken(ctx context.Context, hash []byte, at time.Time) (*lectern.User, error)
+	// DeleteSignInTokens drops a user's unused sign-in tokens (a new
+	// invitation link replaces the earlier ones) and returns how many.
+	DeleteSignInTokens(ctx context.Context, userID string) (int, error)
 	// PruneSessions drops the sessions that expired before the time
 	// given, and the sign-in tokens that expired or were used before it,
 	// and returns how many records it dropped.

@@ -19,6 +19,10 @@ var accountCases = []testCase{
 	{"ConcurrentFailures", testUserConcurrentFailures},
 	{"DeleteUser", testUserDelete},
 	{"DeleteOrgDropsUsers", testUserDeleteOrg},
+	{"SetUserRole", testSetUserRole},
+	{"LastOwnerRace", testLastOwnerRace},
+	{"DeleteMember", testDeleteMember},
+	{"DeleteSignInTokens", testDeleteSignInTokens},
 	{"Sessions", testSessions},
 	{"SessionExpiry", testSessionExpiry},
 	{"SessionRefused", testSessionRefused},
@@ -294,4 +298,110 @@ func testUserDeleteOrg(t *testing.T, s store.Store) {
 	}
 	must(t, s.PurgeOrg(t.Context(), org.ID), "PurgeOrg")
 	must(t, s.CreateUser(t.Context(), &lectern.User{OrgID: kept.ID, Email: u.Email, Role: lectern.RoleMember}), "CreateUser with a deleted organization's user's email")
+}
+
+// newOwner stores an owner of org.
+func newOwner(t *testing.T, s store.Store, orgID string) *lectern.User {
+	t.Helper()
+	u := &lectern.User{OrgID: orgID, Email: "owner-" + unique() + "@acme.test", Role: lectern.RoleOwner}
+	must(t, s.CreateUser(t.Context(), u), "CreateUser")
+	return u
+}
+
+func testSetUserRole(t *testing.T, s store.Store) {
+	org, other := newOrg(t, s), newOrg(t, s)
+	a := newOwner(t, s, org.ID)
+	b := newOwner(t, s, org.ID)
+	lone := newOwner(t, s, other.ID)
+	got, err := s.SetUserRole(t.Context(), a.ID, lectern.RoleMember)
+	must(t, err, "SetUserRole member while another owner remains")
+	if got.Role != lectern.RoleMember || got.ID != a.ID || got.Email != a.Email {
+		t.Errorf("SetUserRole returned %+v", got)
+	}
+	if u := mustGet(t, s.GetUser, a.ID); u.Role != lectern.RoleMember {
+		t.Errorf("role after SetUserRole = %s", u.Role)
+	}
+	_, err = s.SetUserRole(t.Context(), b.ID, lectern.RoleMember)
+	wantCode(t, err, lectern.ECONFLICT, "SetUserRole demoting the last owner")
+	if u := mustGet(t, s.GetUser, b.ID); u.Role != lectern.RoleOwner {
+		t.Errorf("the last owner's role after a refused demotion = %s", u.Role)
+	}
+	// Another organization's owners do not count.
+	_, err = s.SetUserRole(t.Context(), lone.ID, lectern.RoleMember)
+	wantCode(t, err, lectern.ECONFLICT, "SetUserRole demoting another organization's only owner")
+	_, err = s.SetUserRole(t.Context(), b.ID, lectern.RoleOwner)
+	must(t, err, "SetUserRole owner to owner")
+	_, err = s.SetUserRole(t.Context(), a.ID, "admin")
+	wantCode(t, err, lectern.EINVALID, "SetUserRole with an unknown role")
+	_, err = s.SetUserRole(t.Context(), "usr_missing", lectern.RoleOwner)
+	wantCode(t, err, lectern.ENOTFOUND, "SetUserRole of a missing user")
+}
+
+func testLastOwnerRace(t *testing.T, s store.Store) {
+	for range 5 {
+		org := newOrg(t, s)
+		a, b := newOwner(t, s, org.ID), newOwner(t, s, org.ID)
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		wg.Go(func() { _, errs[0] = s.SetUserRole(t.Context(), a.ID, lectern.RoleMember) })
+		wg.Go(func() { errs[1] = s.DeleteMember(t.Context(), b.ID) })
+		wg.Wait()
+		owners := 0
+		users, err := s.ListUsers(t.Context(), org.ID)
+		must(t, err, "ListUsers")
+		for _, u := range users {
+			if u.Role == lectern.RoleOwner {
+				owners++
+			}
+		}
+		if owners != 1 {
+			t.Fatalf("after racing a demotion and a removal of two owners: %d owners (errors %v, %v)", owners, errs[0], errs[1])
+		}
+		if (errs[0] == nil) == (errs[1] == nil) {
+			t.Fatalf("exactly one of the racing changes must succeed: %v, %v", errs[0], errs[1])
+		}
+	}
+}
+
+func testDeleteMember(t *testing.T, s store.Store) {
+	org := newOrg(t, s)
+	a := newOwner(t, s, org.ID)
+	m := newUser(t, s, org.ID) // a member
+	at := now()
+	sess, _ := newSession(t, s, m, at, time.Hour)
+	must(t, s.DeleteMember(t.Context(), m.ID), "DeleteMember of a member")
+	_, err := s.GetUser(t.Context(), m.ID)
+	wantCode(t, err, lectern.ENOTFOUND, "GetUser after DeleteMember")
+	_, err = s.GetSessionByHash(t.Context(), sess.Hash, at)
+	wantCode(t, err, lectern.ENOTFOUND, "a removed member's session")
+	wantCode(t, s.DeleteMember(t.Context(), a.ID), lectern.ECONFLICT, "DeleteMember of the last owner")
+	mustGet(t, s.GetUser, a.ID)
+	b := newOwner(t, s, org.ID)
+	must(t, s.DeleteMember(t.Context(), a.ID), "DeleteMember of an owner while another remains")
+	wantCode(t, s.DeleteMember(t.Context(), a.ID), lectern.ENOTFOUND, "DeleteMember again")
+	mustGet(t, s.GetUser, b.ID)
+}
+
+func testDeleteSignInTokens(t *testing.T, s store.Store) {
+	org := newOrg(t, s)
+	u, other := newUser(t, s, org.ID), newUser(t, s, org.ID)
+	at := now()
+	t1 := newSignInToken(t, s, u, at, time.Hour)
+	t2 := newSignInToken(t, s, u, at, time.Hour)
+	keep := newSignInToken(t, s, other, at, time.Hour)
+	n, err := s.DeleteSignInTokens(t.Context(), u.ID)
+	must(t, err, "DeleteSignInTokens")
+	if n != 2 {
+		t.Errorf("DeleteSignInTokens dropped %d, want 2", n)
+	}
+	for _, tok := range [][]byte{t1, t2} {
+		_, err := s.UseSignInToken(t.Context(), tok, at)
+		wantCode(t, err, lectern.ENOTFOUND, "UseSignInToken of a dropped token")
+	}
+	if _, err := s.UseSignInToken(t.Context(), keep, at); err != nil {
+		t.Errorf("another user's token after DeleteSignInTokens: %v", err)
+	}
+	if n, err := s.DeleteSignInTokens(t.Context(), "usr_missing"); err != nil || n != 0 {
+		t.Errorf("DeleteSignInTokens of a missing user = %d, %v", n, err)
+	}
 }
