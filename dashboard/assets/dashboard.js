@@ -49,9 +49,16 @@
     var tick = function () {
       if (document.hidden) { setTimeout(tick, every); return; }
       fetch(url, { credentials: "same-origin", headers: { "Accept": "text/html" } }).then(function (res) {
+        if (res.redirected) {
+          // The session ended (the answer is the sign-in page): reload, so
+          // the reader sees the sign-in page itself, not it in a part.
+          location.reload();
+          return null;
+        }
         if (!res.ok) throw new Error(String(res.status));
         return res.text();
       }).then(function (html) {
+        if (html === null) return;
         var doc = new DOMParser().parseFromString(html, "text/html");
         var next = doc.body.firstElementChild;
         if (!next) return;
