@@ -17,6 +17,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
+	"lectern.dev/lectern/secrets"
 	"lectern.dev/lectern/store"
 )
 
@@ -37,6 +38,12 @@ type Service struct {
 	// ExportsPerHour bounds export starts per organization per hour;
 	// 0 disables the bound.
 	ExportsPerHour int
+	// Secrets seals repository credentials, deploy keys and webhooks'
+	// signing secrets; nil: those actions are EUNAVAILABLE.
+	Secrets *secrets.Key
+	// WebhookAllowPrivate lets webhooks target loopback, private and
+	// link-local addresses (serve --webhook-allow-private).
+	WebhookAllowPrivate bool
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 }

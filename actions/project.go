@@ -98,11 +98,7 @@ func (s *Service) UpdateProject(ctx context.Context, org, id string, pp ProjectP
 	if err == nil {
 		p, err = s.Store.UpdateProject(ctx, p.ID, ch)
 	}
-	if lectern.ErrorCode(err) == lectern.ECONFLICT {
-		err = &lectern.Error{Code: lectern.ECONFLICT, Message: lectern.ErrorMessage(err) + ": choose another domain, or free it in the project that has it.",
-			Fields: []lectern.FieldError{{Field: "domains", Message: lectern.ErrorMessage(err)}}}
-	}
-	return p, err
+	return p, domainConflict(err)
 }
 
 // InvalidFields is the EINVALID error naming every bad field, or nil when

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/actions"
 	"lectern.dev/lectern/password"
 	"lectern.dev/lectern/store"
 )
@@ -61,7 +62,9 @@ last line.`,
 					return err
 				}
 			}
-			if err := st.CreateUser(ctx, u); err != nil {
+			// The dashboard's invitations make users the same way.
+			link, err := (&actions.Service{Store: st}).AddUser(ctx, org, u, base)
+			if err != nil {
 				return err
 			}
 			lines := []string{fmt.Sprintf("Created %s user %s in organization %s.", u.Role, u.Email, u.OrgID)}
@@ -70,17 +73,10 @@ last line.`,
 				SignInLink string     `json:"signInLink,omitempty"`
 				ExpiresAt  *time.Time `json:"signInLinkExpiresAt,omitempty"`
 			}{User: u}
-			if pwFile != "" {
+			if link == nil {
 				lines = append(lines, "Password set.")
 			} else {
-				tok := lectern.NewSignInToken()
-				t := &lectern.SignInToken{Hash: lectern.HashToken(tok), UserID: u.ID, ExpiresAt: time.Now().Add(lectern.SignInLinkTTL)}
-				if err := st.CreateSignInToken(ctx, t); err != nil {
-					// Leave no user without a way in: the command can run again.
-					st.DeleteUser(context.WithoutCancel(ctx), u.ID)
-					return err
-				}
-				res.SignInLink, res.ExpiresAt = base+"/dashboard/welcome?token="+tok, &t.ExpiresAt
+				res.SignInLink, res.ExpiresAt = link.URL, &link.ExpiresAt
 				lines = append(lines, "One-time sign-in link for the user to set a password (valid 24 hours, shown only now):", res.SignInLink)
 			}
 			return out.result(res, append(lines, u.ID)...)

@@ -2,9 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
-	"encoding/pem"
 	"fmt"
 	"os"
 	"strings"
@@ -13,6 +10,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/actions"
 	"lectern.dev/lectern/secrets"
 	"lectern.dev/lectern/store"
 )
@@ -43,36 +41,15 @@ given with lectern admin project update --known-hosts FILE.`}
 			if err != nil {
 				return fmt.Errorf("a deploy key is stored encrypted and needs the secret key: %w", err)
 			}
-			var pub ssh.PublicKey
-			if p.DeployKey != "" && !rotate {
-				priv, err := key.OpenDeployKey(p.ID, p.DeployKey)
-				if err != nil {
-					return fmt.Errorf("the project's deploy key cannot be read with this secret key: %w; --rotate makes a new one", err)
-				}
-				signer, err := ssh.ParsePrivateKey(priv)
-				if err != nil {
-					return fmt.Errorf("the project's deploy key is damaged: %w; --rotate makes a new one", err)
-				}
-				pub = signer.PublicKey()
-			} else {
-				pk, sk, err := ed25519.GenerateKey(rand.Reader)
-				if err != nil {
-					return err
-				}
-				block, err := ssh.MarshalPrivateKey(sk, "lectern "+p.ID)
-				if err != nil {
-					return err
-				}
-				sealed := key.SealDeployKey(p.ID, pem.EncodeToMemory(block))
-				if _, err := st.UpdateProject(ctx, p.ID, store.ProjectChange{DeployKey: &sealed}); err != nil {
-					return err
-				}
-				if pub, err = ssh.NewPublicKey(pk); err != nil {
-					return err
-				}
+			ops := &actions.Service{Store: st, Secrets: key}
+			dk, err := ops.MakeDeployKey(ctx, p.OrgID, p.ID, rotate)
+			if lectern.ErrorCode(err) == lectern.ECONFLICT {
+				return fmt.Errorf("%s (--rotate makes a new one)", lectern.ErrorMessage(err))
 			}
-			line := strings.TrimSpace(string(ssh.MarshalAuthorizedKey(pub))) + " lectern-" + p.ID
-			fp := ssh.FingerprintSHA256(pub)
+			if err != nil {
+				return err
+			}
+			line, fp := dk.PublicKey, dk.Fingerprint
 			repo := "the repository"
 			if p.RepoURL != "" {
 				repo = displayRepo(p.RepoURL)

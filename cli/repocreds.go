@@ -11,17 +11,14 @@ import (
 	"unicode"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/actions"
 	"lectern.dev/lectern/gitsource"
 	"lectern.dev/lectern/secrets"
 	"lectern.dev/lectern/store"
 )
 
-// defaultRepoUser is the user name given with a token when the repository
-// URL names none (GitHub's convention; most hosts accept any name).
-const defaultRepoUser = "x-access-token"
-
 // maxTokenSize bounds what --repo-token-file reads.
-const maxTokenSize = 16 << 10
+const maxTokenSize = actions.MaxRepoToken
 
 // adminSecretKey loads the secret key for an admin command: nil when none
 // is configured on PostgreSQL or S3 (only creating a project with
@@ -53,24 +50,21 @@ func setRepoCredentials(p *lectern.Project, tokenFile string, stdin io.Reader, k
 		return nil
 	}
 	if tokenFile != "" {
-		scheme, _, _ := strings.Cut(strings.ToLower(p.RepoURL), "://")
-		if scheme != "http" && scheme != "https" {
-			return fmt.Errorf("--repo-token-file needs an http:// or https:// repository URL, not %s", displayRepo(p.RepoURL))
-		}
-		if pass != "" {
-			return fmt.Errorf("--repo %s already holds a password, and --repo-token-file gives another: give it once, in --repo-token-file", displayRepo(p.RepoURL))
+		// The URL is checked before the token is read: standard input is
+		// not consumed for a command that cannot use it.
+		if err := actions.CheckRepoTokenURL(p.RepoURL); err != nil {
+			return fmt.Errorf("--repo-token-file: %s", lectern.ErrorMessage(err))
 		}
 		token, err := readToken(tokenFile, stdin)
 		if err != nil {
 			return err
 		}
-		if user == "" {
-			user = defaultRepoUser
+		if user, err = actions.RepoToken(p.RepoURL, user, token); err != nil {
+			return fmt.Errorf("--repo-token-file: %s", lectern.ErrorMessage(err))
 		}
 		pass = token
-	}
-	if strings.ContainsFunc(user+pass, unicode.IsControl) || strings.Contains(user, ":") {
-		return fmt.Errorf("--repo %s: the repository credentials hold control characters or a user name with \":\"", displayRepo(p.RepoURL))
+	} else if err := actions.CheckRepoCredentials(user, pass); err != nil {
+		return fmt.Errorf("--repo %s: %s", displayRepo(p.RepoURL), lectern.ErrorMessage(err))
 	}
 	key, err := keyOf()
 	if err != nil {

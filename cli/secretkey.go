@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/actions"
 	"lectern.dev/lectern/gitsource"
 	"lectern.dev/lectern/secrets"
 	"lectern.dev/lectern/store"
@@ -103,23 +103,10 @@ func moveRepoCredentials(ctx context.Context, st store.Store, key *secrets.Key, 
 	return nil
 }
 
-// splitUserinfo returns an http(s) URL without its user name and
-// password, and those; ok is false for URLs without them and other
-// addresses.
+// splitUserinfo is actions.SplitUserinfo: an http(s) URL without its
+// user name and password, and them.
 func splitUserinfo(repoURL string) (clean, user, pass string, ok bool) {
-	scheme, _, found := strings.Cut(repoURL, "://")
-	scheme = strings.ToLower(scheme)
-	if !found || scheme != "http" && scheme != "https" {
-		return repoURL, "", "", false
-	}
-	u, err := url.Parse(repoURL)
-	if err != nil || u.User == nil {
-		return repoURL, "", "", false
-	}
-	user = u.User.Username()
-	pass, _ = u.User.Password()
-	u.User = nil
-	return u.String(), user, pass, true
+	return actions.SplitUserinfo(repoURL)
 }
 
 // displayRepo is a repository URL as admin commands show it: without

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"time"
 
 	"lectern.dev/lectern"
 )
@@ -11,15 +10,9 @@ import (
 func (a *api) cancelUpdate(w http.ResponseWriter, r *http.Request) {
 	a.bodiless(w, r, func(w http.ResponseWriter) {
 		id := r.PathValue("statusId")
-		u, err := a.store.GetUpdate(r.Context(), id)
-		if err == nil {
-			err = ownedBy(r, u.OrgID, "update status", id)
-		}
-		if err == nil {
-			u, err = a.store.CancelUpdate(r.Context(), id, time.Now())
-		}
+		u, err := a.ops.CancelUpdate(r.Context(), principalOf(r.Context()).OrgID, id)
 		if err != nil {
-			writeError(w, r, a.log, ended(err, "update"))
+			writeError(w, r, a.log, err)
 			return
 		}
 		a.log.Info("update canceled", "request_id", requestID(r), "update", id)
@@ -30,12 +23,9 @@ func (a *api) cancelUpdate(w http.ResponseWriter, r *http.Request) {
 // cancelExport is POST /v1/static-export/jobs/{jobId}/cancel.
 func (a *api) cancelExport(w http.ResponseWriter, r *http.Request) {
 	a.bodiless(w, r, func(w http.ResponseWriter) {
-		e, err := a.ownedExport(r)
-		if err == nil {
-			e, err = a.store.CancelExport(r.Context(), e.ID, time.Now())
-		}
+		e, err := a.ops.CancelExport(r.Context(), principalOf(r.Context()).OrgID, r.PathValue("jobId"))
 		if err != nil {
-			writeError(w, r, a.log, ended(err, "export job"))
+			writeError(w, r, a.log, err)
 			return
 		}
 		a.log.Info("export canceled", "request_id", requestID(r), "job", e.ID)

@@ -135,7 +135,8 @@ func NewHandler(log *slog.Logger, st store.Store, jobs Notifier, links blobstore
 	a := &api{log: log, store: st, jobs: jobs, links: links, download: download, sites: sites, cfg: cfg,
 		metrics: newHTTPMetrics(reg), gatherer: gatherer, limiter: cfg.Limiter, orgLimiter: cfg.OrgLimiter,
 		clientLimiter: NewMemoryLimiter(cfg.ClientRateLimit), mux: http.NewServeMux()}
-	a.ops = &actions.Service{Store: st, Links: links, Hosts: cfg.ServerHosts, BundleURLTTL: cfg.BundleURLTTL, ExportsPerHour: cfg.ExportsPerHour}
+	a.ops = &actions.Service{Store: st, Links: links, Hosts: cfg.ServerHosts, BundleURLTTL: cfg.BundleURLTTL, ExportsPerHour: cfg.ExportsPerHour,
+		Secrets: cfg.Secrets, WebhookAllowPrivate: cfg.WebhookAllowPrivate}
 	if jobs != nil {
 		a.ops.Jobs = jobs
 	}
