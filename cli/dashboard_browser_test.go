@@ -2,7 +2,11 @@ package cli_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,14 +25,16 @@ import (
 // TestDashboardBrowser walks the dashboard in Chromium against a real
 // lectern serve: the welcome link from `admin user create`, setting a
 // password, signing in, creating a key and copying it, copying a project
-// id, using the key on the API, revoking it, signing out. It leaves
-// screenshots of the sign-in and keys pages, light and dark.
+// id, using the key on the API, deploying the project and following the
+// update to its end, exporting the site and following the export, making
+// the bundle's link and downloading the bundle, revoking the key,
+// signing out. It leaves screenshots of its pages, light and dark.
 func TestDashboardBrowser(t *testing.T) {
 	browserCtx, stop := browsertest.Start(t, context.Background())
 	defer stop()
 	data := t.TempDir()
 	srv := startServe(t, data)
-	org := lastLine(lectern(t, "admin", "--data-dir", data, "org", "create", "--name", "Acme"))
+	org := lastLine(lectern(t, "admin", "--data-dir", data, "org", "create", "--name", "Acme", "--plan", "enterprise"))
 	repo, _ := newRepo(t, smallSite("Hello."))
 	prj := lastLine(lectern(t, "admin", "--data-dir", data, "project", "create", "--org", org, "--name", "Docs",
 		"--repo", repo, "--domain", "docs.acme.test"))
@@ -145,6 +151,66 @@ func TestDashboardBrowser(t *testing.T) {
 	if s, _, _ := call(t, "GET", srv.url+"/v1/projects", key, nil); s != 200 {
 		t.Fatalf("GET /v1/projects with the dashboard's key: %d, want 200", s)
 	}
+	// waitFor polls the JS expression js until it gives want.
+	waitFor := func(step, js, want string, limit time.Duration) bool {
+		t.Helper()
+		deadline := time.Now().Add(limit)
+		v := ""
+		for time.Now().Before(deadline) {
+			v, _ = tab.Try(js, time.Second)
+			if v == want {
+				tab.Check(step)
+				return true
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Errorf("%s: %s gives %q, want %q", step, js, v, want)
+		return false
+	}
+
+	// Deploy from the project's page, and follow the update (its part
+	// reloads itself) until it ends.
+	tab.Open(srv.url + "/dashboard/projects/" + prj)
+	shoot("project")
+	if !submit("deploy now", "", "Deploy now", "/dashboard/projects/"+prj+"/updates/*") {
+		return
+	}
+	if !waitFor("the update ends", `document.querySelector("#update-live h2").textContent.trim() + (document.querySelector("#update-live").hasAttribute("data-live") ? " (live)" : "")`,
+		"Status: success", 2*time.Minute) {
+		v, _ := tab.Try(`document.querySelector("#update-live").textContent`, time.Second)
+		t.Fatalf("the update page says: %s", v)
+	}
+	shoot("update")
+
+	// Export the live site, follow the export, make the bundle's link and
+	// download the bundle it names.
+	tab.Open(srv.url + "/dashboard/exports/new?domain=docs.acme.test")
+	if !submit("start an export", "", "Start export", "/dashboard/exports/exp_*") {
+		return
+	}
+	if !waitFor("the export completes", `document.querySelector("#export-live .badge").textContent.trim() + " " + document.querySelector("#export-progress").value`,
+		"completed 100", 2*time.Minute) {
+		return
+	}
+	if pages, _ := tab.Eval("the export's pages", `document.getElementById("export-pages").textContent.trim()`); pages == "0" || pages == "" {
+		t.Errorf("the finished export shows %q pages", pages)
+	}
+	if !submit("make the bundle's link", "", "Generate download link", "/dashboard/exports/exp_*") {
+		return
+	}
+	shoot("bundle")
+	bundleURL, _ := tab.Eval("read the bundle URL", `document.getElementById("bundle-url").value`)
+	sum, _ := tab.Eval("read the sha256", `document.getElementById("bundle-sha256").textContent.trim()`)
+	res, err := http.Get(bundleURL)
+	if err != nil {
+		t.Fatalf("download the bundle: %v", err)
+	}
+	bundle, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if got := sha256.Sum256(bundle); res.StatusCode != 200 || hex.EncodeToString(got[:]) != sum {
+		t.Errorf("the bundle at the dashboard's link: status %d, %d bytes, sha256 %x; the page says %s", res.StatusCode, len(bundle), got, sum)
+	}
+
 	tab.Open(srv.url + "/dashboard/keys")
 	if v, _ := tab.Eval("the key is not shown again", `document.body.innerHTML.includes(`+fmt.Sprintf("%q", key)+`) ? "shown" : ""`); v != "" {
 		t.Error("the keys page shows the key again")
@@ -177,8 +243,8 @@ func TestDashboardBrowser(t *testing.T) {
 	if v, _ := tab.Eval("after sign-out", `location.pathname`); v != "/dashboard/signin" {
 		t.Errorf("keys after sign-out lands on %s, want the sign-in page", v)
 	}
-	if strings.Contains(srv.logs.String(), key) || strings.Contains(srv.logs.String(), pw) {
-		t.Error("the server's log holds the key or the password")
+	if logs := srv.logs.String(); strings.Contains(logs, key) || strings.Contains(logs, pw) || strings.Contains(logs, bundleURL) {
+		t.Error("the server's log holds the key, the password or the bundle's signed link")
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -65,6 +66,7 @@ type serveFlags struct {
 	demo            bool
 	assistant       assistantFlags
 	analytics       analyticsFlags
+	oidc            oidcFlags
 }
 
 func serveCmd(e *env) *cobra.Command {
@@ -118,6 +120,7 @@ by --config; the command line wins over the environment, which wins over the fil
 	fs.StringVar(&f.embedHosts, "embed-hosts", "", "comma-separated host names (www.youtube.com,player.vimeo.com) whose iframes live sites show as players; others, and every one in an export, become a link to the video (default none)")
 	f.assistant.register(fs)
 	f.analytics.register(fs)
+	f.oidc.register(fs)
 	fs.BoolVar(&f.demo, "demo", false, "on an empty store: create a demo organization, project and API key, deploy an example site, and print how to use it")
 	fs.DurationVar(&f.renderPageDelay, "render-page-delay", 0, "slow exports down per page (for tests)")
 	fs.MarkHidden("render-page-delay")
@@ -202,6 +205,10 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 		return err
 	}
 	if err := f.analytics.check(); err != nil {
+		return err
+	}
+	oidcConfig, err := f.oidc.config(f.publicURL, log)
+	if err != nil {
 		return err
 	}
 
@@ -323,13 +330,13 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	// docs domains keep their own pages of that path.
 	var root http.Handler = handler
 	if api {
-		ops := &actions.Service{Store: st, Links: links, Hosts: hosts, BundleURLTTL: f.bundleURLTTL, ExportsPerHour: f.exportsPerHour}
+		ops := &actions.Service{Store: st, Links: links, Hosts: hosts, BundleURLTTL: f.bundleURLTTL, ExportsPerHour: f.exportsPerHour,
+			Secrets: secretKey, WebhookAllowPrivate: f.webhookPrivate}
 		if notifier != nil {
 			ops.Jobs = notifier
 		}
 		root = dashboard.New(log, st, dashboard.Config{Hosts: hosts, Secure: strings.HasPrefix(f.publicURL, "https://"),
-			TrustedProxies: proxies, Actions: ops, PublicURL: f.publicURL, Secrets: secretKey,
-			WebhookAllowPrivate: f.webhookPrivate}).Mount(handler)
+			TrustedProxies: proxies, Actions: ops, PublicURL: f.publicURL, OIDC: oidcConfig}).Mount(handler)
 	}
 	srv := &http.Server{Handler: root, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
@@ -391,4 +398,51 @@ func metricsServer(reg *prometheus.Registry, log *slog.Logger) *http.Server {
 	mux.Handle("GET /metrics", httpapi.MetricsHandler(reg))
 	return &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+}
+
+// oidcFlags are the dashboard's single sign-on settings.
+type oidcFlags struct {
+	issuer, clientID, secretFile string
+}
+
+func (o *oidcFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&o.issuer, "oidc-issuer", "", "issuer URL of an OpenID Connect provider for the dashboard's \"Sign in with single sign-on\" (https://; default none)")
+	fs.StringVar(&o.clientID, "oidc-client-id", "", "the dashboard's client id at the --oidc-issuer provider")
+	fs.StringVar(&o.secretFile, "oidc-client-secret-file", "", "file holding the client secret of --oidc-client-id (one line; keep it private: chmod 600)")
+}
+
+// config checks the single sign-on settings and reads the client secret;
+// nil when --oidc-issuer is not set. The provider is not contacted here:
+// the dashboard discovers it on the first sign-in, so the server starts
+// while the provider is down.
+func (o *oidcFlags) config(publicURL string, log *slog.Logger) (*dashboard.OIDCConfig, error) {
+	if o.issuer == "" {
+		if o.clientID != "" || o.secretFile != "" {
+			return nil, fmt.Errorf("--oidc-client-id and --oidc-client-secret-file need --oidc-issuer (LECTERN_OIDC_ISSUER)")
+		}
+		return nil, nil
+	}
+	u, err := url.Parse(o.issuer)
+	local := err == nil && (u.Hostname() == "localhost" || net.ParseIP(u.Hostname()).IsLoopback())
+	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || !(u.Scheme == "https" || (u.Scheme == "http" && local)) {
+		return nil, fmt.Errorf("--oidc-issuer %s: give the provider's issuer URL, https:// (http:// only on localhost), without user, query or fragment",
+			lectern.RedactURL(o.issuer))
+	}
+	if o.clientID == "" {
+		return nil, fmt.Errorf("--oidc-issuer needs --oidc-client-id (LECTERN_OIDC_CLIENT_ID): the dashboard's client id at the provider")
+	}
+	if o.secretFile == "" {
+		return nil, fmt.Errorf("--oidc-issuer needs --oidc-client-secret-file (LECTERN_OIDC_CLIENT_SECRET_FILE): a file holding the client's secret")
+	}
+	secret, err := readSecretFile("--oidc-client-secret-file", o.secretFile)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(o.secretFile); err == nil && fi.Mode().Perm()&0o044 != 0 {
+		log.Warn("the OIDC client secret file can be read by other users than its owner; make it private",
+			"file", o.secretFile, "mode", fmt.Sprintf("%04o", fi.Mode().Perm()), "fix", "chmod 600 "+o.secretFile)
+	}
+	log.Info("dashboard: single sign-on", "issuer", o.issuer, "client_id", o.clientID,
+		"redirect_url", strings.TrimRight(publicURL, "/")+dashboard.Prefix+"oidc/callback")
+	return &dashboard.OIDCConfig{Issuer: o.issuer, ClientID: o.clientID, ClientSecret: secret}, nil
 }

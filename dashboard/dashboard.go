@@ -36,7 +36,6 @@ import (
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/actions"
 	"lectern.dev/lectern/httpapi"
-	"lectern.dev/lectern/secrets"
 	"lectern.dev/lectern/store"
 )
 
@@ -81,12 +80,6 @@ type Config struct {
 	// address, invitations, the selfhost configuration); "" means the
 	// request's own scheme and host.
 	PublicURL string
-	// Secrets seals repository credentials, deploy keys and webhook
-	// secrets; nil: those pages say the server has no secret key.
-	Secrets *secrets.Key
-	// WebhookAllowPrivate lets webhooks target private addresses, as the
-	// API's setting of the same name.
-	WebhookAllowPrivate bool
 	// OIDC, when set, adds "Sign in with single sign-on".
 	OIDC *OIDCConfig
 }
@@ -205,10 +198,12 @@ type pageData struct {
 	Secret  string          // a new key, shown once
 	Owner   bool
 	// Nav is the top navigation's current entry: "projects", "exports",
-	// "analytics", "keys" or "org".
+	// "analytics", "webhooks", "keys" or "org".
 	Nav string
 	// Data is the page's own view (each page file defines its type).
 	Data any
+	// SSO says the sign-in page offers single sign-on (Config.OIDC).
+	SSO bool
 }
 
 var funcs = template.FuncMap{
@@ -242,6 +237,7 @@ func parsePages() map[string]*template.Template {
 
 // render writes a page, or a bare 500 when its template fails.
 func (h *Handler) render(w http.ResponseWriter, status int, page string, d pageData) {
+	d.SSO = h.cfg.OIDC != nil
 	var buf bytes.Buffer
 	if err := h.pages[page].ExecuteTemplate(&buf, "layout.html", d); err != nil {
 		h.log.Error("dashboard: render page", "page", page, "err", err)

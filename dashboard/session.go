@@ -242,7 +242,7 @@ func (h *Handler) welcome(w http.ResponseWriter, r *http.Request) {
 	now := h.cfg.Now()
 	u, err := h.store.UseSignInToken(r.Context(), lectern.HashToken(tok), now)
 	if lectern.ErrorCode(err) == lectern.ENOTFOUND {
-		again(http.StatusNotFound, "This sign-in link is unknown, was used already or has expired: ask an administrator for a new one (lectern admin user create).")
+		again(http.StatusNotFound, "This sign-in link is unknown, was used already or has expired: ask an owner of your organization for a new one (Organization, then “New sign-in link”), or the server's operator.")
 		return
 	}
 	if err != nil {
