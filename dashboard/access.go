@@ -18,7 +18,7 @@ import (
 
 // accessRoutes registers a project's access page (repository credentials
 // and SSH deploy key) and the organization's webhooks.
-func (h *Handler) accessRoutes(m *http.ServeMux) {
+func (h *Handler) accessRoutes(m router) {
 	m.HandleFunc("GET "+Prefix+"projects/{id}/access", h.signedIn(h.access))
 	m.HandleFunc("POST "+Prefix+"projects/{id}/access/token", h.signedIn(h.setRepoToken))
 	m.HandleFunc("GET "+Prefix+"projects/{id}/access/token/remove", h.signedIn(h.removeRepoTokenForm))

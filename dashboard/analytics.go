@@ -31,7 +31,7 @@ var analyticsPresets = []int{7, 30, 90}
 const analyticsDownloadRows = store.MaxAnalyticsTop
 
 // analyticsRoutes registers the analytics pages: views over time, top pages, searches, feedback, assistant questions, CSV.
-func (h *Handler) analyticsRoutes(m *http.ServeMux) {
+func (h *Handler) analyticsRoutes(m router) {
 	m.HandleFunc("GET "+Prefix+"analytics", h.signedIn(h.analytics))
 	m.HandleFunc("GET "+Prefix+"analytics/{file}", h.signedIn(h.analyticsCSV))
 }

@@ -154,8 +154,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // maxForm bounds a form's body.
 const maxForm = 16 << 10
 
-func (h *Handler) routes() {
-	m := h.mux
+// router is where routes are registered: the Handler's ServeMux, or a
+// test's list of every route.
+type router interface {
+	Handle(pattern string, handler http.Handler)
+	HandleFunc(pattern string, handler func(http.ResponseWriter, *http.Request))
+}
+
+func (h *Handler) routes() { h.register(h.mux) }
+
+// register registers every route of the dashboard on m.
+func (h *Handler) register(m router) {
 	m.Handle("GET "+Prefix+"assets/", h.assets)
 	m.HandleFunc("GET /dashboard", redirectTo(Prefix+"projects"))
 	m.HandleFunc("GET "+Prefix+"{$}", redirectTo(Prefix+"projects"))

@@ -30,7 +30,7 @@ const exportsPerPage = 25
 const exportNotFound = "Your organization has no export with this id."
 
 // exportRoutes registers the exports pages: start one, its live progress, the bundle link and the selfhost configuration, past exports.
-func (h *Handler) exportRoutes(m *http.ServeMux) {
+func (h *Handler) exportRoutes(m router) {
 	p := Prefix + "exports"
 	m.HandleFunc("GET "+p, h.signedIn(h.exportList))
 	m.HandleFunc("GET "+p+"/new", h.signedIn(h.exportNewForm))

@@ -72,7 +72,7 @@ var providerErrorCode = regexp.MustCompile(`^[a-z_]{1,64}$`)
 
 // oidcRoutes registers sign-in through an OpenID Connect provider, when
 // one is configured.
-func (h *Handler) oidcRoutes(m *http.ServeMux) {
+func (h *Handler) oidcRoutes(m router) {
 	if h.cfg.OIDC == nil {
 		return
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // orgRoutes registers the organization page: plan, features by deployment type, members and invitations, the user's password and sessions.
-func (h *Handler) orgRoutes(m *http.ServeMux) {
+func (h *Handler) orgRoutes(m router) {
 	m.HandleFunc("GET "+Prefix+"org", h.signedIn(h.orgPage))
 	m.HandleFunc("POST "+Prefix+"org/members", h.signedIn(h.orgInvite))
 	m.HandleFunc("POST "+Prefix+"org/members/{id}/invitation", h.signedIn(h.orgResend))

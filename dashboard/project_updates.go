@@ -16,7 +16,7 @@ const (
 
 // projUpdateRoutes registers a project's update history, each update's
 // page, live part and cancel, and its deployments with promote.
-func (h *Handler) projUpdateRoutes(m *http.ServeMux) {
+func (h *Handler) projUpdateRoutes(m router) {
 	p := Prefix + "projects/{id}/"
 	m.HandleFunc("GET "+p+"updates", h.signedIn(h.projUpdates))
 	m.HandleFunc("GET "+p+"updates/{uid}", h.signedIn(h.projUpdate))

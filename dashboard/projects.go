@@ -42,7 +42,7 @@ var projNotices = map[string]string{
 }
 
 // projectRoutes registers the projects pages: list, create, edit, delete, deploy now, updates with their logs, deployments and promote.
-func (h *Handler) projectRoutes(m *http.ServeMux) {
+func (h *Handler) projectRoutes(m router) {
 	p := Prefix + "projects"
 	m.HandleFunc("GET "+p, h.signedIn(h.projList))
 	m.HandleFunc("GET "+p+"/new", h.signedIn(h.projNewForm))

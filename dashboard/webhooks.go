@@ -25,7 +25,7 @@ const deliveriesPerPage = 50
 // webhookRoutes registers the organization's webhooks: the list and the
 // create form, one webhook with its deliveries (live while one is
 // pending), and delete after confirming.
-func (h *Handler) webhookRoutes(m *http.ServeMux) {
+func (h *Handler) webhookRoutes(m router) {
 	m.HandleFunc("GET "+Prefix+"webhooks", h.signedIn(h.webhooks))
 	m.HandleFunc("POST "+Prefix+"webhooks", h.signedIn(h.createWebhook))
 	m.HandleFunc("GET "+Prefix+"webhooks/{id}", h.signedIn(h.webhook))
