@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/store"
@@ -132,8 +133,14 @@ func (s *Store) ListProjects(ctx context.Context, orgID string, pg store.Page) (
 	}
 	defer tx.Rollback()
 	cond, tail, args := pageSQL(pg)
-	rows, err := tx.QueryContext(ctx, `SELECT `+projectCols+` FROM projects WHERE deleted_at IS NULL AND (? = '' OR org_id = ?)`+cond+tail,
-		append([]any{orgID, orgID}, args...)...)
+	// The organization's condition is left out rather than made true for
+	// "" (? = '' OR org_id = ?), which kept SQLite from its index.
+	where, whereArgs := ``, []any(nil)
+	if orgID != "" {
+		where, whereArgs = ` AND org_id = ?`, []any{orgID}
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+projectCols+` FROM projects WHERE deleted_at IS NULL`+where+cond+tail,
+		append(whereArgs, args...)...)
 	if err != nil {
 		return nil, wrap(err)
 	}
@@ -150,12 +157,46 @@ func (s *Store) ListProjects(ctx context.Context, orgID string, pg store.Page) (
 	if err := rows.Err(); err != nil {
 		return nil, wrap(err)
 	}
-	for _, p := range out {
-		if p.Domains, err = projectDomains(ctx, tx, p.ID); err != nil {
-			return nil, wrap(err)
-		}
+	if err := listDomains(ctx, tx, out); err != nil {
+		return nil, wrap(err)
 	}
 	return out, nil
+}
+
+// listDomains fills in the domains of projects, in one query for each
+// 500 of them (not one per project).
+func listDomains(ctx context.Context, tx *sql.Tx, projects []*lectern.Project) error {
+	byID := make(map[string]*lectern.Project, len(projects))
+	for _, p := range projects {
+		p.Domains = []string{}
+		byID[p.ID] = p
+	}
+	for len(projects) > 0 {
+		n := min(len(projects), 500)
+		ids := make([]any, n)
+		for i, p := range projects[:n] {
+			ids[i] = p.ID
+		}
+		projects = projects[n:]
+		rows, err := tx.QueryContext(ctx, `SELECT project_id, domain FROM domains WHERE project_id IN (?`+strings.Repeat(`, ?`, n-1)+`)
+			ORDER BY project_id, position`, ids...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id, d string
+			if err := rows.Scan(&id, &d); err != nil {
+				rows.Close()
+				return err
+			}
+			byID[id].Domains = append(byID[id].Domains, d)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 const deploymentCols = `id, project_id, update_id, commit_sha, commit_ref, commit_message, page_count, created_at`
