@@ -65,6 +65,7 @@ type benchSeed struct {
 	org        *lectern.Organization
 	owner      *lectern.User
 	project    *lectern.Project
+	oldest     *lectern.Project    // the first project made: last in every list
 	update     *lectern.Update     // the project's newest update: built, with a log
 	lastLog    string              // its log's last line
 	deployment *lectern.Deployment // the project's previous deployment (a rollback's target)
@@ -142,6 +143,7 @@ func benchSeedStore(t *testing.T, st store.Store, key *secrets.Key) *benchSeed {
 		return st.CreateProject(ctx, p)
 	})
 	s.project = projects[benchProjects-1]
+	s.oldest = projects[0]
 	s.phase("org, users, keys, projects", start)
 
 	start = time.Now()
@@ -247,7 +249,7 @@ func benchSeedStore(t *testing.T, st store.Store, key *secrets.Key) *benchSeed {
 // vars are the placeholders of benchPages and their values, as
 // strings.NewReplacer takes them.
 func (s *benchSeed) vars() []string {
-	return []string{"{pid}", s.project.ID, "{uid}", s.update.ID, "{did}", s.deployment.ID, "{eid}", s.export.ID,
+	return []string{"{pid}", s.project.ID, "{oldpid}", s.oldest.ID, "{uid}", s.update.ID, "{did}", s.deployment.ID, "{eid}", s.export.ID,
 		"{kid}", s.key.ID, "{wid}", s.webhook.ID, "{mid}", s.member.ID,
 		"{pname}", s.project.Name, "{domain}", s.project.Domains[0], "{org}", s.org.Name, "{log}", s.lastLog,
 		"{sha7}", s.deployment.Commit.SHA[:7], "{kname}", s.key.Name, "{hookurl}", s.webhook.URL,

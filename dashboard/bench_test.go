@@ -58,7 +58,7 @@ type benchPage struct {
 }
 
 var benchPages = []benchPage{
-	{"/dashboard/keys", []string{"{pid}"}},
+	{"/dashboard/keys", []string{"{pid}", "{oldpid}"}}, // every project's id, the oldest too
 	{"/dashboard/keys/{kid}/revoke", []string{"{kname}"}},
 	{"/dashboard/projects", []string{"{pname}"}},
 	{"/dashboard/projects/new", []string{"repository"}},

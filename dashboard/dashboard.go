@@ -1,15 +1,22 @@
 // Package dashboard is Lectern's web dashboard, served by `lectern serve`
 // under /dashboard/ on the server's own hosts only (never on a project's
-// docs domain): sign-in with a password, the one-time welcome link that
-// sets it, sign-out, and the API keys page (the organization's keys, create
-// one and see it once, revoke one after confirming, and the organization's
-// projects with their ids).
+// docs domain): sign-in with a password or an OpenID Connect provider
+// (oidc.go), the one-time welcome link that sets a password, sign-out,
+// and the organization's pages: projects with their updates, build logs,
+// deployments, access (repository token, deploy key) and deletion
+// (projects.go, project_*.go, access.go); webhooks and their deliveries
+// (webhooks.go); exports, their progress and bundle links (exports.go);
+// analytics (analytics*.go, with the SVG chart of package chart); API
+// keys with the projects' ids (keys.go); and the organization's plan,
+// features, members and the user's own account (org*.go).
 //
 // Pages are rendered on the server from html/template; one small script
-// of its own (assets/dashboard.js) adds copy buttons, and every page works
-// without it. Templates and assets are embedded. Every response carries a
-// strict Content-Security-Policy (default-src 'self', no inline script or
-// style), refuses framing and sends no referrer; pages are never cached.
+// of its own (assets/dashboard.js) adds copy buttons and reloads the
+// parts of a page that change while a build or an export runs, and every
+// page works without it. Templates and assets are embedded. Every
+// response carries a strict Content-Security-Policy (default-src 'self',
+// no inline script or style), refuses framing and sends no referrer;
+// pages are never cached.
 //
 // A signed-in browser holds a session token in a host-only cookie
 // (sessionCookie); the store keeps its hash, with a sliding expiry of
@@ -17,8 +24,9 @@
 // secret once signed in, and before that (sign-in, welcome) a random token
 // also set in a cookie (double submit). Sign-ins are rate limited per
 // client address, and lock an account out after lectern.SignInLockAfter
-// failures in a row. The dashboard acts as the signed-in user on the
-// store; it never handles admin API keys except to show a new one once.
+// failures in a row. The dashboard acts as the signed-in user through
+// package actions, as the API does; it never handles admin API keys
+// except to show a new one once.
 package dashboard
 
 import (
@@ -340,7 +348,8 @@ func (h *Handler) internal(w http.ResponseWriter, r *http.Request, what string, 
 
 func (h *Handler) secure(r *http.Request) bool { return h.cfg.Secure || r.TLS != nil }
 
-// orgProjects lists up to 500 projects of org.
+// orgProjects lists every project of org, newest first: the keys page
+// must give every project's id, the export form every domain.
 func (h *Handler) orgProjects(r *http.Request, org string) ([]*lectern.Project, error) {
-	return h.store.ListProjects(r.Context(), org, store.Page{Limit: 500})
+	return h.store.ListProjects(r.Context(), org, store.Page{})
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"net/http"
 	"strings"
+	"time"
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/httpapi"
@@ -53,6 +54,9 @@ func sessionOf(r *http.Request) *signedIn {
 	return s
 }
 
+// touchEvery is how often a session's expiry is moved on.
+const touchEvery = time.Minute
+
 // signedIn runs next for a request with a live session, which it extends
 // (sliding expiry), and whose form, on a POST, carries the session's CSRF
 // token. Without a session a GET goes to the sign-in page and a POST is
@@ -85,8 +89,12 @@ func (h *Handler) signedIn(next http.HandlerFunc) http.HandlerFunc {
 			h.internal(w, r, "read session", err)
 			return
 		}
-		if err := h.store.TouchSession(r.Context(), hash, now, now.Add(lectern.SessionIdleTTL)); err != nil && lectern.ErrorCode(err) != lectern.ENOTFOUND {
-			h.log.Warn("dashboard: extend session", "session_id", s.ID, "err", err)
+		// The expiry slides at most once a minute: a write per page (and
+		// per live part's poll) would cost more than the page.
+		if now.Sub(s.LastSeenAt) >= touchEvery {
+			if err := h.store.TouchSession(r.Context(), hash, now, now.Add(lectern.SessionIdleTTL)); err != nil && lectern.ErrorCode(err) != lectern.ENOTFOUND {
+				h.log.Warn("dashboard: extend session", "session_id", s.ID, "err", err)
+			}
 		}
 		si := &signedIn{session: s, user: u, hash: hash}
 		r = r.WithContext(context.WithValue(r.Context(), signedInKey{}, si))
