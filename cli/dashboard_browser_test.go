@@ -211,6 +211,26 @@ func TestDashboardBrowser(t *testing.T) {
 		t.Errorf("the bundle at the dashboard's link: status %d, %d bytes, sha256 %x; the page says %s", res.StatusCode, len(bundle), got, sum)
 	}
 
+	// The other pages, as a reader sees them; on a phone, no page is
+	// wider than the screen.
+	for _, page := range []string{"projects", "projects/" + prj + "/updates", "projects/" + prj + "/deployments", "projects/" + prj + "/access",
+		"exports", "analytics?project=" + prj, "webhooks", "org", "org/account"} {
+		if !tab.Open(srv.url + "/dashboard/" + page) {
+			continue
+		}
+		if v, _ := tab.Eval("title of "+page, `document.querySelector("h1") ? document.querySelector("h1").textContent : ""`); v == "" || strings.Contains(v, "Not found") {
+			t.Errorf("/dashboard/%s has the heading %q", page, v)
+		}
+		shoot(strings.NewReplacer("/", "-", "?project="+prj, "", prj, "project").Replace(page))
+		if tab.Run("a phone", chromedp.EmulateViewport(390, 844)) {
+			if v, _ := tab.Eval("width of "+page+" on a phone", `String(document.documentElement.scrollWidth)`); v != "390" {
+				wide, _ := tab.Eval("what is too wide", `[...document.querySelectorAll("body *")].filter(e => e.getBoundingClientRect().right > innerWidth + 1).slice(0, 4).map(e => e.tagName + "." + e.className + " " + Math.round(e.getBoundingClientRect().right)).join(", ")`)
+				t.Errorf("/dashboard/%s on a 390 px phone is %s px wide: %s", page, v, wide)
+			}
+			tab.Run("a desktop", chromedp.EmulateViewport(1280, 900))
+		}
+	}
+
 	tab.Open(srv.url + "/dashboard/keys")
 	if v, _ := tab.Eval("the key is not shown again", `document.body.innerHTML.includes(`+fmt.Sprintf("%q", key)+`) ? "shown" : ""`); v != "" {
 		t.Error("the keys page shows the key again")
