@@ -2,6 +2,7 @@ package actions
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -65,19 +66,35 @@ func (s *Service) CreateProject(ctx context.Context, org string, np NewProject) 
 	p := &lectern.Project{OrgID: org, Name: *ch.Name, RepoURL: *ch.RepoURL, Branch: *ch.Branch, DocsRoot: *ch.DocsRoot,
 		Domains: ch.Domains, DeploymentType: *ch.DeploymentType, CreatedAt: s.now()}
 	if err := s.Store.CreateProject(ctx, p); err != nil {
-		return nil, domainConflict(err)
+		return nil, s.domainConflict(ctx, org, "", p.Domains, err)
 	}
 	return p, nil
 }
 
 // domainConflict turns the store's ECONFLICT (a domain that another
-// project holds) into an error that says what to do and names the field.
-func domainConflict(err error) error {
+// project holds) into an error that says which project holds it, and
+// what to do. The project is named when it is the organization's own; of
+// another organization's only that much is said (the conflict itself
+// already tells the domain is taken).
+func (s *Service) domainConflict(ctx context.Context, org, self string, domains []string, err error) error {
 	if lectern.ErrorCode(err) != lectern.ECONFLICT {
 		return err
 	}
-	return &lectern.Error{Code: lectern.ECONFLICT, Message: lectern.ErrorMessage(err) + ": choose another domain, or free it in the project that has it.",
-		Fields: []lectern.FieldError{{Field: "domains", Message: lectern.ErrorMessage(err)}}}
+	msg := lectern.ErrorMessage(err)
+	for _, d := range domains {
+		p, gerr := s.Store.GetProjectByDomain(ctx, d)
+		if gerr != nil || p.ID == self {
+			continue
+		}
+		if p.OrgID == org {
+			msg = fmt.Sprintf("The domain %s belongs to your project %q (%s): remove it there first, or choose another domain.", d, p.Name, p.ID)
+		} else {
+			msg = fmt.Sprintf("The domain %s belongs to another organization's project: choose another domain, or ask the server's operator.", d)
+		}
+		return &lectern.Error{Code: lectern.ECONFLICT, Message: msg, Fields: []lectern.FieldError{{Field: "domains", Message: msg}}}
+	}
+	return &lectern.Error{Code: lectern.ECONFLICT, Message: msg + ": choose another domain, or free it in the project that has it.",
+		Fields: []lectern.FieldError{{Field: "domains", Message: msg}}}
 }
 
 // CancelUpdate ends the organization's queued or running update as

@@ -3,7 +3,7 @@ package actions
 import (
 	"context"
 	"errors"
-	"strconv"
+	"fmt"
 	"time"
 
 	"lectern.dev/lectern"
@@ -21,7 +21,7 @@ func (s *Service) StartExport(ctx context.Context, org, domain, basePath string)
 	}
 	if !o.Plan.AllowsStaticExport() {
 		return nil, lectern.Errorf(lectern.EPLAN,
-			"Static export requires the enterprise plan; organization %s is on the %s plan.", o.ID, o.Plan)
+			"Static export requires the enterprise plan; organization %s is on the %s plan. The server's operator changes it with: lectern admin org set-plan %s --plan enterprise", o.ID, o.Plan, o.ID)
 	}
 	p, err := s.ProjectByDomain(ctx, org, domain)
 	if err != nil {
@@ -32,8 +32,10 @@ func (s *Service) StartExport(ctx context.Context, org, domain, basePath string)
 	if err := s.Store.CreateExport(ctx, e, store.ExportQuota{Max: n, Since: s.now().Add(-time.Hour)}); err != nil {
 		var le *lectern.Error
 		if errors.As(err, &le) && le.Code == lectern.ERATELIMITED {
+			next := s.now().Add(time.Duration(le.RetryAfterSeconds) * time.Second).UTC()
 			err = &lectern.Error{Code: lectern.ERATELIMITED, RetryAfterSeconds: le.RetryAfterSeconds,
-				Message: "This organization has started the most exports allowed per hour (" + strconv.Itoa(n) + "); retry later."}
+				Message: fmt.Sprintf("This organization has started the most exports allowed per hour (%d); the next may start in %s, at %s. The server's operator sets the limit with lectern serve --exports-per-hour.",
+					n, waitText(le.RetryAfterSeconds), next.Format("15:04:05 UTC"))}
 		}
 		return nil, err
 	}
@@ -91,4 +93,14 @@ func (s *Service) Bundle(ctx context.Context, org, id string) (*BundleLink, erro
 		return nil, err
 	}
 	return &BundleLink{JobID: e.ID, BundleURL: u, ExpiresAt: exp.UTC(), SizeBytes: e.Bundle.SizeBytes, SHA256: e.Bundle.SHA256, Version: e.Bundle.Version}, nil
+}
+
+// waitText is a wait in seconds as people say it: "40 seconds", "12 minutes".
+func waitText(secs int) string {
+	switch {
+	case secs < 90:
+		return fmt.Sprintf("%d seconds", max(secs, 1))
+	default:
+		return fmt.Sprintf("%d minutes", (secs+59)/60)
+	}
 }

@@ -98,7 +98,10 @@ func (s *Service) UpdateProject(ctx context.Context, org, id string, pp ProjectP
 	if err == nil {
 		p, err = s.Store.UpdateProject(ctx, p.ID, ch)
 	}
-	return p, domainConflict(err)
+	if err != nil {
+		return nil, s.domainConflict(ctx, org, id, ch.Domains, err)
+	}
+	return p, nil
 }
 
 // InvalidFields is the EINVALID error naming every bad field, or nil when
