@@ -15,6 +15,21 @@ import (
 // enterprise plan (EPLAN otherwise); past ExportsPerHour starts in the
 // last hour it is ERATELIMITED with RetryAfterSeconds set.
 func (s *Service) StartExport(ctx context.Context, org, domain, basePath string) (*lectern.ExportJob, error) {
+	// Callers check these with their own words; here they hold for all.
+	var fields []lectern.FieldError
+	d, err := lectern.NormalizeDomain(domain)
+	if err != nil {
+		fields = append(fields, lectern.FieldError{Field: "domain", Message: lectern.ErrorMessage(err)})
+	}
+	if basePath != "" {
+		if basePath, err = lectern.NormalizeBasePath(basePath); err != nil {
+			fields = append(fields, lectern.FieldError{Field: "basePath", Message: lectern.ErrorMessage(err)})
+		}
+	}
+	if err := InvalidFields(fields); err != nil {
+		return nil, err
+	}
+	domain = d
 	o, err := s.Store.GetOrg(ctx, org)
 	if err != nil {
 		return nil, err

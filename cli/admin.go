@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/actions"
 	"lectern.dev/lectern/gitsource"
 	"lectern.dev/lectern/secrets"
 	"lectern.dev/lectern/store"
@@ -282,9 +283,8 @@ func keyCmd(with withStore) *cobra.Command {
 			if org == "" || strings.TrimSpace(name) == "" {
 				return fmt.Errorf("--org and --name are required")
 			}
-			secret := lectern.NewAPIKey()
-			k := &lectern.APIKey{OrgID: org, Name: strings.TrimSpace(name), Hint: lectern.APIKeyHint(secret), Hash: lectern.HashAPIKey(secret)}
-			if err := st.CreateAPIKey(ctx, k); err != nil {
+			k, secret, err := (&actions.Service{Store: st}).CreateAPIKey(ctx, org, name)
+			if err != nil {
 				return err
 			}
 			return out.result(struct {

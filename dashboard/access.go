@@ -110,8 +110,10 @@ func (h *Handler) accessPage(w http.ResponseWriter, r *http.Request, ops *action
 		dk, err := actions.OpenDeployKey(ops.Secrets, p)
 		if err != nil {
 			// A key sealed with another secret key: the page says so, and
-			// owners can rotate it.
-			v.DeployKeyError = lectern.ErrorMessage(err)
+			// owners can rotate it. The cause (the server's key ids, its
+			// operator's instructions) is the operator's: it goes to the log.
+			h.log.Warn("dashboard: open deploy key", "project_id", p.ID, "err", err)
+			v.DeployKeyError = "The project's deploy key cannot be read by this server (it was made with another secret key, or is damaged): rotate it to make a new pair, then add the new public key to the git host."
 		}
 		v.DeployKey = dk
 	}

@@ -159,8 +159,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r)
 }
 
-// maxForm bounds a form's body.
-const maxForm = 16 << 10
+// maxForm bounds a form's body: room for the largest field the forms
+// take (a repository token of actions.MaxRepoToken, form-encoded) and
+// the rest of its form.
+const maxForm = 4*actions.MaxRepoToken + 4<<10
 
 // router is where routes are registered: the Handler's ServeMux, or a
 // test's list of every route.

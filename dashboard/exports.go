@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"encoding/base64"
 	"errors"
 	"net/http"
 	"slices"
@@ -80,7 +79,7 @@ type exportListView struct {
 // exportList shows the organization's exports, newest first, a page at
 // a time.
 func (h *Handler) exportList(w http.ResponseWriter, r *http.Request) {
-	pg, ok := exportPaging(r)
+	pg, ok := listPage(r, exportsPerPage)
 	if !ok {
 		h.fail(w, r, http.StatusBadRequest, "This page link is broken: go back to the newest exports.")
 		return
@@ -94,7 +93,7 @@ func (h *Handler) exportList(w http.ResponseWriter, r *http.Request) {
 	if len(list) > exportsPerPage {
 		list = list[:exportsPerPage]
 		last := list[len(list)-1]
-		v.Older = Prefix + "exports?after=" + base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(last.CreatedAt.UnixMicro(), 10)+"."+last.ID))
+		v.Older = Prefix + "exports?after=" + listCursor(last.CreatedAt, last.ID)
 	}
 	v.Exports = list
 	if v.Plan, err = h.exportPlanOf(r); err != nil {
@@ -102,29 +101,6 @@ func (h *Handler) exportList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.render(w, http.StatusOK, "exports", page(r, "Exports", "exports", v))
-}
-
-// exportPaging reads the ?after= cursor (microseconds and id, as the
-// Older link writes it) into a store page of one more export than shown,
-// which tells whether there is an older page. ok is false for a cursor
-// this page did not write.
-func exportPaging(r *http.Request) (pg store.Page, ok bool) {
-	pg.Limit = exportsPerPage + 1
-	after := r.URL.Query().Get("after")
-	if after == "" {
-		return pg, true
-	}
-	b, err := base64.RawURLEncoding.DecodeString(after)
-	if err != nil || len(after) > 200 {
-		return pg, false
-	}
-	at, id, found := strings.Cut(string(b), ".")
-	micros, err := strconv.ParseInt(at, 10, 64)
-	if !found || err != nil || micros < 0 || id == "" {
-		return pg, false
-	}
-	pg.After = &store.Cursor{At: time.UnixMicro(micros).UTC(), ID: id}
-	return pg, true
 }
 
 // exportDomain is one choice of the start form.

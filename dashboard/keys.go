@@ -2,14 +2,9 @@ package dashboard
 
 import (
 	"net/http"
-	"strings"
-	"unicode/utf8"
 
 	"lectern.dev/lectern"
 )
-
-// maxKeyName bounds a key's name, in characters.
-const maxKeyName = 100
 
 // keys shows the organization's API keys and projects.
 func (h *Handler) keys(w http.ResponseWriter, r *http.Request) {
@@ -43,16 +38,17 @@ func (h *Handler) createKey(w http.ResponseWriter, r *http.Request) {
 	if !h.ownerOnly(w, r) {
 		return
 	}
-	s := sessionOf(r)
-	name := strings.TrimSpace(r.PostFormValue("name"))
-	if name == "" || utf8.RuneCountInString(name) > maxKeyName || strings.ContainsFunc(name, func(c rune) bool { return c < ' ' || c == 0x7f }) {
-		h.keysPage(w, r, http.StatusBadRequest, "Give the key a name of 1 to 100 characters (no control characters), to recognise it by.", "")
+	ops := h.actions(w, r)
+	if ops == nil {
 		return
 	}
-	secret := lectern.NewAPIKey()
-	k := &lectern.APIKey{OrgID: s.user.OrgID, Name: name, Hint: lectern.APIKeyHint(secret), Hash: lectern.HashAPIKey(secret),
-		CreatedAt: h.cfg.Now()}
-	if err := h.store.CreateAPIKey(r.Context(), k); err != nil {
+	s := sessionOf(r)
+	k, secret, err := ops.CreateAPIKey(r.Context(), s.user.OrgID, r.PostFormValue("name"))
+	if lectern.ErrorCode(err) == lectern.EINVALID {
+		h.keysPage(w, r, http.StatusBadRequest, lectern.ErrorMessage(err), "")
+		return
+	}
+	if err != nil {
 		h.internal(w, r, "create API key", err)
 		return
 	}

@@ -41,7 +41,7 @@ func (h *Handler) projUpdates(w http.ResponseWriter, r *http.Request) {
 	if p == nil {
 		return
 	}
-	pg, ok := projPaging(r, updatesPerPage)
+	pg, ok := listPage(r, updatesPerPage)
 	if !ok {
 		h.projBadPage(w, r)
 		return
@@ -55,7 +55,7 @@ func (h *Handler) projUpdates(w http.ResponseWriter, r *http.Request) {
 	if len(us) > updatesPerPage {
 		us = us[:updatesPerPage]
 		last := us[len(us)-1]
-		v.Older = projCursor(last.CreatedAt, last.ID)
+		v.Older = listCursor(last.CreatedAt, last.ID)
 	}
 	v.Updates = us
 	h.render(w, http.StatusOK, "project_updates", projPage(r, "Updates of "+p.Name, v))
@@ -135,7 +135,7 @@ func (h *Handler) projDeployments(w http.ResponseWriter, r *http.Request) {
 	if p == nil {
 		return
 	}
-	pg, ok := projPaging(r, updatesPerPage)
+	pg, ok := listPage(r, updatesPerPage)
 	if !ok {
 		h.projBadPage(w, r)
 		return
@@ -149,7 +149,7 @@ func (h *Handler) projDeployments(w http.ResponseWriter, r *http.Request) {
 	if len(ds) > updatesPerPage {
 		ds = ds[:updatesPerPage]
 		last := ds[len(ds)-1]
-		v.Older = projCursor(last.CreatedAt, last.ID)
+		v.Older = listCursor(last.CreatedAt, last.ID)
 	}
 	for _, d := range ds {
 		d.Live = d.ID == p.LiveDeploymentID

@@ -1,11 +1,8 @@
 package dashboard
 
 import (
-	"encoding/base64"
 	"net/http"
-	"strconv"
 	"strings"
-	"time"
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/actions"
@@ -120,34 +117,6 @@ func projPage(r *http.Request, title string, data any) pageData {
 	return d
 }
 
-// projCursor encodes where a newest-first list page ended, for its
-// "Older" link.
-func projCursor(at time.Time, id string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(at.UnixMicro(), 10) + "." + id))
-}
-
-// projPaging reads the ?after= cursor into the store page of n records
-// plus one, which tells whether there is a next page. ok is false for a
-// cursor this dashboard did not write.
-func projPaging(r *http.Request, n int) (pg store.Page, ok bool) {
-	pg.Limit = n + 1
-	after := r.URL.Query().Get("after")
-	if after == "" {
-		return pg, true
-	}
-	b, err := base64.RawURLEncoding.DecodeString(after)
-	if err != nil || len(after) > 200 {
-		return pg, false
-	}
-	at, id, found := strings.Cut(string(b), ".")
-	micros, err := strconv.ParseInt(at, 10, 64)
-	if !found || err != nil || micros < 0 || id == "" {
-		return pg, false
-	}
-	pg.After = &store.Cursor{At: time.UnixMicro(micros).UTC(), ID: id}
-	return pg, true
-}
-
 // projBadPage answers a broken ?after= link.
 func (h *Handler) projBadPage(w http.ResponseWriter, r *http.Request) {
 	h.fail(w, r, http.StatusBadRequest, "This page link is broken: go back to the list's first page.")
@@ -195,7 +164,7 @@ type projListView struct {
 
 // projList shows the organization's projects, a page at a time.
 func (h *Handler) projList(w http.ResponseWriter, r *http.Request) {
-	pg, ok := projPaging(r, projectsPerPage)
+	pg, ok := listPage(r, projectsPerPage)
 	if !ok {
 		h.projBadPage(w, r)
 		return
@@ -209,7 +178,7 @@ func (h *Handler) projList(w http.ResponseWriter, r *http.Request) {
 	if len(ps) > projectsPerPage {
 		ps = ps[:projectsPerPage]
 		last := ps[len(ps)-1]
-		v.Older = projCursor(last.CreatedAt, last.ID)
+		v.Older = listCursor(last.CreatedAt, last.ID)
 	}
 	for _, p := range ps {
 		row, err := h.projRowOf(r, p)

@@ -26,7 +26,7 @@ func CheckRemote(repoURL string) error {
 	}
 	if IsSSH(repoURL) {
 		return lectern.Errorf(lectern.EINVALID,
-			"repository %s is reached over SSH, with a deploy key that the operator makes (lectern admin project update --repo and deploy-key): give an https:// URL, or ask the operator", display)
+			"repository %s is reached over SSH, which only the server's operator sets (lectern admin project update --repo); the project's Access page in the dashboard then shows the deploy key to add to the git host: give an https:// URL, or ask the operator", display)
 	}
 	if s := strings.ToLower(scheme); !ok || s != "http" && s != "https" {
 		return lectern.Errorf(lectern.EINVALID,
@@ -39,7 +39,7 @@ func CheckRemote(repoURL string) error {
 	}
 	if src.hasCreds {
 		return lectern.Errorf(lectern.EINVALID,
-			"repository URL %s holds credentials, which would be kept in clear: give the URL without them and ask the operator to store a token (lectern admin project update --repo-token-file)", display)
+			"repository URL %s holds credentials, which would be kept in clear: give the URL without them, then store the token on the project's Access page in the dashboard (owners), where it is kept encrypted", display)
 	}
 	u, err := url.Parse(src.arg)
 	if err != nil {

@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-
-	"lectern.dev/lectern"
 )
 
 // cancelUpdate is POST /v1/project/update-status/{statusId}/cancel.
@@ -31,15 +29,6 @@ func (a *api) cancelExport(w http.ResponseWriter, r *http.Request) {
 		a.log.Info("export canceled", "request_id", requestID(r), "job", e.ID)
 		writeJSON(w, http.StatusOK, e)
 	})
-}
-
-// ended says what to do about a job that ended before it could be
-// canceled.
-func ended(err error, what string) error {
-	if lectern.ErrorCode(err) != lectern.ECONFLICT {
-		return err
-	}
-	return lectern.Errorf(lectern.ECONFLICT, "%s; there is nothing to cancel.", lectern.ErrorMessage(err))
 }
 
 // promoteDeployment is

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/actions"
 )
 
 // readBody reads a request body of at most max bytes.
@@ -135,22 +136,9 @@ func parseExportRequest(body []byte) (domain, basePath string, err error) {
 	return domain, basePath, nil
 }
 
-// invalidFields is the EINVALID error of a body with bad fields, its
-// message naming each field (once: a message that starts with its field's
-// name is kept as it is); nil when there are none.
-func invalidFields(fields []lectern.FieldError) error {
-	if len(fields) == 0 {
-		return nil
-	}
-	msgs := make([]string, len(fields))
-	for i, f := range fields {
-		msgs[i] = f.Message
-		if !strings.HasPrefix(f.Message, f.Field+" ") {
-			msgs[i] = f.Field + ": " + f.Message
-		}
-	}
-	return &lectern.Error{Code: lectern.EINVALID, Message: "Invalid request: " + strings.Join(msgs, "; ") + ".", Fields: fields}
-}
+// invalidFields is actions.InvalidFields: the EINVALID error naming
+// every bad field, nil when there are none.
+func invalidFields(fields []lectern.FieldError) error { return actions.InvalidFields(fields) }
 
 // checkKeys refuses top-level keys that are not exactly a JSON field name
 // of v (encoding/json would match them regardless of case) and keys given
