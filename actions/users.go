@@ -84,10 +84,9 @@ func (s *Service) ResendInvitation(ctx context.Context, org, id, baseURL string)
 	if err != nil {
 		return nil, nil, err
 	}
-	if u.PasswordHash != "" {
-		return nil, nil, lectern.Errorf(lectern.ECONFLICT,
-			"%s has set a password already: they sign in with it, and change it on their account page.", u.Email)
-	}
+	// A user with a password gets one too: it is how an owner lets a
+	// member who forgot theirs back in (the link sets a new password and
+	// ends their sessions); the old password works until then.
 	if _, err := s.Store.DeleteSignInTokens(ctx, u.ID); err != nil {
 		return nil, nil, err
 	}

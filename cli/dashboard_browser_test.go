@@ -125,16 +125,17 @@ func TestDashboardBrowser(t *testing.T) {
 	if !tab.Open(link[1]) {
 		return
 	}
-	if !submit("set the password", byLabel("New password", pw)+byLabel("Confirm password", pw), "Set password and sign in", "/dashboard/keys") {
+	if !submit("set the password", byLabel("New password", pw)+byLabel("Confirm password", pw), "Set password and sign in", "/dashboard/projects") {
 		return
 	}
 	if !submit("sign out", "", "Sign out", "/dashboard/signin") {
 		return
 	}
 	shoot("signin")
-	if !submit("sign in", byLabel("Email", "Ada@Acme.test")+byLabel("Password", pw), "Sign in", "/dashboard/keys") {
+	if !submit("sign in", byLabel("Email", "Ada@Acme.test")+byLabel("Password", pw), "Sign in", "/dashboard/projects") {
 		return
 	}
+	tab.Open(srv.url + "/dashboard/keys")
 	if got := copied("copy the project id", `button[data-copy="`+prj+`"]`); clipboard && got != prj {
 		t.Errorf("the clipboard holds %q, want the project id %s", got, prj)
 	}

@@ -31,7 +31,7 @@ func TestSignIn(t *testing.T) {
 			t.Errorf("sign in as %s with a wrong password or email: %d, want 401 with the vague error", tc.email, s)
 		}
 	}
-	if s := b.signIn("OWNER@acme.test", ownerPW); s != http.StatusSeeOther || b.last.Header.Get("Location") != "/dashboard/keys" {
+	if s := b.signIn("OWNER@acme.test", ownerPW); s != http.StatusSeeOther || b.last.Header.Get("Location") != "/dashboard/projects" {
 		t.Fatalf("sign in: %d to %q, want 303 to keys\n%s", s, b.last.Header.Get("Location"), b.body)
 	}
 	c := b.cookies[sessionCookie]

@@ -526,3 +526,45 @@ func TestOIDCSecretNotLogged(t *testing.T) {
 		t.Error("the page shows the client secret")
 	}
 }
+
+// TestOIDCCallbacksRateLimited: callbacks spend the client address's
+// sign-in attempts (docs/operations.md, "Single sign-on"), the refused
+// sign-ins too, shared with the password form; past SignInsPerMinute the
+// next is refused with 429 before the code is exchanged, while another
+// address still signs in. (Callbacks refused for their state, or that
+// carry the provider's error=, end before the limiter: only those of a
+// live flow are counted here.)
+func TestOIDCCallbacksRateLimited(t *testing.T) {
+	p := newOIDCTestProvider(t)
+	e := oidcEnv(t, p, Config{})
+	const addr = "192.0.2.50"
+	for i := range SignInsPerMinute - 1 {
+		email := oidcUserEmail
+		want := http.StatusSeeOther
+		if i%3 == 0 {
+			email, want = "stranger@acme.test", http.StatusForbidden
+		}
+		p.set(map[string]any{"email": email})
+		if s := e.browser(addr).oidcSignIn(t); s != want {
+			t.Fatalf("callback %d of %d from one address: %d, want %d", i+1, SignInsPerMinute, s, want)
+		}
+	}
+	p.set(map[string]any{"email": oidcUserEmail})
+	exchanged := p.tokenCount()
+	b := e.browser(addr)
+	b.oidcSignIn(t)
+	b.oidcRefused(t, "one callback too many", http.StatusTooManyRequests, tooManyAttempts)
+	if n := p.tokenCount(); n != exchanged {
+		t.Errorf("the refused callback's code was exchanged (%d tokens, want %d)", n, exchanged)
+	}
+	if s := b.signIn(e.owner.Email, ownerPW); s != http.StatusTooManyRequests {
+		t.Errorf("the password form from the same address: %d, want 429 (one budget)", s)
+	}
+	if other := e.browser("192.0.2.51"); other.oidcSignIn(t) != http.StatusSeeOther {
+		t.Errorf("another address: %d, want 303\n%s", other.last.StatusCode, other.body)
+	}
+	e.advance(time.Minute)
+	if s := e.browser(addr).oidcSignIn(t); s != http.StatusSeeOther {
+		t.Errorf("a minute later, the same address: %d, want 303", s)
+	}
+}

@@ -73,6 +73,10 @@ func (h *Handler) orgResend(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s := sessionOf(r)
+	if r.PathValue("id") == s.user.ID {
+		h.orgRender(w, r, http.StatusConflict, "You change your own password on your account page, with your current one.", "", orgInviteForm{Role: lectern.RoleMember})
+		return
+	}
 	u, link, err := ops.ResendInvitation(r.Context(), s.user.OrgID, r.PathValue("id"), h.publicURL(r))
 	if lectern.ErrorCode(err) == lectern.ECONFLICT {
 		h.orgRender(w, r, http.StatusConflict, lectern.ErrorMessage(err), "", orgInviteForm{Role: lectern.RoleMember})

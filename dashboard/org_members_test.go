@@ -125,8 +125,13 @@ func TestOrgResend(t *testing.T) {
 	resend := func(b *browser, id, tok string) int {
 		return b.do("POST", "/dashboard/org/members/"+id+"/invitation", url.Values{"csrf": {tok}})
 	}
-	if s := resend(b, e.member.ID, tok); s != http.StatusConflict || !b.has("has set a password already") {
-		t.Errorf("a new link for a user with a password: %d, want 409 saying so", s)
+	// A member who forgot their password gets a link too; an owner's
+	// own password is changed on the account page.
+	if s := resend(b, e.member.ID, tok); s != http.StatusOK || !b.has("/dashboard/welcome?token=lsi_") || !b.has("Their current password keeps working") {
+		t.Errorf("a new link for a user with a password: %d, want the link and what it does", s)
+	}
+	if s := resend(b, e.owner.ID, tok); s != http.StatusConflict || !b.has("your account page") {
+		t.Errorf("a new link for oneself: %d, want 409 pointing at the account page", s)
 	}
 	for _, id := range []string{stranger.ID, "usr_01m8bg0dy6vc635tqq4mgns177"} {
 		if s := resend(b, id, tok); s != http.StatusNotFound {

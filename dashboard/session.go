@@ -201,7 +201,7 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 		h.internal(w, r, "create session", err)
 		return
 	}
-	http.Redirect(w, r, Prefix+"keys", http.StatusSeeOther)
+	http.Redirect(w, r, Prefix+"projects", http.StatusSeeOther)
 }
 
 func (h *Handler) dummyHash() string {
@@ -271,5 +271,5 @@ func (h *Handler) welcome(w http.ResponseWriter, r *http.Request) {
 		h.internal(w, r, "set password", err)
 		return
 	}
-	http.Redirect(w, r, Prefix+"keys", http.StatusSeeOther)
+	http.Redirect(w, r, Prefix+"projects", http.StatusSeeOther)
 }

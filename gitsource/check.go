@@ -30,7 +30,7 @@ func CheckRemote(repoURL string) error {
 	}
 	if s := strings.ToLower(scheme); !ok || s != "http" && s != "https" {
 		return lectern.Errorf(lectern.EINVALID,
-			"repository %s is not an https:// or http:// URL: give one (a repository on the server's disk is the operator's to set, with lectern admin project update --repo)", display)
+			"repository %s is not an https:// or http:// URL: give one (a repository on the server's disk is the operator's to set: lectern admin project create --repo PATH, or lectern admin project update --repo PATH for an existing project)", display)
 	}
 	// An http(s) address is parsed as such, never as a path.
 	src, err := parseHTTP(repoURL, display)
