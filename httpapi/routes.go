@@ -2,14 +2,16 @@
 // spec under /v1 (plus the update-status extension, and the projects, their
 // history and the export jobs' list: projects.go; cancel and promote:
 // cancel.go; webhooks: webhooks.go; the assistant: assistant.go; the
-// analytics reports: analytics.go), health, readiness,
-// metrics and the OpenAPI document, with API-key authentication, rate
-// limits (per client address before authentication, per key and per
-// organization after it), Idempotency-Key replay, and RFC 9457 problem
-// responses.
+// analytics reports: analytics.go), health, readiness, metrics, the
+// OpenAPI document and the server's own root page (root.go), with API-key
+// authentication, rate limits (per client address before authentication,
+// per key and per organization after it), Idempotency-Key replay, and RFC
+// 9457 problem responses.
 // Requests whose Host is a project's domain are handed to the live-site
 // server instead, unless the Host is one of the server's own hosts
-// (Config.ServerHosts): there the API always answers.
+// (Config.ServerHosts): there the API always answers. A request for any
+// other host that no API route takes is told that no site is published
+// for that host (root.go).
 package httpapi
 
 import (
@@ -74,6 +76,9 @@ type Config struct {
 	// WebhookAllowPrivate lets webhooks target loopback, private and
 	// link-local addresses (serve --webhook-allow-private).
 	WebhookAllowPrivate bool
+	// Version is Lectern's, shown by the server's root page (GET / on its
+	// own hosts); empty: the binary's module version, or "dev".
+	Version string
 }
 
 // Notifier is told when a job was queued, so a worker can start at once.
@@ -84,6 +89,9 @@ type SiteServer interface {
 	http.Handler
 	// Serves reports whether host (a Host header) is a project's domain.
 	Serves(ctx context.Context, host string) bool
+	// LookupFailed reports whether Serves said false for host because
+	// the lookup failed, not because no project has the domain.
+	LookupFailed(host string) bool
 }
 
 // Handler is the HTTP handler of the API and the live sites.
@@ -132,6 +140,9 @@ func NewHandler(log *slog.Logger, st store.Store, jobs Notifier, links blobstore
 		cfg.OrgLimiter = NewMemoryLimiter(cfg.OrgRateLimit)
 	}
 	cfg.ClientRateLimit = cfg.ClientRateLimit.withDefaults()
+	if cfg.Version == "" {
+		cfg.Version = buildVersion()
+	}
 	a := &api{log: log, store: st, jobs: jobs, links: links, download: download, sites: sites, cfg: cfg,
 		metrics: newHTTPMetrics(reg), gatherer: gatherer, limiter: cfg.Limiter, orgLimiter: cfg.OrgLimiter,
 		clientLimiter: NewMemoryLimiter(cfg.ClientRateLimit), mux: http.NewServeMux()}
@@ -212,9 +223,9 @@ func (a *api) routes() {
 	if a.download != nil {
 		a.mux.Handle(blobstore.LinkPath, a.instrument(blobstore.LinkPath, a.download))
 	}
-	a.mux.Handle("/", a.instrument("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, a.log, lectern.Errorf(lectern.ENOTFOUND, "No API route matches %s %s.", r.Method, r.URL.Path))
-	})))
+	// What no route takes: the server's root page, "no site is published
+	// for this host", or "no API route matches" (root.go).
+	a.mux.Handle("/", a.instrument("/", http.HandlerFunc(a.fallback)))
 }
 
 func (a *api) handle(pattern string, methods map[string]http.Handler) {

@@ -214,6 +214,17 @@ func (s *Server) Serves(ctx context.Context, host string) bool {
 	return e.found
 }
 
+// LookupFailed reports whether Serves said false for host because its
+// last lookup failed (the store could not answer) and no earlier answer
+// stood in, rather than because no project has the domain: the API then
+// answers "try again", not "no site is published for this host".
+func (s *Server) LookupFailed(host string) bool {
+	s.lastMu.RLock()
+	l := s.last[lectern.HostName(host)]
+	s.lastMu.RUnlock()
+	return !l.failedAt.IsZero() && !l.good.found
+}
+
 // ServeHTTP serves a file of the host's live deployment, or its 404 page.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// /mcp takes POST (stateless Streamable HTTP); a GET of it is the

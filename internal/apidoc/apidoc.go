@@ -1,7 +1,8 @@
 // Package apidoc writes the API reference (docs/api.md) from the OpenAPI
 // document (httpapi/openapi.json), so that the two cannot disagree: every
-// operation with its parameters, body, responses, error codes and a curl
-// example, then every schema with its fields. Its test fails when
+// operation with its parameters, body, responses, error codes, the methods
+// its path takes (any other answers 405) and a curl example, then every
+// schema with its fields. Its test fails when
 // docs/api.md is not what the current document generates; `go test
 // ./internal/apidoc -update` rewrites it.
 package apidoc
@@ -245,14 +246,14 @@ func Markdown(spec []byte) ([]byte, error) {
 
 	b.WriteString("## Operations\n\n| operation | request | success |\n|---|---|---|\n")
 	type op struct {
-		method, path string
-		v            map[string]any
+		method, path, allow string
+		v                   map[string]any
 	}
 	var ops []op
 	for _, p := range pathNames {
 		for _, m := range methods {
 			if v := obj(obj(paths[p])[m]); v != nil {
-				ops = append(ops, op{m, p, v})
+				ops = append(ops, op{m, p, Allow(obj(paths[p])), v})
 			}
 		}
 	}
@@ -269,7 +270,7 @@ func Markdown(spec []byte) ([]byte, error) {
 	b.WriteString("\n")
 
 	for _, o := range ops {
-		d.operation(&b, base, o.method, o.path, o.v)
+		d.operation(&b, base, o.method, o.path, o.allow, o.v)
 	}
 
 	b.WriteString("## Schemas\n\n")
@@ -290,8 +291,25 @@ func Markdown(spec []byte) ([]byte, error) {
 	return []byte(strings.TrimRight(b.String(), "\n") + "\n"), nil
 }
 
+// Allow is the Allow header of the 405 that a path of the document
+// answers to a method it does not take: its methods, and HEAD with GET,
+// in name order, as the server sends it.
+func Allow(pathItem map[string]any) string {
+	var allow []string
+	for _, m := range methods {
+		if obj(pathItem[m]) != nil {
+			allow = append(allow, strings.ToUpper(m))
+			if m == "get" {
+				allow = append(allow, "HEAD")
+			}
+		}
+	}
+	sort.Strings(allow)
+	return strings.Join(allow, ", ")
+}
+
 // operation writes one operation's section.
-func (d *doc) operation(b *strings.Builder, base, method, path string, v map[string]any) {
+func (d *doc) operation(b *strings.Builder, base, method, path, allow string, v map[string]any) {
 	id := str(v["operationId"])
 	fmt.Fprintf(b, "<a id=\"%s\"></a>\n## %s\n\n`%s %s%s` (`%s`)\n\n", strings.ToLower(id), str(v["summary"]),
 		strings.ToUpper(method), base, path, id)
@@ -361,6 +379,9 @@ func (d *doc) operation(b *strings.Builder, base, method, path string, v map[str
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", s, bodyType, oneLine(str(r["description"])), strings.Join(codes, ", "))
 	}
+	// Not a response of this operation but of the path: the one error a
+	// request can meet that no operation's responses can hold.
+	fmt.Fprintf(b, "\nAny other method on `%s%s` answers 405 `method_not_allowed`, with `Allow: %s`.\n", base, path, allow)
 	b.WriteString("\n**Example**\n\n```sh\ncurl -s")
 	if method != "get" {
 		b.WriteString(" -X " + strings.ToUpper(method))
