@@ -538,7 +538,7 @@ func TestOIDCCallbacksRateLimited(t *testing.T) {
 	p := newOIDCTestProvider(t)
 	e := oidcEnv(t, p, Config{})
 	const addr = "192.0.2.50"
-	for i := range SignInsPerMinute - 1 {
+	for i := range SignInsPerMinute {
 		email := oidcUserEmail
 		want := http.StatusSeeOther
 		if i%3 == 0 {

@@ -51,6 +51,7 @@ func secMissing() secRecords {
 		domain: "docs.missing.test"}
 }
 
+// secOtherRecords makes a record of each kind in the other organization.
 func secOtherRecords(t *testing.T, e *env, key *secrets.Key) secRecords {
 	t.Helper()
 	ctx := context.Background()
@@ -209,7 +210,8 @@ func secRoutes(t *testing.T, e *env) []string {
 // page (GET) or 403 (POST); signed in, a POST without the CSRF token is
 // refused with 403, and every route naming a record, in its path, query
 // or form, answers 404 for the other organization's, changing nothing,
-// exactly as for a missing one.
+// exactly as for a missing one (a form's preselection and a list's
+// cursor: the page a missing one gets).
 func TestEveryRouteGuarded(t *testing.T) {
 	key, err := secrets.Parse(secrets.Generate())
 	if err != nil {
