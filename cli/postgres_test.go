@@ -15,7 +15,7 @@ import (
 )
 
 // version is how migrate reports the schema version.
-var version = regexp.MustCompile(`is at schema version [1-9][0-9]*\n$`)
+var version = regexp.MustCompile(`schema version [1-9][0-9]*\n$`)
 
 // TestMigrateCommand: lectern migrate applies the migrations and prints the
 // schema version, on the embedded default and on PostgreSQL; running it
@@ -27,8 +27,8 @@ func TestMigrateCommand(t *testing.T) {
 	if !strings.Contains(out, "sqlite://"+filepath.Join(data, "lectern.db")) || !version.MatchString(out) {
 		t.Errorf("migrate on the default store printed %q", out)
 	}
-	if again := lectern(t, "migrate", "--data-dir", data); again != out {
-		t.Errorf("second migrate printed %q, want %q", again, out)
+	if again := lectern(t, "migrate", "--data-dir", data); !strings.Contains(again, ": nothing to apply: already at schema version ") {
+		t.Errorf("second migrate printed %q, want that it had nothing to apply", again)
 	}
 
 	dsn := pgtest.URL(t)
@@ -47,7 +47,7 @@ func TestMigrateCommand(t *testing.T) {
 	if err := cli.Run(context.Background(), []string{"migrate"}, env, strings.NewReader(""), &stdout, io.Discard); err != nil {
 		t.Fatalf("migrate with LECTERN_DATABASE_URL: %v", err)
 	}
-	if got := stdout.String(); !strings.HasPrefix(got, "database postgresql://") || !strings.HasSuffix(got, out[strings.Index(out, " is at "):]) {
+	if got := stdout.String(); !strings.HasPrefix(got, "database postgresql://") || !strings.Contains(got, ": nothing to apply: already at schema version ") {
 		t.Errorf("migrate with LECTERN_DATABASE_URL printed %q", stdout.String())
 	}
 }

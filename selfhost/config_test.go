@@ -289,7 +289,7 @@ func TestRedactLink(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
 		link:                                 "https://bundles.acme.test/_lectern/download/exports/exp_1/docs.tar.gz?***",
-		"https://u:pw@h/b.tar.gz":            "https://%2A%2A%2A@h/b.tar.gz",
+		"https://u:pw@h/b.tar.gz":            "https://u:***@h/b.tar.gz",
 		"https://h/b.tar.gz#frag":            "https://h/b.tar.gz",
 		"http://h/b.tar.gz":                  "http://h/b.tar.gz",
 		"https://h/b.tar.gz?X-Amz-Signature": "https://h/b.tar.gz?***",

@@ -12,16 +12,19 @@ import (
 // hides user info, and the whole query string, which holds the signature of
 // a presigned link, becomes "***".
 func RedactLink(link string) string {
-	r := lectern.RedactURL(link)
-	u, err := url.Parse(r)
+	// The query and fragment go first, then the URL is redacted: parsing
+	// RedactURL's answer again would write its *** as %2A%2A%2A.
+	u, err := url.Parse(link)
 	if err != nil {
-		return r
+		return lectern.RedactURL(link)
 	}
-	if u.RawQuery != "" || u.ForceQuery {
-		u.RawQuery, u.ForceQuery = "***", false
+	hadQuery := u.RawQuery != "" || u.ForceQuery
+	u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = "", false, "", ""
+	r := lectern.RedactURL(u.String())
+	if hadQuery {
+		r += "?***"
 	}
-	u.Fragment, u.RawFragment = "", ""
-	return u.String()
+	return r
 }
 
 // LinkExpiry returns when a presigned bundle link expires, read from its

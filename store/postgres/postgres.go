@@ -26,6 +26,7 @@ import (
 	"net"
 	"net/url"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -52,6 +53,9 @@ var migrations embed.FS
 type Store struct {
 	pool      *pgxpool.Pool
 	closeOnce sync.Once
+	// applied lists the migrations Open applied, for lectern migrate to
+	// say what it did.
+	applied []int
 }
 
 // Open connects to the database at dsn (a postgres:// or postgresql:// URL;
@@ -88,7 +92,9 @@ func poolConfig(dsn string) (*pgxpool.Config, error) {
 	const form = "postgres://[user[:password]@]host[:port]/database[?options]"
 	u, err := url.Parse(dsn)
 	if err != nil {
-		return nil, errors.New("postgres: invalid URL: the database URL must be " + form)
+		// The parse error quotes the URL: say what usually causes it instead.
+		return nil, errors.New("postgres: invalid URL: the database URL must be " + form +
+			", with any of : / ? # @ [ ] % in the user name or password percent-encoded (/ as %2F, @ as %40)")
 	}
 	if u.Scheme != "postgres" && u.Scheme != "postgresql" {
 		return nil, errors.New("postgres: the database URL must be " + form)
@@ -193,6 +199,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		ran := false
 		err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 			var done bool
 			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`, v).Scan(&done); err != nil {
@@ -206,14 +213,23 @@ func (s *Store) migrate(ctx context.Context) error {
 				return fmt.Errorf("apply migration %s: %w", base, err)
 			}
 			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, v)
+			ran = err == nil
 			return err
 		})
 		if err != nil {
 			return wrap(err)
 		}
+		if ran {
+			s.applied = append(s.applied, v)
+		}
 	}
 	return nil
 }
+
+// MigrationsApplied returns the versions of the migrations Open applied,
+// in order: none when the database was up to date, or when another
+// process applied them first.
+func (s *Store) MigrationsApplied() []int { return slices.Clone(s.applied) }
 
 // SchemaVersion returns the newest migration applied to the database.
 func (s *Store) SchemaVersion(ctx context.Context) (int, error) {

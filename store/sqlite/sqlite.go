@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -38,6 +39,9 @@ type Store struct {
 	keyByHash, exportByID, updateByID, domainLive *sql.Stmt
 	closeOnce                                     sync.Once
 	closeErr                                      error
+	// applied lists the migrations Open applied, for lectern migrate to
+	// say what it did.
+	applied []int
 }
 
 // Open opens (creating if needed) the database file at path and applies any
@@ -117,6 +121,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		ran := false
 		err = s.tx(ctx, func(tx *sql.Tx) error {
 			var n int
 			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, v).Scan(&n); err != nil {
@@ -129,10 +134,14 @@ func (s *Store) migrate(ctx context.Context) error {
 				return fmt.Errorf("apply migration %s: %w", base, err)
 			}
 			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, v, ts(time.Now()))
+			ran = err == nil
 			return err
 		})
 		if err != nil {
 			return err
+		}
+		if ran {
+			s.applied = append(s.applied, v)
 		}
 	}
 	if applied < store.LatestMigration(names) {
@@ -262,6 +271,11 @@ func collect[T any](rows *sql.Rows, err error, scan func(interface{ Scan(...any)
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }
+
+// MigrationsApplied returns the versions of the migrations Open applied,
+// in order: none when the database was up to date, or when another
+// process applied them first.
+func (s *Store) MigrationsApplied() []int { return slices.Clone(s.applied) }
 
 // SchemaVersion returns the newest migration applied to the database.
 func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
