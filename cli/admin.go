@@ -189,7 +189,7 @@ func projectCmd(with withStore, e *env, keyOf func() (*secrets.Key, error)) *cob
 				return err
 			}
 			if err := st.CreateProject(ctx, p); err != nil {
-				return err
+				return domainOwner(ctx, st, "", p.Domains, err)
 			}
 			if pass != "" {
 				fmt.Fprintln(e.stderr, "warning: --repo holds a password or token, which the process list and your shell's history show: give it with --repo-token-file next time, and replace the token if others can see them")

@@ -94,9 +94,10 @@ The live deployment stays until the next update builds from the new settings.`}
 			if !changed {
 				return fmt.Errorf("nothing to change: give at least one of --name, --repo, --repo-token-file, --known-hosts, --branch, --docs-root, --domain, --deployment-type, --custom-scripts")
 			}
-			p, err = st.UpdateProject(ctx, p.ID, ch)
+			id := p.ID
+			p, err = st.UpdateProject(ctx, id, ch)
 			if err != nil {
-				return err
+				return domainOwner(ctx, st, id, ch.Domains, err)
 			}
 			hideRepoCredentials(p)
 			return out.result(p, fmt.Sprintf("Updated project %q: serving %s from branch %s of %s.",
@@ -257,4 +258,20 @@ lectern admin project delete).`}
 	}
 	del.Flags().BoolVar(&force, "force", false, "delete the organization's projects too")
 	return []*cobra.Command{rename, del}
+}
+
+// domainOwner turns the store's ECONFLICT of a taken domain into an error
+// naming the project (and organization) that holds it, for the operator,
+// who may see every organization's.
+func domainOwner(ctx context.Context, st store.Store, self string, domains []string, err error) error {
+	if lectern.ErrorCode(err) != lectern.ECONFLICT {
+		return err
+	}
+	for _, d := range domains {
+		if p, gerr := st.GetProjectByDomain(ctx, d); gerr == nil && p.ID != self {
+			return lectern.Errorf(lectern.ECONFLICT, "domain %q already belongs to project %q (%s) of organization %s: remove it there first (lectern admin project update %s --domain ...), or choose another",
+				d, p.Name, p.ID, p.OrgID, p.ID)
+		}
+	}
+	return err
 }
