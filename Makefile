@@ -1,5 +1,7 @@
 # Lectern: common tasks. `make run` starts the server on the embedded
-# default; `make test` runs every test.
+# default; `make test` runs the tests (the S3 ones only with TEST_S3_URL set,
+# the PostgreSQL ones on TEST_DATABASE_URL or a local server: .ci/run sets
+# both up); `make install` puts the lectern command on PATH.
 GO ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -9,7 +11,7 @@ LDFLAGS := -s -w -X lectern.dev/lectern/cli.Version=$(VERSION) -X lectern.dev/le
 # Release targets: every OS/architecture pair a release ships.
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 
-.PHONY: run test build cross dist bench fuzz
+.PHONY: run test build install cross dist bench fuzz
 
 run:
 	$(GO) run ./cmd/lectern serve
@@ -17,8 +19,15 @@ run:
 test:
 	$(GO) test -count=1 -timeout 15m ./...
 
+# build writes ./lectern, for this machine, with its version stamped.
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o lectern ./cmd/lectern
+
+# install builds as build does into $(go env GOBIN), or $(go env GOPATH)/bin,
+# which must be on PATH.
+install:
+	CGO_ENABLED=0 $(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/lectern
+	@echo "installed $$(gobin=$$($(GO) env GOBIN); echo $${gobin:-$$($(GO) env GOPATH)/bin})/lectern"
 
 # cross checks that every release platform builds (CI runs it). Without the
 # release flags, so that the host platform reuses the tests' build cache.

@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -47,7 +49,7 @@ func demo(ctx context.Context, st store.Store, dataDir, base string, out io.Writ
 	if len(orgs) > 0 {
 		if p, err := st.GetProjectByDomain(ctx, demoDomain); err == nil {
 			fmt.Fprintf(out, "\nThe demo is already set up (project %s); its API key is in %s.\n", p.ID, keyPath)
-			printDemo(out, base, p.ID, "$(cat "+keyPath+")")
+			printDemo(out, base, p.ID, `"$(cat `+shellQuote(absPath(keyPath))+`)"`, dataDir)
 			return nil
 		}
 		fmt.Fprintln(out, "\n--demo seeds an empty store only; this one already has organizations. Use another --data-dir for the demo.")
@@ -84,30 +86,163 @@ func demo(ctx context.Context, st store.Store, dataDir, base string, out io.Writ
 	}
 	fmt.Fprintf(out, "\nThe Lectern demo is ready. Organization %s (enterprise), project %s.\n", org.ID, p.ID)
 	fmt.Fprintf(out, "Its API key, shown once here, is also in %s:\n\n    %s\n", keyPath, secret)
-	printDemo(out, base, p.ID, secret)
+	printDemo(out, base, p.ID, shellQuote(secret), dataDir)
 	return nil
 }
 
-// printDemo prints the live site's URL and commands to paste.
-func printDemo(out io.Writer, base, projectID, key string) {
+// printDemo prints the live site's URL and commands to paste: they export
+// every variable the demo's pages use in their commands (PROJECT_ID and
+// the API's; TestServeDemoCommandsWork checks), and run this program as the
+// user can run it again (lecternCommand). key is the API key as a shell
+// word: the key itself, or a command substitution reading its file.
+func printDemo(out io.Writer, base, projectID, key, dataDir string) {
 	site := base
 	if u, err := urlWithHost(base, demoDomain); err == nil {
 		site = u
+	}
+	lectern, where := lecternCommand()
+	if where != "" {
+		// go run builds from the source folder it is run in, so its
+		// commands work there only.
+		where = "Run them in " + where + ": " + lectern + " builds Lectern from the source there.\n"
 	}
 	fmt.Fprintf(out, `
 Live site:  %s/
             (or: curl -H 'Host: %s' %s/)
 
-Try the API:
-    export LECTERN_API_URL=%s LECTERN_API_KEY=%s
-    curl -s -X POST -H "Authorization: Bearer $LECTERN_API_KEY" $LECTERN_API_URL/v1/project/update/%s
-    lectern update %s --wait
-    lectern export --domain %s --wait --out docs.tar.gz
+Try the API: paste these lines into a shell; they set the variables the demo's pages use.
+%s
+    export LECTERN_API_URL=%s
+    export LECTERN_API_KEY=%s
+    export PROJECT_ID=%s
+    curl -s -X POST -H "Authorization: Bearer $LECTERN_API_KEY" "$LECTERN_API_URL/v1/project/update/$PROJECT_ID"; echo
+    %s update "$PROJECT_ID" --wait
+    %s export --domain %s --wait --out docs.tar.gz
 
-The site's source is a git repository in the data folder (demo-docs): commit a change and run
-lectern update again to see it go live.
+The site's source is the git repository %s: commit a change there and
+run the update line again to see it go live.
 
-`, site, demoDomain, base, base, key, projectID, projectID, demoDomain)
+`, site, demoDomain, base, where, shellQuote(base), key, shellQuote(projectID), lectern, lectern, demoDomain,
+		absPath(filepath.Join(dataDir, "demo-docs")))
+}
+
+// lecternCommand returns how a shell runs this program again: "lectern"
+// when that finds this very binary on PATH, else the binary's own path;
+// but for a binary that the go command built for one run (go run), which
+// is deleted or unreachable once it ends, the go run command that builds
+// it again, and the folder that command must run in.
+func lecternCommand() (cmd, where string) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "lectern", ""
+	}
+	if p, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = p
+	}
+	if goRunBinary(exe) {
+		return goRunCommand()
+	}
+	if p, err := exec.LookPath("lectern"); err == nil {
+		a, errA := os.Stat(p)
+		b, errB := os.Stat(exe)
+		if errA == nil && errB == nil && os.SameFile(a, b) {
+			return "lectern", ""
+		}
+	}
+	return shellQuote(exe), ""
+}
+
+var (
+	// goWorkDir is the go command's temporary work folder
+	// ($GOTMPDIR/go-build1234567), where go run builds its binary
+	// (b001/exe/lectern) and which it removes when the program ends.
+	goWorkDir = regexp.MustCompile(`^go-build[0-9]+$`)
+	// goCacheExe is the build cache's folder of one cached executable
+	// (GOCACHE/ab/ab12...ef-d/lectern), where go run keeps its binary
+	// since Go 1.24.
+	goCacheExe = regexp.MustCompile(`^[0-9a-f]{64}-d$`)
+)
+
+// goRunBinary reports whether exe is a binary the go command built for one
+// run: under its temporary work folder, or among the build cache's
+// executables.
+func goRunBinary(exe string) bool {
+	dir := filepath.Dir(exe)
+	if name := filepath.Base(dir); goCacheExe.MatchString(name) && filepath.Base(filepath.Dir(dir)) == name[:2] {
+		return true
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if goWorkDir.MatchString(filepath.Base(d)) {
+			return true
+		}
+		if filepath.Dir(d) == d {
+			return false
+		}
+	}
+}
+
+// goRunCommand returns the go run command that builds and runs the lectern
+// command again, and the folder it works in: the current folder, naming
+// cmd/lectern relative to it when it is inside Lectern's module; else the
+// module at this binary's version when it has one; else ./cmd/lectern as
+// run from the module's folder.
+func goRunCommand() (cmd, where string) {
+	module, version := "lectern.dev/lectern", ""
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Path != "" {
+		module, version = bi.Main.Path, bi.Main.Version
+	}
+	if cwd, err := os.Getwd(); err == nil {
+		if root := moduleRoot(cwd, module); root != "" {
+			if rel, err := filepath.Rel(cwd, filepath.Join(root, "cmd", "lectern")); err == nil {
+				rel = filepath.ToSlash(rel)
+				if rel != "." && !strings.HasPrefix(rel, "../") {
+					rel = "./" + rel
+				}
+				return "go run " + shellQuote(rel), cwd
+			}
+		}
+	}
+	if version != "" && version != "(devel)" {
+		return "go run " + shellQuote(module+"/cmd/lectern@"+version), ""
+	}
+	return "go run ./cmd/lectern", "Lectern's source folder"
+}
+
+// moduleRoot returns the folder at or above dir whose go.mod declares
+// module, or "".
+func moduleRoot(dir, module string) string {
+	for {
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
+			for line := range strings.Lines(string(data)) {
+				if f := strings.Fields(line); len(f) >= 2 && f[0] == "module" && strings.Trim(f[1], `"`) == module {
+					return dir
+				}
+			}
+			return "" // the folder of another module: not Lectern's source
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// shellQuote returns s as one word of a POSIX shell: as is when it holds
+// only characters no shell treats specially, else in single quotes.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// absPath returns the absolute form of path, or path when it has none.
+func absPath(path string) string {
+	if a, err := filepath.Abs(path); err == nil {
+		return a
+	}
+	return path
 }
 
 // loopbackURL is the http URL of a listening address, with the loopback

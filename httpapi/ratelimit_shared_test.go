@@ -17,7 +17,7 @@ import (
 )
 
 // sharedStores returns the stores a shared limiter runs on in these tests:
-// SQLite always, PostgreSQL when TEST_DATABASE_URL is set (or in CI).
+// SQLite always, PostgreSQL when TEST_DATABASE_URL is set or a local server answers (always in CI).
 func sharedStores(t *testing.T) map[string]func(t *testing.T) store.Store {
 	return map[string]func(t *testing.T) store.Store{
 		"sqlite": func(t *testing.T) store.Store {
