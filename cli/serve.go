@@ -67,6 +67,7 @@ type serveFlags struct {
 	assistant       assistantFlags
 	analytics       analyticsFlags
 	oidc            oidcFlags
+	tls             tlsFlags
 }
 
 func serveCmd(e *env) *cobra.Command {
@@ -94,7 +95,7 @@ by --config; the command line wins over the environment, which wins over the fil
 	f.builds.register(fs)
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on")
 	f.hostFlags.register(fs, "URL clients use to reach this server, for download links (default http://ADDR); its host is the server's own")
-	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve /metrics on this address only, not on --addr (default: /metrics on --addr)")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve /metrics on this address only, not on --addr, and /tls-allowed for a proxy's on-demand certificates: keep it to your network (default: /metrics on --addr)")
 	fs.StringVar(&f.role, "role", "all", "what this process does: api, worker or all")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
@@ -108,7 +109,7 @@ by --config; the command line wins over the environment, which wins over the fil
 	fs.IntVar(&f.orgRateBurst, "org-rate-burst", 0, "API requests per organization allowed in a burst (default 2 × --rate-burst)")
 	fs.Float64Var(&f.clientRateLimit, "client-rate-limit", 0, "API requests per second per client address, counted before the key is checked (default 5 × --rate-limit; 0 disables)")
 	fs.IntVar(&f.clientRateBurst, "client-rate-burst", 0, "API requests per client address allowed in a burst (default 5 × --rate-burst)")
-	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated addresses or networks (10.0.0.0/8) of reverse proxies whose X-Forwarded-For names the client for --client-rate-limit (default none)")
+	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated addresses or networks (10.0.0.0/8) of reverse proxies whose X-Forwarded-For names the client, for --client-rate-limit, sign-in throttling and analytics (default none)")
 	fs.IntVar(&f.exportsPerHour, "exports-per-hour", 10, "export starts per organization per hour (0 disables)")
 	fs.DurationVar(&f.retention, "retention", 30*24*time.Hour, "how long export jobs and their files, and webhook deliveries that ended, are kept")
 	fs.IntVar(&f.webhookWorkers, "webhook-workers", 4, "webhook deliveries sent at once by this process (apart from --workers, which build)")
@@ -121,6 +122,7 @@ by --config; the command line wins over the environment, which wins over the fil
 	f.assistant.register(fs)
 	f.analytics.register(fs)
 	f.oidc.register(fs)
+	f.tls.register(fs)
 	fs.BoolVar(&f.demo, "demo", false, "on an empty store: create a demo organization, project and API key, deploy an example site, and print how to use it")
 	fs.DurationVar(&f.renderPageDelay, "render-page-delay", 0, "slow exports down per page (for tests)")
 	fs.MarkHidden("render-page-delay")
@@ -165,8 +167,14 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	if f.demo && f.role != "all" {
 		return fmt.Errorf("--demo needs --role all: it deploys its example site through this process's API and workers")
 	}
+	if f.demo && f.tls.mode() != "off" {
+		return fmt.Errorf("--demo serves plain http on this machine: leave out --tls-cert and --tls-acme")
+	}
 	if f.publicURL == "" {
 		f.publicURL = "http://" + f.addr
+		if f.tls.mode() != "off" {
+			f.publicURL = "https://" + f.addr
+		}
 	}
 	if err := checkPublicURL(f.publicURL); err != nil {
 		return err
@@ -211,6 +219,17 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
+	certs, err := f.tls.check(f.publicURL, log)
+	if err != nil {
+		return err
+	}
+	// Listen before anything starts: a second serve on a busy port stops
+	// here, having started no worker and opened no data.
+	lns, err := f.bind()
+	if err != nil {
+		return err
+	}
+	defer lns.close()
 
 	st, err := f.openStore(ctx, log)
 	if err != nil {
@@ -311,20 +330,12 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	if api {
 		warnServerHostDomains(log, projects, hosts)
 	}
-	ln, err := net.Listen("tcp", f.addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", f.addr, err)
-	}
-	if f.metricsAddr != "" {
-		mln, err := net.Listen("tcp", f.metricsAddr)
-		if err != nil {
-			ln.Close()
-			return fmt.Errorf("--metrics-addr: listen on %s: %w", f.metricsAddr, err)
-		}
-		msrv := metricsServer(reg, log)
-		go msrv.Serve(mln)
+	policy := certPolicy(certNames(f.publicURL, f.addr, f.reservedHosts), hosts, st)
+	if lns.metrics != nil {
+		msrv := metricsServer(reg, log, certAllowedHandler(policy))
+		go msrv.Serve(lns.metrics)
 		defer msrv.Close()
-		log.Info("metrics listening", "addr", mln.Addr().String())
+		log.Info("metrics listening", "addr", lns.metrics.Addr().String())
 	}
 	// The dashboard answers /dashboard/ on the server's own hosts only;
 	// docs domains keep their own pages of that path.
@@ -338,11 +349,32 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 		root = dashboard.New(log, st, dashboard.Config{Hosts: hosts, Secure: strings.HasPrefix(f.publicURL, "https://"),
 			TrustedProxies: proxies, Actions: ops, PublicURL: f.publicURL, OIDC: oidcConfig}).Mount(handler)
 	}
+	tlsConfig, redirect := f.tls.config(certs, policy, f.dataDir, f.publicURL)
 	srv := &http.Server{Handler: root, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
-		IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
-	log.Info("lectern listening", "addr", ln.Addr().String(), "public_url", f.publicURL, "role", f.role,
+		IdleTimeout: 2 * time.Minute, ErrorLog: serverErrorLog(log), TLSConfig: tlsConfig}
+	serveErr := make(chan error, 2)
+	ln := lns.main
+	go func() {
+		if tlsConfig != nil {
+			serveErr <- srv.ServeTLS(ln, "", "")
+			return
+		}
+		serveErr <- srv.Serve(ln)
+	}()
+	if certs != nil {
+		hup, stopHUP := sighup()
+		wctx, stopWatch := context.WithCancel(ctx)
+		watched := make(chan struct{})
+		go func() { defer close(watched); certs.watch(wctx, f.tls.reloadEvery, hup) }()
+		defer func() { stopWatch(); stopHUP(); <-watched }()
+	}
+	if lns.redirect != nil {
+		rsrv := &http.Server{Handler: redirect, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, ErrorLog: serverErrorLog(log)}
+		go func() { serveErr <- fmt.Errorf("--tls-redirect-addr: %w", rsrv.Serve(lns.redirect)) }()
+		defer rsrv.Close()
+		log.Info("redirecting plain http to https", "addr", lns.redirect.Addr().String())
+	}
+	log.Info("lectern listening", "addr", ln.Addr().String(), "public_url", f.publicURL, "tls", f.tls.mode(), "role", f.role,
 		"database", f.databaseLabel(), "blobs", blobstore.Redact(blobURL), "data_dir", f.dataDir, "pid", os.Getpid())
 	if f.demo {
 		go func() {
@@ -392,10 +424,13 @@ func (f *serveFlags) scaleRateLimits(fs *pflag.FlagSet) {
 	scaleInt("client-rate-burst", &f.clientRateBurst, 5)
 }
 
-// metricsServer serves /metrics alone, for --metrics-addr.
-func metricsServer(reg *prometheus.Registry, log *slog.Logger) *http.Server {
+// metricsServer serves --metrics-addr, a listener for the operator's
+// network only: /metrics, and /tls-allowed, which a reverse proxy that
+// orders certificates on demand asks before it orders one.
+func metricsServer(reg *prometheus.Registry, log *slog.Logger, certAllowed http.Handler) *http.Server {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", httpapi.MetricsHandler(reg))
+	mux.Handle("GET /tls-allowed", certAllowed)
 	return &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 }
