@@ -326,7 +326,7 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 		OrgRateLimit: orgRL, OrgLimiter: f.rateLimiter(st, "org", orgRL, log),
 		ClientRateLimit: httpapi.RateLimit{Rate: f.clientRateLimit, Burst: f.clientRateBurst}, TrustedProxies: proxies,
 		ExportsPerHour: f.exportsPerHour, LogRequests: f.logRequests, ServerHosts: hosts, NoMetrics: f.metricsAddr != "",
-		Secrets: secretKey, WebhookAllowPrivate: f.webhookPrivate})
+		Secrets: secretKey, WebhookAllowPrivate: f.webhookPrivate, Version: Version})
 	if api {
 		warnServerHostDomains(log, projects, hosts)
 	}
