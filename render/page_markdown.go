@@ -80,10 +80,17 @@ func (s *site) writePageMarkdown(i int, r pageResult) error {
 		// Every page is rendered, in order: its entry of llms-full.txt
 		// now, rather than its Markdown kept until the end.
 		if s.inSitemap(s.order[i]) {
-			if s.llmsFullBuf.Len() > 0 {
-				s.llmsFullBuf.WriteByte('\n') // a blank line between entries
+			b := &s.llmsFullBuf
+			if need := len(r.md) + 1024; b.Cap()-b.Len() < need {
+				// Grow to what the pages so far project for the whole
+				// file: a few large allocations instead of doubling from
+				// small (tens of MB at 10,000 pages).
+				b.Grow(max(need, b.Len()*(len(s.order)-i)/(i+1)+b.Len()/8))
 			}
-			s.writeLLMsEntry(&s.llmsFullBuf, i, r.md)
+			if b.Len() > 0 {
+				b.WriteByte('\n') // a blank line between entries
+			}
+			s.writeLLMsEntry(b, i, r.md)
 		}
 	} else {
 		if s.mds == nil {
