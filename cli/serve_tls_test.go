@@ -85,7 +85,7 @@ func tlsClient(addr string, roots ...*x509.Certificate) *http.Client {
 	for _, c := range roots {
 		pool.AddCert(c)
 	}
-	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, DisableKeepAlives: true,
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, DisableKeepAlives: true, ForceAttemptHTTP2: true,
 		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
 			return (&net.Dialer{}).DialContext(ctx, network, addr)
 		}}
@@ -189,6 +189,7 @@ func TestServeTLSFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	var queued struct{ StatusID string }
+	queuedProto := resp.ProtoMajor
 	json.NewDecoder(resp.Body).Decode(&queued)
 	resp.Body.Close()
 	if resp.StatusCode != 202 || resp.TLS.PeerCertificates[0].SerialNumber.Int64() != 1 {
@@ -222,6 +223,10 @@ func TestServeTLSFiles(t *testing.T) {
 	}
 	if got := resp.TLS.PeerCertificates[0].SerialNumber.Int64(); got != 2 {
 		t.Errorf("docs.acme.test was shown certificate %d, want its own (2)", got)
+	}
+	// Over TLS, sites and the API speak HTTP/2 to a client that offers it.
+	if resp.ProtoMajor != 2 || queuedProto != 2 {
+		t.Errorf("over TLS the live site answered %s and the API HTTP/%d, want HTTP/2 for both", resp.Proto, queuedProto)
 	}
 
 	t.Log("the dashboard's cookies are Secure and __Host- over https")
