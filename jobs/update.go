@@ -165,8 +165,11 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	}
 	log.add("Rendered %d pages (%d files, %d warnings) in %s", res.Pages, res.Files, res.WarningCount(), time.Since(start).Round(time.Millisecond))
 
-	dep := &lectern.Deployment{ID: lectern.NewID(lectern.PrefixDeployment), ProjectID: p.ID, UpdateID: u.ID, Commit: commit, PageCount: res.Pages}
-	n, err := uploadDir(ctx, h.Bucket, outDir, func(name string) string { return blobstore.SiteKey(p.ID, dep.ID, name) })
+	// The deployment's time is set here, not by the store, so that the
+	// manifest carries the same one: live sites send it as Last-Modified.
+	dep := &lectern.Deployment{ID: lectern.NewID(lectern.PrefixDeployment), ProjectID: p.ID, UpdateID: u.ID, Commit: commit, PageCount: res.Pages,
+		CreatedAt: time.Now().UTC().Truncate(time.Second)}
+	n, err := publishSite(ctx, h.Bucket, outDir, filepath.Join(work, "compressed"), p.ID, dep.ID, dep.CreatedAt)
 	if err != nil {
 		return fmt.Errorf("publish site: %w", err)
 	}

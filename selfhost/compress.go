@@ -5,24 +5,20 @@ import (
 	"io"
 	"path"
 	"strconv"
-	"strings"
 
-	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/gzip"
+	"lectern.dev/lectern/internal/precompress"
 )
 
-// Content encodings a site serves, by preference.
+// Content encodings a site serves, by preference (package precompress).
 const (
-	encBrotli = iota
-	encGzip
-	numEncodings
+	encBrotli    = precompress.Brotli
+	encGzip      = precompress.Gzip
+	numEncodings = precompress.NumEncodings
 )
-
-var encodingNames = [numEncodings]string{encBrotli: "br", encGzip: "gzip"}
 
 // maxCompressSize bounds the files compressed on demand; larger ones are
 // sent as they are.
-const maxCompressSize = 8 << 20
+const maxCompressSize = precompress.MaxSize
 
 // variant is a compressed copy of a site file, in memory or in the
 // site's folder.
@@ -35,31 +31,9 @@ type variant struct {
 }
 
 // negotiate returns the preferred encoding the request accepts, or -1.
+// Copies are made on demand, so every encoding is offered.
 func negotiate(acceptEncoding string) int {
-	if acceptEncoding == "" {
-		return -1
-	}
-	var ok [numEncodings]bool
-	for part := range strings.SplitSeq(acceptEncoding, ",") {
-		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		name = strings.ToLower(strings.TrimSpace(name))
-		if q, found := strings.CutPrefix(strings.TrimSpace(params), "q="); found {
-			if v, err := strconv.ParseFloat(q, 64); err == nil && v == 0 {
-				continue
-			}
-		}
-		for i, n := range encodingNames {
-			if name == n {
-				ok[i] = true
-			}
-		}
-	}
-	for i := range ok {
-		if ok[i] {
-			return i
-		}
-	}
-	return -1
+	return precompress.Negotiate(acceptEncoding, precompress.All)
 }
 
 // variant returns f compressed with encoding enc, making it on first use,
@@ -87,30 +61,20 @@ func (s *Site) makeVariant(f *siteFile, enc int) *variant {
 		defer fh.Close()
 		src = fh
 	}
-	var buf bytes.Buffer
-	var zw io.WriteCloser
-	switch enc {
-	case encBrotli:
-		zw = brotli.NewWriterLevel(&buf, 6)
-	default:
-		zw, _ = gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	data, ok := precompress.Compress(enc, src, f.size)
+	if !ok {
+		return nil // not worth it, or unreadable
 	}
-	if _, err := io.Copy(zw, src); err != nil {
-		return nil
-	}
-	if zw.Close() != nil || int64(buf.Len()) > f.size*9/10 {
-		return nil // not worth it
-	}
-	v := &variant{etag: []string{strings.TrimSuffix(f.etag[0], `"`) + "-" + encodingNames[enc] + `"`}, encoding: []string{encodingNames[enc]}}
-	if f.data != nil && s.keep(int64(buf.Len())) {
-		v.data, v.length = buf.Bytes(), []string{strconv.Itoa(buf.Len())}
+	v := &variant{etag: []string{precompress.ETag(f.etag[0], enc)}, encoding: []string{precompress.Names[enc]}}
+	if f.data != nil && s.keep(int64(len(data))) {
+		v.data, v.length = data, []string{strconv.Itoa(len(data))}
 		return v
 	}
-	v.name = path.Join(encodingNames[enc], f.name)
+	v.name = path.Join(precompress.Names[enc], f.name)
 	if err := s.root.MkdirAll(path.Dir(v.name), 0o755); err != nil {
 		return nil
 	}
-	if err := s.root.WriteFile(v.name, buf.Bytes(), 0o644); err != nil {
+	if err := s.root.WriteFile(v.name, data, 0o644); err != nil {
 		return nil
 	}
 	return v

@@ -7,30 +7,25 @@
 // Every file is sent with the headers features.ServeHeaders gives: pages
 // with the site's Content-Security-Policy (PageCSP), other files of the
 // repository sandboxed, and its JavaScript as text/plain, so that nothing
-// of the repository runs script on the docs domain.
+// of the repository runs script on the docs domain. Text files are sent
+// compressed (brotli or gzip, by Accept-Encoding) from the copies the
+// update job made when it published the deployment, with ETags of their
+// content and the deployment's time as Last-Modified (files.go).
 package sites
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"sync"
-	"syscall"
 	"time"
 
 	"gocloud.dev/blob"
-	"gocloud.dev/gcerrors"
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/assistant"
 	"lectern.dev/lectern/beacon"
-	"lectern.dev/lectern/blobstore"
 	"lectern.dev/lectern/render/features"
 )
 
@@ -69,6 +64,8 @@ type Server struct {
 	mcp recent[http.Handler]
 	// analytics collects the cloud sites' events (analytics.go).
 	analytics analytics
+	// manifests are the deployments' manifests (files.go).
+	manifests manifests
 
 	// last holds, per host, the last successful lookup and when a lookup
 	// last failed. The good answer stands in while the store cannot
@@ -284,108 +281,6 @@ func unavailable(w http.ResponseWriter) {
 	w.Header().Set("Retry-After", "5")
 	w.Header().Set("Cache-Control", "no-store")
 	http.Error(w, "This documentation site is temporarily unavailable; try again in a few seconds.", http.StatusServiceUnavailable)
-}
-
-// serveFile serves one file of the deployment; false when it does not exist.
-func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, e hostEntry, name string, status int) bool {
-	key := blobstore.SiteKey(e.projectID, e.deploymentID, name)
-	rd, err := s.bucket.NewReader(r.Context(), key, nil)
-	if err != nil {
-		// A path below a file ("/index.html/x") is as missing as any other.
-		if gcerrors.Code(err) != gcerrors.NotFound && !errors.Is(err, syscall.ENOTDIR) {
-			// The object store is down or unreachable: say so, and when
-			// to come back, rather than blame the site.
-			s.log.Error("site file read failed", "key", key, "err", err)
-			unavailable(w)
-			return true
-		}
-		return false
-	}
-	defer rd.Close()
-	var content io.ReadSeeker = rd
-	pageCSP, known := "", false
-	if features.IsPage(name) {
-		pageCSP, known = s.policies.get(key)
-	}
-	if features.IsPage(name) && !known {
-		var ok bool
-		if content, pageCSP, ok = s.pagePolicy(r.Context(), e, key, rd); !ok {
-			unavailable(w)
-			return true
-		}
-	}
-	ctype, csp := features.ServeHeaders(name, blobstore.ContentType(name), pageCSP)
-	h := w.Header()
-	h.Set("Content-Type", ctype)
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Security-Policy", csp)
-	if status != http.StatusOK {
-		h.Set("Cache-Control", "no-store")
-		w.WriteHeader(status)
-		if r.Method != http.MethodHead {
-			if _, err := io.Copy(w, content); err != nil {
-				s.log.Debug("site write failed", "err", err)
-			}
-		}
-		return true
-	}
-	sum := sha256.Sum256([]byte(e.deploymentID + "/" + name))
-	h.Set("ETag", `"`+hex.EncodeToString(sum[:12])+`"`)
-	if features.Revalidated(name) {
-		// Pages, navigation files and the search index keep their names
-		// from one deployment to the next.
-		h.Set("Cache-Control", "no-cache")
-	} else {
-		h.Set("Cache-Control", "public, max-age=300")
-	}
-	http.ServeContent(w, r, "", rd.ModTime(), content)
-	return true
-}
-
-// pagePolicy returns the Content-Security-Policy of the page of blob key,
-// open in rd, and the content to serve. Only the pages of a deployment
-// with "Try it" forms are read whole, to find the API servers they call:
-// at most maxPageReads at once, each up to maxPage. ok is false when the
-// object store or the request failed.
-func (s *Server) pagePolicy(ctx context.Context, e hostEntry, key string, rd *blob.Reader) (content io.ReadSeeker, csp string, ok bool) {
-	has, known := s.playgrounds.get(e.deploymentID)
-	if !known {
-		_, err := s.bucket.Attributes(ctx, blobstore.SiteKey(e.projectID, e.deploymentID, features.PlaygroundJSFile))
-		switch {
-		case err == nil:
-			has = true
-		case gcerrors.Code(err) != gcerrors.NotFound:
-			s.log.Error("site file read failed", "key", key, "err", err)
-			return nil, "", false
-		}
-		s.playgrounds.put(e.deploymentID, has)
-	}
-	if !has {
-		return rd, s.plainPolicy(), true
-	}
-	select {
-	case s.pageReads <- struct{}{}:
-		defer func() { <-s.pageReads }()
-	case <-ctx.Done():
-		return nil, "", false
-	}
-	data, err := io.ReadAll(io.LimitReader(rd, maxPage+1))
-	if err != nil {
-		s.log.Error("site file read failed", "key", key, "err", err)
-		return nil, "", false
-	}
-	content = rd
-	if len(data) > maxPage {
-		data = nil // too large to look into: its forms reach the site only
-		if _, err := rd.Seek(0, io.SeekStart); err != nil {
-			return nil, "", false
-		}
-	} else {
-		content = bytes.NewReader(data)
-	}
-	csp = pageCSP(data, s.EmbedHosts)
-	s.policies.put(key, csp)
-	return content, csp, true
 }
 
 // maxPageReads is how many pages are read whole at once (pagePolicy): with

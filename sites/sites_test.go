@@ -202,14 +202,14 @@ func TestCacheHeaders(t *testing.T) {
 		"/":                   "no-cache",
 		"/guides/x":           "no-cache",
 		"/images/a.png":       "public, max-age=300",
-		"/_lectern/style.css": "public, max-age=300",
+		"/_lectern/style.css": "no-cache",
 		"/_lectern/nav/s.js":  "no-cache", // its name does not change with its content
 		// nor the search index's: a meta file kept from the last deployment
 		// would name chunks this one does not have.
 		"/_lectern/search/meta.js": "no-cache",
 		"/_lectern/search/f/0.js":  "no-cache",
 		// A chunk is named by its content.
-		"/_lectern/search/c/1x2y3z.js": "public, max-age=300",
+		"/_lectern/search/c/1x2y3z.js": "public, max-age=31536000, immutable",
 	} {
 		w := do(s.srv, "GET", "docs.example.com", path)
 		if w.Code != 200 {
@@ -626,7 +626,7 @@ func TestTraversalStaysInDeployment(t *testing.T) {
 		"/%2E%2E%2F%2E%2E%2Fx", "/..\\..\\etc\\passwd", "/./../x", "/...//../etc/passwd",
 		"/%2e%2e/%2e%2e/%2e%2e/%2e%2e/" + blobstore.SiteKey(other.ID, otherDep, "secret.html"),
 	}
-	prefix := blobstore.SitePrefix(p.ID, dep) + "site/"
+	prefix := blobstore.SitePrefix(p.ID, dep)
 	for _, path := range paths {
 		w := do(srv, "GET", "docs.example.com", path)
 		if strings.Contains(w.Body.String(), "POISON") {
