@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"lectern.dev/lectern"
@@ -169,16 +168,23 @@ func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
 		defer os.RemoveAll(tmp)
 		cacheDir = tmp
 	}
-	var bar *progressbar.ProgressBar
+	// On a terminal, a bar that fits its width (progress_width.go),
+	// redrawn at most every 100 ms and cleared when the build ends.
+	var bar *redraw
+	var drawn time.Time
 	progress := func(done, total int) {}
 	if onTerminal(e.stderr) {
+		bar = &redraw{w: e.stderr}
 		progress = func(done, total int) {
-			if bar == nil {
-				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(e.stderr), progressbar.OptionSetDescription("rendering"),
-					progressbar.OptionShowCount(), progressbar.OptionSetItsString("pages"), progressbar.OptionShowIts(),
-					progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
+			if now := time.Now(); done < total && now.Sub(drawn) < 100*time.Millisecond {
+				return
+			} else {
+				drawn = now
 			}
-			bar.Set(done)
+			width := termWidth(e.stderr)
+			if line, ok := barLine(width, "Rendering", "", float64(done)/float64(max(total, 1)), fmt.Sprintf("%d/%d pages", done, total), ""); ok {
+				bar.draw(line, width)
+			}
 		}
 	}
 	opts := render.Options{BasePath: f.basePath, Export: f.export, SiteURL: f.siteURL, Progress: progress,
@@ -186,8 +192,7 @@ func (f *buildFlags) run(ctx context.Context, e *env, source string) error {
 	build := func(dst render.Output) (*render.Result, error) {
 		res, err := render.Build(ctx, root.FS(), dst, opts)
 		if bar != nil {
-			bar.Finish()
-			bar = nil
+			bar.clear()
 		}
 		if res != nil {
 			for _, w := range res.Warnings {

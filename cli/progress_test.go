@@ -259,3 +259,17 @@ func TestFitLabel(t *testing.T) {
 		t.Errorf("figures too wide for a bar gave %q", line)
 	}
 }
+
+// A finished bar (lectern build's) is wiped, and the cursor left at the
+// start of its line; clearing nothing writes nothing.
+func TestBarClear(t *testing.T) {
+	var buf bytes.Buffer
+	r := redraw{w: &buf}
+	r.clear()
+	r.draw("Rendering [==>  ] 3/9 pages", 80)
+	r.clear()
+	r.clear()
+	if got, want := buf.String(), "\rRendering [==>  ] 3/9 pages\r"+strings.Repeat(" ", 27)+"\r"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}

@@ -162,3 +162,12 @@ func (r *redraw) end() {
 		r.shown = ""
 	}
 }
+
+// clear takes the bar off the screen, leaving the cursor at the start of
+// its line (a bar that has done its work: lectern build's).
+func (r *redraw) clear() {
+	if r.shown != "" {
+		fmt.Fprint(r.w, "\r"+strings.Repeat(" ", cols(r.shown))+"\r")
+		r.shown = ""
+	}
+}
