@@ -63,6 +63,7 @@ type serveFlags struct {
 	updatePageDelay time.Duration
 	keyCacheTTL     time.Duration
 	embedHosts      string
+	siteCacheSize   byteSizeFlag
 	demo            bool
 	assistant       assistantFlags
 	analytics       analyticsFlags
@@ -119,6 +120,8 @@ by --config; the command line wins over the environment, which wins over the fil
 	fs.DurationVar(&f.gitTimeout, "git-timeout", 5*time.Minute, "time limit for fetching a repository")
 	fs.DurationVar(&f.keyCacheTTL, "key-cache-ttl", readcache.DefaultKeyTTL, "how long the API trusts a looked-up API key; a revoked key stops working within this time (0 checks every request)")
 	fs.StringVar(&f.embedHosts, "embed-hosts", "", "comma-separated host names (www.youtube.com,player.vimeo.com) whose iframes live sites show as players; others, and every one in an export, become a link to the video (default none)")
+	f.siteCacheSize = sites.DefaultHotCacheSize
+	fs.Var(&f.siteCacheSize, "site-cache-size", "memory for the small files of live sites read most recently, like 256MiB (0 reads every request from the blob store); one site holds at most a quarter of it")
 	f.assistant.register(fs)
 	f.analytics.register(fs)
 	f.oidc.register(fs)
@@ -263,6 +266,20 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
+	// Live sites keep their hot files in memory. When this process is the
+	// only one switching sites (SQLite, --role all), they also keep what
+	// hosts resolve to for a second: every write of this process that
+	// switches a site goes through the watched store, which tells them at
+	// once. Other processes sharing the database (PostgreSQL, or SQLite
+	// split by --role) cannot tell them yet, and several API processes
+	// must not serve a switch at different moments: there, every request
+	// still resolves its host in the database.
+	liveSites := sites.New(log, st, bucket)
+	liveSites.SetHotCache(int64(f.siteCacheSize), 0, 0)
+	if api && worker && !f.isPostgres() {
+		st = liveSites.Watch(st)
+	}
+
 	var runner *jobs.Runner
 	var janitor *jobs.Janitor
 	if worker {
@@ -307,7 +324,6 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	}
 	rl := httpapi.RateLimit{Rate: f.rateLimit, Burst: f.rateBurst}
 	orgRL := httpapi.RateLimit{Rate: f.orgRateLimit, Burst: f.orgRateBurst}
-	liveSites := sites.New(log, st, bucket)
 	liveSites.EmbedHosts = embedHosts
 	liveSites.Assistant = assistantSvc
 	liveSites.Version = Version

@@ -71,7 +71,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, e hostEntry, 
 		}
 	}
 	key := blobstore.SiteKey(e.projectID, e.deploymentID, name)
-	var rd *blob.Reader // the file as it is, once open
+	var rd fileReader // the file as it is, once open
 	defer func() {
 		if rd != nil {
 			rd.Close()
@@ -80,7 +80,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, e hostEntry, 
 	var content io.ReadSeeker // what is sent, once known
 	openFile := func() bool {
 		if rd == nil {
-			if rd, err = s.open(ctx, key); rd == nil {
+			if rd, err = s.read(ctx, m, e.projectID, key, f.Size); rd == nil {
 				return false
 			}
 		}
@@ -134,7 +134,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, e hostEntry, 
 	}
 	var length int64
 	if enc >= 0 {
-		vr, err := s.open(ctx, precompress.VariantKey(blobstore.SitePrefix(e.projectID, e.deploymentID), enc, name))
+		vr, err := s.read(ctx, m, e.projectID, precompress.VariantKey(blobstore.SitePrefix(e.projectID, e.deploymentID), enc, name), f.Variant(enc))
 		switch {
 		case err != nil:
 			s.failed(w, err)
@@ -176,6 +176,9 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, e hostEntry, 
 	}
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", cacheControl(name))
+	if _, ok := content.(*hotFile); ok {
+		w = hotWriter{w}
+	}
 	http.ServeContent(w, r, "", modTime, content)
 	return true
 }

@@ -11,12 +11,17 @@
 // compressed (brotli or gzip, by Accept-Encoding) from the copies the
 // update job made when it published the deployment, with ETags of their
 // content and the deployment's time as Last-Modified (files.go).
+//
+// Under lectern serve the hot path asks neither the database nor the
+// object store: a host's resolution is kept for up to a second, forgotten
+// at once when this process switches a site (Watch, resolve.go), and the
+// small files of deployments are kept in memory, bounded, with a share
+// per site (hotcache.go).
 package sites
 
 import (
 	"context"
 	"log/slog"
-	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -30,8 +35,10 @@ import (
 )
 
 // cacheFor is how long Serves remembers whether a host is a project's
-// domain. Page requests always read the live deployment afresh, so a new
-// deployment is served from the first request after it is published.
+// domain, and, once Watch tells the server of this process's switches,
+// how long a page request reuses a host's live deployment: a switch made
+// by another process is served within it. Without Watch, page requests
+// read the live deployment afresh.
 const cacheFor = time.Second
 
 // Resolver finds the project and live deployment of a domain;
@@ -66,6 +73,11 @@ type Server struct {
 	analytics analytics
 	// manifests are the deployments' manifests (files.go).
 	manifests manifests
+	// resolved keeps what hosts resolve to, once Watch tells this
+	// server of the switches (resolve.go).
+	resolved resolutions
+	// hot keeps the small files read most recently (hotcache.go).
+	hot hotCache
 
 	// last holds, per host, the last successful lookup and when a lookup
 	// last failed. The good answer stands in while the store cannot
@@ -116,110 +128,8 @@ func New(log *slog.Logger, st Resolver, bucket *blob.Bucket) *Server {
 		s.analytics.c = beacon.NewCollector(log, as, beacon.QueueSize)
 	}
 	s.plainPolicy = sync.OnceValue(func() string { return pageCSP(nil, s.EmbedHosts) })
+	s.SetHotCache(DefaultHotCacheSize, 0, 0)
 	return s
-}
-
-// resolve reads the host's project and live deployment from the store.
-// When the store fails (not ENOTFOUND), it answers with the host's last
-// successful lookup, if any, and otherwise returns the error; for cacheFor
-// after a failure it answers so without asking the store. A failing host
-// is logged once, and again when its lookups work.
-func (s *Server) resolve(ctx context.Context, h string) (hostEntry, error) {
-	now := time.Now()
-	if h == "" || net.ParseIP(h) != nil {
-		return hostEntry{at: now}, nil
-	}
-	s.lastMu.RLock()
-	l := s.last[h]
-	s.lastMu.RUnlock()
-	if !l.failedAt.IsZero() && now.Sub(l.failedAt) < cacheFor {
-		return l.fallback(now)
-	}
-	pid, live, err := s.store.ResolveDomain(ctx, h)
-	switch {
-	case err == nil:
-		e := hostEntry{projectID: pid, deploymentID: live, found: true, at: now}
-		if !l.failedAt.IsZero() {
-			s.log.Info("site lookup works again", "host", h)
-		}
-		if !l.failedAt.IsZero() || l.good.projectID != pid || l.good.deploymentID != live {
-			s.remember(h, lookup{good: e})
-		}
-		return e, nil
-	case lectern.ErrorCode(err) == lectern.ENOTFOUND:
-		if l.good.found || !l.failedAt.IsZero() {
-			s.remember(h, lookup{})
-		}
-		return hostEntry{at: now}, nil
-	}
-	if l.failedAt.IsZero() {
-		if l.good.found {
-			s.log.Warn("site lookup failed; serving the last known deployment until it works", "host", h, "deployment", l.good.deploymentID, "err", err)
-		} else {
-			s.log.Warn("site lookup failed", "host", h, "err", err)
-		}
-	}
-	l.failedAt = now
-	s.remember(h, l)
-	return l.fallback(now)
-}
-
-// fallback answers for a host whose lookup failed: its last good entry,
-// or an error.
-func (l lookup) fallback(now time.Time) (hostEntry, error) {
-	if !l.good.found {
-		return hostEntry{at: now}, lectern.Errorf(lectern.EUNAVAILABLE, "the site's domain cannot be looked up")
-	}
-	e := l.good
-	e.at = now
-	return e, nil
-}
-
-// remember records a host's lookup, bounding the map.
-func (s *Server) remember(h string, l lookup) {
-	s.lastMu.Lock()
-	if len(s.last) > 10000 {
-		clear(s.last)
-	}
-	if !l.good.found && l.failedAt.IsZero() {
-		delete(s.last, h)
-	} else {
-		s.last[h] = l
-	}
-	s.lastMu.Unlock()
-}
-
-// Serves reports whether host is a project's domain, remembering the
-// answer for a second so API requests cost no lookup. A host that cannot
-// be looked up and was never seen is not served here: its requests go to
-// the API, which answers them as it answers any unknown path.
-func (s *Server) Serves(ctx context.Context, host string) bool {
-	h := lectern.HostName(host)
-	s.mu.Lock()
-	e, ok := s.hosts[h]
-	s.mu.Unlock()
-	if ok && time.Since(e.at) < cacheFor {
-		return e.found
-	}
-	e, _ = s.resolve(ctx, h)
-	s.mu.Lock()
-	if len(s.hosts) > 10000 {
-		clear(s.hosts)
-	}
-	s.hosts[h] = e
-	s.mu.Unlock()
-	return e.found
-}
-
-// LookupFailed reports whether Serves said false for host because its
-// last lookup failed (the store could not answer) and no earlier answer
-// stood in, rather than because no project has the domain: the API then
-// answers "try again", not "no site is published for this host".
-func (s *Server) LookupFailed(host string) bool {
-	s.lastMu.RLock()
-	l := s.last[lectern.HostName(host)]
-	s.lastMu.RUnlock()
-	return !l.failedAt.IsZero() && !l.good.found
 }
 
 // ServeHTTP serves a file of the host's live deployment, or its 404 page.
