@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"lectern.dev/lectern/internal/editdist"
 )
 
 // Version information, set at build time with -ldflags.
@@ -270,27 +271,5 @@ func flagIsClose(typed, name string) bool {
 	if len(t) >= 3 && slices.Contains(strings.Split(n, "-"), t) {
 		return true
 	}
-	return len(t) >= 4 && editDistance(t, n) <= 2
-}
-
-// editDistance is the Levenshtein distance of a and b (cobra has one for
-// commands, not exported).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return len(t) >= 4 && editdist.Levenshtein(t, n) <= 2
 }

@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/internal/editdist"
 )
 
 // assistantKeyEnv holds the key of the assistant's model (assistant.llmUrl).
@@ -222,7 +223,7 @@ func suggest(name, prefix string, kinds map[string]keyKind, sections map[string]
 		if i := strings.LastIndexByte(k, '.'); i >= 0 {
 			parent, leaf = k[:i], k[i+1:]
 		}
-		if norm(k) == norm(name) || parent == prefix && editDistance(norm(k), norm(name)) <= 2 {
+		if norm(k) == norm(name) || parent == prefix && editdist.Levenshtein(norm(k), norm(name)) <= 2 {
 			return fmt.Sprintf(": did you mean %q?", k)
 		}
 		if parent == prefix {
@@ -235,27 +236,6 @@ func suggest(name, prefix string, kinds map[string]keyKind, sections map[string]
 		at = "under " + prefix
 	}
 	return fmt.Sprintf(": the keys %s are %s", at, strings.Join(slices.Compact(siblings), ", "))
-}
-
-// editDistance returns the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // parseBool reads a boolean from an environment variable: true, false,
