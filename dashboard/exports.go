@@ -90,10 +90,9 @@ func (h *Handler) exportList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := exportListView{Paged: pg.After != nil}
-	if len(list) > exportsPerPage {
-		list = list[:exportsPerPage]
-		last := list[len(list)-1]
-		v.Older = Prefix + "exports?after=" + listCursor(last.CreatedAt, last.ID)
+	list, older := trimPage(list, exportsPerPage, func(e *lectern.ExportJob) (time.Time, string) { return e.CreatedAt, e.ID })
+	if older != "" {
+		v.Older = Prefix + "exports?after=" + older
 	}
 	v.Exports = list
 	if v.Plan, err = h.exportPlanOf(r); err != nil {

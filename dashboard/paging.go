@@ -37,3 +37,14 @@ func listPage(r *http.Request, n int) (pg store.Page, ok bool) {
 	pg.After = &store.Cursor{At: time.UnixMicro(micros).UTC(), ID: id}
 	return pg, true
 }
+
+// trimPage cuts a list read with listPage(r, n) (n+1 records at most) to
+// its n first, and returns the cursor of the "Older" link, "" on the
+// last page. key gives a record's place in the list.
+func trimPage[T any](list []T, n int, key func(T) (time.Time, string)) ([]T, string) {
+	if len(list) <= n {
+		return list, ""
+	}
+	list = list[:n]
+	return list, listCursor(key(list[n-1]))
+}

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"net/http"
+	"time"
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/actions"
@@ -52,12 +53,7 @@ func (h *Handler) projUpdates(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := projUpdatesView{P: p, Paged: pg.After != nil}
-	if len(us) > updatesPerPage {
-		us = us[:updatesPerPage]
-		last := us[len(us)-1]
-		v.Older = listCursor(last.CreatedAt, last.ID)
-	}
-	v.Updates = us
+	v.Updates, v.Older = trimPage(us, updatesPerPage, func(u *lectern.Update) (time.Time, string) { return u.CreatedAt, u.ID })
 	h.render(w, http.StatusOK, "project_updates", projPage(r, "Updates of "+p.Name, v))
 }
 
@@ -146,11 +142,7 @@ func (h *Handler) projDeployments(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := projDeploymentsView{P: p, Paged: pg.After != nil}
-	if len(ds) > updatesPerPage {
-		ds = ds[:updatesPerPage]
-		last := ds[len(ds)-1]
-		v.Older = listCursor(last.CreatedAt, last.ID)
-	}
+	ds, v.Older = trimPage(ds, updatesPerPage, func(d *lectern.Deployment) (time.Time, string) { return d.CreatedAt, d.ID })
 	for _, d := range ds {
 		d.Live = d.ID == p.LiveDeploymentID
 	}

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"net/http"
 	"strings"
+	"time"
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/actions"
@@ -175,11 +176,7 @@ func (h *Handler) projList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := projListView{Paged: pg.After != nil}
-	if len(ps) > projectsPerPage {
-		ps = ps[:projectsPerPage]
-		last := ps[len(ps)-1]
-		v.Older = listCursor(last.CreatedAt, last.ID)
-	}
+	ps, v.Older = trimPage(ps, projectsPerPage, func(p *lectern.Project) (time.Time, string) { return p.CreatedAt, p.ID })
 	for _, p := range ps {
 		row, err := h.projRowOf(r, p)
 		if err != nil {
