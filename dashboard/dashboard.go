@@ -320,6 +320,15 @@ func (h *Handler) actions(w http.ResponseWriter, r *http.Request) *actions.Servi
 	return h.cfg.Actions
 }
 
+// ownerActions is actions for a route only owners use: nil, with the
+// page already written, for a member (403) or a server without actions.
+func (h *Handler) ownerActions(w http.ResponseWriter, r *http.Request, what string) *actions.Service {
+	if !h.requireOwner(w, r, what) {
+		return nil
+	}
+	return h.actions(w, r)
+}
+
 // publicURL is the server's public URL without a trailing slash: the
 // configured one, or the request's own scheme and host.
 func (h *Handler) publicURL(r *http.Request) string {

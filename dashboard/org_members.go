@@ -30,10 +30,7 @@ type orgRemoveView struct {
 // shows the one-time link with which they set one: the same account and
 // link as `lectern admin user create` makes.
 func (h *Handler) orgInvite(w http.ResponseWriter, r *http.Request) {
-	if !h.requireOwner(w, r, orgManage) {
-		return
-	}
-	ops := h.actions(w, r)
+	ops := h.ownerActions(w, r, orgManage)
 	if ops == nil {
 		return
 	}
@@ -65,10 +62,7 @@ func (h *Handler) orgInvite(w http.ResponseWriter, r *http.Request) {
 // orgResend makes a new one-time link for a user who has not set a
 // password yet.
 func (h *Handler) orgResend(w http.ResponseWriter, r *http.Request) {
-	if !h.requireOwner(w, r, orgManage) {
-		return
-	}
-	ops := h.actions(w, r)
+	ops := h.ownerActions(w, r, orgManage)
 	if ops == nil {
 		return
 	}
@@ -95,10 +89,7 @@ func (h *Handler) orgResend(w http.ResponseWriter, r *http.Request) {
 // get back, and every later one, is a member's. The store refuses,
 // atomically, to leave the organization without an owner.
 func (h *Handler) orgSetRole(w http.ResponseWriter, r *http.Request) {
-	if !h.requireOwner(w, r, orgManage) {
-		return
-	}
-	ops := h.actions(w, r)
+	ops := h.ownerActions(w, r, orgManage)
 	if ops == nil {
 		return
 	}
@@ -141,10 +132,7 @@ func orgRoleName(r lectern.Role) string {
 // orgRemoveForm asks to confirm a removal; the last owner's is refused
 // here already.
 func (h *Handler) orgRemoveForm(w http.ResponseWriter, r *http.Request) {
-	if !h.requireOwner(w, r, orgManage) {
-		return
-	}
-	ops := h.actions(w, r)
+	ops := h.ownerActions(w, r, orgManage)
 	if ops == nil {
 		return
 	}
@@ -169,10 +157,7 @@ func (h *Handler) orgRemoveForm(w http.ResponseWriter, r *http.Request) {
 // orgRemove removes a user of the organization, ending their sessions.
 // Removing oneself signs this browser out too.
 func (h *Handler) orgRemove(w http.ResponseWriter, r *http.Request) {
-	if !h.requireOwner(w, r, orgManage) {
-		return
-	}
-	ops := h.actions(w, r)
+	ops := h.ownerActions(w, r, orgManage)
 	if ops == nil {
 		return
 	}

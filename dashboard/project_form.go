@@ -116,10 +116,7 @@ func (h *Handler) projNewForm(w http.ResponseWriter, r *http.Request) {
 
 // projCreate creates a project and goes to its page.
 func (h *Handler) projCreate(w http.ResponseWriter, r *http.Request) {
-	if !h.requireOwner(w, r, "create projects") {
-		return
-	}
-	ops := h.actions(w, r)
+	ops := h.ownerActions(w, r, "create projects")
 	if ops == nil {
 		return
 	}

@@ -105,10 +105,7 @@ type webhookCreatedView struct {
 }
 
 func (h *Handler) createWebhook(w http.ResponseWriter, r *http.Request) {
-	if !h.requireOwner(w, r, "manage webhooks") {
-		return
-	}
-	ops := h.actions(w, r)
+	ops := h.ownerActions(w, r, "manage webhooks")
 	if ops == nil {
 		return
 	}
@@ -266,10 +263,7 @@ func (h *Handler) deleteWebhookForm(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) deleteWebhook(w http.ResponseWriter, r *http.Request) {
-	if !h.requireOwner(w, r, "manage webhooks") {
-		return
-	}
-	ops := h.actions(w, r)
+	ops := h.ownerActions(w, r, "manage webhooks")
 	if ops == nil {
 		return
 	}
