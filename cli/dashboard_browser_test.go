@@ -214,13 +214,19 @@ func TestDashboardBrowser(t *testing.T) {
 
 	// The other pages, as a reader sees them; on a phone, no page is
 	// wider than the screen.
-	for _, page := range []string{"projects", "projects/" + prj + "/updates", "projects/" + prj + "/deployments", "projects/" + prj + "/access",
-		"exports", "analytics?project=" + prj, "webhooks", "org", "org/account"} {
-		if !tab.Open(srv.url + "/dashboard/" + page) {
+	// The server's own root page is among them.
+	for _, page := range []string{"projects", "projects/new", "projects/" + prj + "/edit", "projects/" + prj + "/updates",
+		"projects/" + prj + "/deployments", "projects/" + prj + "/access", "exports", "exports/new", "analytics?project=" + prj,
+		"webhooks", "org", "org/account", "/"} {
+		url := srv.url + "/dashboard/" + page
+		if page == "/" {
+			url, page = srv.url+"/", "root"
+		}
+		if !tab.Open(url) {
 			continue
 		}
 		if v, _ := tab.Eval("title of "+page, `document.querySelector("h1") ? document.querySelector("h1").textContent : ""`); v == "" || strings.Contains(v, "Not found") {
-			t.Errorf("/dashboard/%s has the heading %q", page, v)
+			t.Errorf("%s has the heading %q", url, v)
 		}
 		shoot(strings.NewReplacer("/", "-", "?project="+prj, "", prj, "project").Replace(page))
 		if tab.Run("a phone", chromedp.EmulateViewport(390, 844)) {
