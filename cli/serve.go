@@ -266,18 +266,24 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
-	// Live sites keep their hot files in memory. When this process is the
-	// only one switching sites (SQLite, --role all), they also keep what
-	// hosts resolve to for a second: every write of this process that
-	// switches a site goes through the watched store, which tells them at
-	// once. Other processes sharing the database (PostgreSQL, or SQLite
-	// split by --role) cannot tell them yet, and several API processes
-	// must not serve a switch at different moments: there, every request
-	// still resolves its host in the database.
+	// Live sites keep their hot files in memory, and what hosts resolve
+	// to for as long as the store's watch says it did not change: every
+	// process sharing the database drops a host's answer as soon as
+	// another switches its site (PostgreSQL's NOTIFY; SQLite's change
+	// log). This process's own writes tell them as soon as they return.
+	// When this process is the only one switching sites (SQLite, --role
+	// all), they keep answers for a second even while the watch is down;
+	// elsewhere, several API processes must not serve a switch at
+	// different moments, and every request then asks the database.
 	liveSites := sites.New(log, st, bucket)
 	liveSites.SetHotCache(int64(f.siteCacheSize), 0, 0)
-	if api && worker && !f.isPostgres() {
-		st = liveSites.Watch(st)
+	if api {
+		if worker && !f.isPostgres() {
+			st = liveSites.Watch(st)
+		} else {
+			st = liveSites.Tell(st)
+		}
+		go liveSites.Follow(ctx, st)
 	}
 
 	var runner *jobs.Runner

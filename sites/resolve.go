@@ -11,16 +11,29 @@ import (
 )
 
 // resolutions keeps, per host, what the store last answered (project and
-// live deployment, or no project) for at most ttl: the store is not asked
-// on every request. A switch made by this process empties it at once
-// (Server.changed); one made by another process is seen within ttl. ttl 0
+// live deployment, or no project): the store is not asked on every
+// request. While the store's watch tells of every change (Follow), an
+// answer is kept until its project changes (Server.forget), or followTTL.
+// Otherwise it is kept for ttl: a switch made by this process empties it
+// at once (Watch); one made by another process is seen within ttl. ttl 0
 // (the default, without Watch) asks the store on every request. Safe for
 // concurrent use.
 type resolutions struct {
 	mu  sync.RWMutex
 	ttl time.Duration
-	gen uint64 // counts the changes: a lookup begun before one is not kept
-	by  map[string]hostEntry
+	// following is set while the store's watch tells of every change
+	// (Follow): answers are then kept for followTTL.
+	following bool
+	gen       uint64 // counts the changes: a lookup begun before one is not kept
+	by        map[string]hostEntry
+}
+
+// keep returns how long an answer is kept; c.mu held.
+func (c *resolutions) keep() time.Duration {
+	if c.following {
+		return followTTL
+	}
+	return c.ttl
 }
 
 // get returns the host's answer when it is fresh, and the generation to
@@ -29,7 +42,7 @@ func (c *resolutions) get(h string, now time.Time) (hostEntry, uint64, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	e, ok := c.by[h]
-	if ok && c.ttl > 0 && now.Sub(e.at) < c.ttl {
+	if ttl := c.keep(); ok && ttl > 0 && now.Sub(e.at) < ttl {
 		return e, c.gen, true
 	}
 	return hostEntry{}, c.gen, false
@@ -40,7 +53,7 @@ func (c *resolutions) get(h string, now time.Time) (hostEntry, uint64, bool) {
 func (c *resolutions) put(h string, e hostEntry, gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.ttl <= 0 || gen != c.gen {
+	if c.keep() <= 0 || gen != c.gen {
 		return
 	}
 	if c.by == nil || len(c.by) >= 100_000 {
@@ -59,19 +72,26 @@ func (c *resolutions) clear() {
 
 // Watch returns st, whose writes that change what a domain resolves to
 // (a deployment published or promoted, a project created, changed or
-// deleted) tell s at once; and from then on s keeps each host's answer for
-// up to a second instead of asking the store on every request. Give the
-// returned store to everything in this process that writes (the update
-// jobs, the API, the dashboard). Other processes' switches are seen
-// within that second, and each process sees them at its own moment: use
-// it only where this process makes the switches (lectern serve on SQLite
-// with --role all), not beside other API processes.
+// deleted) tell s at once (Tell); and from then on s keeps each host's
+// answer for up to a second instead of asking the store on every request,
+// even while Follow's watch is down. Other processes' switches are then
+// seen within that second, each process at its own moment: use it only
+// where this process makes all the switches (lectern serve on SQLite with
+// --role all), not beside other API processes.
 func (s *Server) Watch(st store.Store) store.Store {
 	s.resolved.mu.Lock()
 	if s.resolved.ttl == 0 {
 		s.resolved.ttl = cacheFor
 	}
 	s.resolved.mu.Unlock()
+	return s.Tell(st)
+}
+
+// Tell returns st, whose writes that change what a domain resolves to tell
+// s as soon as they return, before Follow's watch would: give it to
+// everything in this process that writes (the update jobs, the API, the
+// dashboard).
+func (s *Server) Tell(st store.Store) store.Store {
 	return &watched{Store: st, s: s}
 }
 
@@ -107,12 +127,12 @@ type watched struct {
 }
 
 func (w *watched) CreateProject(ctx context.Context, p *lectern.Project) error {
-	defer w.s.changed("")
+	defer func() { w.s.forget(p.ID) }() // ID set by the store
 	return w.Store.CreateProject(ctx, p)
 }
 
 func (w *watched) UpdateProject(ctx context.Context, id string, ch store.ProjectChange) (*lectern.Project, error) {
-	defer w.s.changed("")
+	defer w.s.forget(id)
 	return w.Store.UpdateProject(ctx, id, ch)
 }
 
@@ -122,12 +142,14 @@ func (w *watched) DeleteProject(ctx context.Context, id string, at time.Time) er
 }
 
 func (w *watched) PromoteDeployment(ctx context.Context, projectID, deploymentID string, u *lectern.Update, at time.Time) error {
-	defer w.s.changed("")
+	defer w.s.forget(projectID)
 	return w.Store.PromoteDeployment(ctx, projectID, deploymentID, u, at)
 }
 
 func (w *watched) FinishUpdate(ctx context.Context, lease store.Lease, r store.UpdateResult) error {
-	defer w.s.changed("")
+	if r.Deployment != nil {
+		defer w.s.forget(r.Deployment.ProjectID)
+	}
 	return w.Store.FinishUpdate(ctx, lease, r)
 }
 

@@ -33,6 +33,7 @@ type Store interface {
 	Assistant
 	Analytics
 	Accounts
+	SiteWatch
 
 	// Ping checks that the database answers.
 	Ping(ctx context.Context) error

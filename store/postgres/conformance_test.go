@@ -20,3 +20,20 @@ func TestConformance(t *testing.T) {
 		return s
 	})
 }
+
+func TestSiteWatch(t *testing.T) {
+	pgtest.BaseURL(t)
+	storetest.RunSiteWatch(t, func(t *testing.T) (store.Store, store.Store) {
+		url := pgtest.URL(t)
+		var pair [2]store.Store
+		for i := range pair {
+			s, err := postgres.Open(t.Context(), url)
+			if err != nil {
+				t.Fatalf("postgres.Open: %v", err)
+			}
+			t.Cleanup(func() { s.Close() })
+			pair[i] = s
+		}
+		return pair[0], pair[1]
+	})
+}

@@ -19,3 +19,19 @@ func TestConformance(t *testing.T) {
 		return s
 	})
 }
+
+func TestSiteWatch(t *testing.T) {
+	storetest.RunSiteWatch(t, func(t *testing.T) (store.Store, store.Store) {
+		path := filepath.Join(t.TempDir(), "db.sqlite")
+		var pair [2]store.Store
+		for i := range pair {
+			s, err := sqlite.Open(t.Context(), path)
+			if err != nil {
+				t.Fatalf("sqlite.Open: %v", err)
+			}
+			t.Cleanup(func() { s.Close() })
+			pair[i] = s
+		}
+		return pair[0], pair[1]
+	})
+}

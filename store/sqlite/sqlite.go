@@ -42,6 +42,9 @@ type Store struct {
 	// applied lists the migrations Open applied, for lectern migrate to
 	// say what it did.
 	applied []int
+	// pokes wake the running WatchSites after a write commits.
+	watchMu sync.Mutex
+	pokes   map[chan struct{}]struct{}
 }
 
 // Open opens (creating if needed) the database file at path and applies any
@@ -186,7 +189,11 @@ func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		tx.Rollback()
 		return err
 	}
-	return wrap(tx.Commit())
+	if err := tx.Commit(); err != nil {
+		return wrap(err)
+	}
+	s.poke()
+	return nil
 }
 
 // wrap turns driver errors into lectern errors: a busy or locked database is
