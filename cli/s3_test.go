@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"io"
+	"io/fs"
 	"net"
 	"net/url"
 	"os"
@@ -43,6 +44,18 @@ func TestServeOnS3(t *testing.T) {
 	}
 	if code, body := page(t, base, "s3docs.acme.test", "/quickstart"); code != 200 || !strings.Contains(body, "<strong>S3</strong>") {
 		t.Fatalf("live page from S3: %d %.300s", code, body)
+	}
+	// Served through the disk cache of live sites: the page is kept in
+	// DATA_DIR/site-cache, a folder only the server can read.
+	cached := 0
+	filepath.WalkDir(filepath.Join(data, "site-cache"), func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			cached++
+		}
+		return nil
+	})
+	if info, err := os.Stat(filepath.Join(data, "site-cache")); err != nil || info.Mode().Perm() != 0o700 || cached == 0 {
+		t.Errorf("site-cache: %v, %d files; want a 0700 folder holding the page read from S3", info, cached)
 	}
 
 	code, job, _ := call(t, "POST", base+"/v1/static-export/jobs", key, map[string]any{"domain": "s3docs.acme.test"})

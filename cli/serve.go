@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -64,6 +65,7 @@ type serveFlags struct {
 	keyCacheTTL     time.Duration
 	embedHosts      string
 	siteCacheSize   byteSizeFlag
+	siteDiskCache   byteSizeFlag
 	demo            bool
 	assistant       assistantFlags
 	analytics       analyticsFlags
@@ -122,6 +124,8 @@ by --config; the command line wins over the environment, which wins over the fil
 	fs.StringVar(&f.embedHosts, "embed-hosts", "", "comma-separated host names (www.youtube.com,player.vimeo.com) whose iframes live sites show as players; others, and every one in an export, become a link to the video (default none)")
 	f.siteCacheSize = sites.DefaultHotCacheSize
 	fs.Var(&f.siteCacheSize, "site-cache-size", "memory for the small files of live sites read most recently, like 256MiB (0 reads every request from the blob store); one site holds at most a quarter of it")
+	f.siteDiskCache = sites.DefaultDiskCacheSize
+	fs.Var(&f.siteDiskCache, "site-disk-cache-size", "with a blob store that is not a local folder (s3://), disk space in DATA_DIR/site-cache for the live sites' files read from it, like 2GiB (0: none); emptied at start")
 	f.assistant.register(fs)
 	f.analytics.register(fs)
 	f.oidc.register(fs)
@@ -277,6 +281,11 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	// different moments, and every request then asks the database.
 	liveSites := sites.New(log, st, bucket)
 	liveSites.SetHotCache(int64(f.siteCacheSize), 0, 0)
+	if api && !strings.HasPrefix(blobURL, "file://") {
+		if err := liveSites.SetDiskCache(filepath.Join(f.dataDir, "site-cache"), int64(f.siteDiskCache)); err != nil {
+			return fmt.Errorf("--site-disk-cache-size: the cache folder: %w", err)
+		}
+	}
 	if api {
 		if worker && !f.isPostgres() {
 			st = liveSites.Watch(st)

@@ -70,4 +70,7 @@ func (s *Server) forget(id string) {
 	}
 	s.lastMu.Unlock()
 	s.hot.dropSite(id)
+	if s.disk != nil {
+		s.disk.dropSite(id)
+	}
 }

@@ -45,6 +45,10 @@ type hotCache struct {
 	by      map[string]*list.Element // in all, by key
 
 	fill singleflight.Group // the reads in progress, by key
+
+	// evicted, when set, is called (under mu) with each entry the cache
+	// lets go of: the disk cache removes its file.
+	evicted func(*hotEntry)
 }
 
 type hotSite struct {
@@ -55,10 +59,11 @@ type hotSite struct {
 type hotEntry struct {
 	key, site string
 	data      []byte
+	size      int64         // of data, or of the file on disk (diskCache)
 	inSite    *list.Element // in its site's files
 }
 
-func (e *hotEntry) cost() int64 { return int64(len(e.data)) + int64(len(e.key)) + hotEntryOverhead }
+func (e *hotEntry) cost() int64 { return e.size + int64(len(e.key)) + hotEntryOverhead }
 
 // setLimits sets the bound (0 disables the cache), the share of one site
 // (a fraction of max, 0 < share <= 1) and the largest file kept, and
@@ -109,17 +114,23 @@ func (c *hotCache) get0(key string) ([]byte, bool) {
 // files past its share and then anyone's past the bound. data must not
 // change afterwards.
 func (c *hotCache) put(site, key string, data []byte) {
+	c.putSized(site, key, data, int64(len(data)))
+}
+
+// putSized is put of an entry of size bytes, held in data or elsewhere
+// (diskCache); false when it is not kept.
+func (c *hotCache) putSized(site, key string, data []byte, size int64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.fits0(int64(len(data))) || c.by[key] != nil {
-		return
+	if !c.fits0(size) || c.by[key] != nil {
+		return false
 	}
 	s := c.sites[site]
 	if s == nil {
 		s = &hotSite{}
 		c.sites[site] = s
 	}
-	e := &hotEntry{key: key, site: site, data: data}
+	e := &hotEntry{key: key, site: site, data: data, size: size}
 	for s.used+e.cost() > c.share && s.files.Len() > 0 {
 		c.remove(s.files.Back().Value.(*hotEntry))
 	}
@@ -133,6 +144,7 @@ func (c *hotCache) put(site, key string, data []byte) {
 	c.by[key] = c.all.PushFront(e)
 	s.used += e.cost()
 	c.used += e.cost()
+	return true
 }
 
 // remove forgets e; under mu.
@@ -146,6 +158,9 @@ func (c *hotCache) remove(e *hotEntry) {
 	c.used -= e.cost()
 	if s.files.Len() == 0 {
 		delete(c.sites, e.site)
+	}
+	if c.evicted != nil {
+		c.evicted(e)
 	}
 }
 
@@ -290,11 +305,10 @@ func (s *Server) read(ctx context.Context, m *precompress.Manifest, site, key st
 		}
 	}
 	if !fits {
-		rd, err := s.open(ctx, key)
-		if rd == nil {
-			return nil, err // not a nil *blob.Reader in an interface
+		if m != nil {
+			return s.source(ctx, site, key, size)
 		}
-		return rd, nil
+		return s.fetch(ctx, key)
 	}
 	ch := s.hot.fill.DoChan(key, func() (any, error) {
 		if data, ok := s.hot.get(key); ok { // filled while this one waited
@@ -304,7 +318,7 @@ func (s *Server) read(ctx context.Context, m *precompress.Manifest, site, key st
 		// one going away must not fail the others.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		rd, err := s.open(rctx, key)
+		rd, err := s.source(rctx, site, key, size)
 		if rd == nil {
 			if err == nil {
 				err = errMissing
@@ -328,7 +342,7 @@ func (s *Server) read(ctx context.Context, m *precompress.Manifest, site, key st
 		case r.Err == errMissing:
 			return nil, nil
 		case r.Err == errNotHot:
-			return s.read(ctx, nil, site, key, size)
+			return s.fetch(ctx, key)
 		case r.Err != nil:
 			return nil, r.Err
 		}
@@ -336,4 +350,27 @@ func (s *Server) read(ctx context.Context, m *precompress.Manifest, site, key st
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// source opens blob key, size bytes by its deployment's manifest, from
+// the disk cache when there is one and the file fits, else from the
+// store.
+func (s *Server) source(ctx context.Context, site, key string, size int64) (fileReader, error) {
+	if s.disk != nil && s.disk.fits(size) {
+		rd, err := s.disk.open(ctx, site, key, size, s.fetch)
+		if err != errNotHot {
+			return rd, err
+		}
+	}
+	return s.fetch(ctx, key)
+}
+
+// fetch opens blob key from the store: nil and no error when it does not
+// exist.
+func (s *Server) fetch(ctx context.Context, key string) (fileReader, error) {
+	rd, err := s.open(ctx, key)
+	if rd == nil {
+		return nil, err // not a nil *blob.Reader in an interface
+	}
+	return rd, nil
 }

@@ -115,6 +115,9 @@ func (s *Server) changed(deleted string) {
 	}
 	s.lastMu.Unlock()
 	s.hot.dropSite(deleted)
+	if s.disk != nil {
+		s.disk.dropSite(deleted)
+	}
 }
 
 // watched is a store.Store that tells its Server of the writes that

@@ -78,6 +78,9 @@ type Server struct {
 	resolved resolutions
 	// hot keeps the small files read most recently (hotcache.go).
 	hot hotCache
+	// disk keeps the files read from a remote store on local disk
+	// (diskcache.go); nil without.
+	disk *diskCache
 
 	// last holds, per host, the last successful lookup and when a lookup
 	// last failed. The good answer stands in while the store cannot
