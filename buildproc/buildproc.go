@@ -46,6 +46,11 @@ type Request struct {
 	Options render.Options `json:"-"`
 	// PageDelay slows the render down per page (tests only).
 	PageDelay time.Duration `json:"pageDelay,omitempty"`
+	// CacheDir, when set, is the rebuild cache of Out (render.Options'
+	// CacheDir): Out holds the previous build of the same project, and
+	// only what changed is rendered and written again. One project's own:
+	// never shared between projects.
+	CacheDir string `json:"cacheDir,omitempty"`
 }
 
 // Result is what a render reports.
@@ -103,7 +108,7 @@ func build(ctx context.Context, req Request, progress func(done, total int)) (*R
 	}
 	defer root.Close()
 	opts := req.Options
-	opts.CacheDir, opts.AllowRemote = "", false
+	opts.CacheDir, opts.AllowRemote = req.CacheDir, false
 	opts.Progress = func(done, total int) {
 		if done > 0 && req.PageDelay > 0 {
 			pause(ctx, req.PageDelay)

@@ -53,8 +53,8 @@ type wireRequest struct {
 }
 
 // wireLeftOut are the render.Options that do not cross to the child: its
-// progress goes back as messages, it has no cache and reads nothing
-// remote, and Exclude is lectern build's own.
+// progress goes back as messages, its cache is Request.CacheDir, it reads
+// nothing remote, and Exclude is lectern build's own.
 var wireLeftOut = []string{"Progress", "CacheDir", "AllowRemote", "Exclude"}
 
 func newWireRequest(req Request) wireRequest {

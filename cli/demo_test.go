@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -402,5 +403,14 @@ func copyExecutable(t *testing.T, from, to string) {
 	}
 	if err := dst.Close(); err != nil {
 		t.Fatal(err)
+	}
+	// A process the test forked meanwhile (tests run in parallel) holds
+	// the written file open until it runs its own program, and running
+	// the copy fails with "text file busy" until then: wait for that.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		err := exec.Command(to, "--version").Run()
+		if !errors.Is(err, syscall.ETXTBSY) || time.Now().After(deadline) {
+			return
+		}
 	}
 }

@@ -66,6 +66,7 @@ type serveFlags struct {
 	embedHosts      string
 	siteCacheSize   byteSizeFlag
 	siteDiskCache   byteSizeFlag
+	buildCacheSize  byteSizeFlag
 	demo            bool
 	assistant       assistantFlags
 	analytics       analyticsFlags
@@ -125,6 +126,8 @@ by --config; the command line wins over the environment, which wins over the fil
 	f.siteCacheSize = sites.DefaultHotCacheSize
 	fs.Var(&f.siteCacheSize, "site-cache-size", "memory for the small files of live sites read most recently, like 256MiB (0 reads every request from the blob store); one site holds at most a quarter of it")
 	f.siteDiskCache = sites.DefaultDiskCacheSize
+	f.buildCacheSize = jobs.DefaultBuildCacheMax
+	fs.Var(&f.buildCacheSize, "build-cache-size", "disk space in DATA_DIR/build-cache for each project's last build, so that an update renders and stores only what changed, like 20GiB (the projects built least recently go first; 0: every update builds from nothing)")
 	fs.Var(&f.siteDiskCache, "site-disk-cache-size", "with a blob store that is not a local folder (s3://), disk space in DATA_DIR/site-cache for the live sites' files read from it, like 2GiB (0: none); emptied at start")
 	f.assistant.register(fs)
 	f.analytics.register(fs)
@@ -299,9 +302,14 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	var janitor *jobs.Janitor
 	if worker {
 		fetcher := &gitsource.Fetcher{Timeout: f.gitTimeout}
+		buildCacheDir := ""
+		if f.buildCacheSize > 0 {
+			buildCacheDir = filepath.Join(f.dataDir, "build-cache")
+		}
 		handlers := map[string]jobs.Handler{
 			store.KindUpdate: &jobs.UpdateHandler{Log: log, Store: st, Bucket: bucket, Fetcher: fetcher, PageDelay: f.updatePageDelay,
-				SecretKey: secretKey, Builder: builder, Limits: buildLimits, EmbedHosts: embedHosts},
+				SecretKey: secretKey, Builder: builder, Limits: buildLimits, EmbedHosts: embedHosts,
+				CacheDir: buildCacheDir, CacheMax: int64(f.buildCacheSize)},
 			store.KindExport: &jobs.ExportHandler{Log: log, Store: st, Bucket: bucket, PageDelay: f.renderPageDelay,
 				Builder: builder, Limits: buildLimits},
 		}

@@ -13,147 +13,270 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
 
+	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
 	"lectern.dev/lectern/internal/precompress"
 	"lectern.dev/lectern/render/features"
 )
 
-// publishSite uploads the site rendered in dir as deployment depID of
-// project projectID, created at created: every file at its SiteKey, the
-// brotli and gzip copies of its text files (precompress.VariantKey), and
-// last the deployment's manifest (precompress.Manifest), which live sites
-// read to answer without asking the store whether a file exists, and to
-// send content-hash ETags and the deployment's time as Last-Modified.
-// The copies are made in work (a folder of the job's own) first. It
-// returns the number of site files.
-func publishSite(ctx context.Context, b *blob.Bucket, dir, work, projectID, depID string, created time.Time) (int, error) {
-	m, err := compressSite(ctx, dir, work)
-	if err != nil {
-		return 0, err
-	}
-	m.CreatedAt = created
-	n, err := uploadDir(ctx, b, dir, func(name string) string { return blobstore.SiteKey(projectID, depID, name) })
-	if err != nil {
-		return 0, err
-	}
-	prefix := blobstore.SitePrefix(projectID, depID)
-	for enc := range precompress.NumEncodings {
-		encDir := filepath.Join(work, precompress.Names[enc])
-		if _, err := os.Stat(encDir); os.IsNotExist(err) {
-			continue // no file of this deployment is worth it
-		}
-		if _, err := uploadDir(ctx, b, encDir, func(name string) string { return precompress.VariantKey(prefix, enc, name) }); err != nil {
-			return 0, err
-		}
-	}
-	data, err := json.Marshal(m)
-	if err != nil {
-		return 0, err
-	}
-	if err := writeBlob(ctx, b, precompress.ManifestKey(prefix), bytes.NewReader(data)); err != nil {
-		return 0, err
-	}
-	return n, nil
+// published is what publishSite did: the deployment's manifest, and how
+// many of its files (and bytes) were new, stored and compressed, rather
+// than shared with the previous deployment.
+type published struct {
+	manifest *precompress.Manifest
+	files    int
+	newFiles int
+	newBytes int64
 }
 
-// compressSite hashes every file of the site in dir and writes the
-// compressed copies of its text files worth compressing under
-// work/br/NAME and work/gzip/NAME, on as many cores as the machine has
-// (compressing is the costly part). It returns the site's manifest.
-func compressSite(ctx context.Context, dir, work string) (*precompress.Manifest, error) {
-	var names []string
+// fileStamp is what a worker remembers of a file of the site it published
+// last (buildCache): its size and modification time when it was hashed,
+// and its hash, so that a file the next build did not write again is not
+// read again.
+type fileStamp struct {
+	Size  int64  `json:"s"`
+	MTime int64  `json:"m"` // nanoseconds
+	Hash  string `json:"h"`
+}
+
+// publishSite stores the site rendered in dir as deployment depID of
+// project projectID, created at created, by content
+// (precompress.ManifestVersionShared): each file whose content the
+// project's stores do not hold yet goes to its precompress.ObjectKey with
+// its brotli and gzip copies (text files worth it), and last the
+// deployment's manifest, which names every file's content and which live
+// sites read. Files held by prev (the manifest of the deployment live
+// now, nil for none) are neither compressed nor stored again: a
+// deployment costs what changed. stamps (updated in place; nil for none)
+// spare hashing the files whose size and time did not change.
+func publishSite(ctx context.Context, b *blob.Bucket, dir, projectID, depID string, created time.Time, prev *precompress.Manifest, stamps map[string]fileStamp) (*published, error) {
+	type entry struct {
+		name string
+		size int64
+		mod  int64
+	}
+	var files []entry
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
 			return err
 		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
 		rel, err := filepath.Rel(dir, p)
-		names = append(names, filepath.ToSlash(rel))
+		files = append(files, entry{filepath.ToSlash(rel), info.Size(), info.ModTime().UnixNano()})
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	m := &precompress.Manifest{Version: precompress.ManifestVersion, Files: make(map[string]precompress.File, len(names))}
+	held := map[string]precompress.File{} // by hash, with its copies
+	if prev != nil && prev.Shared() {
+		for _, f := range prev.Files {
+			held[f.Hash] = f
+		}
+	}
+	m := &precompress.Manifest{Version: precompress.ManifestVersionShared, CreatedAt: created,
+		Files: make(map[string]precompress.File, len(files))}
+	out := &published{manifest: m, files: len(files)}
+	prefix := blobstore.ProjectPrefix(projectID)
+
 	var mu sync.Mutex
 	var firstErr error
-	work = filepath.Clean(work)
-	next := make(chan string)
+	storing := map[string]*storeOnce{} // the contents stored by this publish, by hash
+	var newFiles, newBytes atomic.Int64
+	next := make(chan entry)
 	var wg sync.WaitGroup
-	for range max(1, runtime.GOMAXPROCS(0)) {
+	// Hashing and compressing take CPU, storing waits for the store:
+	// twice as many workers as cores.
+	for range max(4, 2*runtime.GOMAXPROCS(0)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for name := range next {
-				f, err := compressFile(dir, work, name)
+			for e := range next {
+				f, err := func() (precompress.File, error) {
+					mu.Lock()
+					st, ok := stamps[e.name]
+					mu.Unlock()
+					hash := st.Hash
+					if !ok || st.Size != e.size || st.MTime != e.mod {
+						var err error
+						if hash, err = hashFile(filepath.Join(dir, filepath.FromSlash(e.name))); err != nil {
+							return precompress.File{}, err
+						}
+					}
+					if h, ok := held[hash]; ok && h.Size == e.size {
+						return h, nil
+					}
+					mu.Lock()
+					once := storing[hash]
+					if once == nil {
+						once = &storeOnce{}
+						storing[hash] = once
+					}
+					mu.Unlock()
+					once.Do(func() {
+						once.f, once.err = storeFile(ctx, b, prefix, dir, e.name, hash, e.size)
+						if once.err == nil {
+							newFiles.Add(1)
+							newBytes.Add(once.f.Size + once.f.Br + once.f.Gzip)
+						}
+					})
+					return once.f, once.err
+				}()
 				mu.Lock()
 				if err != nil && firstErr == nil {
-					firstErr = fmt.Errorf("compress %s: %w", name, err)
+					firstErr = fmt.Errorf("store %s: %w", e.name, err)
 				}
-				m.Files[name] = f
+				m.Files[e.name] = f
+				if stamps != nil && err == nil {
+					stamps[e.name] = fileStamp{Size: e.size, MTime: e.mod, Hash: f.Hash}
+				}
 				mu.Unlock()
 			}
 		}()
 	}
-	for _, n := range names {
+	for _, e := range files {
 		mu.Lock()
 		failed := firstErr != nil
 		mu.Unlock()
 		if failed || ctx.Err() != nil {
 			break
 		}
-		next <- n
+		next <- e
 	}
 	close(next)
 	wg.Wait()
 	if firstErr != nil {
-		return nil, firstErr
+		return nil, storeError(firstErr, "storing the site's files")
 	}
-	return m, ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if stamps != nil {
+		for name := range stamps {
+			if _, ok := m.Files[name]; !ok {
+				delete(stamps, name)
+			}
+		}
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeBlob(ctx, b, precompress.ManifestKey(blobstore.SitePrefix(projectID, depID)), bytes.NewReader(data)); err != nil {
+		return nil, err
+	}
+	out.newFiles, out.newBytes = int(newFiles.Load()), newBytes.Load()
+	return out, nil
 }
 
-// compressFile hashes site file name and writes its copies worth keeping.
-func compressFile(dir, work, name string) (precompress.File, error) {
-	p := filepath.Join(dir, filepath.FromSlash(name))
+// storeOnce stores one content once, however many files of the site hold
+// it.
+type storeOnce struct {
+	sync.Once
+	f   precompress.File
+	err error
+}
+
+// hashFile returns the first 128 bits of the SHA-256 of file p, in hex
+// (precompress.File.Hash).
+func hashFile(p string) (string, error) {
 	fh, err := os.Open(p)
 	if err != nil {
-		return precompress.File{}, err
+		return "", err
 	}
 	defer fh.Close()
 	h := sha256.New()
-	size, err := io.Copy(h, fh)
-	if err != nil {
-		return precompress.File{}, err
+	if _, err := io.Copy(h, fh); err != nil {
+		return "", err
 	}
-	f := precompress.File{Hash: hex.EncodeToString(h.Sum(nil))[:32], Size: size}
+	return hex.EncodeToString(h.Sum(nil))[:32], nil
+}
+
+// storeFile stores site file name of dir, of the given hash and size, at
+// its object key under the project's prefix, with its compressed copies
+// worth keeping (the copies first, so that a stored file always has its
+// copies), unless the store holds it already (a publish that failed
+// after storing it, or a deployment older than the live one).
+func storeFile(ctx context.Context, b *blob.Bucket, prefix, dir, name, hash string, size int64) (precompress.File, error) {
+	p := filepath.Join(dir, filepath.FromSlash(name))
+	f := precompress.File{Hash: hash, Size: size}
+	key := precompress.ObjectKey(prefix, hash)
 	// The type the file is served with (a repository's script is text).
 	ctype, _ := features.ServeHeaders(name, blobstore.ContentType(name), "")
-	if size < precompress.MinSize || size > precompress.MaxSize || !precompress.Compressible(ctype) {
+	text := size >= precompress.MinSize && size <= precompress.MaxSize && precompress.Compressible(ctype)
+	if attrs, err := b.Attributes(ctx, key); err == nil && attrs.Size == size {
+		// Stored already; its copies, if any, were stored before it.
+		if text {
+			for enc := range precompress.NumEncodings {
+				if a, err := b.Attributes(ctx, precompress.ObjectVariantKey(key, enc)); err == nil {
+					if enc == precompress.Brotli {
+						f.Br = a.Size
+					} else {
+						f.Gzip = a.Size
+					}
+				}
+			}
+		}
 		return f, nil
+	} else if err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+		return f, err
 	}
-	for enc := range precompress.NumEncodings {
-		if _, err := fh.Seek(0, io.SeekStart); err != nil {
-			return f, err
-		}
-		data, ok := precompress.Compress(enc, fh, size)
-		if !ok {
-			continue
-		}
-		out := filepath.Join(work, precompress.Names[enc], filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			return f, err
-		}
-		if err := os.WriteFile(out, data, 0o644); err != nil {
-			return f, err
-		}
-		if enc == precompress.Brotli {
-			f.Br = int64(len(data))
-		} else {
-			f.Gzip = int64(len(data))
+	if text {
+		for enc := range precompress.NumEncodings {
+			fh, err := os.Open(p)
+			if err != nil {
+				return f, err
+			}
+			data, ok := precompress.Compress(enc, fh, size)
+			fh.Close()
+			if !ok {
+				continue
+			}
+			if err := writeBlob(ctx, b, precompress.ObjectVariantKey(key, enc), bytes.NewReader(data)); err != nil {
+				return f, err
+			}
+			if enc == precompress.Brotli {
+				f.Br = int64(len(data))
+			} else {
+				f.Gzip = int64(len(data))
+			}
 		}
 	}
-	return f, nil
+	fh, err := os.Open(p)
+	if err != nil {
+		return f, err
+	}
+	defer fh.Close()
+	return f, writeBlob(ctx, b, key, fh)
+}
+
+// liveManifest returns the manifest of project p's live deployment, whose
+// stored files a new deployment shares; nil when there is none, or it has
+// none (published before manifests) or cannot be parsed.
+func (h *UpdateHandler) liveManifest(ctx context.Context, p *lectern.Project) (*precompress.Manifest, error) {
+	if p.LiveDeploymentID == "" {
+		return nil, nil
+	}
+	data, err := h.Bucket.ReadAll(ctx, precompress.ManifestKey(blobstore.SitePrefix(p.ID, p.LiveDeploymentID)))
+	if gcerrors.Code(err) == gcerrors.NotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, storeError(err, "reading the live deployment's manifest")
+	}
+	m, err := precompress.ParseManifest(data)
+	if err != nil {
+		h.Log.Warn("the live deployment's manifest cannot be read; storing every file again", "project", p.ID, "err", err)
+		return nil, nil
+	}
+	return m, nil
 }

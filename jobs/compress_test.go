@@ -20,9 +20,9 @@ import (
 	"lectern.dev/lectern/internal/precompress"
 )
 
-// publishSite stores every file, a brotli and a gzip copy of the text
-// files worth compressing and of no other, and last a manifest with each
-// file's content hash and the deployment's time.
+// publishSite stores every file by its content, a brotli and a gzip copy
+// of the text files worth compressing and of no other, and last a
+// manifest with each file's content hash and the deployment's time.
 func TestPublishSiteCompressesTextFiles(t *testing.T) {
 	ctx := t.Context()
 	noise := make([]byte, 4096)
@@ -54,9 +54,9 @@ func TestPublishSiteCompressesTextFiles(t *testing.T) {
 	}
 	defer b.Close()
 	created := time.Date(2024, 3, 4, 5, 6, 7, 0, time.UTC)
-	n, err := publishSite(ctx, b, dir, filepath.Join(t.TempDir(), "compressed"), "prj_1", "dep_1", created)
-	if err != nil || n != len(files) {
-		t.Fatalf("publishSite = %d, %v; want %d files", n, err, len(files))
+	pub, err := publishSite(ctx, b, dir, "prj_1", "dep_1", created, nil, nil)
+	if err != nil || pub.files != len(files) || pub.newFiles != len(files) {
+		t.Fatalf("publishSite = %+v, %v; want %d files, all new", pub, err, len(files))
 	}
 	data, err := b.ReadAll(ctx, precompress.ManifestKey(blobstore.SitePrefix("prj_1", "dep_1")))
 	if err != nil {
@@ -66,12 +66,12 @@ func TestPublishSiteCompressesTextFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !m.CreatedAt.Equal(created) || len(m.Files) != len(files) {
+	if !m.CreatedAt.Equal(created) || len(m.Files) != len(files) || !m.Shared() {
 		t.Errorf("manifest: %v, %d files; want %v, %d", m.CreatedAt, len(m.Files), created, len(files))
 	}
-	prefix := blobstore.SitePrefix("prj_1", "dep_1")
+	projectPrefix := blobstore.ProjectPrefix("prj_1")
 	for name, body := range files {
-		got, err := b.ReadAll(ctx, blobstore.SiteKey("prj_1", "dep_1", name))
+		got, err := b.ReadAll(ctx, precompress.ObjectKey(projectPrefix, m.Files[name].Hash))
 		if err != nil || !bytes.Equal(got, body) {
 			t.Errorf("%s: stored %d bytes, %v", name, len(got), err)
 		}
@@ -82,7 +82,7 @@ func TestPublishSiteCompressesTextFiles(t *testing.T) {
 		}
 		text := !strings.HasPrefix(name, "small") && !strings.HasPrefix(name, "images/") && name != "noise.txt"
 		for enc := range precompress.NumEncodings {
-			key := precompress.VariantKey(prefix, enc, name)
+			key := precompress.ObjectVariantKey(precompress.ObjectKey(projectPrefix, f.Hash), enc)
 			z, err := b.ReadAll(ctx, key)
 			if !text {
 				if err == nil || f.Variant(enc) != 0 {
@@ -106,7 +106,7 @@ func TestPublishSiteCompressesTextFiles(t *testing.T) {
 		}
 	}
 	// Nothing else was written but the files, their copies and the manifest.
-	it := b.List(&blob.ListOptions{Prefix: prefix})
+	it := b.List(&blob.ListOptions{Prefix: projectPrefix})
 	count := 0
 	for {
 		o, err := it.Next(ctx)
@@ -117,7 +117,7 @@ func TestPublishSiteCompressesTextFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		count++
-		if !strings.HasPrefix(o.Key, prefix+"site/") && !strings.HasPrefix(o.Key, prefix+"br/") && !strings.HasPrefix(o.Key, prefix+"gzip/") && o.Key != prefix+"files.json" {
+		if !strings.HasPrefix(o.Key, projectPrefix+"objects/") && o.Key != precompress.ManifestKey(blobstore.SitePrefix("prj_1", "dep_1")) {
 			t.Errorf("unexpected blob %s", o.Key)
 		}
 	}

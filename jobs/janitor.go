@@ -48,6 +48,10 @@ type Janitor struct {
 	// they are collected with its records; default an hour, far longer
 	// than a worker that lost its job to the deletion takes to stop.
 	DeletedGrace time.Duration
+	// ObjectAge is how old a stored file of a project (shared by its
+	// deployments) that no recorded deployment names must be before it
+	// is collected; default an hour.
+	ObjectAge time.Duration
 
 	stopOnce sync.Once
 	cancel   context.CancelFunc
@@ -179,7 +183,7 @@ func (j *Janitor) RunOnce(ctx context.Context) error {
 			continue
 		}
 		keep(j.collectOrphans(ctx, p.ID, deps, now))
-		kept := 0
+		kept, collected := 0, 0
 		for _, d := range deps {
 			if d.ID == p.LiveDeploymentID {
 				continue
@@ -201,6 +205,16 @@ func (j *Janitor) RunOnce(ctx context.Context) error {
 			}
 			keep(blobstore.DeletePrefix(ctx, j.Bucket, blobstore.SitePrefix(p.ID, d.ID)))
 			j.Log.Info("collected deployment", "project", p.ID, "deployment", d.ID)
+			collected++
+		}
+		// The stored files only collected deployments named go with
+		// them; a pass that collected none of the project's leaves them.
+		if collected > 0 {
+			n, err := j.sweepObjects(ctx, p.ID, now)
+			keep(err)
+			if n > 0 {
+				j.Log.Info("collected stored files no deployment names", "project", p.ID, "files", n)
+			}
 		}
 	}
 	return first

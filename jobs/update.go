@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"gocloud.dev/blob"
 
 	"lectern.dev/lectern"
@@ -57,6 +59,12 @@ type UpdateHandler struct {
 	// EmbedHosts are the hosts whose iframes live pages show
 	// (features.Site.EmbedHosts); nil for none.
 	EmbedHosts []string
+	// CacheDir, when set, is where this worker keeps each project's last
+	// build (projectCache), so that the next update renders only the
+	// pages that changed; CacheMax bounds them together (0:
+	// DefaultBuildCacheMax). "" builds every update from nothing.
+	CacheDir string
+	CacheMax int64
 }
 
 // builder returns the Builder that renders: b, or else a Local one.
@@ -136,7 +144,21 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	if err != nil {
 		return h.finishFailed(ctx, lease, &commit, log, err.Error())
 	}
-	outDir := filepath.Join(work, "site")
+	outDir, renderCache := filepath.Join(work, "site"), ""
+	var pc *projectCache
+	var stamps map[string]fileStamp
+	if h.CacheDir != "" {
+		if pc, err = openProjectCache(h.CacheDir, p.ID); err != nil {
+			h.Log.Warn("update without the project's build cache", "project", p.ID, "err", err)
+		} else {
+			defer func() {
+				if pc != nil {
+					pc.abandon() // not done: the next update starts from nothing
+				}
+			}()
+			outDir, renderCache, stamps = pc.siteDir(), pc.renderDir(), pc.stamps()
+		}
+	}
 	start := time.Now()
 	log.add("Rendering docs from %s", p.DocsRoot)
 	// Search and the playground; cloud sites the assistant and analytics
@@ -144,7 +166,7 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	live := features.Live(p.DeploymentType)
 	live.EmbedHosts = h.EmbedHosts
 	opts := render.Options{Features: &live, Limits: h.Limits, CustomScripts: p.CustomScripts}
-	res, err := builder(h.Builder).Build(ctx, buildproc.Request{Src: docsDir, Out: outDir, Options: opts, PageDelay: h.PageDelay}, nil)
+	res, err := builder(h.Builder).Build(ctx, buildproc.Request{Src: docsDir, Out: outDir, Options: opts, PageDelay: h.PageDelay, CacheDir: renderCache}, nil)
 	if res != nil {
 		for _, w := range res.Warnings {
 			log.add("warning: %s", w.String())
@@ -169,10 +191,15 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	// manifest carries the same one: live sites send it as Last-Modified.
 	dep := &lectern.Deployment{ID: lectern.NewID(lectern.PrefixDeployment), ProjectID: p.ID, UpdateID: u.ID, Commit: commit, PageCount: res.Pages,
 		CreatedAt: time.Now().UTC().Truncate(time.Second)}
-	n, err := publishSite(ctx, h.Bucket, outDir, filepath.Join(work, "compressed"), p.ID, dep.ID, dep.CreatedAt)
+	prev, err := h.liveManifest(ctx, p)
+	if err != nil {
+		return err
+	}
+	pub, err := publishSite(ctx, h.Bucket, outDir, p.ID, dep.ID, dep.CreatedAt, prev, stamps)
 	if err != nil {
 		return fmt.Errorf("publish site: %w", err)
 	}
+	n := pub.files
 	snap := bundle.Manifest{Version: commit.SHA, JobID: u.ID, Domain: p.ID, CreatedAt: time.Now().UTC(), PageCount: res.Pages}
 	if _, err := writeArchive(ctx, h.Bucket, blobstore.SourceKey(p.ID, dep.ID), docsDir, snap); err != nil {
 		if lectern.ErrorCode(err) == lectern.EINVALID {
@@ -180,7 +207,14 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 		}
 		return fmt.Errorf("store source snapshot: %w", err)
 	}
-	log.add("Published deployment %s (%d files)", dep.ID, n)
+	log.add("Published deployment %s (%d files, %d new: %s)", dep.ID, n, pub.newFiles, humanize.Bytes(uint64(pub.newBytes)))
+	if pc != nil {
+		if err := pc.done(stamps); err != nil {
+			h.Log.Warn("the project's build cache could not be kept", "project", p.ID, "err", err)
+		}
+		pc = nil
+		trimBuildCaches(h.CacheDir, cmp.Or(h.CacheMax, DefaultBuildCacheMax), p.ID)
+	}
 	summary := fmt.Sprintf("Deployed %d pages from %s (%s).", res.Pages, short(commit.SHA), commit.Ref)
 	if k := res.WarningCount(); k > 0 {
 		summary += fmt.Sprintf(" %d warnings; see logs.", k)

@@ -102,9 +102,19 @@ func (s *Server) isPage(ctx context.Context, e hostEntry, p string) bool {
 	if ok, known := s.analytics.pages.get(key); known {
 		return ok
 	}
+	m, err := s.manifests.get(ctx, s.bucket, e)
+	if err != nil {
+		return false // not remembered: the object store may be back soon
+	}
 	ok := false
 	for _, name := range lectern.SiteFiles(p) {
 		if !strings.HasSuffix(name, ".html") {
+			continue
+		}
+		if m != nil {
+			if _, ok = m.Files[name]; ok {
+				break
+			}
 			continue
 		}
 		if exists, err := s.bucket.Exists(ctx, blobstore.SiteKey(e.projectID, e.deploymentID, name)); err != nil {

@@ -17,7 +17,6 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/assistant"
-	"lectern.dev/lectern/blobstore"
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/search"
 )
@@ -194,8 +193,11 @@ func (s *Server) serveFeedback(w http.ResponseWriter, r *http.Request, e hostEnt
 func (s *Server) deploymentIndex(projectID, deploymentID string) (*search.Index, error) {
 	return s.assistants.indexes.get(deploymentID, func() (*search.Index, error) {
 		// The index outlives the request: its later reads are the server's.
-		return search.Open(&blobFS{ctx: context.Background(), bucket: s.bucket,
-			key: func(name string) string { return blobstore.SiteKey(projectID, deploymentID, name) }})
+		keys, err := s.deploymentKeys(context.Background(), hostEntry{projectID: projectID, deploymentID: deploymentID, found: true})
+		if err != nil {
+			return nil, err
+		}
+		return search.Open(&blobFS{ctx: context.Background(), bucket: s.bucket, key: keys})
 	})
 }
 
@@ -235,7 +237,11 @@ func (f *blobFS) Open(name string) (fs.File, error) {
 	}
 	ctx, cancel := context.WithTimeout(f.ctx, 30*time.Second)
 	defer cancel()
-	rd, err := f.bucket.NewReader(ctx, f.key(name), nil)
+	key := f.key(name)
+	if key == "" { // not in the deployment's manifest
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	rd, err := f.bucket.NewReader(ctx, key, nil)
 	if err != nil {
 		if gcerrors.Code(err) == gcerrors.NotFound {
 			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}

@@ -70,7 +70,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, e hostEntry, 
 			return false
 		}
 	}
-	key := blobstore.SiteKey(e.projectID, e.deploymentID, name)
+	key := keyOf(e, m, name)
 	var rd fileReader // the file as it is, once open
 	defer func() {
 		if rd != nil {
@@ -134,7 +134,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, e hostEntry, 
 	}
 	var length int64
 	if enc >= 0 {
-		vr, err := s.read(ctx, m, e.projectID, precompress.VariantKey(blobstore.SitePrefix(e.projectID, e.deploymentID), enc, name), f.Variant(enc))
+		vr, err := s.read(ctx, m, e.projectID, variantKeyOf(e, m, name, enc), f.Variant(enc))
 		switch {
 		case err != nil:
 			s.failed(w, err)

@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"lectern.dev/lectern"
-	"lectern.dev/lectern/blobstore"
 	"lectern.dev/lectern/mcpserver"
 )
 
@@ -28,8 +27,11 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, e hostEntry) {
 		return
 	}
 	h, err := s.mcp.get(e.deploymentID, func() (http.Handler, error) {
-		site := mcpserver.FSSite{FS: &blobFS{ctx: context.Background(), bucket: s.bucket, max: mcpserver.MaxPage + 1, cut: true,
-			key: func(name string) string { return blobstore.SiteKey(p.ID, e.deploymentID, name) }}}
+		keys, err := s.deploymentKeys(context.Background(), e)
+		if err != nil {
+			return nil, err
+		}
+		site := mcpserver.FSSite{FS: &blobFS{ctx: context.Background(), bucket: s.bucket, max: mcpserver.MaxPage + 1, cut: true, key: keys}}
 		withSearch := p.DeploymentType != lectern.DeploymentAirGapped
 		if withSearch {
 			ix, err := s.deploymentIndex(p.ID, e.deploymentID)

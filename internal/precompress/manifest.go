@@ -28,8 +28,29 @@ func VariantKey(sitePrefix string, enc int, name string) string {
 // blobs live under sitePrefix.
 func ManifestKey(sitePrefix string) string { return sitePrefix + "files.json" }
 
-// ManifestVersion is the version of the manifest's format.
-const ManifestVersion = 1
+// Versions of the manifest's format. In version 1 (ManifestVersion) each
+// deployment holds its own copy of every file (blobstore.SiteKey,
+// VariantKey); in version 2 (ManifestVersionShared, written by the update
+// job since incremental deploys) the files are stored once per project by
+// their content (ObjectKey, ObjectVariantKey) and shared by every
+// deployment that holds them.
+const (
+	ManifestVersion       = 1
+	ManifestVersionShared = 2
+)
+
+// ObjectKey returns the key of the content of hash (File.Hash) among the
+// stored files of the project whose deployments live under projectPrefix
+// (blobstore.ProjectPrefix), for manifests of version 2.
+func ObjectKey(projectPrefix, hash string) string { return projectPrefix + "objects/" + hash }
+
+// ObjectVariantKey returns the key of the enc copy of the stored file at
+// objectKey (ObjectKey).
+func ObjectVariantKey(objectKey string, enc int) string { return objectKey + "." + Names[enc] }
+
+// Shared reports whether the manifest's files are stored by content
+// (ObjectKey) rather than in the deployment's own folder.
+func (m *Manifest) Shared() bool { return m.Version == ManifestVersionShared }
 
 // Manifest lists every file of a published deployment, written by the
 // update job after the files: what a server needs to answer a request
@@ -78,8 +99,29 @@ func ParseManifest(data []byte) (*Manifest, error) {
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("the deployment's manifest is not valid JSON: %w", err)
 	}
-	if m.Version != ManifestVersion || m.Files == nil {
-		return nil, fmt.Errorf("the deployment's manifest has version %d and %d files; this Lectern reads version %d", m.Version, len(m.Files), ManifestVersion)
+	if m.Version != ManifestVersion && m.Version != ManifestVersionShared || m.Files == nil {
+		return nil, fmt.Errorf("the deployment's manifest has version %d and %d files; this Lectern reads versions %d and %d", m.Version, len(m.Files), ManifestVersion, ManifestVersionShared)
+	}
+	if m.Shared() {
+		for name, f := range m.Files {
+			if !validHash(f.Hash) {
+				return nil, fmt.Errorf("the deployment's manifest gives %q the hash %q, not 32 hex digits", name, f.Hash)
+			}
+		}
 	}
 	return &m, nil
+}
+
+// validHash reports whether h is a File.Hash: 32 lower-case hex digits,
+// so that an object key made of it names no other folder.
+func validHash(h string) bool {
+	if len(h) != 32 {
+		return false
+	}
+	for i := range len(h) {
+		if c := h[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -1,0 +1,172 @@
+package jobs
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Files of a project's build cache (projectCache), under
+// UpdateHandler.CacheDir/{project}/.
+const (
+	cacheBuilding = "building"    // there while a build runs: a cache left with it is not trusted
+	cacheStamps   = "stamps.json" // the stamps of the files last published
+	cacheSize     = "size"        // the cache's bytes, written after each build
+	maxStampsFile = 64 << 20
+)
+
+// DefaultBuildCacheMax bounds a worker's build caches together
+// (UpdateHandler.CacheMax): the projects built least recently go first.
+const DefaultBuildCacheMax = 20 << 30
+
+// projectCache is what a worker keeps of a project's last update, so that
+// the next renders and stores only what changed: the render's rebuild
+// cache (render/), the site it built (site/, which the next build updates
+// in place) and the stamps of the files it published. It is only ever a
+// shortcut: a missing or damaged one, or one left by a build that did not
+// finish (a crash, kill -9), is started again from nothing, and gives the
+// same deployment.
+type projectCache struct {
+	dir    string
+	unlock func()
+}
+
+// locks keeps a project's cache to one update of this process at a time
+// (a lease lost and taken over in the same process could run a second).
+var locks sync.Map // project id → *sync.Mutex
+
+// openProjectCache opens project id's cache under root, emptied first
+// when a build left it unfinished; nil when another update of this
+// process holds it, or it cannot be made (the update then builds without).
+func openProjectCache(root, id string) (*projectCache, error) {
+	mu, _ := locks.LoadOrStore(id, new(sync.Mutex))
+	if !mu.(*sync.Mutex).TryLock() {
+		return nil, errors.New("the project's build cache is in use by another update of this process")
+	}
+	c := &projectCache{dir: filepath.Join(root, id), unlock: mu.(*sync.Mutex).Unlock}
+	if _, err := os.Stat(filepath.Join(c.dir, cacheBuilding)); err == nil {
+		if err := os.RemoveAll(c.dir); err != nil {
+			c.unlock()
+			return nil, err
+		}
+	}
+	for _, d := range []string{c.renderDir(), c.siteDir()} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			c.unlock()
+			return nil, err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, cacheBuilding), nil, 0o600); err != nil {
+		c.unlock()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *projectCache) renderDir() string { return filepath.Join(c.dir, "render") }
+func (c *projectCache) siteDir() string   { return filepath.Join(c.dir, "site") }
+
+// stamps returns the stamps of the files last published, none when they
+// cannot be read.
+func (c *projectCache) stamps() map[string]fileStamp {
+	st := map[string]fileStamp{}
+	data, err := os.ReadFile(filepath.Join(c.dir, cacheStamps))
+	if err != nil || len(data) > maxStampsFile || json.Unmarshal(data, &st) != nil {
+		return map[string]fileStamp{}
+	}
+	return st
+}
+
+// done records the stamps of the files just published and marks the
+// cache finished, then lets go of it.
+func (c *projectCache) done(stamps map[string]fileStamp) error {
+	defer c.unlock()
+	data, err := json.Marshal(stamps)
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(c.dir, cacheStamps+".tmp")
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(c.dir, cacheStamps)); err != nil {
+		return err
+	}
+	size := dirSize(c.dir)
+	if err := os.WriteFile(filepath.Join(c.dir, cacheSize), []byte(strconv.FormatInt(size, 10)), 0o600); err != nil {
+		return err
+	}
+	return os.Remove(filepath.Join(c.dir, cacheBuilding))
+}
+
+// abandon lets go of a cache whose build did not finish: it keeps its
+// marker, so the next update starts from nothing.
+func (c *projectCache) abandon() { c.unlock() }
+
+// dirSize returns the bytes of the regular files under dir.
+func dirSize(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// trimBuildCaches removes the caches of the projects built least recently
+// (by the time of their size file) until those left hold at most max
+// bytes, keeping keep's; caches in use are left alone.
+func trimBuildCaches(root string, max int64, keep string) {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	type cached struct {
+		id   string
+		size int64
+		at   time.Time
+	}
+	var all []cached
+	var total int64
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		p := filepath.Join(root, e.Name(), cacheSize)
+		info, err := os.Stat(p)
+		if err != nil {
+			continue // being built, or left unfinished: its next update empties it
+		}
+		data, _ := os.ReadFile(p)
+		n, _ := strconv.ParseInt(string(data), 10, 64)
+		all = append(all, cached{e.Name(), n, info.ModTime()})
+		total += n
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].at.Before(all[j].at) })
+	for _, c := range all {
+		if total <= max {
+			return
+		}
+		if c.id == keep {
+			continue
+		}
+		mu, _ := locks.LoadOrStore(c.id, new(sync.Mutex))
+		if !mu.(*sync.Mutex).TryLock() {
+			continue
+		}
+		if os.RemoveAll(filepath.Join(root, c.id)) == nil {
+			total -= c.size
+		}
+		mu.(*sync.Mutex).Unlock()
+	}
+}
