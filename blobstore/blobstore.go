@@ -182,7 +182,21 @@ func SitePrefix(projectID, deploymentID string) string {
 	return ProjectPrefix(projectID) + deploymentID + "/"
 }
 
-// SourceKey returns the key of a deployment's source snapshot (.tar.gz).
+// SourceFilesKey returns the key of the list of a deployment's source
+// files (the update job's snapshot of the docs, stored file by file),
+// each at its SourceObjectKey.
+func SourceFilesKey(projectID, deploymentID string) string {
+	return SitePrefix(projectID, deploymentID) + "source.json"
+}
+
+// SourceObjectKey returns the key of the source file of content hash
+// among the project's stored source files, shared by its deployments.
+func SourceObjectKey(projectID, hash string) string {
+	return ProjectPrefix(projectID) + "sources/" + hash
+}
+
+// SourceKey returns the key of a deployment's source snapshot as one
+// archive (.tar.gz), as deployments published before SourceFilesKey have.
 func SourceKey(projectID, deploymentID string) string {
 	return SitePrefix(projectID, deploymentID) + "source.tar.gz"
 }

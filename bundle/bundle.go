@@ -155,10 +155,12 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// pathProblem says why name is not a clean, relative, slash-separated path
+// PathProblem says why name is not a clean, relative, slash-separated path
 // naming something below the archive root, or returns "" if it is one.
-// Write and Read share it, so whatever Write writes Read accepts.
-func pathProblem(name string) string {
+// Write and Read share it, so whatever Write writes Read accepts; the
+// update job's source snapshots (stored file by file) check their names
+// with it too.
+func PathProblem(name string) string {
 	switch {
 	case name == "":
 		return "empty path"

@@ -360,8 +360,8 @@ func TestWriteWriterError(t *testing.T) {
 func TestPathProblem(t *testing.T) {
 	t.Parallel()
 	for _, ok := range []string{"a", "a/b", "a..b", "..a", "a/.b", "café/x", "x:y"} {
-		if msg := pathProblem(ok); msg != "" {
-			t.Errorf("pathProblem(%q) = %q, want clean", ok, msg)
+		if msg := PathProblem(ok); msg != "" {
+			t.Errorf("PathProblem(%q) = %q, want clean", ok, msg)
 		}
 	}
 	for bad, want := range map[string]string{
@@ -369,8 +369,8 @@ func TestPathProblem(t *testing.T) {
 		"/a": "absolute", `a\b`: "backslash", "a\x00b": "NUL", "a//b": "not clean", "./a": "not clean",
 		"a/": "not clean", "a/./b": "not clean", "\xff": "not clean",
 	} {
-		if msg := pathProblem(bad); !strings.Contains(msg, want) {
-			t.Errorf("pathProblem(%q) = %q, want it to mention %q", bad, msg, want)
+		if msg := PathProblem(bad); !strings.Contains(msg, want) {
+			t.Errorf("PathProblem(%q) = %q, want it to mention %q", bad, msg, want)
 		}
 	}
 }

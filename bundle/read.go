@@ -182,7 +182,7 @@ func (rd *reader) checkManifest(m Manifest) error {
 	rd.files = make(map[string]File, len(m.Files))
 	budget := rd.lim.MaxTotal - rd.total
 	for i, f := range m.Files {
-		if msg := pathProblem(f.Path); msg != "" {
+		if msg := PathProblem(f.Path); msg != "" {
 			return invalidf(ManifestName, "manifest lists %q: %s", f.Path, msg)
 		}
 		if f.Path == ManifestName {
@@ -240,7 +240,7 @@ func (rd *reader) entry(hdr *tar.Header) error {
 	if hdr.Typeflag == tar.TypeDir {
 		name = strings.TrimSuffix(name, "/")
 	}
-	if msg := pathProblem(name); msg != "" {
+	if msg := PathProblem(name); msg != "" {
 		return invalidf(raw, "%s", msg)
 	}
 	switch hdr.Typeflag {

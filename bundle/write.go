@@ -178,7 +178,7 @@ func scan(ctx context.Context, src fs.FS) ([]entry, error) {
 			}
 			return nil
 		}
-		if msg := pathProblem(p); msg != "" {
+		if msg := PathProblem(p); msg != "" {
 			return &sourceError{fmt.Sprintf("bundle: source path %q: %s", p, msg)}
 		}
 		if err != nil {

@@ -79,7 +79,18 @@ func (h *ExportHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	if err := os.Mkdir(srcDir, 0o755); err != nil {
 		return err
 	}
-	if _, err := extractArchive(ctx, h.Bucket, blobstore.SourceKey(p.ID, dep.ID), srcDir); err != nil {
+	// The snapshot stored file by file, or, for a deployment published
+	// before those, as one archive.
+	list, err := readSourceList(ctx, h.Bucket, p.ID, dep.ID)
+	switch {
+	case err != nil:
+		return fmt.Errorf("read the source of deployment %s: %w", dep.ID, err)
+	case list != nil:
+		err = writeSource(ctx, h.Bucket, p.ID, list, srcDir)
+	default:
+		_, err = extractArchive(ctx, h.Bucket, blobstore.SourceKey(p.ID, dep.ID), srcDir)
+	}
+	if err != nil {
 		return fmt.Errorf("read the source of deployment %s: %w", dep.ID, err)
 	}
 	pr := &progress{h: h, ctx: ctx, lease: lease}

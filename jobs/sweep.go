@@ -40,8 +40,17 @@ func (j *Janitor) sweepObjects(ctx context.Context, projectID string, now time.T
 	if err != nil {
 		return 0, err
 	}
-	named := map[string]bool{}
+	named, sources := map[string]bool{}, map[string]bool{}
 	for _, d := range deps {
+		l, err := readSourceList(ctx, j.Bucket, projectID, d.ID)
+		if err != nil {
+			return 0, err
+		}
+		if l != nil {
+			for _, f := range l.Files {
+				sources[f.Hash] = true
+			}
+		}
 		data, err := j.Bucket.ReadAll(ctx, precompress.ManifestKey(blobstore.SitePrefix(projectID, d.ID)))
 		if gcerrors.Code(err) == gcerrors.NotFound {
 			continue // published before manifests: its files are its own
@@ -61,7 +70,27 @@ func (j *Janitor) sweepObjects(ctx context.Context, projectID string, now time.T
 	if age <= 0 {
 		age = defaultObjectAge
 	}
-	prefix := precompress.ObjectKey(blobstore.ProjectPrefix(projectID), "")
+	deleted := 0
+	for _, sw := range []struct {
+		prefix string
+		named  map[string]bool
+	}{
+		{precompress.ObjectKey(blobstore.ProjectPrefix(projectID), ""), named},
+		{blobstore.SourceObjectKey(projectID, ""), sources},
+	} {
+		n, err := j.sweepPrefix(ctx, sw.prefix, sw.named, now.Add(-age))
+		deleted += n
+		if err != nil {
+			return deleted, err
+		}
+	}
+	return deleted, nil
+}
+
+// sweepPrefix deletes the blobs under prefix whose name (up to its first
+// dot: a stored file's copies go with it) named does not hold and that
+// were written before before.
+func (j *Janitor) sweepPrefix(ctx context.Context, prefix string, named map[string]bool, before time.Time) (int, error) {
 	it := j.Bucket.List(&blob.ListOptions{Prefix: prefix})
 	deleted := 0
 	for {
@@ -73,7 +102,7 @@ func (j *Janitor) sweepObjects(ctx context.Context, projectID string, now time.T
 			return deleted, err
 		}
 		hash, _, _ := strings.Cut(strings.TrimPrefix(obj.Key, prefix), ".")
-		if named[hash] || now.Sub(obj.ModTime) < age {
+		if named[hash] || !obj.ModTime.Before(before) {
 			continue
 		}
 		if err := j.Bucket.Delete(ctx, obj.Key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {

@@ -44,6 +44,9 @@ func TestJanitorSweepsStoredFiles(t *testing.T) {
 		data, _ := json.Marshal(m)
 		must(t, b.WriteAll(t.Context(), precompress.ManifestKey(blobstore.SitePrefix(p.ID, d.ID)), data, nil), "manifest")
 		writeBlob(t, b, precompress.ObjectKey(prefix, own))
+		src, _ := json.Marshal(map[string]any{"version": 1, "files": map[string]any{"index.mdx": map[string]any{"hash": own, "size": 3}}})
+		must(t, b.WriteAll(t.Context(), blobstore.SourceFilesKey(p.ID, d.ID), src, nil), "source list")
+		writeBlob(t, b, blobstore.SourceObjectKey(p.ID, own))
 		writeBlob(t, b, precompress.ObjectVariantKey(precompress.ObjectKey(prefix, own), precompress.Gzip))
 	}
 	writeBlob(t, b, precompress.ObjectKey(prefix, shared))
@@ -74,14 +77,17 @@ func TestJanitorSweepsStoredFiles(t *testing.T) {
 		t.Fatal("the second oldest deployment was not collected")
 	}
 	for key, want := range map[string]bool{
-		precompress.ObjectKey(prefix, shared):    true,  // named by every kept deployment
-		precompress.ObjectKey(prefix, hashOf(1)): false, // named by collected deployments only
+		precompress.ObjectKey(prefix, shared):                                                    true,  // named by every kept deployment
+		precompress.ObjectKey(prefix, hashOf(1)):                                                 false, // named by collected deployments only
 		precompress.ObjectVariantKey(precompress.ObjectKey(prefix, hashOf(1)), precompress.Gzip): false,
-		precompress.ObjectKey(prefix, hashOf(2)): false,
-		precompress.ObjectKey(prefix, hashOf(3)): true, // a kept deployment's own
-		precompress.ObjectKey(prefix, hashOf(5)): true,
+		precompress.ObjectKey(prefix, hashOf(2)):                                                 false,
+		precompress.ObjectKey(prefix, hashOf(3)):                                                 true, // a kept deployment's own
+		precompress.ObjectKey(prefix, hashOf(5)):                                                 true,
 		precompress.ObjectVariantKey(precompress.ObjectKey(prefix, hashOf(5)), precompress.Gzip): true,
-		precompress.ObjectKey(prefix, orphan): false, // never named
+		precompress.ObjectKey(prefix, orphan):                                                    false, // never named
+		blobstore.SourceObjectKey(p.ID, hashOf(1)):                                               false, // the sources of collected deployments
+		blobstore.SourceObjectKey(p.ID, hashOf(2)):                                               false,
+		blobstore.SourceObjectKey(p.ID, hashOf(3)):                                               true,
 	} {
 		if got := blobExists(t, b, key); got != want {
 			t.Errorf("%s exists = %v, want %v", key, got, want)

@@ -17,9 +17,7 @@ import (
 	"gocloud.dev/blob"
 
 	"lectern.dev/lectern"
-	"lectern.dev/lectern/blobstore"
 	"lectern.dev/lectern/buildproc"
-	"lectern.dev/lectern/bundle"
 	"lectern.dev/lectern/gitsource"
 	"lectern.dev/lectern/render"
 	"lectern.dev/lectern/render/features"
@@ -128,6 +126,7 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	fetcher := *h.Fetcher
 	fetcher.Logf = log.add
 	srcDir := filepath.Join(work, "repo")
+	fetchStart := time.Now()
 	commit, err := h.fetch(ctx, &fetcher, p, srcDir, log)
 	if e, ok := err.(setupError); ok {
 		return h.finishFailed(ctx, lease, nil, log, e.msg)
@@ -138,7 +137,7 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 		}
 		return h.finishFailed(ctx, lease, nil, log, "Fetching the repository failed: "+lectern.ErrorMessage(err))
 	}
-	log.add("Fetched commit %s (%s): %s", short(commit.SHA), commit.Ref, firstLine(commit.Message))
+	log.add("Fetched commit %s (%s) in %s: %s", short(commit.SHA), commit.Ref, time.Since(fetchStart).Round(time.Millisecond), firstLine(commit.Message))
 
 	docsDir, err := docsRoot(srcDir, p.DocsRoot)
 	if err != nil {
@@ -191,6 +190,7 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	// manifest carries the same one: live sites send it as Last-Modified.
 	dep := &lectern.Deployment{ID: lectern.NewID(lectern.PrefixDeployment), ProjectID: p.ID, UpdateID: u.ID, Commit: commit, PageCount: res.Pages,
 		CreatedAt: time.Now().UTC().Truncate(time.Second)}
+	publishStart := time.Now()
 	prev, err := h.liveManifest(ctx, p)
 	if err != nil {
 		return err
@@ -199,15 +199,22 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	if err != nil {
 		return fmt.Errorf("publish site: %w", err)
 	}
-	n := pub.files
-	snap := bundle.Manifest{Version: commit.SHA, JobID: u.ID, Domain: p.ID, CreatedAt: time.Now().UTC(), PageCount: res.Pages}
-	if _, err := writeArchive(ctx, h.Bucket, blobstore.SourceKey(p.ID, dep.ID), docsDir, snap); err != nil {
+	n, publishTook := pub.files, time.Since(publishStart)
+	snapStart := time.Now()
+	var prevSource *sourceList
+	if p.LiveDeploymentID != "" {
+		if prevSource, err = readSourceList(ctx, h.Bucket, p.ID, p.LiveDeploymentID); err != nil && lectern.AsError(err) != nil {
+			return err // the store failed
+		}
+	}
+	if _, err := storeSource(ctx, h.Bucket, docsDir, p.ID, dep.ID, prevSource); err != nil {
 		if lectern.ErrorCode(err) == lectern.EINVALID {
 			return h.finishFailed(ctx, lease, &commit, log, "Keeping a snapshot of the docs failed: "+lectern.ErrorMessage(err))
 		}
 		return fmt.Errorf("store source snapshot: %w", err)
 	}
-	log.add("Published deployment %s (%d files, %d new: %s)", dep.ID, n, pub.newFiles, humanize.Bytes(uint64(pub.newBytes)))
+	log.add("Published deployment %s (%d files, %d new: %s) in %s; source snapshot in %s", dep.ID, n, pub.newFiles, humanize.Bytes(uint64(pub.newBytes)),
+		publishTook.Round(time.Millisecond), time.Since(snapStart).Round(time.Millisecond))
 	if pc != nil {
 		if err := pc.done(stamps); err != nil {
 			h.Log.Warn("the project's build cache could not be kept", "project", p.ID, "err", err)

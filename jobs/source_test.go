@@ -1,0 +1,117 @@
+package jobs
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"lectern.dev/lectern"
+	"lectern.dev/lectern/blobstore"
+)
+
+// The snapshot of the docs is stored file by file: a second deployment
+// that changes one source stores that file only, and an export writes
+// back exactly the files the render could read (no symbolic links, no
+// dot-files but the root's .mintignore).
+func TestSourceSnapshotShares(t *testing.T) {
+	ctx := t.Context()
+	src := t.TempDir()
+	files := map[string]string{
+		"docs.json":          `{"name":"x"}`,
+		"index.mdx":          "# Home",
+		"guide/a.mdx":        "# A",
+		"guide/b.mdx":        "# B",
+		"guide/copy-of-a.md": "# A",
+		".mintignore":        "drafts/",
+	}
+	for name, body := range files {
+		p := filepath.Join(src, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.MkdirAll(filepath.Join(src, ".git"), 0o755)
+	os.WriteFile(filepath.Join(src, ".git", "config"), []byte("[core]"), 0o644)
+	os.WriteFile(filepath.Join(src, "guide", ".hidden"), []byte("x"), 0o644)
+	os.Symlink("/etc/passwd", filepath.Join(src, "link.mdx"))
+	u, _ := blobstore.FileURL(t.TempDir())
+	b, err := blobstore.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	n, err := storeSource(ctx, b, src, "prj_1", "dep_1", nil)
+	if err != nil || n != 5 {
+		t.Fatalf("first snapshot: %d stored, %v; want 5 (two files share their content)", n, err)
+	}
+	first, err := readSourceList(ctx, b, "prj_1", "dep_1")
+	if err != nil || first == nil || len(first.Files) != len(files) {
+		t.Fatalf("source list: %v, %v; want %d files", first, err, len(files))
+	}
+	os.WriteFile(filepath.Join(src, "guide", "b.mdx"), []byte("# B, edited"), 0o644)
+	if n, err := storeSource(ctx, b, src, "prj_1", "dep_2", first); err != nil || n != 1 {
+		t.Fatalf("one source changed: %d stored, %v; want 1", n, err)
+	}
+	second, err := readSourceList(ctx, b, "prj_1", "dep_2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if err := writeSource(ctx, b, "prj_1", second, out); err != nil {
+		t.Fatal(err)
+	}
+	files["guide/b.mdx"] = "# B, edited"
+	got := map[string]string{}
+	filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(out, p)
+			data, _ := os.ReadFile(p)
+			got[filepath.ToSlash(rel)] = string(data)
+		}
+		return nil
+	})
+	if len(got) != len(files) {
+		t.Errorf("the export's source holds %d files, want %d: %v", len(got), len(files), got)
+	}
+	for name, body := range files {
+		if got[name] != body {
+			t.Errorf("%s = %q, want %q", name, got[name], body)
+		}
+	}
+
+	// A name the snapshot cannot keep is the repository's to fix.
+	os.WriteFile(filepath.Join(src, `back\slash.mdx`), []byte("x"), 0o644)
+	if _, err := storeSource(ctx, b, src, "prj_1", "dep_3", second); lectern.ErrorCode(err) != lectern.EINVALID || !strings.Contains(err.Error(), "backslash") {
+		t.Errorf("a name with a backslash: %v, want EINVALID naming it", err)
+	}
+}
+
+// A source list that names a path out of the folder, or a hash that is
+// not one, is refused before anything is written.
+func TestSourceListRefusesBadNames(t *testing.T) {
+	ctx := t.Context()
+	u, _ := blobstore.FileURL(t.TempDir())
+	b, err := blobstore.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for i, files := range []map[string]sourceFile{
+		{"../escape.mdx": {Hash: strings.Repeat("a", 32), Size: 1}},
+		{"/abs.mdx": {Hash: strings.Repeat("a", 32), Size: 1}},
+		{"ok.mdx": {Hash: "../../other", Size: 1}},
+		{"ok.mdx": {Hash: strings.Repeat("a", 32), Size: -1}},
+	} {
+		data, _ := json.Marshal(sourceList{Version: sourceVersion, Files: files})
+		dep := "dep_" + string(rune('a'+i))
+		if err := b.WriteAll(ctx, blobstore.SourceFilesKey("prj_1", dep), data, nil); err != nil {
+			t.Fatal(err)
+		}
+		if l, err := readSourceList(ctx, b, "prj_1", dep); err == nil {
+			t.Errorf("source list %v read as %v, want refused", files, l)
+		}
+	}
+}
