@@ -21,10 +21,13 @@ package buildproc
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"lectern.dev/lectern/render"
+	"lectern.dev/lectern/render/cache"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/output"
 )
@@ -117,7 +120,18 @@ func build(ctx context.Context, req Request, progress func(done, total int)) (*R
 			progress(done, total)
 		}
 	}
-	res, err := render.Build(ctx, root.FS(), &output.Dir{Dir: req.Out}, opts)
+	dst := &output.Dir{Dir: req.Out}
+	if req.CacheDir != "" {
+		if cache.UpdateReady(req.CacheDir, req.Out) {
+			// The cache describes Out as the last build left it: update
+			// it in place, writing what changed and removing what the
+			// source no longer makes.
+			dst.Update = true
+		} else if err := emptyDir(req.Out); err != nil {
+			return nil, err
+		}
+	}
+	res, err := render.Build(ctx, root.FS(), dst, opts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -148,4 +162,22 @@ func timeoutError(d time.Duration) error {
 // memoryError is the limit error of a render that ran out of memory.
 func memoryError(bytes int64) error {
 	return limits.Errorf(LimitMemory, "", limits.FormatSize(bytes), "the build needed more than %s of memory", limits.FormatSize(bytes))
+}
+
+// emptyDir removes what dir holds (a build cache's output that its cache
+// does not describe), keeping the folder.
+func emptyDir(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return os.MkdirAll(dir, 0o700)
+		}
+		return err
+	}
+	for _, e := range ents {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
 }
