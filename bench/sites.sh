@@ -11,14 +11,15 @@
 #       does); skipped, saying why, without one or without PostgreSQL;
 #
 # it prints, with wrk (64 connections, 2 threads, DUR each, default 10s):
-# requests/s and p99 of one page (/t01/p00001) and one asset
-# (/_lectern/style.css) from lectern serve (Host: the project's domain) and
-# from the FileServer, measured one after the other, and lectern's ratios to
-# the FileServer (req/s: higher is better; p99: lower is better); then
-# lectern again with Accept-Encoding: br, gzip (a browser's request), for
-# information. Last, the cold site: COLD other projects (default 5) are
-# deployed but never requested while the load runs; the first request to
-# each is then timed with curl (ms, median and max).
+# requests/s and p99 of one page (/t01/p00001) and one asset (Lectern's
+# stylesheet, /_lectern/style.HASH.css, the name the page links to) from
+# lectern serve (Host: the project's domain) and from the FileServer,
+# measured one after the other, and lectern's ratios to the FileServer
+# (req/s: higher is better; p99: lower is better); then lectern again
+# with Accept-Encoding: br, gzip (a browser's request), for information.
+# Last, the cold site: COLD other projects (default 5) are deployed but
+# never requested while the load runs; the first request to each is then
+# timed with curl (ms, median and max).
 #
 # Nothing here asserts a time: the script prints figures. A request that
 # does not answer 200 stops it.
@@ -39,7 +40,7 @@ PGURL=${BENCH_DATABASE_URL:-${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5
 S3URL=${BENCH_S3_URL:-${TEST_S3_URL:-}}
 DOMAIN=bench.docs.test
 PAGE=/t01/p00001
-ASSET=/_lectern/style.css
+ASSET="" # the stylesheet the page links to, named by its content: set by bench
 work=$(mktemp -d)
 schema=""
 cleanup() {
@@ -126,6 +127,10 @@ bench() {
 	"$work/fileserver" --addr "127.0.0.1:$((port + 1))" --dir "$site" &
 	local fspid=$!
 	waitup "$fsurl$PAGE.html"
+	# Lectern's stylesheet carries a hash of its content in its name: the
+	# one the page links to.
+	ASSET=$(grep -o 'href="/_lectern/style[^"]*\.css"' "$site$PAGE.html" | head -1 | sed 's/^href="//; s/"$//')
+	[ -n "$ASSET" ] || { echo "$name: $PAGE.html links to no stylesheet under /_lectern/" >&2; exit 1; }
 	local live="$api$PAGE" host="Host: $DOMAIN"
 	# The same bytes from both, or the comparison is not of the same file.
 	for p in "$PAGE" "$ASSET"; do

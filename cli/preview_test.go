@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -52,6 +53,18 @@ func TestBuildServe(t *testing.T) {
 		body, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, resp.Header, string(body)
 	}
+	// Lectern's stylesheet and scripts, named by their content: as the
+	// home page links to them.
+	_, _, home := get("GET", origin+"/docs/")
+	ownAsset := func(base, ext string) string {
+		t.Helper()
+		m := regexp.MustCompile(`"(/docs/_lectern/` + base + `\.[0-9a-f]{10}\.` + ext + `)"`).FindStringSubmatch(home)
+		if m == nil {
+			t.Fatalf("the home page links to no %s.%s of its own:\n%s", base, ext, home)
+		}
+		return m[1]
+	}
+	styleURL, siteJS := ownAsset("style", "css"), ownAsset("site", "js")
 	for _, c := range []struct {
 		method, path string
 		status       int
@@ -62,7 +75,7 @@ func TestBuildServe(t *testing.T) {
 		{"GET", "/docs/guides/start/", 200, "Start here."},
 		{"GET", "/docs/guides/start.html", 200, "Start here."},
 		{"HEAD", "/docs/guides/start", 200, ""},
-		{"GET", "/docs/_lectern/style.css", 200, "{"},
+		{"GET", styleURL, 200, "{"},
 		{"GET", "/docs/guides/missing", 404, "<html"},
 		{"GET", "/docsx/guides/start", 404, "<html"},
 		{"GET", "/guides/start", 404, "<html"},
@@ -91,7 +104,7 @@ func TestBuildServe(t *testing.T) {
 	if _, hdr, _ := get("GET", origin+"/docs/widget.js"); hdr.Get("Content-Type") != "text/plain; charset=utf-8" || hdr.Get("Content-Security-Policy") != features.FileCSP {
 		t.Fatalf("widget.js: type %q, policy %q", hdr.Get("Content-Type"), hdr.Get("Content-Security-Policy"))
 	}
-	if _, hdr, _ := get("GET", origin+"/docs/_lectern/site.js"); hdr.Get("Content-Type") != "text/javascript; charset=utf-8" {
+	if _, hdr, _ := get("GET", origin+siteJS); hdr.Get("Content-Type") != "text/javascript; charset=utf-8" {
 		t.Fatalf("site.js: type %q", hdr.Get("Content-Type"))
 	}
 

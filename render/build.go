@@ -128,6 +128,7 @@ type site struct {
 	redirects *config.RedirectTable
 	links     *links.Resolver // resolves links against pages, files and redirects (site_links.go)
 	theme     *layout.Theme
+	assets    []ownAsset        // Lectern's own assets of the build, named by content (own_assets.go)
 	customJS  []string          // the repository's scripts pages load (custom_scripts.go)
 	customCSS []string          // the repository's stylesheets pages link (custom_css.go)
 	cache     *buildCache       // nil without Options.CacheDir
@@ -422,6 +423,7 @@ func (s *site) load() error {
 		Config: s.cfg, Warner: s.w, Links: s.links, Pages: s.pages, Order: s.order, Entries: s.entries,
 		Features: s.opts.features(), CustomJS: s.customJS, CustomCSS: s.customCSS, Split: buildSplit, Banner: s.bannerFunc(),
 	})
+	s.prepareAssets() // own_assets.go: their names, before any page links to them
 	return nil
 }
 

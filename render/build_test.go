@@ -174,7 +174,7 @@ func TestBuildSmallSiteLive(t *testing.T) {
 		`<a href="/docs/guides/intro">Intro</a>`, // sidebarTitle
 		`<a href="/docs/guides/components">Reference</a>`,
 	} {
-		if !strings.Contains(index, want) {
+		if want = out.named(want); !strings.Contains(index, want) {
 			t.Errorf("index.html lacks %s", want)
 		}
 	}
@@ -244,7 +244,7 @@ func TestBuildSmallSiteLive(t *testing.T) {
 
 	notFound := out.get(t, "404.html")
 	for _, want := range []string{"Page not found", `<meta name="robots" content="noindex">`, `href="/docs/_lectern/style.css"`, `class="lc-sidebar"`} {
-		if !strings.Contains(notFound, want) {
+		if want = out.named(want); !strings.Contains(notFound, want) {
 			t.Errorf("404.html lacks %s", want)
 		}
 	}
@@ -294,7 +294,7 @@ func TestBuildSmallSiteExport(t *testing.T) {
 		`<link rel="stylesheet" href="_lectern/style.css">`,
 		`<link rel="canonical" href="https://docs.acme.test/docs/">`,
 	} {
-		if !strings.Contains(index, want) {
+		if want = out.named(want); !strings.Contains(index, want) {
 			t.Errorf("export index.html lacks %s", want)
 		}
 	}
@@ -307,7 +307,7 @@ func TestBuildSmallSiteExport(t *testing.T) {
 		`<script src="../_lectern/site.js" defer></script>`,
 		`<a href="components.html">Reference</a>`,
 	} {
-		if !strings.Contains(intro, want) {
+		if want = out.named(want); !strings.Contains(intro, want) {
 			t.Errorf("export guides/intro.html lacks %s", want)
 		}
 	}

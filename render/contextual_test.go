@@ -39,7 +39,7 @@ func TestContextualMenu(t *testing.T) {
 			_, out := build(t, site(c.contextual), Options{Export: c.export})
 			page := out.get(t, "guides/a.html")
 			for _, w := range c.want {
-				if !strings.Contains(page, w) {
+				if w = out.named(w); !strings.Contains(page, w) {
 					t.Errorf("guides/a.html lacks %s", w)
 				}
 			}

@@ -22,8 +22,10 @@
 // llms-full.txt (llms.go), unless the repository has its own. The build
 // also writes 404.html, sitemap.xml, robots.txt, the theme assets under
 // _lectern/ (style.css, site.js, contextual.js for the pages' "Copy page"
-// button and menu, the scripts of the features such as search.js, and the
-// search index under _lectern/search/) and the non-page files of the
+// button and menu, the scripts of the features such as search.js, each
+// under a name with a hash of its content, style.0123456789.css, that
+// pages link to: own_assets.go; and the search index under
+// _lectern/search/) and the non-page files of the
 // source a site publishes: those of web
 // types, and others a page links to (publish.go), but not docs.json,
 // mint.json, dot-files or what .mintignore leaves out (ignore.go); an
@@ -84,8 +86,9 @@
 //     code to highlighted HTML, and its on-disk store), icons (Font
 //     Awesome, Lucide and brand icons as inline SVG), safe (the allow-list of URLs,
 //     attributes and colours), features (optional features, their
-//     markers, Transform and the serving policy), openapi (OpenAPI
-//     documents to operation pages);
+//     markers, Transform, the serving policy and the content-hash names
+//     of Lectern's own assets), openapi (OpenAPI documents to operation
+//     pages);
 //   - layer 1: config (docs.json, mint.json or the folder tree to Config
 //     and the Nav tree), mdx (MDX source to a tree of text, elements and
 //     expressions; snippet imports and exported components), search (the
@@ -107,9 +110,10 @@
 //     render pages on all cores; ignore.go, unlisted.go, publish.go: what
 //     the site holds), OpenAPI pages (openapi_nav.go, openapi_page.go,
 //     openapi_examples.go), redirects, the site's other files
-//     (site_files.go, page_markdown.go, llms.go, activefile.go,
-//     custom_scripts.go, custom_css.go, banner.go, mermaid.go) and
-//     which pages the rebuild cache reuses (rebuild*.go).
+//     (site_files.go, own_assets.go, page_markdown.go, llms.go,
+//     activefile.go, custom_scripts.go, custom_css.go, banner.go,
+//     mermaid.go) and which pages the rebuild cache reuses
+//     (rebuild*.go).
 //
 // What flows through them: source tree → config (Config, Nav) → page
 // (front matter, title) → mdx (a Module per file) → components (HTML of
@@ -129,8 +133,10 @@
 //     the sidebar and selectors of render/layout (page_view.go,
 //     sidebar.go);
 //   - an output file: writeSiteFiles (site_files.go) writes every file
-//     other than the pages; a file of a feature is named in
-//     render/features (Files) so that Transform can drop it.
+//     other than the pages; one of Lectern's own under _lectern/ is
+//     named by its content (own_assets.go: prepareAssets), and a file of
+//     a feature is named in render/features (Files) so that Transform can
+//     drop it.
 //
 // # How MDX is handled
 //

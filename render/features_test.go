@@ -157,7 +157,7 @@ func TestSiteFeaturesTransform(t *testing.T) {
 			}
 			for _, feat := range features.Names {
 				for _, file := range featureFilesOf[feat] {
-					if _, ok := site[file]; ok != f.Enabled(feat) {
+					if _, ok := site[built.resolve(file)]; ok != f.Enabled(feat) {
 						t.Errorf("export=%v %s: %s kept = %v, want %v", export, name, file, ok, f.Enabled(feat))
 					}
 				}
@@ -195,16 +195,16 @@ func TestSiteFeaturesTransform(t *testing.T) {
 				what   string
 				subset []string
 			}{
-				{f.Search, care, "search", []string{`<button class="lc-search-button"`, `id="lc-search"`, `search.js" defer></script>`, `data-search-index="`}},
-				{f.Assistant, care, "assistant", []string{`<button class="lc-assistant-button"`, `id="lc-assistant"`, `assistant.js" defer></script>`,
+				{f.Search, care, "search", []string{`<button class="lc-search-button"`, `id="lc-search"`, `_lectern/search.js" defer></script>`, `data-search-index="`}},
+				{f.Assistant, care, "assistant", []string{`<button class="lc-assistant-button"`, `id="lc-assistant"`, `_lectern/assistant.js" defer></script>`,
 					`<meta name="lectern-assistant-url" content="https://ai.zoo.test/ask?lang=en&amp;v=2">`}},
-				{f.Analytics, care, "analytics", []string{`analytics.js" defer></script>`, `<meta name="lectern-analytics-url" content="https://stats.zoo.test/hit">`}},
-				{f.Playground, page, "playground", []string{`<details class="lc-playground" data-lc-playground>`, `playground.js" defer></script>`,
+				{f.Analytics, care, "analytics", []string{`_lectern/analytics.js" defer></script>`, `<meta name="lectern-analytics-url" content="https://stats.zoo.test/hit">`}},
+				{f.Playground, page, "playground", []string{`<details class="lc-playground" data-lc-playground>`, `_lectern/playground.js" defer></script>`,
 					`<option value="https://api.pets.test/v1">`}},
 			}
 			for _, c := range checks {
 				for _, want := range c.subset {
-					if strings.Contains(c.page, want) != c.on {
+					if want = built.named(want); strings.Contains(c.page, want) != c.on {
 						t.Errorf("export=%v %s: page has %s = %v, want %v", export, name, want, !c.on, c.on)
 					}
 				}
@@ -214,7 +214,7 @@ func TestSiteFeaturesTransform(t *testing.T) {
 			if !strings.Contains(fake, "Kept text between fake markers.") || !strings.Contains(care, "Fresh water every morning.") {
 				t.Errorf("export=%v %s: content lost:\n%s", export, name, fake)
 			}
-			css := string(site["_lectern/style.css"])
+			css := string(site[built.resolve("_lectern/style.css")])
 			if strings.Contains(css, ".lc-search-button") != f.Search || strings.Contains(css, ".lc-assistant {") != f.Assistant {
 				t.Errorf("export=%v %s: style.css rules of the features are wrong", export, name)
 			}

@@ -20,6 +20,7 @@ import (
 	"lectern.dev/lectern/internal/sitetest"
 	"lectern.dev/lectern/render/config"
 	"lectern.dev/lectern/render/diag"
+	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/search"
 )
@@ -42,18 +43,79 @@ func (m *memOutput) WriteFile(name string, data []byte) error {
 	return nil
 }
 
+// has reports whether the output has file name; for Lectern's own assets,
+// named by their content, name may be the name without the hash
+// ("_lectern/style.css").
 func (m *memOutput) has(name string) bool {
-	_, ok := m.files[name]
+	_, ok := m.files[m.resolve(name)]
 	return ok
 }
 
+// get returns file name of the output, failing the test when there is
+// none; name may be an own asset's name without its hash, as for has.
 func (m *memOutput) get(t *testing.T, name string) string {
 	t.Helper()
-	data, ok := m.files[name]
+	data, ok := m.files[m.resolve(name)]
 	if !ok {
 		t.Fatalf("output has no %s; it has %v", name, slices.Sorted(maps.Keys(m.files)))
 	}
 	return string(data)
+}
+
+// resolve returns name, or, when the output has no such file and name is
+// that of one of Lectern's own assets without its hash, the name it was
+// written under (ownAssetName).
+func (m *memOutput) resolve(name string) string {
+	if _, ok := m.files[name]; ok {
+		return name
+	}
+	if n := ownAssetName(m.files, name); n != "" {
+		return n
+	}
+	return name
+}
+
+// ownAssetName returns the name under which a build wrote Lectern's own
+// asset name ("_lectern/style.css" → "_lectern/style.0123456789.css"), ""
+// when it wrote none (or, which the tests would notice, several).
+func ownAssetName(files map[string][]byte, name string) string {
+	found := ""
+	for f := range files {
+		if features.HashedAsset(f) && features.AssetBase(f) == name {
+			if found != "" {
+				return ""
+			}
+			found = f
+		}
+	}
+	return found
+}
+
+// ownAssetRE matches the name of one of Lectern's own assets without its
+// hash, in a URL.
+var ownAssetRE = regexp.MustCompile(`_lectern/[A-Za-z0-9-]+(\.min)?\.(js|css)\b`)
+
+// named returns s, a page's expected markup, with the names of Lectern's
+// own assets it holds ("../_lectern/style.css") replaced by those the
+// build wrote them under ("../_lectern/style.0123456789.css").
+func (m *memOutput) named(s string) string {
+	return ownAssetRE.ReplaceAllStringFunc(s, func(name string) string {
+		if n := ownAssetName(m.files, name); n != "" {
+			return n
+		}
+		return name
+	})
+}
+
+// hashedAssetRE matches the name of one of Lectern's own assets with its
+// hash, in a URL.
+var hashedAssetRE = regexp.MustCompile(`(_lectern/[A-Za-z0-9-]+(?:\.min)?)\.[0-9a-f]{10}(\.(?:js|css))\b`)
+
+// unhashed returns s with the names of Lectern's own assets without their
+// hash, for golden files, which would otherwise change with every change
+// of the stylesheet or a script.
+func unhashed(s string) string {
+	return hashedAssetRE.ReplaceAllString(s, "$1$2")
 }
 
 // build runs Build on an archive and fails the test on error.
@@ -243,7 +305,7 @@ func checkNoExternalRefs(t *testing.T, files map[string][]byte) {
 		default:
 			continue
 		}
-		if name == mermaidLibFile { // vendored library: "@import" etc. are CSS strings it parses, not loads
+		if features.AssetBase(name) == mermaidLibFile { // vendored library: "@import" etc. are CSS strings it parses, not loads
 			continue
 		}
 		text := string(files[name])

@@ -13,8 +13,8 @@ import (
 // written as <pre class="mermaid">source</pre> and drawn in the browser by
 // the mermaid library, which the site ships itself: _lectern/mermaid.min.js
 // (assets/mermaid, from the npm package) and _lectern/mermaid-init.js are
-// written only when at least one page has a diagram, and only pages with
-// one load them.
+// written, under names with their content's hash (own_assets.go), only
+// when at least one page has a diagram, and only pages with one load them.
 
 //go:embed assets/mermaid/mermaid.min.js
 var mermaidJS []byte
@@ -31,8 +31,8 @@ var mermaidInitJS = []byte(`(function () {
 `)
 
 const (
-	mermaidLibFile = "_lectern/mermaid.min.js"
-	mermaidInit    = "_lectern/mermaid-init.js"
+	mermaidLibFile  = "_lectern/mermaid.min.js"
+	mermaidInitFile = "_lectern/mermaid-init.js"
 )
 
 // withMermaid returns a page body with the mermaid scripts appended when it
@@ -44,8 +44,8 @@ func (s *site) withMermaid(body, outName string) string {
 	if s.mermaid != nil {
 		s.mermaid.used.Store(true)
 	}
-	return body + `<script src="` + html.EscapeString(s.links.AssetURL(outName, mermaidLibFile)) + `" defer></script>` +
-		`<script src="` + html.EscapeString(s.links.AssetURL(outName, mermaidInit)) + `" defer></script>` + "\n"
+	return body + `<script src="` + html.EscapeString(s.links.AssetURL(outName, mermaidFile.out())) + `" defer></script>` +
+		`<script src="` + html.EscapeString(s.links.AssetURL(outName, mermaidInit.out())) + `" defer></script>` + "\n"
 }
 
 // mermaidUse records whether a page of the build has a diagram; the page
@@ -58,8 +58,10 @@ func (s *site) writeMermaidAssets() error {
 	if s.mermaid == nil || !s.mermaid.used.Load() {
 		return nil
 	}
-	if err := s.write(mermaidLibFile, mermaidJS); err != nil {
-		return err
+	for _, f := range []*assetFile{mermaidFile, mermaidInit} {
+		if err := s.write(f.out(), f.data); err != nil {
+			return err
+		}
 	}
-	return s.write(mermaidInit, mermaidInitJS)
+	return nil
 }

@@ -36,7 +36,7 @@ func TestMermaid(t *testing.T) {
 		flow := out.get(t, "guides/flow.html")
 		for _, w := range []string{"<pre class=\"mermaid\">graph TD;\n  A--&gt;B &amp; C;\n</pre>",
 			`<pre class="mermaid">sequenceDiagram; A-&gt;&gt;B: hi</pre>`, lib + init} {
-			if !strings.Contains(flow, w) {
+			if w = out.named(w); !strings.Contains(flow, w) {
 				t.Errorf("export=%v: flow page lacks %q", export, w)
 			}
 		}
@@ -48,10 +48,10 @@ func TestMermaid(t *testing.T) {
 				t.Errorf("export=%v: %s loads mermaid", export, p)
 			}
 		}
-		if string(out.files["_lectern/mermaid.min.js"]) != string(mermaidJS) || len(mermaidJS) < 100000 {
+		if out.get(t, "_lectern/mermaid.min.js") != string(mermaidJS) || len(mermaidJS) < 100000 {
 			t.Errorf("export=%v: _lectern/mermaid.min.js not written", export)
 		}
-		if !strings.Contains(string(out.files["_lectern/mermaid-init.js"]), "startOnLoad: true") {
+		if !strings.Contains(out.get(t, "_lectern/mermaid-init.js"), "startOnLoad: true") {
 			t.Errorf("export=%v: _lectern/mermaid-init.js not written", export)
 		}
 	}

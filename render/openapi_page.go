@@ -102,7 +102,7 @@ func (s *site) openAPIBody(r *components.Renderer, p *page.Page, mod *mdx.Module
 		st.playground = true
 		st.mu.Unlock()
 		// The script, marked like the form (render/features).
-		return res.HTML + openapi.PlaygroundBegin + `<script src="` + html.EscapeString(s.links.AssetURL(r.Out(), features.PlaygroundJSFile)) + `" defer></script>` +
+		return res.HTML + openapi.PlaygroundBegin + `<script src="` + html.EscapeString(s.links.AssetURL(r.Out(), playgroundFile.out())) + `" defer></script>` +
 			openapi.PlaygroundEnd + "\n"
 	}
 	return res.HTML
@@ -218,12 +218,13 @@ func (s *site) frontMatterLine(p *page.Page, key string) int {
 	return 1
 }
 
-// playgroundMarker is in every page that loads the playground script; the
-// build cache looks for it to remember the page needs the script.
-const playgroundMarker = features.PlaygroundJSFile
+// playgroundMarker is in every page that loads the playground script (its
+// name, with its hash: own_assets.go); the build cache looks for it to
+// remember the page needs the script.
+func playgroundMarker() string { return playgroundFile.out() }
 
-// writeOpenAPIFiles writes _lectern/playground.js when a page has a
-// playground.
+// writeOpenAPIFiles writes _lectern/playground.js (under its name with its
+// hash: own_assets.go) when a page has a playground.
 func (s *site) writeOpenAPIFiles(generated map[string]bool) error {
 	if s.api == nil {
 		return nil
@@ -234,8 +235,8 @@ func (s *site) writeOpenAPIFiles(generated map[string]bool) error {
 	if !used {
 		return nil
 	}
-	const name = features.PlaygroundJSFile
-	if err := s.write(name, openapi.PlaygroundJS); err != nil {
+	name := playgroundFile.out()
+	if err := s.write(name, playgroundFile.data); err != nil {
 		return err
 	}
 	generated[name] = true

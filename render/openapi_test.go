@@ -159,7 +159,7 @@ openapi: "specs/pets.json PATCH /pets"
 		`data-lc-playground`, `<option value="https://api.pets.test/v1">`, `data-pg-auth="apiKey"`,
 		`<script src="/_lectern/playground.js" defer></script>`,
 	} {
-		if !strings.Contains(get, want) {
+		if want = out.named(want); !strings.Contains(get, want) {
 			t.Errorf("get.html lacks %s", want)
 		}
 	}
@@ -258,7 +258,7 @@ Hi
 	page := out.get(t, "api-reference/pets/get-a-pet.html")
 	for _, want := range []string{`<h1 class="lc-title">Get a pet</h1>`, `<p class="lc-nav-heading">Pets</p>`,
 		`<script src="../../_lectern/playground.js" defer></script>`} {
-		if !strings.Contains(page, want) {
+		if want = out.named(want); !strings.Contains(page, want) {
 			t.Errorf("get-a-pet.html lacks %s", want)
 		}
 	}

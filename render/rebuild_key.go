@@ -27,6 +27,9 @@ func cacheKey(s *site, tool string) string {
 	if s.cfg != nil {
 		line("config", s.cfg.Source, s.cfg.KeySum())
 	}
+	// What the above decides of Lectern's own assets, which every page
+	// links to by their content's hash (own_assets.go).
+	line(append([]string{"assets"}, s.pageAssetNames()...)...)
 	for _, f := range s.fileList {
 		if s.cfg != nil && f == s.cfg.Source {
 			continue // hashed above

@@ -156,7 +156,7 @@ func (c *buildCache) page(s *site) func(i int) pageResult {
 			rec.Terms, rec.Warnings = r.doc.Terms, r.warns
 			rec.Links, rec.LinkSum = r.lookups, s.links.LookupSum(r.lookups)
 			rec.Mermaid = bytes.Contains(r.data, []byte(markdown.MermaidMarker))
-			rec.Playground = bytes.Contains(r.data, []byte(playgroundMarker))
+			rec.Playground = bytes.Contains(r.data, []byte(playgroundMarker()))
 			if len(r.deps) > 0 {
 				rec.Deps = map[string]string{}
 				for _, d := range r.deps {

@@ -17,9 +17,10 @@ import (
 // server maps /old/page/ to the folder's index), old/page/index.html. Each
 // sends the browser on with <meta http-equiv="refresh">, names the
 // destination as canonical and shows a link to it. Sources with :params or
-// wildcards cannot be static files: they go to _lectern/redirects.js,
-// which 404.html loads (redirects_wildcard.go); those it cannot express
-// either are skipped with a warning (links in pages still follow them). A
+// wildcards cannot be static files: they go to _lectern/redirects.js
+// (named with its hash, own_assets.go), which 404.html loads
+// (redirects_wildcard.go); those it cannot express either are skipped
+// with a warning (links in pages still follow them). A
 // source that is a page or a file of the site is skipped: the page or file
 // wins.
 func (s *site) redirectPages() []siteFile {
@@ -27,12 +28,11 @@ func (s *site) redirectPages() []siteFile {
 		return nil
 	}
 	var out []siteFile
-	c := s.redirectConfig(func(r config.Redirect, field string, err error) {
+	// The wildcard redirects' warnings; their script is one of the build's
+	// own assets (own_assets.go).
+	s.redirectConfig(func(r config.Redirect, field string, err error) {
 		s.cfg.Warn(s.w, field, "%s", err.Error())
 	})
-	if c != nil {
-		out = append(out, siteFile{name: redirectsScriptFile, data: redirectsScript(c)})
-	}
 	var cspMeta []byte // an export's redirect pages carry its policy
 	if s.opts.Export {
 		cspMeta = []byte("<meta charset=\"utf-8\">\n" + features.CSPMetaTag(s.opts.features().MetaContentSecurityPolicy()) + "\n")

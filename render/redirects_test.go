@@ -66,7 +66,7 @@ func TestRedirectPages(t *testing.T) {
 		if !strings.Contains(out.get(t, "_lectern/redirects.js"), `"rules":[{"s":[{"l":"blog"},{"p":"slug","m":"*"}],"d":[{"l":"https:"},{},{"l":"chrome.test"},{"l":"blog"},{"p":"slug"}],"x":true}]`) {
 			t.Errorf("export=%v: _lectern/redirects.js lacks the wildcard rule:\n%s", c.opts.Export, out.get(t, "_lectern/redirects.js"))
 		}
-		wantTag := `<script src="` + c.opts.BasePath + `/_lectern/redirects.js"></script>`
+		wantTag := out.named(`<script src="` + c.opts.BasePath + `/_lectern/redirects.js"></script>`)
 		if !strings.Contains(out.get(t, "404.html"), wantTag) {
 			t.Errorf("export=%v: 404.html lacks %s", c.opts.Export, wantTag)
 		}

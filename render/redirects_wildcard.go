@@ -31,7 +31,8 @@ import (
 // or more). A destination segment that is :name (with or without ?, * or
 // +) or * is replaced by what the source captured under that name.
 
-// redirectsScriptFile is the name of the script in the output.
+// redirectsScriptFile is the name of the script, written under a name
+// with its hash (own_assets.go).
 const redirectsScriptFile = "_lectern/redirects.js"
 
 // redirectsJS is the matcher, a function expression taking a
@@ -248,7 +249,7 @@ func redirectsScript(c *redirectConfig) []byte {
 // 404.html its path is absolute, so the 404 page finds it whatever the
 // depth of the missing path it is served for.
 func (s *site) redirectScriptTag() string {
-	if s.redirectConfig(nil) == nil {
+	if _, ok := s.links.Assets[redirectsScriptFile]; !ok {
 		return ""
 	}
 	return `<script src="` + html.EscapeString(s.links.AssetURL("404.html", redirectsScriptFile)) + `"></script>`

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"lectern.dev/lectern/render/features"
 )
 
 // wildcardSite has wildcard redirects of every supported form, an exact
@@ -105,7 +107,7 @@ func TestWildcardRedirectRules(t *testing.T) {
 			t.Errorf("warning %d = %v, want %s", i, w, wantWarn[i])
 		}
 	}
-	if page := out.get(t, "404.html"); !strings.Contains(page, `<script src="/docs/_lectern/redirects.js"></script>`) {
+	if page := out.get(t, "404.html"); !strings.Contains(page, out.named(`<script src="/docs/_lectern/redirects.js"></script>`)) {
 		t.Errorf("404.html does not load the redirects")
 	}
 	for _, name := range []string{"index.html", "new/a.html"} {
@@ -131,7 +133,7 @@ func TestWildcardRedirectScriptURL(t *testing.T) {
 		{Options{Export: true, SiteURL: "https://docs.test", BasePath: "/kb"}, `<script src="/kb/_lectern/redirects.js">`},
 	} {
 		_, out := build(t, wildcardSite, c.opts)
-		if page := out.get(t, "404.html"); !strings.Contains(page, c.want) {
+		if page := out.get(t, "404.html"); !strings.Contains(page, out.named(c.want)) {
 			t.Errorf("%+v: 404.html lacks %s", c.opts, c.want)
 		}
 	}
@@ -197,11 +199,16 @@ func TestWildcardRedirectsScript(t *testing.T) {
 		t.Skip("node not installed")
 	}
 	for _, export := range []bool{false, true} {
-		opts, scriptURL := Options{BasePath: "/docs"}, "http://h/docs/_lectern/redirects.js"
+		opts, scriptURL := Options{BasePath: "/docs"}, "http://h/docs/"
 		if export {
-			opts, scriptURL = Options{Export: true}, "file:///site/_lectern/redirects.js"
+			opts, scriptURL = Options{Export: true}, "file:///site/"
 		}
 		_, out := build(t, wildcardSite, opts)
+		// The script finds the site's root from its own name, with its hash.
+		scriptURL += out.resolve("_lectern/redirects.js")
+		if !features.HashedAsset(out.resolve("_lectern/redirects.js")) {
+			t.Fatalf("export=%v: redirects.js is written without its hash", export)
+		}
 		dir := t.TempDir()
 		script := filepath.Join(dir, "redirects.js")
 		cases := filepath.Join(dir, "cases.json")

@@ -8,7 +8,6 @@ import (
 	"sort"
 
 	"lectern.dev/lectern/render/cache"
-	"lectern.dev/lectern/render/layout"
 	"lectern.dev/lectern/render/limits"
 	"lectern.dev/lectern/render/links"
 	"lectern.dev/lectern/render/search"
@@ -58,8 +57,8 @@ func (s *site) writeParallel(files []search.File) error {
 const parallelWriters = 4
 
 // writeSiteFiles writes everything but the pages: the index copy, 404,
-// sitemap, robots, theme assets, search index, llms.txt and llms-full.txt
-// and the source's files.
+// sitemap, robots, Lectern's own assets, redirect pages, search index,
+// llms.txt and llms-full.txt and the source's files.
 func (s *site) writeSiteFiles() error {
 	generated := map[string]bool{}
 	for _, p := range s.order {
@@ -72,7 +71,7 @@ func (s *site) writeSiteFiles() error {
 	if err := s.writeBuildFiles(generated); err != nil {
 		return err
 	}
-	if err := s.writeThemeFiles(generated); err != nil {
+	if err := s.writeRedirectPages(generated); err != nil {
 		return err
 	}
 	if s.opts.features().Search {
@@ -131,29 +130,29 @@ func (s *site) writeIndexCopy() error {
 }
 
 // writeBuildFiles writes the files the build makes of the whole site,
-// those of its features that are on: 404.html, sitemap.xml, robots.txt,
-// style.css and site.js. It marks them in generated.
+// those of its features that are on: 404.html, sitemap.xml, robots.txt
+// and Lectern's own assets (own_assets.go: style.css, site.js,
+// theme-init.js, the page actions' and the features' scripts,
+// redirects.js). It marks them in generated.
 func (s *site) writeBuildFiles(generated map[string]bool) error {
 	files := map[string][]byte{
-		"404.html":           s.theme.NotFound(s.redirectScriptTag()),
-		"sitemap.xml":        s.sitemap(),
-		"robots.txt":         s.robots(),
-		"_lectern/style.css": s.featureCSS(s.theme.CSS()),
-		"_lectern/site.js":   layout.SiteJS,
+		"404.html":    s.theme.NotFound(s.redirectScriptTag()),
+		"sitemap.xml": s.sitemap(),
+		"robots.txt":  s.robots(),
 	}
-	for _, name := range []string{"404.html", "sitemap.xml", "robots.txt", "_lectern/style.css", "_lectern/site.js"} {
+	for _, name := range []string{"404.html", "sitemap.xml", "robots.txt"} {
 		if err := s.write(name, files[name]); err != nil {
 			return err
 		}
 		generated[name] = true
 	}
-	return nil
+	return s.writeOwnAssets(generated)
 }
 
-// writeThemeFiles writes the theme's other files (themeFiles) and marks
+// writeRedirectPages writes the redirect pages (redirects.go) and marks
 // them in generated.
-func (s *site) writeThemeFiles(generated map[string]bool) error {
-	for _, f := range s.themeFiles() { // theme-init.js, search.js, redirect pages
+func (s *site) writeRedirectPages(generated map[string]bool) error {
+	for _, f := range s.redirectPages() {
 		if err := s.write(f.name, f.data); err != nil {
 			return err
 		}
@@ -222,22 +221,8 @@ func (s *site) copySourceFile(f string, generated map[string]bool) error {
 	return nil
 }
 
-// siteFile is a file the theme adds to the output.
+// siteFile is a file the build adds to the output.
 type siteFile struct {
 	name string
 	data []byte
-}
-
-// themeFiles returns the theme's files besides style.css and site.js
-// (writeBuildFiles): the blocking theme script, the page actions' script,
-// the features' scripts and the redirect pages.
-func (s *site) themeFiles() []siteFile {
-	files := []siteFile{
-		{"_lectern/theme-init.js", layout.ThemeInit},
-	}
-	if s.theme.HasContextualMenu() {
-		files = append(files, siteFile{layout.ContextualJSFile, layout.ContextualJS}) // the page actions
-	}
-	files = append(files, s.featureAssets()...) // render/features
-	return append(files, s.redirectPages()...)
 }

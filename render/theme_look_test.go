@@ -72,7 +72,7 @@ func TestLookCustomCSS(t *testing.T) {
 		}
 		want := []string{u("/docs/_lectern/style.css", "../_lectern/style.css"), u("/docs/style.css", "../style.css"),
 			u("/docs/theme/local.css", "../theme/local.css"), u("/docs/theme/z.css", "../theme/z.css")}
-		if strings.Join(got, " ") != strings.Join(want, " ") {
+		if strings.Join(got, " ") != out.named(strings.Join(want, " ")) {
 			t.Errorf("export=%v: stylesheets %v, want %v", export, got, want)
 		}
 		for _, f := range []string{"style.css", "theme/z.css", "theme/local.css"} {

@@ -143,7 +143,7 @@ func TestThemeChrome(t *testing.T) {
 			`<a class="lc-social lc-social-github" href="https://github.com/chrome" aria-label="GitHub" title="GitHub" rel="noopener"><svg class="lc-icon" data-icon="github"`,
 			`<a class="lc-social lc-social-x" href="https://x.com/chrome" aria-label="X" title="X" rel="noopener"><svg class="lc-icon" data-icon="x-twitter"`,
 		} {
-			if !strings.Contains(setup, want) {
+			if want = out.named(want); !strings.Contains(setup, want) {
 				t.Errorf("export=%v: guides/setup.html lacks %s", export, want)
 			}
 		}

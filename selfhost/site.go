@@ -226,7 +226,15 @@ func (s *Site) add(src, dst *os.Root, e *Entry, mf bundle.File) error {
 			return fmt.Errorf("building the served tree: %w", err)
 		}
 	}
-	s.index[mf.Path] = s.newFile(mf.Path, int64(len(out)), sum, out)
+	sf := s.newFile(mf.Path, int64(len(out)), sum, out)
+	if changed {
+		// The name's hash is of the file as built, not as this
+		// configuration serves it (the features it leaves off taken out
+		// of the stylesheet): another configuration serves other bytes
+		// under the same name, so browsers must revalidate it.
+		sf.immutable = false
+	}
+	s.index[mf.Path] = sf
 	return nil
 }
 

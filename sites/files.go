@@ -31,15 +31,17 @@ const (
 
 // cacheControl returns the Cache-Control of site file name. Pages, their
 // Markdown, the navigation and the search index's meta files keep their
-// names while their content changes (features.Revalidated), and so do
-// Lectern's own assets (_lectern/style.css): both are revalidated on
-// every use, which the content-hash ETag answers with a 304 when they did
-// not change. The search index's chunks are named by their content and
-// never change. Other files of the repository (images) are kept for five
-// minutes.
+// names while their content changes (features.Revalidated): they are
+// revalidated on every use, which the content-hash ETag answers with a
+// 304 when they did not change. Lectern's own assets
+// (_lectern/style.0123456789.css, features.HashedAsset) and the search
+// index's chunks are named by their content and never change: kept for a
+// year. Other files under _lectern/ (the own assets of deployments built
+// before their names had a hash) are revalidated too; other files of the
+// repository (images) are kept for five minutes.
 func cacheControl(name string) string {
 	switch {
-	case strings.HasPrefix(name, features.SearchChunkDir):
+	case strings.HasPrefix(name, features.SearchChunkDir), features.HashedAsset(name):
 		return cacheImmutable
 	case features.Revalidated(name), strings.HasPrefix(name, features.ScriptDir):
 		return cacheRevalidate
@@ -232,7 +234,7 @@ func (l lengthWriter) WriteHeader(code int) {
 func (s *Server) pagePolicy(ctx context.Context, e hostEntry, m *precompress.Manifest, key string, open func() (io.ReadSeeker, error)) (csp string, page io.ReadSeeker, err error) {
 	var has bool
 	if m != nil {
-		_, has = m.Files[features.PlaygroundJSFile]
+		has = s.manifestPlayground(e, m)
 	} else if has, err = s.hasPlayground(ctx, e); err != nil {
 		return "", nil, err
 	}
@@ -265,6 +267,25 @@ func (s *Server) pagePolicy(ctx context.Context, e hostEntry, m *precompress.Man
 	csp = pageCSP(data, s.EmbedHosts)
 	s.policies.put(key, csp)
 	return csp, page, nil
+}
+
+// manifestPlayground reports whether the deployment of manifest m has
+// "Try it" forms: playground.js, under its name with its hash
+// (features.AssetName) or, built earlier, without; remembered, as the
+// manifest's files are looked through for it.
+func (s *Server) manifestPlayground(e hostEntry, m *precompress.Manifest) bool {
+	if has, known := s.playgrounds.get(e.deploymentID); known {
+		return has
+	}
+	_, has := m.Files[features.PlaygroundJSFile]
+	for name := range m.Files {
+		if has {
+			break
+		}
+		has = strings.HasPrefix(name, features.ScriptDir) && features.AssetBase(name) == features.PlaygroundJSFile
+	}
+	s.playgrounds.put(e.deploymentID, has)
+	return has
 }
 
 // hasPlayground reports whether a deployment without a manifest has

@@ -64,7 +64,8 @@ func publishCompressed(t *testing.T, s *site, files map[string]string) (string, 
 var bigFiles = map[string]string{
 	"index.html":                  "<h1>home</h1>" + strings.Repeat("<p>Lectern serves docs.</p>\n", 100),
 	"404.html":                    "<h1>not found</h1>" + strings.Repeat("<p>Nothing here.</p>\n", 100),
-	"_lectern/style.css":          strings.Repeat("body{color:red}\n", 100),
+	"_lectern/style.css":          strings.Repeat("body{color:red}\n", 100), // an own asset of a deployment built before their names had a hash
+	"_lectern/site.0123456789.js": strings.Repeat("console.log(1);\n", 100),
 	"_lectern/search/c/abc123.js": "LECTERN_SEARCH(" + strings.Repeat(`"word",`, 200) + ");\n",
 	"small.txt":                   "too small to compress",
 	"images/a.png":                pngBytes + strings.Repeat("\x00", 1000),
@@ -191,6 +192,7 @@ func TestPageAndAssetRevalidation(t *testing.T) {
 	for _, tc := range []struct{ path, name, cache string }{
 		{"/", "index.html", "no-cache"},
 		{"/_lectern/style.css", "_lectern/style.css", "no-cache"},
+		{"/_lectern/site.0123456789.js", "_lectern/site.0123456789.js", "public, max-age=31536000, immutable"},
 		{"/_lectern/search/c/abc123.js", "_lectern/search/c/abc123.js", "public, max-age=31536000, immutable"},
 	} {
 		for _, accept := range []string{"", "gzip", "br"} {

@@ -8,7 +8,9 @@
 // without building again. ContentSecurityPolicy is the policy pages are
 // served under; ServeHeaders says how any file of a site is sent (pages
 // under that policy, other files sandboxed by FileCSP, the repository's
-// JavaScript as text).
+// JavaScript as text). Lectern's own assets carry a hash of their content
+// in their names (AssetName), so that servers may keep them for a year
+// (HashedAsset).
 //
 // It knows nothing of how pages are built: it reads and rewrites their
 // bytes.

@@ -116,7 +116,9 @@ func (f Site) Enabled(name lectern.Feature) bool {
 	return false
 }
 
-// Files of the site that serve one feature only.
+// Files of the site that serve one feature only. The scripts are
+// Lectern's own assets, written under their names with a content hash
+// (AssetName).
 const (
 	// SearchDir holds the search index (render/search).
 	SearchDir        = "_lectern/search/"
@@ -126,6 +128,8 @@ const (
 	PlaygroundJSFile = "_lectern/playground.js"
 )
 
+// Files are the files that serve one feature only, by their names without
+// a content hash (AssetBase), and the feature of each.
 var Files = map[string]lectern.Feature{
 	SearchJSFile:     lectern.FeatureSearch,
 	AssistantJSFile:  lectern.FeatureAssistant,
@@ -135,12 +139,13 @@ var Files = map[string]lectern.Feature{
 
 // FileFeature returns the feature that the site file name (a clean slash
 // path) serves alone, if any: those of Files, and the search index's files
-// under SearchDir.
+// under SearchDir, whether or not its name carries a content hash
+// (AssetName).
 func FileFeature(name string) (lectern.Feature, bool) {
 	if strings.HasPrefix(name, SearchDir) {
 		return lectern.FeatureSearch, true
 	}
-	feat, ok := Files[name]
+	feat, ok := Files[AssetBase(name)]
 	return feat, ok
 }
 

@@ -41,7 +41,7 @@ type pageView struct {
 	LogoLight   string
 	LogoDark    string
 	LogoHref    string
-	StyleURL    string
+	StyleURL    string // this, ScriptURL, InitURL and the features' scripts: named by content (links.Resolver.Assets)
 	ScriptURL   string
 	InitURL     string // _lectern/theme-init.js, loaded blocking in <head>
 	SearchURL   string // _lectern/search/meta.js, loaded when search opens

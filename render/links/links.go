@@ -55,6 +55,11 @@ type Resolver struct {
 	// SitePath is the URL path the site is served under, for the links of
 	// 404.html: that of the site's URL when it names one, else BasePath.
 	SitePath string
+	// Assets maps the names of Lectern's own assets ("_lectern/style.css")
+	// to those they are written under, with a hash of their content
+	// ("_lectern/style.0123456789.css"): AssetURL links to the latter.
+	// Read-only once pages are rendered.
+	Assets map[string]string
 	// Lookups, when not nil, records what Resolve and HasFile looked up in
 	// the site, for the rebuild cache: a page that resolved its links
 	// through a copy of the Resolver with its own Lookups is the same only
@@ -258,8 +263,12 @@ func (r *Resolver) PageURL(fromOut, page string) string {
 }
 
 // AssetURL returns the URL of a file produced by the build (a copied file
-// or a theme asset) from the output file fromOut.
+// or a theme asset) from the output file fromOut. A file of Assets is
+// linked under the name written.
 func (r *Resolver) AssetURL(fromOut, file string) string {
+	if name, ok := r.Assets[file]; ok {
+		file = name
+	}
 	return r.URL(fromOut, Target{Kind: File, Path: file})
 }
 

@@ -7,7 +7,8 @@
   "use strict";
   var script = document.currentScript;
   if (!script || !script.src || !config || !config.rules) return;
-  var root = script.src.replace(/_lectern\/redirects\.js([?#].*)?$/, "");
+  // Its name carries a hash of its content (render: own_assets.go).
+  var root = script.src.replace(/_lectern\/redirects(\.[0-9a-f]+)?\.js([?#].*)?$/, "");
   var rootPath;
   try {
     rootPath = new URL(root).pathname;
