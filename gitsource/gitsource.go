@@ -13,6 +13,12 @@
 // throwaway home, and ssh checks the host's key against the pinned ones
 // (ssh.go).
 //
+// Fetch clones into an empty folder. FetchInto (keep.go) keeps the clone
+// between updates of one branch: a later call fetches only the branch's
+// new commit into it and rewrites only the files that changed, leaving
+// the others (and their modification times) alone. The kept clone has no
+// remote in its configuration, so no URL or credential is stored in it.
+//
 // Errors are *lectern.Error values whose messages can be shown to docs teams:
 //
 //   - lectern.EINVALID: the repository URL, branch name or destination folder
@@ -105,118 +111,154 @@ func (f *Fetcher) fetch(ctx context.Context, src *source, branch, dir string) (l
 	if err != nil {
 		return lectern.Commit{}, err
 	}
-	gitPath, err := f.lookGit()
+	ctx, s, done, err := f.begin(ctx, src, branch)
 	if err != nil {
 		return lectern.Commit{}, err
 	}
-
-	timeout := f.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	ctx, cancel := context.WithTimeoutCause(ctx, timeout, &timeoutError{timeout})
-	defer cancel()
-
-	home, err := os.MkdirTemp("", "lectern-git-home-")
+	defer done()
+	remoteSHA, err := s.lsRemote(ctx)
 	if err != nil {
-		return lectern.Commit{}, &lectern.Error{Code: lectern.EINTERNAL,
-			Message: "cannot prepare a temporary folder for git", Err: err}
+		return lectern.Commit{}, err
 	}
-	defer os.RemoveAll(home)
-
-	r := &runner{git: gitPath, home: home, src: src}
-	if src.ssh {
-		if r.extra, err = r.sshEnv(); err != nil {
-			return lectern.Commit{}, &lectern.Error{Code: lectern.EINTERNAL, Message: "cannot prepare the SSH key for git", Err: err}
-		}
-	}
-	ref := "refs/heads/" + branch
-
-	// 1. Check that the repository is readable and the branch exists, so that
-	// both cases get a precise error without parsing clone's messages.
-	f.logf("gitsource: looking up branch %q in %s", branch, src.display)
-	out, stderr, err := r.run(ctx, home, nil, "ls-remote", "--exit-code", "--", src.arg, ref)
-	if err != nil {
-		if e := startError(err); e != nil {
-			return lectern.Commit{}, e
-		}
-		if ctx.Err() != nil {
-			return lectern.Commit{}, canceledError(ctx, src, err)
-		}
-		if exitCode(err) == 2 { // --exit-code: no matching ref
-			return lectern.Commit{}, branchNotFound(branch, src, err)
-		}
-		if src.ssh && isHostKeyFailure(stderr) {
-			return lectern.Commit{}, hostKeyError(src, err)
-		}
-		return lectern.Commit{}, remoteError(src, stderr, err)
-	}
-	remoteSHA := ""
-	for _, line := range strings.Split(string(out), "\n") {
-		sha, name, ok := strings.Cut(strings.TrimSpace(line), "\t")
-		if ok && name == ref {
-			remoteSHA = sha
-			break
-		}
-	}
-	if remoteSHA == "" {
-		return lectern.Commit{}, branchNotFound(branch, src, errors.New("ls-remote listed no "+ref))
-	}
-
-	// 2. Clone. From here on, a failure must not leave a partial clone behind.
+	// From here on, a failure must not leave a partial clone behind.
 	ok := false
 	defer func() {
 		if !ok {
 			cleanDir(dir, existed)
 		}
 	}()
-	f.logf("gitsource: fetching branch %q of %s (depth 1)", branch, src.display)
+	c, err := s.clone(ctx, dir, remoteSHA)
+	if err != nil {
+		return lectern.Commit{}, err
+	}
+	ok = true
+	s.finish(c)
+	return c, nil
+}
+
+// session is one fetch under way: its runner, in a throwaway home, and
+// what it fetches.
+type session struct {
+	f      *Fetcher
+	r      *runner
+	src    *source
+	branch string
+	ref    string // refs/heads/<branch>
+}
+
+// begin prepares a fetch of branch from src: git, the deadline of
+// Timeout, the throwaway home and the SSH key. done removes the home and
+// releases the deadline.
+func (f *Fetcher) begin(ctx context.Context, src *source, branch string) (context.Context, *session, func(), error) {
+	gitPath, err := f.lookGit()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	timeout := f.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	home, err := os.MkdirTemp("", "lectern-git-home-")
+	if err != nil {
+		return nil, nil, nil, &lectern.Error{Code: lectern.EINTERNAL,
+			Message: "cannot prepare a temporary folder for git", Err: err}
+	}
+	r := &runner{git: gitPath, home: home, src: src}
+	if src.ssh {
+		if r.extra, err = r.sshEnv(); err != nil {
+			os.RemoveAll(home)
+			return nil, nil, nil, &lectern.Error{Code: lectern.EINTERNAL, Message: "cannot prepare the SSH key for git", Err: err}
+		}
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, &timeoutError{timeout})
+	done := func() {
+		cancel()
+		os.RemoveAll(home)
+	}
+	return ctx, &session{f: f, r: r, src: src, branch: branch, ref: "refs/heads/" + branch}, done, nil
+}
+
+// lsRemote checks that the repository is readable and the branch exists,
+// so that both cases get a precise error without parsing clone's messages,
+// and returns the branch's commit. It writes nothing outside the home.
+func (s *session) lsRemote(ctx context.Context) (string, error) {
+	src, branch, ref := s.src, s.branch, s.ref
+	s.f.logf("gitsource: looking up branch %q in %s", branch, src.display)
+	out, stderr, err := s.r.run(ctx, s.r.home, nil, "ls-remote", "--exit-code", "--", src.arg, ref)
+	if err != nil {
+		if e := runError(ctx, src, err); e != nil {
+			return "", e
+		}
+		if exitCode(err) == 2 { // --exit-code: no matching ref
+			return "", branchNotFound(branch, src, err)
+		}
+		if src.ssh && isHostKeyFailure(stderr) {
+			return "", hostKeyError(src, err)
+		}
+		return "", remoteError(src, stderr, err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		sha, name, ok := strings.Cut(strings.TrimSpace(line), "\t")
+		if ok && name == ref {
+			return sha, nil
+		}
+	}
+	return "", branchNotFound(branch, src, errors.New("ls-remote listed no "+ref))
+}
+
+// clone clones the branch into dir, which must be empty, and returns the
+// commit checked out. On error, dir may hold a partial clone.
+func (s *session) clone(ctx context.Context, dir, remoteSHA string) (lectern.Commit, error) {
+	src, branch := s.src, s.branch
+	s.f.logf("gitsource: fetching branch %q of %s (depth 1)", branch, src.display)
 	args := []string{"clone", "--quiet", "--template=", "--depth=1", "--single-branch",
 		"--no-tags", "--no-recurse-submodules", "--branch=" + branch}
 	if src.local {
 		args = append(args, "--no-local") // honour --depth for local paths
 	}
 	args = append(args, "--", src.arg, dir)
-	if _, stderr, err := r.run(ctx, home, nil, args...); err != nil {
-		if e := startError(err); e != nil {
+	if _, stderr, err := s.r.run(ctx, s.r.home, nil, args...); err != nil {
+		if e := runError(ctx, src, err); e != nil {
 			return lectern.Commit{}, e
-		}
-		if ctx.Err() != nil {
-			return lectern.Commit{}, canceledError(ctx, src, err)
 		}
 		return lectern.Commit{}, cloneError(branch, src, stderr, err)
 	}
-
-	// 3. Read the commit that was checked out.
-	out, stderr, err = r.run(ctx, dir, []string{"GIT_DIR=" + filepath.Join(dir, ".git")},
-		"log", "-1", "--no-show-signature", "--format=%H%x00%B", "HEAD", "--")
+	c, stderr, err := s.readCommit(ctx, dir, []string{"GIT_DIR=" + filepath.Join(dir, ".git")}, "HEAD")
 	if err != nil {
-		if e := startError(err); e != nil {
+		if e := runError(ctx, src, err); e != nil {
 			return lectern.Commit{}, e
-		}
-		if ctx.Err() != nil {
-			return lectern.Commit{}, canceledError(ctx, src, err)
 		}
 		return lectern.Commit{}, &lectern.Error{Code: lectern.EINTERNAL,
 			Message: fmt.Sprintf("cannot read the fetched commit of branch %q from %s%s",
 				branch, src.display, detail(stderr, src)), Err: err}
 	}
+	if c.SHA != remoteSHA {
+		s.f.logf("gitsource: branch %q moved during the fetch, now at %s", branch, c.SHA)
+	}
+	return c, nil
+}
+
+// readCommit reads the commit rev of the clone in dir (env names it).
+func (s *session) readCommit(ctx context.Context, dir string, env []string, rev string) (lectern.Commit, string, error) {
+	out, stderr, err := s.r.run(ctx, dir, env,
+		"log", "-1", "--no-show-signature", "--format=%H%x00%B", rev, "--")
+	if err != nil {
+		return lectern.Commit{}, stderr, err
+	}
 	sha, msg, found := strings.Cut(string(out), "\x00")
 	sha = strings.TrimSpace(sha)
 	if !found || !isHex(sha) {
-		return lectern.Commit{}, &lectern.Error{Code: lectern.EINTERNAL,
-			Message: fmt.Sprintf("cannot read the fetched commit of branch %q from %s", branch, src.display),
-			Err:     fmt.Errorf("unexpected git log output %q", lectern.Truncate(string(out), 200))}
+		return lectern.Commit{}, "", fmt.Errorf("unexpected git log output %q", lectern.Truncate(string(out), 200))
 	}
-	if sha != remoteSHA {
-		f.logf("gitsource: branch %q moved during the fetch, now at %s", branch, sha)
+	return lectern.Commit{SHA: sha, Ref: s.ref, Message: strings.TrimSpace(msg)}, "", nil
+}
+
+// finish records a fetch that succeeded.
+func (s *session) finish(c lectern.Commit) {
+	if s.src.ssh {
+		s.src.learned = s.r.learn()
 	}
-	ok = true
-	if src.ssh {
-		src.learned = r.learn()
-	}
-	f.logf("gitsource: fetched %s at %s", ref, sha)
-	return lectern.Commit{SHA: sha, Ref: ref, Message: strings.TrimSpace(msg)}, nil
+	s.f.logf("gitsource: fetched %s at %s", c.Ref, c.SHA)
 }
 
 func (f *Fetcher) logf(format string, args ...any) {

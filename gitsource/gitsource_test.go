@@ -1,6 +1,7 @@
 package gitsource
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -48,7 +49,7 @@ func requireGit(t *testing.T) {
 	}
 }
 
-func git(t *testing.T, dir string, args ...string) string {
+func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -60,7 +61,7 @@ func git(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func writeFile(t *testing.T, path, content string) {
+func writeFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -484,6 +485,13 @@ func TestGitMissing(t *testing.T) {
 // pack requests hang until the client goes away.
 func gitHTTPServer(t *testing.T, root string, blockPack bool) *httptest.Server {
 	t.Helper()
+	return gitHTTPServerBlocking(t, root, func([]byte) bool { return blockPack })
+}
+
+// gitHTTPServerBlocking is gitHTTPServer where the POST requests whose body
+// block reports hang until the client goes away.
+func gitHTTPServerBlocking(t *testing.T, root string, block func(body []byte) bool) *httptest.Server {
+	t.Helper()
 	cmd := exec.Command("git", "--exec-path")
 	cmd.Env = gitEnv(root)
 	out, err := cmd.Output()
@@ -503,13 +511,16 @@ func gitHTTPServer(t *testing.T, root string, blockPack bool) *httptest.Server {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
-		if blockPack && r.Method == http.MethodPost {
-			io.Copy(io.Discard, r.Body)
-			select {
-			case <-r.Context().Done():
-			case <-stop:
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			if block(body) {
+				select {
+				case <-r.Context().Done():
+				case <-stop:
+				}
+				return
 			}
-			return
+			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
 		h.ServeHTTP(w, r)
 	}))

@@ -302,6 +302,18 @@ func detail(stderr string, src *source) string {
 	return " (git: " + strings.Join(lines, "; ") + ")"
 }
 
+// runError is the error of a git invocation that could not be started or
+// that ctx ended, or nil when git ran and failed on its own.
+func runError(ctx context.Context, src *source, err error) error {
+	if e := startError(err); e != nil {
+		return e
+	}
+	if ctx.Err() != nil {
+		return canceledError(ctx, src, err)
+	}
+	return nil
+}
+
 // startError returns the *lectern.Error of run when git could not be started.
 func startError(err error) *lectern.Error {
 	if isExitError(err) {

@@ -30,20 +30,29 @@ type SSHAuth struct {
 // empty, the key the host showed. A host whose key is not the one pinned
 // is an EINVALID error that says how to pin the new one.
 func (f *Fetcher) FetchSSH(ctx context.Context, repoURL, branch, dir string, auth SSHAuth) (lectern.Commit, string, error) {
-	if len(auth.Key) == 0 {
-		return lectern.Commit{}, "", lectern.Errorf(lectern.EINVALID,
-			"repository %s is reached over SSH and needs a deploy key: create one with lectern admin project deploy-key PROJECT_ID", Redact(repoURL))
-	}
-	src, err := parseSSH(repoURL)
+	src, err := sshSource(repoURL, auth)
 	if err != nil {
 		return lectern.Commit{}, "", err
 	}
-	src.auth = &auth
 	c, err := f.fetch(ctx, src, branch, dir)
 	if err != nil {
 		return c, "", err
 	}
 	return c, src.learned, nil
+}
+
+// sshSource validates an SSH repository address and its deploy key.
+func sshSource(repoURL string, auth SSHAuth) (*source, error) {
+	if len(auth.Key) == 0 {
+		return nil, lectern.Errorf(lectern.EINVALID,
+			"repository %s is reached over SSH and needs a deploy key: create one with lectern admin project deploy-key PROJECT_ID", Redact(repoURL))
+	}
+	src, err := parseSSH(repoURL)
+	if err != nil {
+		return nil, err
+	}
+	src.auth = &auth
+	return src, nil
 }
 
 // parseSSH validates an SSH repository address.
