@@ -26,9 +26,10 @@ const (
 const DefaultBuildCacheMax = 20 << 30
 
 // projectCache is what a worker keeps of a project's last update, so that
-// the next renders and stores only what changed: the render's rebuild
-// cache (render/), the site it built (site/, which the next build updates
-// in place) and the stamps of the files it published. It is only ever a
+// the next fetches, renders and stores only what changed: the clone of
+// its branch (repo/, gitsource.FetchInto: no credentials in it), the
+// render's rebuild cache (render/), the site it built (site/, which the
+// next build updates in place) and the stamps of the files it published. It is only ever a
 // shortcut: a missing or damaged one, or one left by a build that did not
 // finish (a crash, kill -9), is started again from nothing, and gives the
 // same deployment.
@@ -70,6 +71,7 @@ func openProjectCache(root, id string) (*projectCache, error) {
 }
 
 func (c *projectCache) renderDir() string { return filepath.Join(c.dir, "render") }
+func (c *projectCache) repoDir() string   { return filepath.Join(c.dir, "repo") }
 func (c *projectCache) siteDir() string   { return filepath.Join(c.dir, "site") }
 
 // stamps returns the stamps of the files last published, none when they
@@ -108,6 +110,13 @@ func (c *projectCache) done(stamps map[string]fileStamp) error {
 // abandon lets go of a cache whose build did not finish: it keeps its
 // marker, so the next update starts from nothing.
 func (c *projectCache) abandon() { c.unlock() }
+
+// leave lets go of a cache whose render and site were not touched (the
+// update failed before it rendered): it stays as the last build left it.
+func (c *projectCache) leave() {
+	defer c.unlock()
+	os.Remove(filepath.Join(c.dir, cacheBuilding))
+}
 
 // dirSize returns the bytes of the regular files under dir.
 func dirSize(dir string) int64 {

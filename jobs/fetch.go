@@ -17,11 +17,14 @@ func (e setupError) Error() string { return e.msg }
 // fetch fetches the project's branch into dir: over SSH with its deploy
 // key and pinned host keys (pinning the host's key on the first fetch),
 // or over HTTP(S) with its credentials, or from a local path.
-func (h *UpdateHandler) fetch(ctx context.Context, f *gitsource.Fetcher, p *lectern.Project, dir string, log *buildLog) (lectern.Commit, error) {
+func (h *UpdateHandler) fetch(ctx context.Context, f *gitsource.Fetcher, p *lectern.Project, dir string, kept bool, log *buildLog) (lectern.Commit, error) {
 	if !gitsource.IsSSH(p.RepoURL) {
 		repoURL, err := fetchURL(p, h.SecretKey)
 		if err != nil {
 			return lectern.Commit{}, setupError{err.Error()}
+		}
+		if kept {
+			return f.FetchInto(ctx, repoURL, p.Branch, dir)
 		}
 		return f.Fetch(ctx, repoURL, p.Branch, dir)
 	}
@@ -36,7 +39,11 @@ func (h *UpdateHandler) fetch(ctx context.Context, f *gitsource.Fetcher, p *lect
 		}
 		key = k
 	}
-	c, known, err := f.FetchSSH(ctx, p.RepoURL, p.Branch, dir, gitsource.SSHAuth{Key: key, KnownHosts: p.KnownHosts})
+	fetch := f.FetchSSH
+	if kept {
+		fetch = f.FetchIntoSSH
+	}
+	c, known, err := fetch(ctx, p.RepoURL, p.Branch, dir, gitsource.SSHAuth{Key: key, KnownHosts: p.KnownHosts})
 	if err != nil || p.KnownHosts != "" || known == "" {
 		return c, err
 	}

@@ -122,12 +122,34 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	defer os.RemoveAll(work)
 
 	log := &buildLog{}
+	// The project's last build, kept by this worker: its clone, its
+	// render cache and its site, so that only what changed is fetched,
+	// rendered and stored.
+	srcDir, outDir, renderCache := filepath.Join(work, "repo"), filepath.Join(work, "site"), ""
+	var pc *projectCache
+	var stamps map[string]fileStamp
+	rendering := false // the build cache's render and site are being changed
+	if h.CacheDir != "" {
+		if pc, err = openProjectCache(h.CacheDir, p.ID); err != nil {
+			h.Log.Warn("update without the project's build cache", "project", p.ID, "err", err)
+		} else {
+			defer func() {
+				switch {
+				case pc == nil: // done
+				case rendering:
+					pc.abandon() // the next update starts from nothing
+				default:
+					pc.leave() // only the clone was touched, and FetchInto mends it
+				}
+			}()
+			srcDir, outDir, renderCache, stamps = pc.repoDir(), pc.siteDir(), pc.renderDir(), pc.stamps()
+		}
+	}
 	log.add("Fetching branch %s of %s", p.Branch, gitsource.Redact(p.RepoURL))
 	fetcher := *h.Fetcher
 	fetcher.Logf = log.add
-	srcDir := filepath.Join(work, "repo")
 	fetchStart := time.Now()
-	commit, err := h.fetch(ctx, &fetcher, p, srcDir, log)
+	commit, err := h.fetch(ctx, &fetcher, p, srcDir, pc != nil, log)
 	if e, ok := err.(setupError); ok {
 		return h.finishFailed(ctx, lease, nil, log, e.msg)
 	}
@@ -143,22 +165,8 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	if err != nil {
 		return h.finishFailed(ctx, lease, &commit, log, err.Error())
 	}
-	outDir, renderCache := filepath.Join(work, "site"), ""
-	var pc *projectCache
-	var stamps map[string]fileStamp
-	if h.CacheDir != "" {
-		if pc, err = openProjectCache(h.CacheDir, p.ID); err != nil {
-			h.Log.Warn("update without the project's build cache", "project", p.ID, "err", err)
-		} else {
-			defer func() {
-				if pc != nil {
-					pc.abandon() // not done: the next update starts from nothing
-				}
-			}()
-			outDir, renderCache, stamps = pc.siteDir(), pc.renderDir(), pc.stamps()
-		}
-	}
 	start := time.Now()
+	rendering = true
 	log.add("Rendering docs from %s", p.DocsRoot)
 	// Search and the playground; cloud sites the assistant and analytics
 	// too, which package sites answers.
