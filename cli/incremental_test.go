@@ -124,6 +124,9 @@ func TestIncrementalDeploy(t *testing.T) {
 	if code, body := page(t, base, "docs.acme.test", "/quickstart"); code != 200 || !strings.Contains(body, "One line changed.") {
 		t.Errorf("the live page does not show the change: %d", code)
 	}
+	if m := regexp.MustCompile(`(?m)^lectern_site_cache_bytes (\d\S*)$`).FindStringSubmatch(metrics(t, base)); m == nil || m[1] == "0" {
+		t.Errorf("/metrics says the live sites' memory cache holds %v after a page was served, want some bytes", m)
+	}
 	changed := 0
 	for name, f := range inc.Files {
 		if all.Files[name].Hash != f.Hash {

@@ -162,6 +162,18 @@ func newLogger(w interface{ Write([]byte) (int, error) }, format, level string) 
 // MB of memory for fewer collections and a shorter latency tail.
 const defaultGCPercent = 400
 
+// serveMemoryBase is what serve's memory limit allows besides twice the
+// live sites' memory cache (serveMemoryLimit).
+const serveMemoryBase = 512 << 20
+
+// serveMemoryLimit is the Go runtime's soft memory limit for serve when
+// GOMEMLIMIT is not set: GOGC 400 lets the heap grow to five times what
+// is live, and with the live sites' cache full (--site-cache-size) that
+// is five times the cache; the limit makes the collector run sooner
+// instead, so that the process stays near twice the cache plus 512 MiB
+// (1 GiB with the default cache), whatever the load.
+func serveMemoryLimit(siteCache int64) int64 { return 2*siteCache + serveMemoryBase }
+
 func (f *serveFlags) run(ctx context.Context, e *env) error {
 	log, err := newLogger(e.stderr, f.logFormat, f.logLevel)
 	if err != nil {
@@ -169,6 +181,9 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	}
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(defaultGCPercent)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(serveMemoryLimit(int64(f.siteCacheSize)))
 	}
 	api, worker := f.role == "all" || f.role == "api", f.role == "all" || f.role == "worker"
 	if !api && !worker {
@@ -354,6 +369,9 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "lectern_analytics_events_dropped_total",
 		Help: "Analytics events of the live sites dropped: the queue was full, or the store failed to record them."},
 		func() float64 { return float64(liveSites.AnalyticsDropped()) }))
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "lectern_site_cache_bytes",
+		Help: "Bytes of the live sites' files kept in memory (--site-cache-size bounds them)."},
+		func() float64 { return float64(liveSites.CacheBytes()) }))
 	if api {
 		actx, stopAnalytics := context.WithCancel(context.WithoutCancel(ctx))
 		analyticsDone := make(chan struct{})

@@ -3,14 +3,11 @@ package jobs
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"strings"
-	"sync"
 
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
@@ -19,77 +16,6 @@ import (
 	"lectern.dev/lectern/blobstore"
 	"lectern.dev/lectern/bundle"
 )
-
-// uploadDir copies every regular file under dir to the bucket, at the key
-// that key gives its slash path, a few uploads at a time. It returns the
-// number of files.
-func uploadDir(ctx context.Context, b *blob.Bucket, dir string, key func(name string) string) (int, error) {
-	var names []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Type().IsRegular() {
-			rel, err := filepath.Rel(dir, p)
-			if err != nil {
-				return err
-			}
-			names = append(names, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	work := make(chan string)
-	errs := make(chan error, 1)
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for name := range work {
-				if err := uploadFile(ctx, b, filepath.Join(dir, filepath.FromSlash(name)), key(name)); err != nil {
-					select {
-					case errs <- fmt.Errorf("upload %s: %w", name, err):
-					default:
-					}
-					cancel()
-				}
-			}
-		}()
-	}
-feed:
-	for _, n := range names {
-		select {
-		case work <- n:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(work)
-	wg.Wait()
-	select {
-	case err := <-errs:
-		return 0, err
-	default:
-	}
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	return len(names), nil
-}
-
-func uploadFile(ctx context.Context, b *blob.Bucket, file, key string) error {
-	f, err := os.Open(file)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return writeBlob(ctx, b, key, f)
-}
 
 // storeError marks an error of the object store as EUNAVAILABLE, which the
 // runner retries with backoff and, once the attempts are spent, records

@@ -184,6 +184,13 @@ func (c *hotCache) stats() (used int64, bySite map[string]int64) {
 	return c.used, bySite
 }
 
+// CacheBytes returns the bytes the memory cache of live sites' files
+// holds, counting each file's overhead.
+func (s *Server) CacheBytes() int64 {
+	used, _ := s.hot.stats()
+	return used
+}
+
 // SetHotCache bounds the memory of the files of live sites kept in memory
 // (0 disables it; default DefaultHotCacheSize): no site holds more than
 // share of it (0 < share <= 1; 0 takes a quarter), and files larger than
