@@ -12,6 +12,7 @@ import (
 	"path"
 	"runtime"
 	"sync"
+	"time"
 
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
@@ -271,4 +272,51 @@ func writeSourceFile(ctx context.Context, b *blob.Bucket, root *os.Root, name, k
 	}
 	_, err = io.Copy(f, io.LimitReader(r, size))
 	return errors.Join(err, f.Close())
+}
+
+// sourceStore is a snapshot of the docs being stored beside the render
+// (UpdateHandler.storeSourceAsync).
+type sourceStore struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	err    error
+	took   time.Duration
+}
+
+// storeSourceAsync starts storing the snapshot of the docs in docsDir as
+// deployment depID's (storeSource), sharing the files of the live
+// deployment's snapshot.
+func (h *UpdateHandler) storeSourceAsync(ctx context.Context, p *lectern.Project, docsDir, depID string) *sourceStore {
+	ctx, cancel := context.WithCancel(ctx)
+	s := &sourceStore{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		start := time.Now()
+		var prev *sourceList
+		if p.LiveDeploymentID != "" {
+			var err error
+			prev, err = readSourceList(ctx, h.Bucket, p.ID, p.LiveDeploymentID)
+			if err != nil && lectern.AsError(err) != nil {
+				s.err = err // the store failed
+				return
+			}
+			// A list this Lectern cannot read: store every file.
+		}
+		_, s.err = storeSource(ctx, h.Bucket, docsDir, p.ID, depID, prev)
+		s.took = time.Since(start)
+	}()
+	return s
+}
+
+// wait returns the snapshot's error once it is stored.
+func (s *sourceStore) wait() error {
+	<-s.done
+	return s.err
+}
+
+// stop cancels the snapshot, if still being stored, and waits for it: the
+// update ended before it needed it.
+func (s *sourceStore) stop() {
+	s.cancel()
+	<-s.done
 }

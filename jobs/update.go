@@ -165,6 +165,11 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	if err != nil {
 		return h.finishFailed(ctx, lease, &commit, log, err.Error())
 	}
+	// The snapshot of the docs is stored while they render: both only
+	// read them.
+	depID := lectern.NewID(lectern.PrefixDeployment)
+	snap := h.storeSourceAsync(ctx, p, docsDir, depID)
+	defer snap.stop()
 	start := time.Now()
 	rendering = true
 	log.add("Rendering docs from %s", p.DocsRoot)
@@ -196,7 +201,7 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 
 	// The deployment's time is set here, not by the store, so that the
 	// manifest carries the same one: live sites send it as Last-Modified.
-	dep := &lectern.Deployment{ID: lectern.NewID(lectern.PrefixDeployment), ProjectID: p.ID, UpdateID: u.ID, Commit: commit, PageCount: res.Pages,
+	dep := &lectern.Deployment{ID: depID, ProjectID: p.ID, UpdateID: u.ID, Commit: commit, PageCount: res.Pages,
 		CreatedAt: time.Now().UTC().Truncate(time.Second)}
 	publishStart := time.Now()
 	prev, err := h.liveManifest(ctx, p)
@@ -208,21 +213,14 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 		return fmt.Errorf("publish site: %w", err)
 	}
 	n, publishTook := pub.files, time.Since(publishStart)
-	snapStart := time.Now()
-	var prevSource *sourceList
-	if p.LiveDeploymentID != "" {
-		if prevSource, err = readSourceList(ctx, h.Bucket, p.ID, p.LiveDeploymentID); err != nil && lectern.AsError(err) != nil {
-			return err // the store failed
-		}
-	}
-	if _, err := storeSource(ctx, h.Bucket, docsDir, p.ID, dep.ID, prevSource); err != nil {
+	if err := snap.wait(); err != nil {
 		if lectern.ErrorCode(err) == lectern.EINVALID {
 			return h.finishFailed(ctx, lease, &commit, log, "Keeping a snapshot of the docs failed: "+lectern.ErrorMessage(err))
 		}
 		return fmt.Errorf("store source snapshot: %w", err)
 	}
 	log.add("Published deployment %s (%d files, %d new: %s) in %s; source snapshot in %s", dep.ID, n, pub.newFiles, humanize.Bytes(uint64(pub.newBytes)),
-		publishTook.Round(time.Millisecond), time.Since(snapStart).Round(time.Millisecond))
+		publishTook.Round(time.Millisecond), snap.took.Round(time.Millisecond))
 	if pc != nil {
 		if err := pc.done(stamps); err != nil {
 			h.Log.Warn("the project's build cache could not be kept", "project", p.ID, "err", err)
