@@ -12,6 +12,8 @@
 #
 #   bench/deploy.sh               # 10,000 pages
 #   PAGES=1000 bench/deploy.sh    # 1,000 pages
+#   UNCACHED=0 bench/deploy.sh    # the build cache on only
+#   SERVE_FLAGS=--build-in-process bench/deploy.sh   # more serve flags
 #
 # Nothing here asserts a time: the script prints figures. Needs curl, jq
 # and git.
@@ -88,5 +90,7 @@ run() {
 echo "$PAGES pages (tabs of 250), $(nproc) cores; seconds from the trigger"
 printf '| %-10s | %-18s | %8s | %8s | %-17s | %-52s | %10s |\n' server update success "page live" "fetch + render" "files stored; in; source snapshot" "blobs grew"
 printf '|%s|%s|%s|%s|%s|%s|%s|\n' ------------ -------------------- ---------- ---------- ------------------- ------------------------------------------------------ ------------
-run cached 18180
-run uncached 18190 --build-cache-size 0
+# shellcheck disable=SC2086
+run cached 18180 ${SERVE_FLAGS:-}
+# shellcheck disable=SC2086
+if [ "${UNCACHED:-1}" != 0 ]; then run uncached 18190 --build-cache-size 0 ${SERVE_FLAGS:-}; fi

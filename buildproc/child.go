@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -162,6 +163,13 @@ func outOfMemory(stderr string) bool {
 		strings.Contains(stderr, "pthread_create failed") // a thread's stack, refused by the same limit
 }
 
+// childGCPercent is the child's garbage collector target unless GOGC is
+// set, and progressEvery how often it reports progress at most.
+const (
+	childGCPercent = 200
+	progressEvery  = 50 * time.Millisecond
+)
+
 // Serve is the child's side of Child.Build: it caps the process's
 // memory at memory bytes, reads one request from r, renders it, and
 // writes progress and the result to w.
@@ -181,7 +189,19 @@ func Serve(ctx context.Context, memory int64, r io.Reader, w io.Writer) error {
 		enc.Encode(m)
 	}
 	req.Request.Options = req.options()
-	res, err := build(ctx, req.Request, func(done, total int) { send(message{Progress: &[2]int{done, total}}) })
+	if os.Getenv("GOGC") == "" {
+		// As lectern build: a render allocates far more than it keeps.
+		debug.SetGCPercent(childGCPercent)
+	}
+	// Progress crosses the pipe at most every progressEvery, and at the
+	// start and the end: a message per page would cost a write per page.
+	var last time.Time
+	res, err := build(ctx, req.Request, func(done, total int) {
+		if done == 0 || done == total || time.Since(last) >= progressEvery {
+			last = time.Now()
+			send(message{Progress: &[2]int{done, total}})
+		}
+	})
 	switch {
 	case err == nil:
 		send(message{Result: res})

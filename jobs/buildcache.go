@@ -15,9 +15,10 @@ import (
 // Files of a project's build cache (projectCache), under
 // UpdateHandler.CacheDir/{project}/.
 const (
-	cacheBuilding = "building"    // there while a build runs: a cache left with it is not trusted
-	cacheStamps   = "stamps.json" // the stamps of the files last published
-	cacheSize     = "size"        // the cache's bytes, written after each build
+	cacheBuilding = "building"     // there while a build runs: a cache left with it is not trusted
+	cacheStamps   = "stamps.json"  // the stamps of the files last published
+	cacheSources  = "sources.json" // the stamps of the docs' files last snapshot
+	cacheSize     = "size"         // the cache's bytes, written after each build
 	maxStampsFile = 64 << 20
 )
 
@@ -76,35 +77,45 @@ func (c *projectCache) siteDir() string   { return filepath.Join(c.dir, "site") 
 
 // stamps returns the stamps of the files last published, none when they
 // cannot be read.
-func (c *projectCache) stamps() map[string]fileStamp {
+func (c *projectCache) stamps() map[string]fileStamp { return c.readStamps(cacheStamps) }
+
+// sourceStamps returns the stamps of the docs' files last stored.
+func (c *projectCache) sourceStamps() map[string]fileStamp { return c.readStamps(cacheSources) }
+
+func (c *projectCache) readStamps(file string) map[string]fileStamp {
 	st := map[string]fileStamp{}
-	data, err := os.ReadFile(filepath.Join(c.dir, cacheStamps))
+	data, err := os.ReadFile(filepath.Join(c.dir, file))
 	if err != nil || len(data) > maxStampsFile || json.Unmarshal(data, &st) != nil {
 		return map[string]fileStamp{}
 	}
 	return st
 }
 
-// done records the stamps of the files just published and marks the
-// cache finished, then lets go of it.
-func (c *projectCache) done(stamps map[string]fileStamp) error {
+// done records the stamps of the files just published and of the docs'
+// files just stored, and marks the cache finished, then lets go of it.
+func (c *projectCache) done(stamps, sources map[string]fileStamp) error {
 	defer c.unlock()
-	data, err := json.Marshal(stamps)
-	if err != nil {
-		return err
-	}
-	tmp := filepath.Join(c.dir, cacheStamps+".tmp")
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, filepath.Join(c.dir, cacheStamps)); err != nil {
-		return err
-	}
-	size := dirSize(c.dir)
-	if err := os.WriteFile(filepath.Join(c.dir, cacheSize), []byte(strconv.FormatInt(size, 10)), 0o600); err != nil {
-		return err
+	for file, st := range map[string]map[string]fileStamp{cacheStamps: stamps, cacheSources: sources} {
+		data, err := json.Marshal(st)
+		if err != nil {
+			return err
+		}
+		tmp := filepath.Join(c.dir, file+".tmp")
+		if err := os.WriteFile(tmp, data, 0o600); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, filepath.Join(c.dir, file)); err != nil {
+			return err
+		}
 	}
 	return os.Remove(filepath.Join(c.dir, cacheBuilding))
+}
+
+// measure writes the cache's size (read by trimBuildCaches); a walk of
+// every file, so it runs once the update is live.
+func (c *projectCache) measure() {
+	size := dirSize(c.dir)
+	os.WriteFile(filepath.Join(c.dir, cacheSize), []byte(strconv.FormatInt(size, 10)), 0o600)
 }
 
 // abandon lets go of a cache whose build did not finish: it keeps its

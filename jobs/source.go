@@ -51,9 +51,10 @@ type sourceFile struct {
 // the folders and regular files the render reads (regularFiles: no
 // symbolic links, no dot-files but the root's .mintignore), those the
 // live deployment's snapshot (prev, nil for none) does not hold stored
-// first, then the list. A name the snapshot cannot keep (a backslash) is
+// first, then the list. stamps (nil for none; updated in place) spare
+// hashing the files whose size and modification time did not change. A name the snapshot cannot keep (a backslash) is
 // an EINVALID error naming it. It returns the number of files stored.
-func storeSource(ctx context.Context, b *blob.Bucket, dir, projectID, depID string, prev *sourceList) (int, error) {
+func storeSource(ctx context.Context, b *blob.Bucket, dir, projectID, depID string, prev *sourceList, stamps map[string]fileStamp) (int, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return 0, err
@@ -61,12 +62,18 @@ func storeSource(ctx context.Context, b *blob.Bucket, dir, projectID, depID stri
 	defer root.Close()
 	fsys := regularFiles{root.FS()}
 	var names []string
+	info := map[string]fileStamp{} // size and time of each file, for stamps
 	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == "." || d.IsDir() {
 			return err
 		}
 		if msg := bundle.PathProblem(p); msg != "" {
 			return lectern.Errorf(lectern.EINVALID, "the source path %q cannot be kept: %s; rename or remove it in the repository.", p, msg)
+		}
+		if stamps != nil {
+			if fi, err := d.Info(); err == nil {
+				info[p] = fileStamp{Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
+			}
 		}
 		names = append(names, p)
 		if len(names) > maxSourceFiles {
@@ -96,17 +103,29 @@ func storeSource(ctx context.Context, b *blob.Bucket, dir, projectID, depID stri
 			defer wg.Done()
 			for name := range next {
 				f, store, err := func() (sourceFile, bool, error) {
-					hash, size, err := hashFS(fsys, name)
-					if err != nil {
-						return sourceFile{}, false, err
+					mu.Lock()
+					st, stamped := stamps[name]
+					now, known := info[name]
+					mu.Unlock()
+					var f sourceFile
+					if stamped && known && st.Size == now.Size && st.MTime == now.MTime {
+						f = sourceFile{Hash: st.Hash, Size: st.Size}
+					} else {
+						hash, size, err := hashFS(fsys, name)
+						if err != nil {
+							return sourceFile{}, false, err
+						}
+						f = sourceFile{Hash: hash, Size: size}
 					}
-					f := sourceFile{Hash: hash, Size: size}
 					mu.Lock()
 					defer mu.Unlock()
-					if held[hash] || storing[hash] {
+					if stamps != nil && known && now.Size == f.Size {
+						stamps[name] = fileStamp{Size: f.Size, MTime: now.MTime, Hash: f.Hash}
+					}
+					if held[f.Hash] || storing[f.Hash] {
 						return f, false, nil
 					}
-					storing[hash] = true
+					storing[f.Hash] = true
 					return f, true, nil
 				}()
 				if err == nil && store {
@@ -137,6 +156,11 @@ func storeSource(ctx context.Context, b *blob.Bucket, dir, projectID, depID stri
 	wg.Wait()
 	if firstErr != nil {
 		return 0, storeError(firstErr, "storing the snapshot of the docs")
+	}
+	for name := range stamps {
+		if _, ok := list.Files[name]; !ok {
+			delete(stamps, name)
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -285,8 +309,9 @@ type sourceStore struct {
 
 // storeSourceAsync starts storing the snapshot of the docs in docsDir as
 // deployment depID's (storeSource), sharing the files of the live
-// deployment's snapshot.
-func (h *UpdateHandler) storeSourceAsync(ctx context.Context, p *lectern.Project, docsDir, depID string) *sourceStore {
+// deployment's snapshot; stamps (nil for none) spare hashing the sources
+// whose size and time did not change, and are updated in place.
+func (h *UpdateHandler) storeSourceAsync(ctx context.Context, p *lectern.Project, docsDir, depID string, stamps map[string]fileStamp) *sourceStore {
 	ctx, cancel := context.WithCancel(ctx)
 	s := &sourceStore{cancel: cancel, done: make(chan struct{})}
 	go func() {
@@ -302,7 +327,7 @@ func (h *UpdateHandler) storeSourceAsync(ctx context.Context, p *lectern.Project
 			}
 			// A list this Lectern cannot read: store every file.
 		}
-		_, s.err = storeSource(ctx, h.Bucket, docsDir, p.ID, depID, prev)
+		_, s.err = storeSource(ctx, h.Bucket, docsDir, p.ID, depID, prev, stamps)
 		s.took = time.Since(start)
 	}()
 	return s

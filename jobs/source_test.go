@@ -43,7 +43,8 @@ func TestSourceSnapshotShares(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	n, err := storeSource(ctx, b, src, "prj_1", "dep_1", nil)
+	stamps := map[string]fileStamp{}
+	n, err := storeSource(ctx, b, src, "prj_1", "dep_1", nil, stamps)
 	if err != nil || n != 5 {
 		t.Fatalf("first snapshot: %d stored, %v; want 5 (two files share their content)", n, err)
 	}
@@ -51,8 +52,11 @@ func TestSourceSnapshotShares(t *testing.T) {
 	if err != nil || first == nil || len(first.Files) != len(files) {
 		t.Fatalf("source list: %v, %v; want %d files", first, err, len(files))
 	}
+	if len(stamps) != len(files) {
+		t.Errorf("%d stamps after the first snapshot, want %d", len(stamps), len(files))
+	}
 	os.WriteFile(filepath.Join(src, "guide", "b.mdx"), []byte("# B, edited"), 0o644)
-	if n, err := storeSource(ctx, b, src, "prj_1", "dep_2", first); err != nil || n != 1 {
+	if n, err := storeSource(ctx, b, src, "prj_1", "dep_2", first, stamps); err != nil || n != 1 {
 		t.Fatalf("one source changed: %d stored, %v; want 1", n, err)
 	}
 	second, err := readSourceList(ctx, b, "prj_1", "dep_2")
@@ -84,7 +88,7 @@ func TestSourceSnapshotShares(t *testing.T) {
 
 	// A name the snapshot cannot keep is the repository's to fix.
 	os.WriteFile(filepath.Join(src, `back\slash.mdx`), []byte("x"), 0o644)
-	if _, err := storeSource(ctx, b, src, "prj_1", "dep_3", second); lectern.ErrorCode(err) != lectern.EINVALID || !strings.Contains(err.Error(), "backslash") {
+	if _, err := storeSource(ctx, b, src, "prj_1", "dep_3", second, nil); lectern.ErrorCode(err) != lectern.EINVALID || !strings.Contains(err.Error(), "backslash") {
 		t.Errorf("a name with a backslash: %v, want EINVALID naming it", err)
 	}
 }

@@ -127,7 +127,7 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	// rendered and stored.
 	srcDir, outDir, renderCache := filepath.Join(work, "repo"), filepath.Join(work, "site"), ""
 	var pc *projectCache
-	var stamps map[string]fileStamp
+	var stamps, sourceStamps map[string]fileStamp
 	rendering := false // the build cache's render and site are being changed
 	if h.CacheDir != "" {
 		if pc, err = openProjectCache(h.CacheDir, p.ID); err != nil {
@@ -142,7 +142,8 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 					pc.leave() // only the clone was touched, and FetchInto mends it
 				}
 			}()
-			srcDir, outDir, renderCache, stamps = pc.repoDir(), pc.siteDir(), pc.renderDir(), pc.stamps()
+			srcDir, outDir, renderCache = pc.repoDir(), pc.siteDir(), pc.renderDir()
+			stamps, sourceStamps = pc.stamps(), pc.sourceStamps()
 		}
 	}
 	log.add("Fetching branch %s of %s", p.Branch, gitsource.Redact(p.RepoURL))
@@ -168,7 +169,7 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	// The snapshot of the docs is stored while they render: both only
 	// read them.
 	depID := lectern.NewID(lectern.PrefixDeployment)
-	snap := h.storeSourceAsync(ctx, p, docsDir, depID)
+	snap := h.storeSourceAsync(ctx, p, docsDir, depID, sourceStamps)
 	defer snap.stop()
 	start := time.Now()
 	rendering = true
@@ -222,11 +223,16 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	log.add("Published deployment %s (%d files, %d new: %s) in %s; source snapshot in %s", dep.ID, n, pub.newFiles, humanize.Bytes(uint64(pub.newBytes)),
 		publishTook.Round(time.Millisecond), snap.took.Round(time.Millisecond))
 	if pc != nil {
-		if err := pc.done(stamps); err != nil {
+		if err := pc.done(stamps, sourceStamps); err != nil {
 			h.Log.Warn("the project's build cache could not be kept", "project", p.ID, "err", err)
 		}
+		// The caches' sizes are walked once the update is live.
+		kept := pc
+		defer func() {
+			kept.measure()
+			trimBuildCaches(h.CacheDir, cmp.Or(h.CacheMax, DefaultBuildCacheMax), p.ID)
+		}()
 		pc = nil
-		trimBuildCaches(h.CacheDir, cmp.Or(h.CacheMax, DefaultBuildCacheMax), p.ID)
 	}
 	summary := fmt.Sprintf("Deployed %d pages from %s (%s).", res.Pages, short(commit.SHA), commit.Ref)
 	if k := res.WarningCount(); k > 0 {
