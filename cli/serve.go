@@ -164,14 +164,14 @@ const defaultGCPercent = 400
 
 // serveMemoryBase is what serve's memory limit allows besides twice the
 // live sites' memory cache (serveMemoryLimit).
-const serveMemoryBase = 512 << 20
+const serveMemoryBase = 256 << 20
 
 // serveMemoryLimit is the Go runtime's soft memory limit for serve when
 // GOMEMLIMIT is not set: GOGC 400 lets the heap grow to five times what
 // is live, and with the live sites' cache full (--site-cache-size) that
 // is five times the cache; the limit makes the collector run sooner
-// instead, so that the process stays near twice the cache plus 512 MiB
-// (1 GiB with the default cache), whatever the load.
+// instead, so that the process stays near twice the cache plus 256 MiB
+// (768 MiB with the default cache), whatever the load.
 func serveMemoryLimit(siteCache int64) int64 { return 2*siteCache + serveMemoryBase }
 
 func (f *serveFlags) run(ctx context.Context, e *env) error {
