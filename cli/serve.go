@@ -65,6 +65,8 @@ type serveFlags struct {
 	keyCacheTTL     time.Duration
 	embedHosts      string
 	siteCacheSize   byteSizeFlag
+	orgJobs         int
+	orgJobsByPlan   planLimitsFlag
 	siteDiskCache   byteSizeFlag
 	buildCacheSize  byteSizeFlag
 	demo            bool
@@ -106,6 +108,8 @@ by --config; the command line wins over the environment, which wins over the fil
 	fs.BoolVar(&f.logRequests, "log-requests", false, "log every API request (failed ones are always logged)")
 	fs.DurationVar(&f.bundleURLTTL, "bundle-url-ttl", time.Hour, "lifetime of bundle download links")
 	fs.IntVar(&f.workers, "workers", 2, "jobs run at once by this process")
+	fs.IntVar(&f.orgJobs, "org-jobs", 2, "updates and exports of one organization run at once, across every worker process (0: no limit), so that one organization's backlog cannot take every worker")
+	fs.Var(&f.orgJobsByPlan, "org-jobs-by-plan", "the same limit by plan, for the plans named, like enterprise=4,pro=2 (others have --org-jobs)")
 	fs.DurationVar(&f.jobLease, "job-lease", 15*time.Second, "how long a job stays claimed without a heartbeat before another worker takes it over")
 	fs.Float64Var(&f.rateLimit, "rate-limit", 20, "API requests per second per key, on average (0 disables)")
 	fs.IntVar(&f.rateBurst, "rate-burst", 60, "API requests per key allowed in a burst")
@@ -188,6 +192,9 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	api, worker := f.role == "all" || f.role == "api", f.role == "all" || f.role == "worker"
 	if !api && !worker {
 		return fmt.Errorf("--role: %q is not api, worker or all", f.role)
+	}
+	if f.orgJobs < 0 {
+		return fmt.Errorf("--org-jobs %d: give the jobs one organization may run at once, or 0 for no limit", f.orgJobs)
 	}
 	if f.demo && f.role != "all" {
 		return fmt.Errorf("--demo needs --role all: it deploys its example site through this process's API and workers")
@@ -329,7 +336,8 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 				Builder: builder, Limits: buildLimits},
 		}
 		metrics := jobs.NewMetrics(reg, st)
-		runner = jobs.NewRunner(log, st, handlers, jobs.Config{Workers: f.workers, LeaseFor: f.jobLease, DrainTimeout: f.shutdownTimeout}, metrics)
+		runner = jobs.NewRunner(log, st, handlers, jobs.Config{Workers: f.workers, LeaseFor: f.jobLease, DrainTimeout: f.shutdownTimeout,
+			OrgLimit: f.orgJobs, PlanLimits: f.orgJobsByPlan}, metrics)
 		// Jobs outlive a canceled ctx only through Stop: give them their own.
 		if err := runner.Start(context.WithoutCancel(ctx)); err != nil {
 			return err

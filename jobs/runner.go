@@ -41,6 +41,11 @@ type Config struct {
 	LeaseFor     time.Duration // how long a claim lives without a heartbeat; default 15s
 	Poll         time.Duration // how often an idle worker looks for work; default 250ms
 	DrainTimeout time.Duration // how long Stop waits for running jobs; default 30s
+	// OrgLimit bounds the jobs of one organization running at once, in
+	// every process (store.ClaimParams); 0 for no bound. PlanLimits bound
+	// them by plan instead, for the plans they name.
+	OrgLimit   int
+	PlanLimits map[lectern.Plan]int
 }
 
 func (c *Config) defaults() {
@@ -208,7 +213,8 @@ func queueBackoff(poll time.Duration, n int) time.Duration {
 
 // runOne claims one job and runs it. It reports whether a job was claimed.
 func (r *Runner) runOne(ctx context.Context, reached func()) (bool, error) {
-	job, lease, err := r.store.ClaimJob(ctx, store.ClaimParams{Kinds: r.kinds, Owner: r.cfg.Owner, Now: time.Now(), LeaseFor: r.cfg.LeaseFor})
+	job, lease, err := r.store.ClaimJob(ctx, store.ClaimParams{Kinds: r.kinds, Owner: r.cfg.Owner, Now: time.Now(), LeaseFor: r.cfg.LeaseFor,
+		OrgLimit: r.cfg.OrgLimit, PlanLimits: r.cfg.PlanLimits})
 	if err != nil {
 		return false, err
 	}

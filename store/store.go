@@ -321,6 +321,16 @@ type Lease struct {
 	Token int64 // incremented at every claim, so a stale owner is fenced off
 }
 
+// JobPriority is the order of a job kind within an organization's queue,
+// lower first: updates (a docs fix going live) and webhook deliveries
+// before exports.
+func JobPriority(kind string) int {
+	if kind == KindExport {
+		return 1
+	}
+	return 0
+}
+
 // ClaimParams selects and leases the next job.
 type ClaimParams struct {
 	Kinds []string
@@ -328,14 +338,33 @@ type ClaimParams struct {
 	Now   time.Time
 	// LeaseFor is how long the claim lasts without a heartbeat.
 	LeaseFor time.Duration
+	// OrgLimit bounds the jobs of Kinds of one organization running at
+	// once (under a live lease, claimed by any process); 0 for no bound.
+	OrgLimit int
+	// PlanLimits, when set, bound them by the organization's plan
+	// instead; a plan it does not name has OrgLimit.
+	PlanLimits map[lectern.Plan]int
+}
+
+// LimitFor returns the bound of running jobs of an organization of plan.
+func (p ClaimParams) LimitFor(plan lectern.Plan) int {
+	if n, ok := p.PlanLimits[plan]; ok {
+		return n
+	}
+	return p.OrgLimit
 }
 
 // Jobs is the durable job queue. A job is available when queued and due, or
 // when running under a lease that has expired (its worker died).
 type Jobs interface {
-	// ClaimJob leases the oldest available job of the given kinds whose group
-	// has no other job under a live lease. It returns (nil, zero, nil) when
-	// there is none.
+	// ClaimJob leases an available job of the given kinds whose group has
+	// no other job under a live lease, fairly between organizations: of
+	// the organizations with such a job and fewer jobs of those kinds
+	// running (live leases) than p's limit for their plan, the one with the
+	// fewest running, and among those the one whose last claim is the
+	// oldest (never claimed first: each in turn); then that organization's
+	// job of the lowest JobPriority (its updates before its exports), the
+	// oldest first. It returns (nil, zero, nil) when there is none.
 	ClaimJob(ctx context.Context, p ClaimParams) (*Job, Lease, error)
 	// ExtendLease keeps a claim alive until the given time.
 	// ECONFLICT when the lease is lost.

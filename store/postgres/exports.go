@@ -72,8 +72,8 @@ func (s *Store) CreateExport(ctx context.Context, e *lectern.ExportJob, q store.
 				return store.ExportInProgress(e.Domain, active)
 			}
 			active = e.ID
-			_, err = tx.Exec(ctx, `INSERT INTO jobs (id, kind, group_key, state, run_at, max_attempts, created_at, updated_at)
-				VALUES ($1, $2, '', 'queued', $3, $4, $3, $3)`, e.ID, store.KindExport, at, store.MaxAttempts)
+			_, err = tx.Exec(ctx, `INSERT INTO jobs (id, kind, group_key, state, run_at, max_attempts, created_at, updated_at, org_id, priority)
+				VALUES ($1, $2, '', 'queued', $3, $4, $3, $3, $5, $6)`, e.ID, store.KindExport, at, store.MaxAttempts, e.OrgID, store.JobPriority(store.KindExport))
 			return err
 		})
 		if err != nil || active != "" {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"lectern.dev/lectern"
 	"lectern.dev/lectern/store"
 )
 
@@ -47,43 +48,44 @@ func (s *Store) ClaimJob(ctx context.Context, p store.ClaimParams) (*store.Job, 
 	var job *store.Job
 	var lease store.Lease
 	err := s.tx(ctx, func(tx pgx.Tx) error {
-		busy := []string{}
-		for range maxGroupSkips {
-			var j store.Job
-			var token int64
-			err := tx.QueryRow(ctx, `SELECT j.id, j.kind, j.group_key, j.attempt, j.max_attempts, j.last_error, j.created_at, j.lease_token
-				FROM jobs j WHERE `+availableJob+` AND `+groupFree+` AND NOT (j.group_key = ANY($3))
-				ORDER BY j.created_at, j.id LIMIT 1 FOR UPDATE OF j SKIP LOCKED`, at, p.Kinds, busy).
-				Scan(&j.ID, &j.Kind, &j.GroupKey, &j.Attempt, &j.MaxAttempts, &j.LastError, &j.CreatedAt, &token)
-			if errors.Is(err, pgx.ErrNoRows) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			if j.GroupKey != "" {
-				if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('lectern.job-group.' || $1, 0))`, j.GroupKey); err != nil {
+		orgs, err := claimOrder(ctx, tx, p, at)
+		if err != nil {
+			return err
+		}
+		for _, org := range orgs {
+			if org.limit > 0 {
+				// Claims of one organization are made one at a time
+				// across processes, so that its count of running jobs
+				// stays under its limit; another claimer busy with it
+				// sends this one to the next organization.
+				var locked bool
+				if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock(hashtextextended('lectern.job-org.' || $1, 0))`, org.id).Scan(&locked); err != nil {
 					return err
 				}
-				var taken bool
-				if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM jobs o WHERE o.group_key = $1 AND o.id <> $2
-					AND o.state = 'running' AND o.lease_until >= $3)`, j.GroupKey, j.ID, at).Scan(&taken); err != nil {
+				if !locked {
+					continue
+				}
+				var running int
+				if err := tx.QueryRow(ctx, `SELECT count(*) FROM jobs WHERE org_id = $1 AND state = 'running' AND lease_until >= $2
+					AND kind = ANY($3)`, org.id, at, p.Kinds).Scan(&running); err != nil {
 					return err
 				}
-				if taken {
-					busy = append(busy, j.GroupKey)
+				if running >= org.limit {
 					continue
 				}
 			}
-			j.Attempt++
-			j.CreatedAt = utc(j.CreatedAt)
-			lease = store.Lease{JobID: j.ID, Owner: p.Owner, Token: token + 1}
-			if _, err := tx.Exec(ctx, `UPDATE jobs SET state = 'running', attempt = $1, lease_owner = $2, lease_token = $3,
-				lease_until = $4, updated_at = $5 WHERE id = $6`,
-				j.Attempt, p.Owner, lease.Token, utc(p.Now.Add(p.LeaseFor)), at, j.ID); err != nil {
+			j, l, err := claimOrgJob(ctx, tx, p, at, org.id)
+			if err != nil {
 				return err
 			}
-			job = &j
+			if j == nil {
+				continue // its jobs wait for their groups, or other claimers hold them
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO org_claims (org_id, claimed_at) VALUES ($1, $2)
+				ON CONFLICT (org_id) DO UPDATE SET claimed_at = excluded.claimed_at`, org.id, at); err != nil {
+				return err
+			}
+			job, lease = j, l
 			return nil
 		}
 		return nil
@@ -92,6 +94,91 @@ func (s *Store) ClaimJob(ctx context.Context, p store.ClaimParams) (*store.Job, 
 		return nil, store.Lease{}, err
 	}
 	return job, lease, nil
+}
+
+// claimant is an organization ClaimJob may serve, and its limit.
+type claimant struct {
+	id    string
+	limit int
+}
+
+// claimOrder returns the organizations with an available job of p's kinds
+// and room under their limit (jobs of those kinds running), in the order
+// ClaimJob serves them: fewest jobs running, then the oldest last claim
+// (none first), then the oldest available job.
+func claimOrder(ctx context.Context, tx pgx.Tx, p store.ClaimParams, at time.Time) ([]claimant, error) {
+	rows, err := tx.Query(ctx, `WITH running AS (
+			SELECT org_id, count(*) AS n FROM jobs WHERE state = 'running' AND lease_until >= $1 AND kind = ANY($2) GROUP BY org_id)
+		SELECT a.org_id, coalesce(o.plan, ''), coalesce(r.n, 0)
+		FROM (SELECT j.org_id, min(j.created_at) AS oldest FROM jobs j WHERE `+availableJob+` GROUP BY j.org_id) a
+		LEFT JOIN running r ON r.org_id = a.org_id
+		LEFT JOIN orgs o ON o.id = a.org_id
+		LEFT JOIN org_claims c ON c.org_id = a.org_id
+		ORDER BY coalesce(r.n, 0), c.claimed_at NULLS FIRST, a.oldest, a.org_id`, at, p.Kinds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var orgs []claimant
+	for rows.Next() {
+		var c claimant
+		var plan string
+		var running int
+		if err := rows.Scan(&c.id, &plan, &running); err != nil {
+			return nil, err
+		}
+		c.limit = p.LimitFor(lectern.Plan(plan))
+		if c.limit > 0 && running >= c.limit {
+			continue
+		}
+		orgs = append(orgs, c)
+	}
+	return orgs, rows.Err()
+}
+
+// claimOrgJob leases organization org's next available job (its lowest
+// priority, then oldest, whose group is free), skipping rows other
+// claimers hold; nil when there is none.
+func claimOrgJob(ctx context.Context, tx pgx.Tx, p store.ClaimParams, at time.Time, org string) (*store.Job, store.Lease, error) {
+	busy := []string{}
+	for range maxGroupSkips {
+		var j store.Job
+		var token int64
+		err := tx.QueryRow(ctx, `SELECT j.id, j.kind, j.group_key, j.attempt, j.max_attempts, j.last_error, j.created_at, j.lease_token
+			FROM jobs j WHERE j.org_id = $4 AND `+availableJob+` AND `+groupFree+` AND NOT (j.group_key = ANY($3))
+			ORDER BY j.priority, j.created_at, j.id LIMIT 1 FOR UPDATE OF j SKIP LOCKED`, at, p.Kinds, busy, org).
+			Scan(&j.ID, &j.Kind, &j.GroupKey, &j.Attempt, &j.MaxAttempts, &j.LastError, &j.CreatedAt, &token)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, store.Lease{}, nil
+		}
+		if err != nil {
+			return nil, store.Lease{}, err
+		}
+		if j.GroupKey != "" {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('lectern.job-group.' || $1, 0))`, j.GroupKey); err != nil {
+				return nil, store.Lease{}, err
+			}
+			var taken bool
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM jobs o WHERE o.group_key = $1 AND o.id <> $2
+				AND o.state = 'running' AND o.lease_until >= $3)`, j.GroupKey, j.ID, at).Scan(&taken); err != nil {
+				return nil, store.Lease{}, err
+			}
+			if taken {
+				busy = append(busy, j.GroupKey)
+				continue
+			}
+		}
+		j.Attempt++
+		j.CreatedAt = utc(j.CreatedAt)
+		lease := store.Lease{JobID: j.ID, Owner: p.Owner, Token: token + 1}
+		if _, err := tx.Exec(ctx, `UPDATE jobs SET state = 'running', attempt = $1, lease_owner = $2, lease_token = $3,
+			lease_until = $4, updated_at = $5 WHERE id = $6`,
+			j.Attempt, p.Owner, lease.Token, utc(p.Now.Add(p.LeaseFor)), at, j.ID); err != nil {
+			return nil, store.Lease{}, err
+		}
+		return &j, lease, nil
+	}
+	return nil, store.Lease{}, nil
 }
 
 // ExtendLease keeps a claim alive until the given time.

@@ -52,8 +52,8 @@ func (s *Store) CreateUpdate(ctx context.Context, u *lectern.Update) error {
 			VALUES ($1, $2, $3, 'queued', $4, $5, $6, '[]')`, u.ID, u.ProjectID, orgID, u.Source, at, text(u.Summary)); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO jobs (id, kind, group_key, state, run_at, max_attempts, created_at, updated_at)
-			VALUES ($1, $2, $3, 'queued', $4, $5, $4, $4)`, u.ID, store.KindUpdate, u.ProjectID, at, store.MaxAttempts)
+		_, err = tx.Exec(ctx, `INSERT INTO jobs (id, kind, group_key, state, run_at, max_attempts, created_at, updated_at, org_id, priority)
+			VALUES ($1, $2, $3, 'queued', $4, $5, $4, $4, $6, $7)`, u.ID, store.KindUpdate, u.ProjectID, at, store.MaxAttempts, orgID, store.JobPriority(store.KindUpdate))
 		return err
 	})
 }

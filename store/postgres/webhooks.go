@@ -267,8 +267,8 @@ func outbox(ctx context.Context, tx pgx.Tx, orgID string, e lectern.Event, at ti
 			VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7)`, id, hook, orgID, string(e), payload, at, due); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO jobs (id, kind, group_key, state, run_at, max_attempts, created_at, updated_at)
-			VALUES ($1, $2, '', 'queued', $3, $4, $5, $5)`, id, store.KindWebhook, due, store.MaxAttempts, at); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO jobs (id, kind, group_key, state, run_at, max_attempts, created_at, updated_at, org_id, priority)
+			VALUES ($1, $2, '', 'queued', $3, $4, $5, $5, $6, $7)`, id, store.KindWebhook, due, store.MaxAttempts, at, orgID, store.JobPriority(store.KindWebhook)); err != nil {
 			return err
 		}
 	}

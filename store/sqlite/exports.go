@@ -53,8 +53,8 @@ func (s *Store) CreateExport(ctx context.Context, e *lectern.ExportJob, q store.
 			VALUES (?, ?, ?, ?, ?, 'queued', ?, ?)`, e.ID, e.OrgID, e.ProjectID, e.Domain, e.BasePath, at, at); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO jobs (id, kind, group_key, state, run_at, max_attempts, created_at, updated_at)
-			VALUES (?, ?, '', 'queued', ?, ?, ?, ?)`, e.ID, store.KindExport, at, store.MaxAttempts, at, at)
+		_, err = tx.ExecContext(ctx, `INSERT INTO jobs (id, kind, group_key, state, run_at, max_attempts, created_at, updated_at, org_id, priority)
+			VALUES (?, ?, '', 'queued', ?, ?, ?, ?, ?, ?)`, e.ID, store.KindExport, at, store.MaxAttempts, at, at, e.OrgID, store.JobPriority(store.KindExport))
 		return err
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"lectern.dev/lectern"
 	"lectern.dev/lectern/store"
 )
 
@@ -37,40 +38,93 @@ func (s *Store) ClaimJob(ctx context.Context, p store.ClaimParams) (*store.Job, 
 	var job *store.Job
 	var lease store.Lease
 	err = s.tx(ctx, func(tx *sql.Tx) error {
-		args := []any{nowTS, nowTS}
-		for _, k := range p.Kinds {
-			args = append(args, k)
-		}
-		args = append(args, nowTS)
-		row := tx.QueryRowContext(ctx, `SELECT j.id, j.kind, j.group_key, j.attempt, j.max_attempts, j.last_error, j.created_at, j.lease_token
-			FROM jobs j WHERE `+availableJob+` AND j.kind IN (`+placeholders(len(p.Kinds))+`)
-			AND (j.group_key = '' OR NOT EXISTS (SELECT 1 FROM jobs o WHERE o.group_key = j.group_key AND o.id <> j.id
-				AND o.state = 'running' AND o.lease_until >= ?))
-			ORDER BY j.created_at, j.id LIMIT 1`, args...)
-		var j store.Job
-		var created, token int64
-		err := row.Scan(&j.ID, &j.Kind, &j.GroupKey, &j.Attempt, &j.MaxAttempts, &j.LastError, &created, &token)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil
-		}
+		orgs, err := claimOrder(ctx, tx, p, nowTS)
 		if err != nil {
 			return err
 		}
-		j.Attempt++
-		j.CreatedAt = fromTS(created)
-		lease = store.Lease{JobID: j.ID, Owner: p.Owner, Token: token + 1}
-		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'running', attempt = ?, lease_owner = ?, lease_token = ?,
-			lease_until = ?, updated_at = ? WHERE id = ?`,
-			j.Attempt, p.Owner, lease.Token, ts(p.Now.Add(p.LeaseFor)), nowTS, j.ID); err != nil {
-			return err
+		for _, org := range orgs {
+			args := []any{org, nowTS, nowTS}
+			for _, k := range p.Kinds {
+				args = append(args, k)
+			}
+			args = append(args, nowTS)
+			row := tx.QueryRowContext(ctx, `SELECT j.id, j.kind, j.group_key, j.attempt, j.max_attempts, j.last_error, j.created_at, j.lease_token
+				FROM jobs j WHERE j.org_id = ? AND `+availableJob+` AND j.kind IN (`+placeholders(len(p.Kinds))+`)
+				AND (j.group_key = '' OR NOT EXISTS (SELECT 1 FROM jobs o WHERE o.group_key = j.group_key AND o.id <> j.id
+					AND o.state = 'running' AND o.lease_until >= ?))
+				ORDER BY j.priority, j.created_at, j.id LIMIT 1`, args...)
+			var j store.Job
+			var created, token int64
+			err := row.Scan(&j.ID, &j.Kind, &j.GroupKey, &j.Attempt, &j.MaxAttempts, &j.LastError, &created, &token)
+			if errors.Is(err, sql.ErrNoRows) {
+				continue // its jobs wait for their groups
+			}
+			if err != nil {
+				return err
+			}
+			j.Attempt++
+			j.CreatedAt = fromTS(created)
+			lease = store.Lease{JobID: j.ID, Owner: p.Owner, Token: token + 1}
+			if _, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'running', attempt = ?, lease_owner = ?, lease_token = ?,
+				lease_until = ?, updated_at = ? WHERE id = ?`,
+				j.Attempt, p.Owner, lease.Token, ts(p.Now.Add(p.LeaseFor)), nowTS, j.ID); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO org_claims (org_id, claimed_at) VALUES (?, ?)
+				ON CONFLICT (org_id) DO UPDATE SET claimed_at = excluded.claimed_at`, org, nowTS); err != nil {
+				return err
+			}
+			job = &j
+			return nil
 		}
-		job = &j
 		return nil
 	})
 	if err != nil || job == nil {
 		return nil, store.Lease{}, err
 	}
 	return job, lease, nil
+}
+
+// claimOrder returns the organizations with an available job of p's kinds
+// and room under their limit (jobs of those kinds running), in the order
+// ClaimJob serves them: fewest jobs running, then the oldest last claim
+// (none first), then the oldest available job.
+func claimOrder(ctx context.Context, tx *sql.Tx, p store.ClaimParams, nowTS int64) ([]string, error) {
+	args := []any{nowTS}
+	for _, k := range p.Kinds {
+		args = append(args, k)
+	}
+	args = append(args, nowTS, nowTS)
+	for _, k := range p.Kinds {
+		args = append(args, k)
+	}
+	rows, err := tx.QueryContext(ctx, `WITH running AS (
+			SELECT org_id, count(*) AS n FROM jobs WHERE state = 'running' AND lease_until >= ?
+				AND kind IN (`+placeholders(len(p.Kinds))+`) GROUP BY org_id)
+		SELECT a.org_id, coalesce(o.plan, ''), coalesce(r.n, 0)
+		FROM (SELECT j.org_id, min(j.created_at) AS oldest FROM jobs j WHERE `+availableJob+` AND j.kind IN (`+placeholders(len(p.Kinds))+`)
+			GROUP BY j.org_id) a
+		LEFT JOIN running r ON r.org_id = a.org_id
+		LEFT JOIN orgs o ON o.id = a.org_id
+		LEFT JOIN org_claims c ON c.org_id = a.org_id
+		ORDER BY coalesce(r.n, 0), coalesce(c.claimed_at, 0), a.oldest, a.org_id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var orgs []string
+	for rows.Next() {
+		var org, plan string
+		var running int
+		if err := rows.Scan(&org, &plan, &running); err != nil {
+			return nil, err
+		}
+		if limit := p.LimitFor(lectern.Plan(plan)); limit > 0 && running >= limit {
+			continue
+		}
+		orgs = append(orgs, org)
+	}
+	return orgs, rows.Err()
 }
 
 // ExtendLease keeps a claim alive until the given time.

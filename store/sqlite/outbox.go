@@ -104,8 +104,8 @@ func enqueueEvent(ctx context.Context, tx *sql.Tx, orgID string, e lectern.Event
 			id, hook, orgID, string(e), string(payload), t, due); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO jobs (id, kind, group_key, state, run_at, max_attempts, created_at, updated_at)
-			VALUES (?, ?, '', 'queued', ?, ?, ?, ?)`, id, store.KindWebhook, due, store.MaxAttempts, t, t); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO jobs (id, kind, group_key, state, run_at, max_attempts, created_at, updated_at, org_id, priority)
+			VALUES (?, ?, '', 'queued', ?, ?, ?, ?, ?, ?)`, id, store.KindWebhook, due, store.MaxAttempts, t, t, orgID, store.JobPriority(store.KindWebhook)); err != nil {
 			return err
 		}
 	}

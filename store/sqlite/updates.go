@@ -48,8 +48,8 @@ func (s *Store) CreateUpdate(ctx context.Context, u *lectern.Update) error {
 			VALUES (?, ?, ?, 'queued', ?, ?, ?, '[]')`, u.ID, u.ProjectID, orgID, u.Source, at, u.Summary); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO jobs (id, kind, group_key, state, run_at, max_attempts, created_at, updated_at)
-			VALUES (?, ?, ?, 'queued', ?, ?, ?, ?)`, u.ID, store.KindUpdate, u.ProjectID, at, store.MaxAttempts, at, at)
+		_, err = tx.ExecContext(ctx, `INSERT INTO jobs (id, kind, group_key, state, run_at, max_attempts, created_at, updated_at, org_id, priority)
+			VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?)`, u.ID, store.KindUpdate, u.ProjectID, at, store.MaxAttempts, at, at, orgID, store.JobPriority(store.KindUpdate))
 		return err
 	})
 }

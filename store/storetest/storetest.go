@@ -44,6 +44,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Leases", leaseCases},
 		{"Exports", exportCases},
 		{"Jobs", jobCases},
+		{"Fairness", fairnessCases},
 		{"Idempotency", idempotencyCases},
 		{"RateLimits", rateLimitCases},
 		{"Lifecycle", lifecycleCases},

@@ -1,0 +1,171 @@
+package storetest
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"lectern.dev/lectern"
+	"lectern.dev/lectern/store"
+)
+
+// fairnessCases check ClaimJob's sharing of workers between
+// organizations (issue 22).
+var fairnessCases = []testCase{
+	{"OthersNotBehindBacklog", testClaimFairBetweenOrgs},
+	{"OrgLimit", testClaimOrgLimit},
+	{"PlanLimits", testClaimPlanLimits},
+	{"UpdatesBeforeExports", testClaimUpdatesBeforeExports},
+}
+
+// claimWith claims a job of the kinds with p's limits.
+func claimWith(t *testing.T, s store.Store, p store.ClaimParams) *store.Job {
+	t.Helper()
+	if p.Now.IsZero() {
+		p.Now = now()
+	}
+	if p.LeaseFor == 0 {
+		p.LeaseFor = time.Hour
+	}
+	if p.Owner == "" {
+		p.Owner = "w"
+	}
+	j, _, err := s.ClaimJob(t.Context(), p)
+	must(t, err, "ClaimJob")
+	return j
+}
+
+// testClaimFairBetweenOrgs: one organization holds 50 queued updates, made
+// first; two others then queue one each. The two others' updates are
+// among the first three claimed, not behind the backlog, and the claims
+// then go round the organizations with work in turn.
+func testClaimFairBetweenOrgs(t *testing.T, s store.Store) {
+	busy := newOrg(t, s)
+	var backlog []string
+	for range 50 {
+		backlog = append(backlog, newUpdate(t, s, newProject(t, s, busy.ID)).ID)
+	}
+	time.Sleep(2 * time.Millisecond)
+	b, c := newOrg(t, s), newOrg(t, s)
+	ub := newUpdate(t, s, newProject(t, s, b.ID))
+	time.Sleep(2 * time.Millisecond)
+	uc := newUpdate(t, s, newProject(t, s, c.ID))
+	org := map[string]string{ub.ID: b.ID, uc.ID: c.ID}
+	for _, id := range backlog {
+		org[id] = busy.ID
+	}
+	var got []string
+	for i := range 6 {
+		j := claimWith(t, s, store.ClaimParams{Kinds: []string{store.KindUpdate}, Owner: fmt.Sprint("w", i)})
+		if j == nil {
+			t.Fatalf("claim %d: no job, with %d queued", i, 52-i)
+		}
+		got = append(got, j.ID)
+	}
+	if i := slices.Index(got, ub.ID); i < 0 || i > 2 {
+		t.Errorf("the second organization's update was claimed %dth (claims %v), want among the first three", i+1, got)
+	}
+	if i := slices.Index(got, uc.ID); i < 0 || i > 2 {
+		t.Errorf("the third organization's update was claimed %dth (claims %v), want among the first three", i+1, got)
+	}
+	// The backlog's jobs are claimed oldest first.
+	var fromBacklog []string
+	for _, id := range got {
+		if org[id] == busy.ID {
+			fromBacklog = append(fromBacklog, id)
+		}
+	}
+	if want := backlog[:len(fromBacklog)]; !slices.Equal(fromBacklog, want) {
+		t.Errorf("the busy organization's jobs were claimed as %v, want its oldest first %v", fromBacklog, want)
+	}
+}
+
+// testClaimOrgLimit: with OrgLimit 2, an organization never has more than
+// two jobs under a live lease, whatever it has queued: a third claim finds
+// nothing while another organization's job is claimed; once one of its
+// jobs ends, or its lease expires, the next is claimed.
+func testClaimOrgLimit(t *testing.T, s store.Store) {
+	a := newOrg(t, s)
+	var ps []*lectern.Project
+	for range 4 {
+		p := newProject(t, s, a.ID)
+		ps = append(ps, p)
+		newUpdate(t, s, p)
+	}
+	params := store.ClaimParams{Kinds: []string{store.KindUpdate, store.KindExport}, OrgLimit: 2}
+	first := claimWith(t, s, params)
+	second := claimWith(t, s, params)
+	if first == nil || second == nil {
+		t.Fatal("the first two claims found no job")
+	}
+	if j := claimWith(t, s, params); j != nil {
+		t.Fatalf("a third job %s of the organization was claimed with OrgLimit 2", j.ID)
+	}
+	other := newOrg(t, s)
+	uo := newUpdate(t, s, newProject(t, s, other.ID))
+	if j := claimWith(t, s, params); j == nil || j.ID != uo.ID {
+		t.Fatalf("claim with the first organization at its limit = %v, want the other organization's %s", j, uo.ID)
+	}
+	// Without a limit, the first organization's next job is claimed.
+	if j := claimWith(t, s, store.ClaimParams{Kinds: []string{store.KindUpdate}}); j == nil {
+		t.Fatal("no job claimed without a limit")
+	}
+	// A lease that expired no longer counts: an hour on, every lease has.
+	later := now().Add(2 * time.Hour)
+	if j := claimWith(t, s, store.ClaimParams{Kinds: []string{store.KindUpdate}, OrgLimit: 2, Now: later}); j == nil {
+		t.Error("with every lease expired, no job of the organization was claimed")
+	}
+}
+
+// testClaimPlanLimits: PlanLimits bound an organization by its plan, and
+// a plan they do not name has OrgLimit.
+func testClaimPlanLimits(t *testing.T, s store.Store) {
+	ent := newOrg(t, s) // enterprise
+	for range 4 {
+		newUpdate(t, s, newProject(t, s, ent.ID))
+	}
+	params := store.ClaimParams{Kinds: []string{store.KindUpdate}, OrgLimit: 1, PlanLimits: map[lectern.Plan]int{lectern.PlanEnterprise: 3}}
+	n := 0
+	for claimWith(t, s, params) != nil {
+		n++
+		if n > 4 {
+			break
+		}
+	}
+	if n != 3 {
+		t.Errorf("an enterprise organization with a plan limit of 3 had %d jobs claimed, want 3", n)
+	}
+	pro := &lectern.Organization{Name: "Pro " + unique(), Plan: lectern.PlanPro}
+	must(t, s.CreateOrg(t.Context(), pro), "CreateOrg")
+	for range 3 {
+		newUpdate(t, s, newProject(t, s, pro.ID))
+	}
+	n = 0
+	for claimWith(t, s, params) != nil {
+		n++
+		if n > 3 {
+			break
+		}
+	}
+	if n != 1 {
+		t.Errorf("a pro organization, its plan not named, had %d jobs claimed, want OrgLimit's 1", n)
+	}
+}
+
+// testClaimUpdatesBeforeExports: an organization's queued update is
+// claimed before its older queued export.
+func testClaimUpdatesBeforeExports(t *testing.T, s store.Store) {
+	a := newOrg(t, s)
+	p, q := newProject(t, s, a.ID), newProject(t, s, a.ID)
+	e := newExport(t, s, p, p.Domains[0], time.Time{})
+	time.Sleep(2 * time.Millisecond)
+	u := newUpdate(t, s, q)
+	params := store.ClaimParams{Kinds: []string{store.KindUpdate, store.KindExport}}
+	if j := claimWith(t, s, params); j == nil || j.ID != u.ID {
+		t.Fatalf("first claim = %v, want the update %s before the older export %s", j, u.ID, e.ID)
+	}
+	if j := claimWith(t, s, params); j == nil || j.ID != e.ID {
+		t.Fatalf("second claim = %v, want the export %s", j, e.ID)
+	}
+}
