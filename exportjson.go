@@ -43,6 +43,17 @@ func (e *ExportJob) AppendJSON(b []byte) []byte {
 		b = appendJSONString(b, e.Error.Message)
 		b = append(b, '}')
 	}
+	if q := e.Queue; q != nil {
+		b = append(b, `,"queue":{"position":`...)
+		b = strconv.AppendInt(b, int64(q.Position), 10)
+		b = append(b, `,"running":`...)
+		b = strconv.AppendInt(b, int64(q.Running), 10)
+		b = append(b, `,"limit":`...)
+		b = strconv.AppendInt(b, int64(q.Limit), 10)
+		b = append(b, `,"reason":`...)
+		b = appendJSONString(b, q.Reason)
+		b = append(b, '}')
+	}
 	return append(b, '}')
 }
 

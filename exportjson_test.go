@@ -23,6 +23,8 @@ func TestExportJobJSONMatchesReflection(t *testing.T) {
 		{ID: "exp_3", Domain: "d.test", Status: ExportFailed, Progress: 42, PageCount: 3, CreatedAt: at, UpdatedAt: at, CompletedAt: &done,
 			Error: &JobError{Code: "build_failed", Message: "docs.json: \"quoted\" <tag> & \\ back\nslash \u2028 é \x01"}},
 		{ID: "exp_4", Domain: "x.test", Status: ExportRunning, CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), UpdatedAt: at},
+		{ID: "exp_5", Domain: "q.test", Status: ExportQueued, CreatedAt: at, UpdatedAt: at,
+			Queue: &QueueInfo{Position: 3, Running: 2, Limit: 2, Reason: WaitOrgLimit}},
 	}
 	for _, e := range cases {
 		want, err := json.Marshal((*plainExportJob)(&e))

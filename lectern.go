@@ -155,6 +155,29 @@ type Update struct {
 	Logs         []string     `json:"logs"`
 	SupersededBy string       `json:"supersededBy,omitempty"`
 	DeploymentID string       `json:"-"`
+	// Queue says where a queued update waits (set by the API, not stored).
+	Queue *QueueInfo `json:"queue,omitempty"`
+}
+
+// Reasons a queued job waits (QueueInfo.Reason).
+const (
+	// WaitOrgLimit: its organization already runs as many jobs as its
+	// limit allows (lectern serve --org-jobs).
+	WaitOrgLimit = "organization_limit"
+	// WaitWorkers: every worker is busy, or its organization's earlier
+	// jobs go first.
+	WaitWorkers = "workers_busy"
+)
+
+// QueueInfo says where a queued update or export waits: its place among
+// its organization's queued jobs (1: next; updates before exports), its
+// organization's jobs running now and their limit (0: none), and why it
+// waits.
+type QueueInfo struct {
+	Position int    `json:"position"`
+	Running  int    `json:"running"`
+	Limit    int    `json:"limit"`
+	Reason   string `json:"reason"`
 }
 
 // Deployment is one published, immutable rendering of a project.
@@ -220,6 +243,8 @@ type ExportJob struct {
 	Error       *JobError    `json:"error"`
 	// Bundle is set once the archive is built.
 	Bundle *Bundle `json:"-"`
+	// Queue says where a queued export waits (set by the API, not stored).
+	Queue *QueueInfo `json:"queue,omitempty"`
 }
 
 // Bundle is the archive of a completed export, stored once per job.

@@ -387,6 +387,7 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 		defer func() { stopAnalytics(); <-analyticsDone }()
 	}
 	handler := httpapi.NewHandler(log, readcache.New(st, keyTTL, 0), notifier, links, local, liveSites, reg, reg, httpapi.Config{
+		OrgJobs: f.orgJobs, OrgJobsByPlan: f.orgJobsByPlan,
 		BundleURLTTL: f.bundleURLTTL, RateLimit: rl, Limiter: f.rateLimiter(st, "api-key", rl, log),
 		OrgRateLimit: orgRL, OrgLimiter: f.rateLimiter(st, "org", orgRL, log),
 		ClientRateLimit: httpapi.RateLimit{Rate: f.clientRateLimit, Burst: f.clientRateBurst}, TrustedProxies: proxies,

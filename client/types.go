@@ -58,6 +58,22 @@ type UpdateStatus struct {
 	Logs []string `json:"logs"`
 	// SupersededBy names the newer update, when Status is superseded.
 	SupersededBy string `json:"supersededBy,omitempty"`
+	// Queue says where it waits, while Status is queued.
+	Queue *QueueInfo `json:"queue,omitempty"`
+}
+
+// QueueInfo is where a queued update or export waits (schema QueueInfo).
+type QueueInfo struct {
+	// Position is its place among its organization's queued updates and
+	// exports, in the order they start: 1 is next.
+	Position int `json:"position"`
+	// Running is how many its organization runs now, and Limit how many
+	// it may run at once (0: no limit).
+	Running int `json:"running"`
+	Limit   int `json:"limit"`
+	// Reason is "organization_limit" (its organization already runs Limit
+	// jobs) or "workers_busy".
+	Reason string `json:"reason"`
 }
 
 // ExportRequest is the body of StartExport (schema ExportRequest).
@@ -112,6 +128,8 @@ type ExportJob struct {
 	CompletedAt *time.Time `json:"completedAt"`
 	// Error is nil unless Status is failed or canceled.
 	Error *JobError `json:"error"`
+	// Queue says where it waits, while Status is queued.
+	Queue *QueueInfo `json:"queue,omitempty"`
 }
 
 // Bundle is a download link for a completed export's archive (schema

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/store"
 )
 
 // Shared header values of the polled responses (never modified by net/http).
@@ -72,7 +73,33 @@ func (a *api) getUpdateStatus(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
+	if u.Status == lectern.UpdateQueued {
+		q := *u // a shared, cached record is not to change
+		q.Queue = a.queueInfo(r, u.ID)
+		u = &q
+	}
 	writeJSON(w, http.StatusOK, u)
+}
+
+// queueInfo says where queued job id waits; nil when it no longer does or
+// the store cannot say.
+func (a *api) queueInfo(r *http.Request, id string) *lectern.QueueInfo {
+	p := store.ClaimParams{Kinds: []string{store.KindUpdate, store.KindExport}, OrgLimit: a.cfg.OrgJobs, PlanLimits: a.cfg.OrgJobsByPlan}
+	q, err := a.store.QueuePlace(r.Context(), id, p)
+	if err != nil {
+		if lectern.ErrorCode(err) != lectern.ENOTFOUND && r.Context().Err() == nil {
+			a.log.Warn("queue place failed", "job", id, "err", err)
+		}
+		return nil
+	}
+	if q.Position == 0 {
+		return nil
+	}
+	info := &lectern.QueueInfo{Position: q.Position, Running: q.Running, Limit: q.Limit, Reason: lectern.WaitWorkers}
+	if q.AtLimit() {
+		info.Reason = lectern.WaitOrgLimit
+	}
+	return info
 }
 
 // startExport is POST /v1/static-export/jobs.
@@ -109,6 +136,11 @@ func (a *api) getExport(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
+	}
+	if e.Status == lectern.ExportQueued {
+		q := *e // a shared, cached record is not to change
+		q.Queue = a.queueInfo(r, e.ID)
+		e = &q
 	}
 	h := w.Header()
 	h["Content-Type"] = jsonContentType

@@ -36,6 +36,12 @@ import (
 
 // Config holds the API's settings.
 type Config struct {
+	// OrgJobs and OrgJobsByPlan are the workers' limits of one
+	// organization's jobs running at once (jobs.Config's OrgLimit and
+	// PlanLimits), with which a queued update or export says where it
+	// waits.
+	OrgJobs       int
+	OrgJobsByPlan map[lectern.Plan]int
 	// BundleURLTTL is the lifetime of bundle download links; default 1h.
 	BundleURLTTL time.Duration
 	// MaxBodyBytes bounds request bodies; default 64 KiB.

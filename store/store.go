@@ -378,7 +378,24 @@ type Jobs interface {
 	// CountJobs returns the number of jobs per kind and state ("queued",
 	// "running", "done") for metrics.
 	CountJobs(ctx context.Context) (map[string]map[string]int, error)
+	// QueuePlace says where queued job id waits, claimed with p's kinds and
+	// limits: its place among its organization's queued jobs of those kinds
+	// in the order ClaimJob takes them (1: next), and how many of them run
+	// now against the organization's limit. A job not queued has Position
+	// 0. ENOTFOUND when there is no such job.
+	QueuePlace(ctx context.Context, id string, p ClaimParams) (QueuePlace, error)
 }
+
+// QueuePlace is where a queued job waits (Jobs.QueuePlace).
+type QueuePlace struct {
+	Position int // 1 for its organization's next job; 0 when not queued
+	Running  int // its organization's jobs of the kinds running now
+	Limit    int // its organization's limit; 0 for none
+}
+
+// AtLimit reports whether the job waits because its organization already
+// runs as many jobs as its limit allows.
+func (q QueuePlace) AtLimit() bool { return q.Limit > 0 && q.Running >= q.Limit }
 
 // KindWebhook is the job kind of a webhook delivery; its job's ID is the
 // delivery's (msg_...).

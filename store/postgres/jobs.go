@@ -258,3 +258,31 @@ func endJob(ctx context.Context, tx pgx.Tx, id string, at time.Time) error {
 	_, err := tx.Exec(ctx, `UPDATE jobs SET state = 'done', lease_owner = NULL, lease_until = NULL, updated_at = $2 WHERE id = $1`, id, at)
 	return err
 }
+
+// QueuePlace says where queued job id waits (store.Jobs.QueuePlace).
+func (s *Store) QueuePlace(ctx context.Context, id string, p store.ClaimParams) (store.QueuePlace, error) {
+	var q store.QueuePlace
+	var org, state, plan string
+	var priority int
+	var created time.Time
+	err := s.pool.QueryRow(ctx, `SELECT j.org_id, j.state, j.priority, j.created_at, coalesce(o.plan, '')
+		FROM jobs j LEFT JOIN orgs o ON o.id = j.org_id WHERE j.id = $1`, id).Scan(&org, &state, &priority, &created, &plan)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return q, lectern.Errorf(lectern.ENOTFOUND, "job %s not found", id)
+	}
+	if err != nil {
+		return q, wrap(err)
+	}
+	q.Limit = p.LimitFor(lectern.Plan(plan))
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM jobs WHERE org_id = $1 AND state = 'running' AND lease_until >= now()
+		AND kind = ANY($2)`, org, p.Kinds).Scan(&q.Running); err != nil {
+		return q, wrap(err)
+	}
+	if state != "queued" {
+		return q, nil
+	}
+	err = s.pool.QueryRow(ctx, `SELECT count(*) FROM jobs WHERE org_id = $1 AND state = 'queued'
+		AND (priority, created_at, id) < ($2, $3, $4) AND kind = ANY($5)`, org, priority, created, id, p.Kinds).Scan(&q.Position)
+	q.Position++
+	return q, wrap(err)
+}

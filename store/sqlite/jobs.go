@@ -214,3 +214,40 @@ func requeueJob(ctx context.Context, tx *sql.Tx, l store.Lease, runAt time.Time,
 	_, err := tx.ExecContext(ctx, q+` WHERE id = ?`, append(args, l.JobID)...)
 	return err
 }
+
+// QueuePlace says where queued job id waits (store.Jobs.QueuePlace).
+func (s *Store) QueuePlace(ctx context.Context, id string, p store.ClaimParams) (store.QueuePlace, error) {
+	var q store.QueuePlace
+	var org, state, plan string
+	var priority int
+	var created int64
+	err := s.r.QueryRowContext(ctx, `SELECT j.org_id, j.state, j.priority, j.created_at, coalesce(o.plan, '')
+		FROM jobs j LEFT JOIN orgs o ON o.id = j.org_id WHERE j.id = ?`, id).Scan(&org, &state, &priority, &created, &plan)
+	if errors.Is(err, sql.ErrNoRows) {
+		return q, lectern.Errorf(lectern.ENOTFOUND, "job %s not found", id)
+	}
+	if err != nil {
+		return q, wrap(err)
+	}
+	q.Limit = p.LimitFor(lectern.Plan(plan))
+	kinds := placeholders(len(p.Kinds))
+	args := []any{org, ts(time.Now())}
+	for _, k := range p.Kinds {
+		args = append(args, k)
+	}
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM jobs WHERE org_id = ? AND state = 'running' AND lease_until >= ?
+		AND kind IN (`+kinds+`)`, args...).Scan(&q.Running); err != nil {
+		return q, wrap(err)
+	}
+	if state != "queued" {
+		return q, nil
+	}
+	args = []any{org, priority, priority, created, created, id}
+	for _, k := range p.Kinds {
+		args = append(args, k)
+	}
+	err = s.r.QueryRowContext(ctx, `SELECT count(*) FROM jobs WHERE org_id = ? AND state = 'queued'
+		AND (priority < ? OR priority = ? AND (created_at < ? OR created_at = ? AND id < ?)) AND kind IN (`+kinds+`)`, args...).Scan(&q.Position)
+	q.Position++
+	return q, wrap(err)
+}

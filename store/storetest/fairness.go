@@ -17,6 +17,7 @@ var fairnessCases = []testCase{
 	{"OrgLimit", testClaimOrgLimit},
 	{"PlanLimits", testClaimPlanLimits},
 	{"UpdatesBeforeExports", testClaimUpdatesBeforeExports},
+	{"QueuePlace", testQueuePlace},
 }
 
 // claimWith claims a job of the kinds with p's limits.
@@ -168,4 +169,43 @@ func testClaimUpdatesBeforeExports(t *testing.T, s store.Store) {
 	if j := claimWith(t, s, params); j == nil || j.ID != e.ID {
 		t.Fatalf("second claim = %v, want the export %s", j, e.ID)
 	}
+}
+
+// testQueuePlace: a queued job's place among its organization's queued
+// jobs (updates first, then the oldest), the organization's running jobs
+// against its limit; 0 once claimed; ENOTFOUND for no such job.
+func testQueuePlace(t *testing.T, s store.Store) {
+	a, other := newOrg(t, s), newOrg(t, s)
+	p1, p2, p3 := newProject(t, s, a.ID), newProject(t, s, a.ID), newProject(t, s, a.ID)
+	e := newExport(t, s, p1, p1.Domains[0], time.Time{})
+	time.Sleep(2 * time.Millisecond)
+	u2 := newUpdate(t, s, p2)
+	time.Sleep(2 * time.Millisecond)
+	u3 := newUpdate(t, s, p3)
+	newUpdate(t, s, newProject(t, s, other.ID)) // another organization's: not counted
+	params := store.ClaimParams{Kinds: []string{store.KindUpdate, store.KindExport}, OrgLimit: 1}
+	place := func(id string) store.QueuePlace {
+		t.Helper()
+		q, err := s.QueuePlace(t.Context(), id, params)
+		must(t, err, "QueuePlace "+id)
+		return q
+	}
+	for id, want := range map[string]store.QueuePlace{
+		u2.ID: {Position: 1, Limit: 1}, u3.ID: {Position: 2, Limit: 1}, e.ID: {Position: 3, Limit: 1},
+	} {
+		if got := place(id); got != want {
+			t.Errorf("QueuePlace(%s) = %+v, want %+v", id, got, want)
+		}
+	}
+	if j := claimWith(t, s, params); j == nil || j.ID != u2.ID {
+		t.Fatalf("claimed %v, want %s", j, u2.ID)
+	}
+	if got, want := place(u3.ID), (store.QueuePlace{Position: 1, Running: 1, Limit: 1}); got != want || !got.AtLimit() {
+		t.Errorf("QueuePlace after a claim = %+v (at limit %v), want %+v at its limit", got, got.AtLimit(), want)
+	}
+	if got := place(u2.ID); got.Position != 0 {
+		t.Errorf("QueuePlace of the running job = %+v, want Position 0", got)
+	}
+	_, err := s.QueuePlace(t.Context(), missingID(lectern.PrefixUpdate), params)
+	wantCode(t, err, lectern.ENOTFOUND, "QueuePlace of no such job")
 }
