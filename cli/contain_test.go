@@ -1,8 +1,7 @@
 package cli_test
 
 import (
-	"archive/tar"
-	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -420,27 +419,27 @@ func sourceSnapshot(t *testing.T, data, project string) []string {
 	t.Helper()
 	var names []string
 	filepath.WalkDir(data, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.Name() != "source.tar.gz" || !strings.Contains(p, project) {
+		if err != nil || d.Name() != "source.json" || !strings.Contains(p, project) {
 			return nil
 		}
-		f, err := os.Open(p)
+		raw, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer f.Close()
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			t.Fatal(err)
+		var list struct {
+			Files map[string]struct {
+				Hash string `json:"hash"`
+			} `json:"files"`
 		}
-		tr := tar.NewReader(zr)
-		for {
-			h, err := tr.Next()
-			if err != nil {
-				break
+		if err := json.Unmarshal(raw, &list); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		for name, f := range list.Files {
+			// Each file is stored by its content beside the list.
+			if _, err := os.Stat(filepath.Join(data, "blobs", "sites", project, "sources", f.Hash)); err != nil {
+				t.Errorf("source %s is listed but not stored: %v", name, err)
 			}
-			if h.Typeflag == tar.TypeReg {
-				names = append(names, strings.TrimPrefix(h.Name, "./"))
-			}
+			names = append(names, name)
 		}
 		return nil
 	})
