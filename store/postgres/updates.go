@@ -38,14 +38,28 @@ func (s *Store) CreateUpdate(ctx context.Context, u *lectern.Update) error {
 			return err
 		}
 		u.OrgID = orgID
-		// Older queued updates of the project will never be built: end them.
-		if _, err := tx.Exec(ctx, `UPDATE jobs SET state = 'done', updated_at = $1
-			WHERE id IN (SELECT id FROM updates WHERE project_id = $2 AND status = 'queued')`, at, u.ProjectID); err != nil {
+		// Older queued updates of the project will never be built: end
+		// them. Their jobs' rows are locked first, as a worker starting
+		// one (StartUpdate) locks its job's row before its update's: a
+		// start in progress is waited for, and the next statement, which
+		// sees it, leaves a started update alone. (Ending the jobs of the
+		// updates queued when the statement began would end the job of
+		// one that started meanwhile, which then stayed in_progress.)
+		if _, err := tx.Exec(ctx, `SELECT id FROM jobs WHERE group_key = $1 AND kind = $2 AND state <> 'done' ORDER BY id FOR UPDATE`,
+			u.ProjectID, store.KindUpdate); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE updates SET status = 'superseded', superseded_by = $1, ended_at = $2,
+		rows, err := tx.Query(ctx, `UPDATE updates SET status = 'superseded', superseded_by = $1, ended_at = $2,
 			summary = 'Superseded by a newer update (' || $1 || ') before it started.'
-			WHERE project_id = $3 AND status = 'queued'`, u.ID, at, u.ProjectID); err != nil {
+			WHERE project_id = $3 AND status = 'queued' RETURNING id`, u.ID, at, u.ProjectID)
+		if err != nil {
+			return err
+		}
+		superseded, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE jobs SET state = 'done', updated_at = $1 WHERE id = ANY($2)`, at, superseded); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO updates (id, project_id, org_id, status, source, created_at, summary, logs_json)

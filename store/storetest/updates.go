@@ -18,6 +18,7 @@ var updateCases = []testCase{
 	{"FinishSuccessAndFailure", testUpdateFinish},
 	{"DeleteDeployment", testDeleteDeployment},
 	{"ListLeavesOutLogs", testListUpdatesWithoutLogs},
+	{"SupersedeRacesStart", testSupersedeRacesStart},
 }
 
 // testListUpdatesWithoutLogs: ListUpdates returns each update as GetUpdate
