@@ -81,10 +81,6 @@ func (s *Store) ClaimJob(ctx context.Context, p store.ClaimParams) (*store.Job, 
 			if j == nil {
 				continue // its jobs wait for their groups, or other claimers hold them
 			}
-			if _, err := tx.Exec(ctx, `INSERT INTO org_claims (org_id, claimed_at) VALUES ($1, $2)
-				ON CONFLICT (org_id) DO UPDATE SET claimed_at = excluded.claimed_at`, org.id, at); err != nil {
-				return err
-			}
 			job, lease = j, l
 			return nil
 		}
@@ -102,19 +98,27 @@ type claimant struct {
 	limit int
 }
 
-// claimOrder returns the organizations with an available job of p's kinds
-// and room under their limit (jobs of those kinds running), in the order
-// ClaimJob serves them: fewest jobs running, then the oldest last claim
-// (none first), then the oldest available job.
+// claimOrder returns the organizations that may have an available job
+// (queued ones, listed by a skip scan of the index jobs_queue, and those
+// with a lease expired) and room under their limit (jobs of p's kinds
+// running), in the order ClaimJob serves them: fewest jobs running, then
+// the oldest last claim (none first), then by id.
 func claimOrder(ctx context.Context, tx pgx.Tx, p store.ClaimParams, at time.Time) ([]claimant, error) {
-	rows, err := tx.Query(ctx, `WITH running AS (
+	rows, err := tx.Query(ctx, `WITH RECURSIVE q(org) AS (
+			SELECT min(org_id) FROM jobs WHERE state = 'queued'
+			UNION ALL
+			SELECT (SELECT min(org_id) FROM jobs WHERE state = 'queued' AND org_id > q.org) FROM q WHERE q.org IS NOT NULL),
+		cand(org) AS (
+			SELECT org FROM q WHERE org IS NOT NULL
+			UNION SELECT org_id FROM jobs WHERE state = 'running' AND lease_until < $1),
+		running AS (
 			SELECT org_id, count(*) AS n FROM jobs WHERE state = 'running' AND lease_until >= $1 AND kind = ANY($2) GROUP BY org_id)
-		SELECT a.org_id, coalesce(o.plan, ''), coalesce(r.n, 0)
-		FROM (SELECT j.org_id, min(j.created_at) AS oldest FROM jobs j WHERE `+availableJob+` GROUP BY j.org_id) a
-		LEFT JOIN running r ON r.org_id = a.org_id
-		LEFT JOIN orgs o ON o.id = a.org_id
-		LEFT JOIN org_claims c ON c.org_id = a.org_id
-		ORDER BY coalesce(r.n, 0), c.claimed_at NULLS FIRST, a.oldest, a.org_id`, at, p.Kinds)
+		SELECT c.org, coalesce(o.plan, ''), coalesce(r.n, 0)
+		FROM cand c
+		LEFT JOIN running r ON r.org_id = c.org
+		LEFT JOIN orgs o ON o.id = c.org
+		LEFT JOIN org_claims oc ON oc.org_id = c.org
+		ORDER BY coalesce(r.n, 0), oc.claimed_at NULLS FIRST, c.org`, at, p.Kinds)
 	if err != nil {
 		return nil, err
 	}
@@ -141,15 +145,25 @@ func claimOrder(ctx context.Context, tx pgx.Tx, p store.ClaimParams, at time.Tim
 // claimers hold; nil when there is none.
 func claimOrgJob(ctx context.Context, tx pgx.Tx, p store.ClaimParams, at time.Time, org string) (*store.Job, store.Lease, error) {
 	busy := []string{}
+	// A job whose lease expired (its worker died) first, then the queued
+	// ones by priority and age, read in that order from jobs_queue.
+	branches := []string{
+		`j.state = 'running' AND j.org_id = $4 AND j.lease_until < $1`,
+		`j.state = 'queued' AND j.org_id = $4 AND j.run_at <= $1`,
+	}
 	for range maxGroupSkips {
 		var j store.Job
 		var token int64
+		if len(branches) == 0 {
+			return nil, store.Lease{}, nil
+		}
 		err := tx.QueryRow(ctx, `SELECT j.id, j.kind, j.group_key, j.attempt, j.max_attempts, j.last_error, j.created_at, j.lease_token
-			FROM jobs j WHERE j.org_id = $4 AND `+availableJob+` AND `+groupFree+` AND NOT (j.group_key = ANY($3))
+			FROM jobs j WHERE `+branches[0]+` AND j.kind = ANY($2) AND `+groupFree+` AND NOT (j.group_key = ANY($3))
 			ORDER BY j.priority, j.created_at, j.id LIMIT 1 FOR UPDATE OF j SKIP LOCKED`, at, p.Kinds, busy, org).
 			Scan(&j.ID, &j.Kind, &j.GroupKey, &j.Attempt, &j.MaxAttempts, &j.LastError, &j.CreatedAt, &token)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return nil, store.Lease{}, nil
+			branches = branches[1:]
+			continue
 		}
 		if err != nil {
 			return nil, store.Lease{}, err
@@ -171,9 +185,12 @@ func claimOrgJob(ctx context.Context, tx pgx.Tx, p store.ClaimParams, at time.Ti
 		j.Attempt++
 		j.CreatedAt = utc(j.CreatedAt)
 		lease := store.Lease{JobID: j.ID, Owner: p.Owner, Token: token + 1}
-		if _, err := tx.Exec(ctx, `UPDATE jobs SET state = 'running', attempt = $1, lease_owner = $2, lease_token = $3,
+		// The claim and the organization's last claim, in one statement.
+		if _, err := tx.Exec(ctx, `WITH c AS (INSERT INTO org_claims (org_id, claimed_at) VALUES ($7, $5)
+				ON CONFLICT (org_id) DO UPDATE SET claimed_at = excluded.claimed_at)
+			UPDATE jobs SET state = 'running', attempt = $1, lease_owner = $2, lease_token = $3,
 			lease_until = $4, updated_at = $5 WHERE id = $6`,
-			j.Attempt, p.Owner, lease.Token, utc(p.Now.Add(p.LeaseFor)), at, j.ID); err != nil {
+			j.Attempt, p.Owner, lease.Token, utc(p.Now.Add(p.LeaseFor)), at, j.ID, org); err != nil {
 			return nil, store.Lease{}, err
 		}
 		return &j, lease, nil

@@ -43,24 +43,12 @@ func (s *Store) ClaimJob(ctx context.Context, p store.ClaimParams) (*store.Job, 
 			return err
 		}
 		for _, org := range orgs {
-			args := []any{org, nowTS, nowTS}
-			for _, k := range p.Kinds {
-				args = append(args, k)
-			}
-			args = append(args, nowTS)
-			row := tx.QueryRowContext(ctx, `SELECT j.id, j.kind, j.group_key, j.attempt, j.max_attempts, j.last_error, j.created_at, j.lease_token
-				FROM jobs j WHERE j.org_id = ? AND `+availableJob+` AND j.kind IN (`+placeholders(len(p.Kinds))+`)
-				AND (j.group_key = '' OR NOT EXISTS (SELECT 1 FROM jobs o WHERE o.group_key = j.group_key AND o.id <> j.id
-					AND o.state = 'running' AND o.lease_until >= ?))
-				ORDER BY j.priority, j.created_at, j.id LIMIT 1`, args...)
-			var j store.Job
-			var created, token int64
-			err := row.Scan(&j.ID, &j.Kind, &j.GroupKey, &j.Attempt, &j.MaxAttempts, &j.LastError, &created, &token)
-			if errors.Is(err, sql.ErrNoRows) {
-				continue // its jobs wait for their groups
-			}
+			j, created, token, err := nextOrgJob(ctx, tx, p, org, nowTS)
 			if err != nil {
 				return err
+			}
+			if j == nil {
+				continue // its jobs wait for their groups, or are not due
 			}
 			j.Attempt++
 			j.CreatedAt = fromTS(created)
@@ -74,7 +62,7 @@ func (s *Store) ClaimJob(ctx context.Context, p store.ClaimParams) (*store.Job, 
 				ON CONFLICT (org_id) DO UPDATE SET claimed_at = excluded.claimed_at`, org, nowTS); err != nil {
 				return err
 			}
-			job = &j
+			job = j
 			return nil
 		}
 		return nil
@@ -85,29 +73,66 @@ func (s *Store) ClaimJob(ctx context.Context, p store.ClaimParams) (*store.Job, 
 	return job, lease, nil
 }
 
-// claimOrder returns the organizations with an available job of p's kinds
-// and room under their limit (jobs of those kinds running), in the order
-// ClaimJob serves them: fewest jobs running, then the oldest last claim
-// (none first), then the oldest available job.
+// nextOrgJob returns organization org's next available job of p's kinds
+// whose group is free: one whose lease expired (its worker died) first,
+// then its queued ones by priority and age, read in that order from the
+// index jobs_queue; nil when there is none.
+func nextOrgJob(ctx context.Context, tx *sql.Tx, p store.ClaimParams, org string, nowTS int64) (*store.Job, int64, int64, error) {
+	kinds := placeholders(len(p.Kinds))
+	for _, branch := range []string{
+		`j.state = 'running' AND j.org_id = ? AND j.lease_until < ?`,
+		`j.state = 'queued' AND j.org_id = ? AND j.run_at <= ?`,
+	} {
+		args := []any{org, nowTS}
+		for _, k := range p.Kinds {
+			args = append(args, k)
+		}
+		args = append(args, nowTS)
+		var j store.Job
+		var created, token int64
+		err := tx.QueryRowContext(ctx, `SELECT j.id, j.kind, j.group_key, j.attempt, j.max_attempts, j.last_error, j.created_at, j.lease_token
+			FROM jobs j WHERE `+branch+` AND j.kind IN (`+kinds+`)
+			AND (j.group_key = '' OR NOT EXISTS (SELECT 1 FROM jobs o WHERE o.group_key = j.group_key AND o.id <> j.id
+				AND o.state = 'running' AND o.lease_until >= ?))
+			ORDER BY j.priority, j.created_at, j.id LIMIT 1`, args...).
+			Scan(&j.ID, &j.Kind, &j.GroupKey, &j.Attempt, &j.MaxAttempts, &j.LastError, &created, &token)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		return &j, created, token, nil
+	}
+	return nil, 0, 0, nil
+}
+
+// claimOrder returns the organizations that may have an available job
+// (queued ones, listed by a skip scan of the index jobs_queue, and those
+// with a lease expired) and room under their limit (jobs of p's kinds
+// running), in the order ClaimJob serves them: fewest jobs running, then
+// the oldest last claim (none first), then by id.
 func claimOrder(ctx context.Context, tx *sql.Tx, p store.ClaimParams, nowTS int64) ([]string, error) {
-	args := []any{nowTS}
+	args := []any{nowTS, nowTS}
 	for _, k := range p.Kinds {
 		args = append(args, k)
 	}
-	args = append(args, nowTS, nowTS)
-	for _, k := range p.Kinds {
-		args = append(args, k)
-	}
-	rows, err := tx.QueryContext(ctx, `WITH running AS (
+	rows, err := tx.QueryContext(ctx, `WITH RECURSIVE q(org) AS (
+			SELECT min(org_id) FROM jobs WHERE state = 'queued'
+			UNION ALL
+			SELECT (SELECT min(org_id) FROM jobs WHERE state = 'queued' AND org_id > q.org) FROM q WHERE q.org IS NOT NULL),
+		cand(org) AS (
+			SELECT org FROM q WHERE org IS NOT NULL
+			UNION SELECT org_id FROM jobs WHERE state = 'running' AND lease_until < ?),
+		running AS (
 			SELECT org_id, count(*) AS n FROM jobs WHERE state = 'running' AND lease_until >= ?
 				AND kind IN (`+placeholders(len(p.Kinds))+`) GROUP BY org_id)
-		SELECT a.org_id, coalesce(o.plan, ''), coalesce(r.n, 0)
-		FROM (SELECT j.org_id, min(j.created_at) AS oldest FROM jobs j WHERE `+availableJob+` AND j.kind IN (`+placeholders(len(p.Kinds))+`)
-			GROUP BY j.org_id) a
-		LEFT JOIN running r ON r.org_id = a.org_id
-		LEFT JOIN orgs o ON o.id = a.org_id
-		LEFT JOIN org_claims c ON c.org_id = a.org_id
-		ORDER BY coalesce(r.n, 0), coalesce(c.claimed_at, 0), a.oldest, a.org_id`, args...)
+		SELECT c.org, coalesce(o.plan, ''), coalesce(r.n, 0)
+		FROM cand c
+		LEFT JOIN running r ON r.org_id = c.org
+		LEFT JOIN orgs o ON o.id = c.org
+		LEFT JOIN org_claims oc ON oc.org_id = c.org
+		ORDER BY coalesce(r.n, 0), coalesce(oc.claimed_at, 0), c.org`, args...)
 	if err != nil {
 		return nil, err
 	}

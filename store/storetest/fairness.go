@@ -182,7 +182,6 @@ func testQueuePlace(t *testing.T, s store.Store) {
 	u2 := newUpdate(t, s, p2)
 	time.Sleep(2 * time.Millisecond)
 	u3 := newUpdate(t, s, p3)
-	newUpdate(t, s, newProject(t, s, other.ID)) // another organization's: not counted
 	params := store.ClaimParams{Kinds: []string{store.KindUpdate, store.KindExport}, OrgLimit: 1}
 	place := func(id string) store.QueuePlace {
 		t.Helper()
@@ -200,6 +199,7 @@ func testQueuePlace(t *testing.T, s store.Store) {
 	if j := claimWith(t, s, params); j == nil || j.ID != u2.ID {
 		t.Fatalf("claimed %v, want %s", j, u2.ID)
 	}
+	newUpdate(t, s, newProject(t, s, other.ID)) // another organization's: not counted
 	if got, want := place(u3.ID), (store.QueuePlace{Position: 1, Running: 1, Limit: 1}); got != want || !got.AtLimit() {
 		t.Errorf("QueuePlace after a claim = %+v (at limit %v), want %+v at its limit", got, got.AtLimit(), want)
 	}

@@ -11,7 +11,9 @@ UPDATE jobs SET org_id = coalesce(
   (SELECT org_id FROM webhook_deliveries WHERE webhook_deliveries.id = jobs.id),
   '');
 UPDATE jobs SET priority = 1 WHERE kind = 'export';
-CREATE INDEX jobs_org_queue ON jobs(org_id, state, priority, created_at, id);
+-- Queued jobs by organization, in the order an organization's jobs are
+-- claimed; it also lists the organizations with queued jobs (a skip scan).
+CREATE INDEX jobs_queue ON jobs(state, org_id, priority, created_at, id);
 CREATE INDEX jobs_running ON jobs(state, lease_until, org_id);
 
 CREATE TABLE org_claims (
