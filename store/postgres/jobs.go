@@ -56,8 +56,10 @@ func (s *Store) ClaimJob(ctx context.Context, p store.ClaimParams) (*store.Job, 
 			if org.limit > 0 {
 				// Claims of one organization are made one at a time
 				// across processes, so that its count of running jobs
-				// stays under its limit; another claimer busy with it
-				// sends this one to the next organization.
+				// (taken by claimOrgJob's next statement, which sees
+				// every claim committed before the lock was had) stays
+				// under its limit; another claimer busy with it sends
+				// this one to the next organization.
 				var locked bool
 				if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock(hashtextextended('lectern.job-org.' || $1, 0))`, org.id).Scan(&locked); err != nil {
 					return err
@@ -65,16 +67,8 @@ func (s *Store) ClaimJob(ctx context.Context, p store.ClaimParams) (*store.Job, 
 				if !locked {
 					continue
 				}
-				var running int
-				if err := tx.QueryRow(ctx, `SELECT count(*) FROM jobs WHERE org_id = $1 AND state = 'running' AND lease_until >= $2
-					AND kind = ANY($3)`, org.id, at, p.Kinds).Scan(&running); err != nil {
-					return err
-				}
-				if running >= org.limit {
-					continue
-				}
 			}
-			j, l, err := claimOrgJob(ctx, tx, p, at, org.id)
+			j, l, err := claimOrgJob(ctx, tx, p, at, org.id, org.limit)
 			if err != nil {
 				return err
 			}
@@ -142,8 +136,9 @@ func claimOrder(ctx context.Context, tx pgx.Tx, p store.ClaimParams, at time.Tim
 
 // claimOrgJob leases organization org's next available job (its lowest
 // priority, then oldest, whose group is free), skipping rows other
-// claimers hold; nil when there is none.
-func claimOrgJob(ctx context.Context, tx pgx.Tx, p store.ClaimParams, at time.Time, org string) (*store.Job, store.Lease, error) {
+// claimers hold, unless it already runs limit jobs (0: no limit); nil
+// when there is none.
+func claimOrgJob(ctx context.Context, tx pgx.Tx, p store.ClaimParams, at time.Time, org string, limit int) (*store.Job, store.Lease, error) {
 	busy := []string{}
 	// A job whose lease expired (its worker died) first, then the queued
 	// ones by priority and age, read in that order from jobs_queue.
@@ -159,7 +154,9 @@ func claimOrgJob(ctx context.Context, tx pgx.Tx, p store.ClaimParams, at time.Ti
 		}
 		err := tx.QueryRow(ctx, `SELECT j.id, j.kind, j.group_key, j.attempt, j.max_attempts, j.last_error, j.created_at, j.lease_token
 			FROM jobs j WHERE `+branches[0]+` AND j.kind = ANY($2) AND `+groupFree+` AND NOT (j.group_key = ANY($3))
-			ORDER BY j.priority, j.created_at, j.id LIMIT 1 FOR UPDATE OF j SKIP LOCKED`, at, p.Kinds, busy, org).
+			AND ($5 = 0 OR (SELECT count(*) FROM jobs r WHERE r.org_id = $4 AND r.state = 'running' AND r.lease_until >= $1
+				AND r.kind = ANY($2)) < $5)
+			ORDER BY j.priority, j.created_at, j.id LIMIT 1 FOR UPDATE OF j SKIP LOCKED`, at, p.Kinds, busy, org, limit).
 			Scan(&j.ID, &j.Kind, &j.GroupKey, &j.Attempt, &j.MaxAttempts, &j.LastError, &j.CreatedAt, &token)
 		if errors.Is(err, pgx.ErrNoRows) {
 			branches = branches[1:]
