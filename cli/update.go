@@ -78,6 +78,7 @@ func runUpdate(cmd *cobra.Command, e *env, af *apiFlags, projectID string, wait,
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var last client.UpdateState
+	lastQueue := ""
 	st, err := c.WaitUpdate(wctx, acc.StatusID, func(st *client.UpdateStatus, fresh []string) {
 		if af.json {
 			return
@@ -86,9 +87,10 @@ func runUpdate(cmd *cobra.Command, e *env, af *apiFlags, projectID string, wait,
 		if st.Status.Final() {
 			printLines(e.stderr, fresh)
 		}
-		if st.Status != last {
-			last = st.Status
-			line := "update " + st.StatusID + ": " + string(st.Status)
+		queue := queueLine(st.Queue)
+		if st.Status != last || queue != lastQueue {
+			last, lastQueue = st.Status, queue
+			line := "update " + st.StatusID + ": " + string(st.Status) + queue
 			if st.Commit != nil && st.Status == client.UpdateInProgress {
 				line += " (" + shortSHA(st.Commit.SHA) + " " + st.Commit.Ref + ")"
 			}
@@ -157,4 +159,35 @@ func shortSHA(sha string) string {
 		return sha[:12]
 	}
 	return sha
+}
+
+// queueLine says where a queued update waits, as ", 2nd in line: ..."; ""
+// when it does not wait.
+func queueLine(q *client.QueueInfo) string {
+	if q == nil {
+		return ""
+	}
+	line := fmt.Sprintf(", %s of your organization's jobs to start", ordinal(q.Position))
+	if q.Reason == "organization_limit" {
+		line += fmt.Sprintf("; it runs %d at once already, its limit", q.Running)
+	} else {
+		line += "; the workers are busy"
+	}
+	return line
+}
+
+// ordinal writes n as 1st, 2nd, 3rd, 4th, 11th, 21st.
+func ordinal(n int) string {
+	suffix := "th"
+	if n%100 < 11 || n%100 > 13 {
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return fmt.Sprintf("%d%s", n, suffix)
 }
