@@ -66,8 +66,14 @@ run() {
 		done
 		t1=$(now)
 		[ "$st" = success ] || { echo "$name: update ended $st" >&2; tail -20 "$work/serve-$port.log" >&2; exit 1; }
-		if [ -n "$marker" ] && ! curl -sf -H "Host: $DOMAIN" "$api$PAGE" | grep -q "$marker"; then
-			echo "$name: $PAGE does not show the change once the update succeeded" >&2; exit 1
+		if [ -n "$marker" ]; then
+			local tries=0
+			until curl -sf -H "Host: $DOMAIN" "$api$PAGE" | grep -qF "$marker"; do
+				tries=$((tries + 1))
+				[ "$tries" -lt 500 ] || { echo "$name: $PAGE does not show the change 10 s after the update succeeded" >&2; exit 1; }
+				sleep 0.02
+			done
+			[ "$tries" -eq 0 ] || echo "($name, $what: the page showed the change $tries polls of 20 ms after the success)" >&2
 		fi
 		after=$(du -sb "$data/blobs" | cut -f1)
 		logs=$(curl -sf -H "Authorization: Bearer $KEY" "$api/v1/project/update-status/$upd" | jq -r '.logs // [] | .[]')
