@@ -23,6 +23,7 @@ import (
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/assistant"
 	"lectern.dev/lectern/bundle"
+	"lectern.dev/lectern/internal/precompress"
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/render/search"
 )
@@ -106,9 +107,6 @@ func (s *Site) keep(n int64) bool {
 // hashedAsset matches file names carrying a content hash (app.3f2a9c1d.js,
 // chunk-5f3a9b2c1d0e.css): they never change, so they are cached for a year.
 var hashedAsset = regexp.MustCompile(`[.-][0-9a-f]{8,64}\.[A-Za-z0-9]+$`)
-
-// minCompressSize is the smallest file worth compressing.
-const minCompressSize = 512
 
 // BuildSite builds the served tree of cache entry e with features f in
 // the new folder dir: every file of the bundle goes through f.Transform
@@ -243,7 +241,7 @@ func (s *Site) add(src, dst *os.Root, e *Entry, mf bundle.File) error {
 func (s *Site) newFile(name string, size int64, sum string, content []byte) *siteFile {
 	ctype, csp := features.ServeHeaders(name, contentType(name, content), s.csp[0])
 	sf := &siteFile{name: name, file: "files/" + name, size: size, etag: []string{`"` + sum[:32] + `"`}, ctype: []string{ctype}, csp: []string{csp},
-		immutable: hashedAsset.MatchString(path.Base(name)) && !features.Revalidated(name), compress: size >= minCompressSize && compressible(ctype)}
+		immutable: hashedAsset.MatchString(path.Base(name)) && !features.Revalidated(name), compress: size >= precompress.MinSize && precompress.Compressible(ctype)}
 	if content != nil && s.keep(size) {
 		sf.data, sf.length = content, []string{strconv.Itoa(len(content))}
 	}
@@ -320,20 +318,4 @@ func contentType(name string, data []byte) string {
 		return "application/octet-stream"
 	}
 	return http.DetectContentType(data)
-}
-
-// compressible reports whether content of type ctype shrinks when
-// compressed.
-func compressible(ctype string) bool {
-	t, _, _ := strings.Cut(ctype, ";")
-	switch {
-	case strings.HasPrefix(t, "text/"), strings.HasSuffix(t, "+json"), strings.HasSuffix(t, "+xml"):
-		return true
-	}
-	switch t {
-	case "application/json", "application/xml", "application/javascript", "application/yaml", "image/svg+xml",
-		"application/wasm", "image/x-icon", "font/ttf", "font/otf":
-		return true
-	}
-	return false
 }
