@@ -3,11 +3,8 @@ package jobs
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -194,33 +191,8 @@ func hashFile(p string) (string, error) {
 		return "", err
 	}
 	defer fh.Close()
-	hash, _, err := hashReader(fh)
+	hash, _, err := precompress.HashOf(fh)
 	return hash, err
-}
-
-// hashReader returns the hash of what r holds (precompress.File.Hash's
-// form) and its size.
-func hashReader(r io.Reader) (string, int64, error) {
-	h := sha256.New()
-	n, err := io.Copy(h, r)
-	if err != nil {
-		return "", 0, err
-	}
-	return hex.EncodeToString(h.Sum(nil))[:32], n, nil
-}
-
-// validHashString reports whether h has a stored file's hash's form: 32
-// lower-case hex digits, so that a key made of it names no other folder.
-func validHashString(h string) bool {
-	if len(h) != 32 {
-		return false
-	}
-	for i := range len(h) {
-		if c := h[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // storeFile stores site file name of dir, of the given hash and size, at

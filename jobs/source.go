@@ -20,6 +20,7 @@ import (
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
 	"lectern.dev/lectern/bundle"
+	"lectern.dev/lectern/internal/precompress"
 )
 
 // sourceVersion is the version of the source list's format.
@@ -180,7 +181,7 @@ func hashFS(fsys fs.FS, name string) (string, int64, error) {
 		return "", 0, err
 	}
 	defer f.Close()
-	return hashReader(f)
+	return precompress.HashOf(f)
 }
 
 // storeSourceFile stores file name of fsys at key, unless the store holds
@@ -220,7 +221,7 @@ func readSourceList(ctx context.Context, b *blob.Bucket, projectID, depID string
 		return nil, errors.New("the deployment's source list is not one this Lectern reads")
 	}
 	for name, f := range l.Files {
-		if bundle.PathProblem(name) != "" || name == "." || !validHashString(f.Hash) || f.Size < 0 {
+		if bundle.PathProblem(name) != "" || name == "." || !precompress.ValidHash(f.Hash) || f.Size < 0 {
 			return nil, fmt.Errorf("the deployment's source list names %q (%q), which it cannot hold", name, f.Hash)
 		}
 	}

@@ -1,8 +1,11 @@
 package precompress
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"time"
 )
 
@@ -104,7 +107,7 @@ func ParseManifest(data []byte) (*Manifest, error) {
 	}
 	if m.Shared() {
 		for name, f := range m.Files {
-			if !validHash(f.Hash) {
+			if !ValidHash(f.Hash) {
 				return nil, fmt.Errorf("the deployment's manifest gives %q the hash %q, not 32 hex digits", name, f.Hash)
 			}
 		}
@@ -112,9 +115,9 @@ func ParseManifest(data []byte) (*Manifest, error) {
 	return &m, nil
 }
 
-// validHash reports whether h is a File.Hash: 32 lower-case hex digits,
+// ValidHash reports whether h is a File.Hash: 32 lower-case hex digits,
 // so that an object key made of it names no other folder.
-func validHash(h string) bool {
+func ValidHash(h string) bool {
 	if len(h) != 32 {
 		return false
 	}
@@ -124,4 +127,13 @@ func validHash(h string) bool {
 		}
 	}
 	return true
+}
+
+// HashOf returns the File.Hash of what r holds, and its size.
+func HashOf(r io.Reader) (hash string, size int64, err error) {
+	h := sha256.New()
+	if size, err = io.Copy(h, r); err != nil {
+		return "", 0, err
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32], size, nil
 }
