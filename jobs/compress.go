@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -85,85 +84,47 @@ func publishSite(ctx context.Context, b *blob.Bucket, dir, projectID, depID stri
 	out := &published{manifest: m, files: len(files)}
 	prefix := blobstore.ProjectPrefix(projectID)
 
+	book := &stampBook{m: stamps}
 	var mu sync.Mutex
-	var firstErr error
 	storing := map[string]*storeOnce{} // the contents stored by this publish, by hash
 	var newFiles, newBytes atomic.Int64
-	next := make(chan entry)
-	var wg sync.WaitGroup
-	// Hashing and compressing take CPU, storing waits for the store:
-	// twice as many workers as cores.
-	for range max(4, 2*runtime.GOMAXPROCS(0)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for e := range next {
-				f, err := func() (precompress.File, error) {
-					mu.Lock()
-					st, ok := stamps[e.name]
-					mu.Unlock()
-					hash := st.Hash
-					if !ok || st.Size != e.size || st.MTime != e.mod {
-						var err error
-						if hash, err = hashFile(filepath.Join(dir, filepath.FromSlash(e.name))); err != nil {
-							return precompress.File{}, err
-						}
-					}
-					if h, ok := held[hash]; ok && h.Size == e.size {
-						return h, nil
-					}
-					mu.Lock()
-					once := storing[hash]
-					if once == nil {
-						once = &storeOnce{}
-						storing[hash] = once
-					}
-					mu.Unlock()
-					once.Do(func() {
-						once.f, once.err = storeFile(ctx, b, prefix, dir, e.name, hash, e.size)
-						if once.err == nil {
-							newFiles.Add(1)
-							newBytes.Add(once.f.Size + once.f.Br + once.f.Gzip)
-						}
-					})
-					return once.f, once.err
-				}()
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = fmt.Errorf("store %s: %w", e.name, err)
-				}
-				m.Files[e.name] = f
-				if stamps != nil && err == nil {
-					stamps[e.name] = fileStamp{Size: e.size, MTime: e.mod, Hash: f.Hash}
-				}
-				mu.Unlock()
+	err = forEach(ctx, files, storeWorkers(), func(ctx context.Context, e entry) error {
+		hash, err := book.hash(e.name, e.size, e.mod, func() (string, error) {
+			return hashFile(filepath.Join(dir, filepath.FromSlash(e.name)))
+		})
+		if err != nil {
+			return fmt.Errorf("store %s: %w", e.name, err)
+		}
+		f, ok := held[hash]
+		if !ok || f.Size != e.size {
+			mu.Lock()
+			once := storing[hash]
+			if once == nil {
+				once = &storeOnce{}
+				storing[hash] = once
 			}
-		}()
-	}
-	for _, e := range files {
+			mu.Unlock()
+			once.Do(func() {
+				once.f, once.err = storeFile(ctx, b, prefix, dir, e.name, hash, e.size)
+				if once.err == nil {
+					newFiles.Add(1)
+					newBytes.Add(once.f.Size + once.f.Br + once.f.Gzip)
+				}
+			})
+			if once.err != nil {
+				return fmt.Errorf("store %s: %w", e.name, once.err)
+			}
+			f = once.f
+		}
 		mu.Lock()
-		failed := firstErr != nil
+		m.Files[e.name] = f
 		mu.Unlock()
-		if failed || ctx.Err() != nil {
-			break
-		}
-		next <- e
+		return nil
+	})
+	if err != nil {
+		return nil, storeError(err, "storing the site's files")
 	}
-	close(next)
-	wg.Wait()
-	if firstErr != nil {
-		return nil, storeError(firstErr, "storing the site's files")
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if stamps != nil {
-		for name := range stamps {
-			if _, ok := m.Files[name]; !ok {
-				delete(stamps, name)
-			}
-		}
-	}
+	book.keepOnly(func(name string) bool { _, ok := m.Files[name]; return ok })
 	data, err := json.Marshal(m)
 	if err != nil {
 		return nil, err
@@ -198,8 +159,9 @@ func hashFile(p string) (string, error) {
 // storeFile stores site file name of dir, of the given hash and size, at
 // its object key under the project's prefix, with its compressed copies
 // worth keeping (the copies first, so that a stored file always has its
-// copies), unless the store holds it already (a publish that failed
-// after storing it, or a deployment older than the live one).
+// copies). A content stored already (by a publish that failed later) is
+// stored again: the same bytes under the same key, without a read of the
+// store per file to find out.
 func storeFile(ctx context.Context, b *blob.Bucket, prefix, dir, name, hash string, size int64) (precompress.File, error) {
 	p := filepath.Join(dir, filepath.FromSlash(name))
 	f := precompress.File{Hash: hash, Size: size}
@@ -207,23 +169,6 @@ func storeFile(ctx context.Context, b *blob.Bucket, prefix, dir, name, hash stri
 	// The type the file is served with (a repository's script is text).
 	ctype, _ := features.ServeHeaders(name, blobstore.ContentType(name), "")
 	text := size >= precompress.MinSize && size <= precompress.MaxSize && precompress.Compressible(ctype)
-	if attrs, err := b.Attributes(ctx, key); err == nil && attrs.Size == size {
-		// Stored already; its copies, if any, were stored before it.
-		if text {
-			for enc := range precompress.NumEncodings {
-				if a, err := b.Attributes(ctx, precompress.ObjectVariantKey(key, enc)); err == nil {
-					if enc == precompress.Brotli {
-						f.Br = a.Size
-					} else {
-						f.Gzip = a.Size
-					}
-				}
-			}
-		}
-		return f, nil
-	} else if err != nil && gcerrors.Code(err) != gcerrors.NotFound {
-		return f, err
-	}
 	if text {
 		for enc := range precompress.NumEncodings {
 			fh, err := os.Open(p)

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"runtime"
 	"sync"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	"lectern.dev/lectern/blobstore"
 	"lectern.dev/lectern/bundle"
 	"lectern.dev/lectern/internal/precompress"
+	"lectern.dev/lectern/render/limits"
 )
 
 // sourceVersion is the version of the source list's format.
@@ -53,17 +53,27 @@ type sourceFile struct {
 // symbolic links, no dot-files but the root's .mintignore), those the
 // live deployment's snapshot (prev, nil for none) does not hold stored
 // first, then the list. stamps (nil for none; updated in place) spare
-// hashing the files whose size and modification time did not change. A name the snapshot cannot keep (a backslash) is
-// an EINVALID error naming it. It returns the number of files stored.
-func storeSource(ctx context.Context, b *blob.Bucket, dir, projectID, depID string, prev *sourceList, stamps map[string]fileStamp) (int, error) {
+// hashing the files whose size and modification time did not change.
+// It runs beside the render, so it applies the render's limits on the
+// source itself (lim: a file's size, the files' count and their total),
+// before storing anything. A name the snapshot cannot keep (a backslash)
+// or a limit passed is an EINVALID error naming it. It returns the number
+// of files stored.
+func storeSource(ctx context.Context, b *blob.Bucket, dir, projectID, depID string, prev *sourceList, stamps map[string]fileStamp, lim limits.Limits) (int, error) {
+	lim = lim.WithDefaults()
+	maxFiles := min(lim.MaxFiles, maxSourceFiles)
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return 0, err
 	}
 	defer root.Close()
 	fsys := regularFiles{root.FS()}
-	var names []string
-	info := map[string]fileStamp{} // size and time of each file, for stamps
+	type entry struct {
+		name      string
+		size, mod int64
+	}
+	var files []entry
+	var total int64
 	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == "." || d.IsDir() {
 			return err
@@ -71,15 +81,20 @@ func storeSource(ctx context.Context, b *blob.Bucket, dir, projectID, depID stri
 		if msg := bundle.PathProblem(p); msg != "" {
 			return lectern.Errorf(lectern.EINVALID, "the source path %q cannot be kept: %s; rename or remove it in the repository.", p, msg)
 		}
-		if stamps != nil {
-			if fi, err := d.Info(); err == nil {
-				info[p] = fileStamp{Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
-			}
+		fi, err := d.Info()
+		if err != nil {
+			return err
 		}
-		names = append(names, p)
-		if len(names) > maxSourceFiles {
-			return lectern.Errorf(lectern.EINVALID, "the docs hold more than %d files; remove some from the repository.", maxSourceFiles)
+		total += fi.Size()
+		switch {
+		case fi.Size() > lim.MaxFileBytes:
+			return limits.Errorf(limits.MaxFileSize, p, limits.FormatSize(lim.MaxFileBytes), "the file is %s", limits.FormatSize(fi.Size()))
+		case total > lim.MaxSourceBytes:
+			return limits.Errorf(limits.MaxSourceSize, "", limits.FormatSize(lim.MaxSourceBytes), "the docs' files are larger together")
+		case len(files) >= maxFiles:
+			return limits.Errorf(limits.MaxFiles, "", fmt.Sprint(maxFiles), "the docs hold more files")
 		}
+		files = append(files, entry{p, fi.Size(), fi.ModTime().UnixNano()})
 		return nil
 	})
 	if err != nil {
@@ -91,81 +106,39 @@ func storeSource(ctx context.Context, b *blob.Bucket, dir, projectID, depID stri
 			held[f.Hash] = true
 		}
 	}
-	list := &sourceList{Version: sourceVersion, Files: make(map[string]sourceFile, len(names))}
+	list := &sourceList{Version: sourceVersion, Files: make(map[string]sourceFile, len(files))}
+	book := &stampBook{m: stamps}
 	var mu sync.Mutex
-	var firstErr error
 	stored := 0
 	storing := map[string]bool{}
-	next := make(chan string)
-	var wg sync.WaitGroup
-	for range max(4, 2*runtime.GOMAXPROCS(0)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for name := range next {
-				f, store, err := func() (sourceFile, bool, error) {
-					mu.Lock()
-					st, stamped := stamps[name]
-					now, known := info[name]
-					mu.Unlock()
-					var f sourceFile
-					if stamped && known && st.Size == now.Size && st.MTime == now.MTime {
-						f = sourceFile{Hash: st.Hash, Size: st.Size}
-					} else {
-						hash, size, err := hashFS(fsys, name)
-						if err != nil {
-							return sourceFile{}, false, err
-						}
-						f = sourceFile{Hash: hash, Size: size}
-					}
-					mu.Lock()
-					defer mu.Unlock()
-					if stamps != nil && known && now.Size == f.Size {
-						stamps[name] = fileStamp{Size: f.Size, MTime: now.MTime, Hash: f.Hash}
-					}
-					if held[f.Hash] || storing[f.Hash] {
-						return f, false, nil
-					}
-					storing[f.Hash] = true
-					return f, true, nil
-				}()
-				if err == nil && store {
-					err = storeSourceFile(ctx, b, fsys, name, blobstore.SourceObjectKey(projectID, f.Hash), f.Size)
-				}
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = fmt.Errorf("store source %s: %w", name, err)
-				}
-				if store && err == nil {
-					stored++
-				}
-				list.Files[name] = f
-				mu.Unlock()
-			}
-		}()
-	}
-	for _, n := range names {
+	err = forEach(ctx, files, storeWorkers(), func(ctx context.Context, e entry) error {
+		hash, err := book.hash(e.name, e.size, e.mod, func() (string, error) {
+			h, _, err := hashFS(fsys, e.name)
+			return h, err
+		})
+		if err != nil {
+			return fmt.Errorf("store source %s: %w", e.name, err)
+		}
 		mu.Lock()
-		failed := firstErr != nil
+		list.Files[e.name] = sourceFile{Hash: hash, Size: e.size}
+		store := !held[hash] && !storing[hash]
+		storing[hash] = true
 		mu.Unlock()
-		if failed || ctx.Err() != nil {
-			break
+		if !store {
+			return nil
 		}
-		next <- n
-	}
-	close(next)
-	wg.Wait()
-	if firstErr != nil {
-		return 0, storeError(firstErr, "storing the snapshot of the docs")
-	}
-	for name := range stamps {
-		if _, ok := list.Files[name]; !ok {
-			delete(stamps, name)
+		if err := storeSourceFile(ctx, b, fsys, e.name, blobstore.SourceObjectKey(projectID, hash)); err != nil {
+			return fmt.Errorf("store source %s: %w", e.name, err)
 		}
+		mu.Lock()
+		stored++
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return 0, storeError(err, "storing the snapshot of the docs")
 	}
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
+	book.keepOnly(func(name string) bool { _, ok := list.Files[name]; return ok })
 	data, err := json.Marshal(list)
 	if err != nil {
 		return 0, err
@@ -184,15 +157,10 @@ func hashFS(fsys fs.FS, name string) (string, int64, error) {
 	return precompress.HashOf(f)
 }
 
-// storeSourceFile stores file name of fsys at key, unless the store holds
-// it already (a snapshot that failed after storing it, or one older than
-// the live one).
-func storeSourceFile(ctx context.Context, b *blob.Bucket, fsys fs.FS, name, key string, size int64) error {
-	if attrs, err := b.Attributes(ctx, key); err == nil && attrs.Size == size {
-		return nil
-	} else if err != nil && gcerrors.Code(err) != gcerrors.NotFound {
-		return err
-	}
+// storeSourceFile stores file name of fsys at key. A content stored
+// already (by a snapshot that failed later) is stored again, the same
+// bytes under the same key.
+func storeSourceFile(ctx context.Context, b *blob.Bucket, fsys fs.FS, name, key string) error {
 	f, err := fsys.Open(name)
 	if err != nil {
 		return err
@@ -237,44 +205,18 @@ func writeSource(ctx context.Context, b *blob.Bucket, projectID string, l *sourc
 		return err
 	}
 	defer root.Close()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var mu sync.Mutex
-	var firstErr error
-	next := make(chan string)
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for name := range next {
-				f := l.Files[name]
-				err := writeSourceFile(ctx, b, root, name, blobstore.SourceObjectKey(projectID, f.Hash), f.Size)
-				if err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = fmt.Errorf("source %s: %w", name, err)
-					}
-					mu.Unlock()
-					cancel()
-				}
-			}
-		}()
-	}
-feed:
+	names := make([]string, 0, len(l.Files))
 	for name := range l.Files {
-		select {
-		case next <- name:
-		case <-ctx.Done():
-			break feed
+		names = append(names, name)
+	}
+	err = forEach(ctx, names, 8, func(ctx context.Context, name string) error {
+		f := l.Files[name]
+		if err := writeSourceFile(ctx, b, root, name, blobstore.SourceObjectKey(projectID, f.Hash), f.Size); err != nil {
+			return fmt.Errorf("source %s: %w", name, err)
 		}
-	}
-	close(next)
-	wg.Wait()
-	if firstErr != nil {
-		return storeError(firstErr, "reading the deployment's source")
-	}
-	return ctx.Err()
+		return nil
+	})
+	return storeError(err, "reading the deployment's source")
 }
 
 func writeSourceFile(ctx context.Context, b *blob.Bucket, root *os.Root, name, key string, size int64) error {
@@ -328,7 +270,7 @@ func (h *UpdateHandler) storeSourceAsync(ctx context.Context, p *lectern.Project
 			}
 			// A list this Lectern cannot read: store every file.
 		}
-		_, s.err = storeSource(ctx, h.Bucket, docsDir, p.ID, depID, prev, stamps)
+		_, s.err = storeSource(ctx, h.Bucket, docsDir, p.ID, depID, prev, stamps, h.Limits)
 		s.took = time.Since(start)
 	}()
 	return s

@@ -9,6 +9,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
+	"lectern.dev/lectern/render/limits"
 )
 
 // The snapshot of the docs is stored file by file: a second deployment
@@ -44,7 +45,7 @@ func TestSourceSnapshotShares(t *testing.T) {
 	}
 	defer b.Close()
 	stamps := map[string]fileStamp{}
-	n, err := storeSource(ctx, b, src, "prj_1", "dep_1", nil, stamps)
+	n, err := storeSource(ctx, b, src, "prj_1", "dep_1", nil, stamps, limits.Limits{})
 	if err != nil || n != 5 {
 		t.Fatalf("first snapshot: %d stored, %v; want 5 (two files share their content)", n, err)
 	}
@@ -56,7 +57,7 @@ func TestSourceSnapshotShares(t *testing.T) {
 		t.Errorf("%d stamps after the first snapshot, want %d", len(stamps), len(files))
 	}
 	os.WriteFile(filepath.Join(src, "guide", "b.mdx"), []byte("# B, edited"), 0o644)
-	if n, err := storeSource(ctx, b, src, "prj_1", "dep_2", first, stamps); err != nil || n != 1 {
+	if n, err := storeSource(ctx, b, src, "prj_1", "dep_2", first, stamps, limits.Limits{}); err != nil || n != 1 {
 		t.Fatalf("one source changed: %d stored, %v; want 1", n, err)
 	}
 	second, err := readSourceList(ctx, b, "prj_1", "dep_2")
@@ -88,7 +89,7 @@ func TestSourceSnapshotShares(t *testing.T) {
 
 	// A name the snapshot cannot keep is the repository's to fix.
 	os.WriteFile(filepath.Join(src, `back\slash.mdx`), []byte("x"), 0o644)
-	if _, err := storeSource(ctx, b, src, "prj_1", "dep_3", second, nil); lectern.ErrorCode(err) != lectern.EINVALID || !strings.Contains(err.Error(), "backslash") {
+	if _, err := storeSource(ctx, b, src, "prj_1", "dep_3", second, nil, limits.Limits{}); lectern.ErrorCode(err) != lectern.EINVALID || !strings.Contains(err.Error(), "backslash") {
 		t.Errorf("a name with a backslash: %v, want EINVALID naming it", err)
 	}
 }
@@ -117,5 +118,43 @@ func TestSourceListRefusesBadNames(t *testing.T) {
 		if l, err := readSourceList(ctx, b, "prj_1", dep); err == nil {
 			t.Errorf("source list %v read as %v, want refused", files, l)
 		}
+	}
+}
+
+// The snapshot runs beside the render, before its limits are known to
+// hold: it applies them itself, and a repository past one stores nothing.
+func TestSourceSnapshotLimits(t *testing.T) {
+	ctx := t.Context()
+	src := t.TempDir()
+	for name, size := range map[string]int{"a.mdx": 10, "b.mdx": 10, "big.bin": 5000} {
+		if err := os.WriteFile(filepath.Join(src, name), make([]byte, size), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	u, _ := blobstore.FileURL(t.TempDir())
+	b, err := blobstore.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for _, tc := range []struct {
+		lim   limits.Limits
+		limit string
+	}{
+		{limits.Limits{MaxFileBytes: 4096}, limits.MaxFileSize},
+		{limits.Limits{MaxSourceBytes: 4096}, limits.MaxSourceSize},
+		{limits.Limits{MaxFiles: 2}, limits.MaxFiles},
+	} {
+		_, err := storeSource(ctx, b, src, "prj_1", "dep_1", nil, nil, tc.lim)
+		if le := limits.AsError(err); le == nil || le.Limit != tc.limit || lectern.ErrorCode(err) != lectern.EINVALID {
+			t.Errorf("limits %+v: %v, want the %s limit (EINVALID)", tc.lim, err, tc.limit)
+		}
+	}
+	if ok, _ := b.Exists(ctx, blobstore.SourceFilesKey("prj_1", "dep_1")); ok {
+		t.Error("a snapshot past a limit stored its list")
+	}
+	it := b.List(nil)
+	if obj, err := it.Next(ctx); err == nil {
+		t.Errorf("a snapshot past a limit stored %s", obj.Key)
 	}
 }

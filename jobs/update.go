@@ -216,7 +216,7 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	n, publishTook := pub.files, time.Since(publishStart)
 	if err := snap.wait(); err != nil {
 		if lectern.ErrorCode(err) == lectern.EINVALID {
-			return h.finishFailed(ctx, lease, &commit, log, "Keeping a snapshot of the docs failed: "+lectern.ErrorMessage(err))
+			return h.finishFailed(ctx, lease, &commit, log, "Keeping a snapshot of the docs failed: "+lectern.ErrorMessage(err)+limitHint(err))
 		}
 		return fmt.Errorf("store source snapshot: %w", err)
 	}
