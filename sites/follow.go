@@ -2,6 +2,7 @@ package sites
 
 import (
 	"context"
+	"maps"
 	"time"
 
 	"lectern.dev/lectern/store"
@@ -37,40 +38,24 @@ func (s *Server) siteChanged(c store.SiteChange) {
 	s.resolved.mu.Lock()
 	s.resolved.following = c.Watching
 	s.resolved.mu.Unlock()
-	s.changed("")
+	s.forgetAll()
 }
 
-// forget drops what this server keeps of project id's sites, and every
+// forget drops what this server keeps of project id's hosts, and every
 // host that resolved to no project (the project may now have it): their
 // next request asks the store. Lookups in progress are not kept either.
-// The project's files leave the hot cache: after a switch they belong to
-// a deployment no longer live.
+// The project's files stay cached: they are stored by content, and the
+// deployment that replaced the live one shares most of them.
 func (s *Server) forget(id string) {
 	stale := func(e hostEntry) bool { return !e.found || e.projectID == id }
 	s.resolved.mu.Lock()
 	s.resolved.gen++
-	for h, e := range s.resolved.by {
-		if stale(e) {
-			delete(s.resolved.by, h)
-		}
-	}
+	maps.DeleteFunc(s.resolved.by, func(_ string, e hostEntry) bool { return stale(e) })
 	s.resolved.mu.Unlock()
 	s.mu.Lock()
-	for h, e := range s.hosts {
-		if stale(e) {
-			delete(s.hosts, h)
-		}
-	}
+	maps.DeleteFunc(s.hosts, func(_ string, e hostEntry) bool { return stale(e) })
 	s.mu.Unlock()
 	s.lastMu.Lock()
-	for h, l := range s.last {
-		if l.good.projectID == id {
-			delete(s.last, h)
-		}
-	}
+	maps.DeleteFunc(s.last, func(_ string, l lookup) bool { return l.good.projectID == id })
 	s.lastMu.Unlock()
-	s.hot.dropSite(id)
-	if s.disk != nil {
-		s.disk.dropSite(id)
-	}
 }

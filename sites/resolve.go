@@ -95,28 +95,23 @@ func (s *Server) Tell(st store.Store) store.Store {
 	return &watched{Store: st, s: s}
 }
 
-// changed forgets what hosts resolved to, after this process changed it:
-// the next request of every host asks the store. deleted is the project
-// deleted, if any: its files leave the hot cache, and its last answers
-// no longer stand in during a database outage.
-func (s *Server) changed(deleted string) {
+// forgetAll forgets what every host resolved to, and any lookup in
+// progress: the watch of the store started or stopped, and anything may
+// have changed meanwhile.
+func (s *Server) forgetAll() {
 	s.resolved.clear()
 	s.mu.Lock()
 	clear(s.hosts)
 	s.mu.Unlock()
-	if deleted == "" {
-		return
-	}
-	s.lastMu.Lock()
-	for h, l := range s.last {
-		if l.good.projectID == deleted {
-			delete(s.last, h)
-		}
-	}
-	s.lastMu.Unlock()
-	s.hot.dropSite(deleted)
+}
+
+// dropFiles removes a deleted project's files from the memory and disk
+// caches at once. (A project switched to another deployment keeps them:
+// files are stored by content, and the new deployment shares most.)
+func (s *Server) dropFiles(project string) {
+	s.hot.dropSite(project)
 	if s.disk != nil {
-		s.disk.dropSite(deleted)
+		s.disk.dropSite(project)
 	}
 }
 
@@ -140,7 +135,10 @@ func (w *watched) UpdateProject(ctx context.Context, id string, ch store.Project
 }
 
 func (w *watched) DeleteProject(ctx context.Context, id string, at time.Time) error {
-	defer w.s.changed(id)
+	defer func() {
+		w.s.forget(id)
+		w.s.dropFiles(id)
+	}()
 	return w.Store.DeleteProject(ctx, id, at)
 }
 
