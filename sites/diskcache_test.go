@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"lectern.dev/lectern/blobstore"
 )
 
 // diskBytes returns the bytes of the files under dir, and their number.
@@ -63,7 +61,7 @@ func TestDiskCacheServesFromDisk(t *testing.T) {
 		t.Fatalf("the disk cache holds %d bytes in %d files, want %d in 2 (the page and the video, not the missing file)", total, n, want)
 	}
 	for _, name := range []string{"index.html", "video.bin"} {
-		if err := b.Delete(t.Context(), blobstore.SiteKey(p.ID, dep, name)); err != nil {
+		if err := b.Delete(t.Context(), testKey(t, srv, p.ID, dep, name)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -3,9 +3,6 @@ package sites
 import (
 	"bytes"
 	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"io"
 	"net/http"
 	"strconv"
@@ -19,45 +16,11 @@ import (
 	"lectern.dev/lectern/internal/precompress"
 )
 
-// deployedAt is the time of the deployments publishCompressed makes: far
-// from the test's, so that a Last-Modified of the request's time or of
-// the blobs' shows.
-var deployedAt = time.Date(2024, 3, 4, 5, 6, 7, 0, time.UTC)
-
-// publishCompressed publishes files as publish does, with what the update
-// job adds (jobs/compress.go): the compressed copies of the text files
-// worth it and the manifest.
+// publishCompressed publishes files as the update job does
+// (publishLive), to the site's project.
 func publishCompressed(t *testing.T, s *site, files map[string]string) (string, *precompress.Manifest) {
 	t.Helper()
-	dep := publish(t, s.st, s.bucket, s.p.ID, files)
-	m := &precompress.Manifest{Version: precompress.ManifestVersion, CreatedAt: deployedAt, Files: map[string]precompress.File{}}
-	prefix := blobstore.SitePrefix(s.p.ID, dep)
-	for name, body := range files {
-		sum := sha256.Sum256([]byte(body))
-		f := precompress.File{Hash: hex.EncodeToString(sum[:])[:32], Size: int64(len(body))}
-		if len(body) >= precompress.MinSize && precompress.Compressible(blobstore.ContentType(name)) {
-			for enc := range precompress.NumEncodings {
-				data, ok := precompress.Compress(enc, strings.NewReader(body), f.Size)
-				if !ok {
-					continue
-				}
-				if err := s.bucket.WriteAll(t.Context(), precompress.VariantKey(prefix, enc, name), data, nil); err != nil {
-					t.Fatal(err)
-				}
-				if enc == precompress.Brotli {
-					f.Br = int64(len(data))
-				} else {
-					f.Gzip = int64(len(data))
-				}
-			}
-		}
-		m.Files[name] = f
-	}
-	data, _ := json.Marshal(m)
-	if err := s.bucket.WriteAll(t.Context(), precompress.ManifestKey(prefix), data, nil); err != nil {
-		t.Fatal(err)
-	}
-	return dep, m
+	return publishManifest(t, s.st, s.bucket, s.p.ID, files, precompress.ManifestVersionShared)
 }
 
 // bigFiles are a deployment's files with text large enough to compress.

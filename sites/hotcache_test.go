@@ -1,79 +1,17 @@
 package sites
 
 import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"gocloud.dev/blob"
 
 	"lectern.dev/lectern"
-	"lectern.dev/lectern/blobstore"
 	"lectern.dev/lectern/internal/precompress"
-	"lectern.dev/lectern/store"
 )
-
-// publishLive publishes files as the update job does: the files, their
-// compressed copies and the manifest first, then FinishUpdate through st,
-// which makes the deployment live.
-func publishLive(t testing.TB, st store.Store, b *blob.Bucket, projectID string, files map[string]string) string {
-	t.Helper()
-	ctx := context.Background()
-	u := &lectern.Update{ProjectID: projectID, Source: "test"}
-	if err := st.CreateUpdate(ctx, u); err != nil {
-		t.Fatalf("CreateUpdate: %v", err)
-	}
-	job, lease, err := st.ClaimJob(ctx, store.ClaimParams{Kinds: []string{store.KindUpdate}, Owner: "test",
-		Now: time.Now().Add(time.Second), LeaseFor: time.Minute})
-	if err != nil || job == nil || job.ID != u.ID {
-		t.Fatalf("ClaimJob = %v, %v; want job %s", job, err, u.ID)
-	}
-	dep := lectern.NewID(lectern.PrefixDeployment)
-	prefix := blobstore.SitePrefix(projectID, dep)
-	m := &precompress.Manifest{Version: precompress.ManifestVersion, CreatedAt: deployedAt, Files: map[string]precompress.File{}}
-	for name, body := range files {
-		if err := b.WriteAll(ctx, blobstore.SiteKey(projectID, dep, name), []byte(body), nil); err != nil {
-			t.Fatal(err)
-		}
-		sum := sha256.Sum256([]byte(body))
-		f := precompress.File{Hash: hex.EncodeToString(sum[:])[:32], Size: int64(len(body))}
-		if len(body) >= precompress.MinSize && precompress.Compressible(blobstore.ContentType(name)) {
-			for enc := range precompress.NumEncodings {
-				data, ok := precompress.Compress(enc, strings.NewReader(body), f.Size)
-				if !ok {
-					continue
-				}
-				if err := b.WriteAll(ctx, precompress.VariantKey(prefix, enc, name), data, nil); err != nil {
-					t.Fatal(err)
-				}
-				if enc == precompress.Brotli {
-					f.Br = int64(len(data))
-				} else {
-					f.Gzip = int64(len(data))
-				}
-			}
-		}
-		m.Files[name] = f
-	}
-	data, _ := json.Marshal(m)
-	if err := b.WriteAll(ctx, precompress.ManifestKey(prefix), data, nil); err != nil {
-		t.Fatal(err)
-	}
-	err = st.FinishUpdate(ctx, lease, store.UpdateResult{Status: lectern.UpdateSuccess, Summary: "ok",
-		Commit: &lectern.Commit{SHA: "abc", Ref: "main"}, EndedAt: time.Now(),
-		Deployment: &lectern.Deployment{ID: dep, ProjectID: projectID, UpdateID: u.ID, Commit: lectern.Commit{SHA: "abc", Ref: "main"}, PageCount: len(files)}})
-	if err != nil {
-		t.Fatalf("FinishUpdate: %v", err)
-	}
-	return dep
-}
 
 func newHot(max int64, share float64, fileMax int64) *hotCache {
 	c := &hotCache{}
@@ -192,8 +130,8 @@ func readsOf(keys []string, key string) int {
 func TestHotCacheServesFromMemory(t *testing.T) {
 	t.Parallel()
 	srv, rec, p, dep := newHotSite(t, bigFiles)
-	key := blobstore.SiteKey(p.ID, dep, "index.html")
-	brKey := precompress.VariantKey(blobstore.SitePrefix(p.ID, dep), precompress.Brotli, "index.html")
+	key := testKey(t, srv, p.ID, dep, "index.html")
+	brKey := precompress.ObjectVariantKey(key, precompress.Brotli)
 	first := do(srv, "GET", "hot.example.com", "/", "Accept-Encoding", "identity")
 	firstBr := do(srv, "GET", "hot.example.com", "/", "Accept-Encoding", "br")
 	if first.Code != 200 || first.Body.String() != bigFiles["index.html"] || firstBr.Header().Get("Content-Encoding") != "br" {
@@ -248,7 +186,7 @@ func TestHotCacheLargeFileNotKept(t *testing.T) {
 			t.Fatalf("GET /images/a.png = %d, %d bytes", w.Code, w.Body.Len())
 		}
 	}
-	if n := readsOf(rec.read(), blobstore.SiteKey(p.ID, dep, "images/a.png")); n != 3 {
+	if n := readsOf(rec.read(), testKey(t, srv, p.ID, dep, "images/a.png")); n != 3 {
 		t.Errorf("%d reads of a file over the limit for 3 requests, want 3", n)
 	}
 	if used, _ := srv.hot.stats(); used != 0 {
