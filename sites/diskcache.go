@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -32,16 +33,28 @@ type diskCache struct {
 }
 
 // SetDiskCache keeps up to size bytes of the live sites' files in folder
-// dir (created, and emptied of an earlier run's files), for a blob store
-// that is not on this machine. size 0 (the default) keeps none. Set
-// before serving.
+// dir (created; an earlier run's files are removed in the background),
+// for a blob store that is not on this machine. size 0 (the default)
+// keeps none. Set before serving.
 func (s *Server) SetDiskCache(dir string, size int64) error {
 	if size <= 0 {
 		s.disk = nil
 		return nil
 	}
-	if err := os.RemoveAll(dir); err != nil {
-		return err
+	// An earlier run's files are moved aside at once and removed in the
+	// background: a full cache (2 GiB of small files) would otherwise
+	// hold up the start.
+	if _, err := os.Stat(dir); err == nil {
+		if err := os.Rename(dir, fmt.Sprintf("%s.old-%d", dir, time.Now().UnixNano())); err != nil {
+			return err
+		}
+	}
+	if old, _ := filepath.Glob(dir + ".old-*"); len(old) > 0 {
+		go func() {
+			for _, o := range old {
+				os.RemoveAll(o)
+			}
+		}()
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err

@@ -2,6 +2,7 @@ package sites
 
 import (
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -123,5 +124,37 @@ func TestDiskCacheBoundAndDelete(t *testing.T) {
 	total, _ := diskBytes(t, dir)
 	if used, _ := srv.disk.lru.stats(); total > used {
 		t.Errorf("%d bytes on disk, more than the %d the cache counts (files of the deleted project left?)", total, used)
+	}
+}
+
+// An earlier run's files are not served and leave the disk, without
+// holding up the start: the folder starts empty at once.
+func TestDiskCacheStartsEmpty(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "site-cache")
+	if err := os.MkdirAll(filepath.Join(dir, "ab"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ab", "left-over"), []byte("an earlier run's"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := New(discardLog(), openStore(t), openBucket(t))
+	if err := srv.SetDiskCache(dir, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	if total, n := diskBytes(t, dir); n != 0 {
+		t.Errorf("the cache folder holds %d files (%d bytes) at the start, want none", n, total)
+	}
+	if info, err := os.Stat(dir); err != nil || info.Mode().Perm() != 0o700 {
+		t.Errorf("the cache folder: %v, %v; want mode 0700", info, err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		old, _ := filepath.Glob(dir + ".old-*")
+		if len(old) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the earlier run's files are still there: %v", old)
+		}
 	}
 }
