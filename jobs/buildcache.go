@@ -111,9 +111,20 @@ func (c *projectCache) done(stamps, sources map[string]fileStamp) error {
 	return os.Remove(filepath.Join(c.dir, cacheBuilding))
 }
 
-// measure writes the cache's size (read by trimBuildCaches); a walk of
-// every file, so it runs once the update is live.
+// remeasure is how old a cache's recorded size may be before measure
+// walks the cache again.
+const remeasure = 10 * time.Minute
+
+// measure writes the cache's size (read by trimBuildCaches). It walks
+// every file of the cache (the site, the clone, the render cache), so it
+// runs once the update is live, and not again within remeasure: the next
+// update of a project updated every few seconds would otherwise render
+// beside the walk. The size only ranks caches for trimming; a recent one
+// is near enough.
 func (c *projectCache) measure() {
+	if info, err := os.Stat(filepath.Join(c.dir, cacheSize)); err == nil && time.Since(info.ModTime()) < remeasure {
+		return
+	}
 	size := dirSize(c.dir)
 	os.WriteFile(filepath.Join(c.dir, cacheSize), []byte(strconv.FormatInt(size, 10)), 0o600)
 }
@@ -144,7 +155,7 @@ func dirSize(dir string) int64 {
 }
 
 // trimBuildCaches removes the caches of the projects built least recently
-// (by the time of their size file) until those left hold at most max
+// (by the time of their stamps file) until those left hold at most max
 // bytes, keeping keep's; caches in use are left alone.
 func trimBuildCaches(root string, max int64, keep string) {
 	ents, err := os.ReadDir(root)
@@ -162,12 +173,16 @@ func trimBuildCaches(root string, max int64, keep string) {
 		if !e.IsDir() {
 			continue
 		}
-		p := filepath.Join(root, e.Name(), cacheSize)
-		info, err := os.Stat(p)
+		// When it was last built: its stamps are written by every build
+		// that finished (its size, only now and then: measure).
+		info, err := os.Stat(filepath.Join(root, e.Name(), cacheStamps))
 		if err != nil {
 			continue // being built, or left unfinished: its next update empties it
 		}
-		data, _ := os.ReadFile(p)
+		data, err := os.ReadFile(filepath.Join(root, e.Name(), cacheSize))
+		if err != nil {
+			continue
+		}
 		n, _ := strconv.ParseInt(string(data), 10, 64)
 		all = append(all, cached{e.Name(), n, info.ModTime()})
 		total += n
