@@ -84,7 +84,7 @@ func tellChanges(rows *sql.Rows, last *int64, fn func(store.SiteChange)) (int, e
 		if err := rows.Scan(&seq, &project); err != nil {
 			return n, err
 		}
-		if seq > *last+1 && n == 0 && *last > 0 {
+		if seq > *last+1 && n == 0 {
 			// Rows between were pruned (or a transaction that took
 			// their numbers rolled back): say everything may have changed.
 			fn(store.SiteChange{Watching: true})

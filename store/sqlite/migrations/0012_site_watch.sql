@@ -11,23 +11,21 @@ CREATE TABLE site_changes (
 
 CREATE TRIGGER domains_site_added AFTER INSERT ON domains BEGIN
   INSERT INTO site_changes(project_id) VALUES (NEW.project_id);
-  DELETE FROM site_changes WHERE seq <= (SELECT max(seq) FROM site_changes) - 10000;
 END;
 CREATE TRIGGER domains_site_removed AFTER DELETE ON domains BEGIN
   INSERT INTO site_changes(project_id) VALUES (OLD.project_id);
-  DELETE FROM site_changes WHERE seq <= (SELECT max(seq) FROM site_changes) - 10000;
 END;
 CREATE TRIGGER domains_site_moved AFTER UPDATE ON domains BEGIN
   INSERT INTO site_changes(project_id) VALUES (OLD.project_id);
   INSERT INTO site_changes(project_id) VALUES (NEW.project_id);
-  DELETE FROM site_changes WHERE seq <= (SELECT max(seq) FROM site_changes) - 10000;
 END;
 CREATE TRIGGER projects_site_changed AFTER UPDATE OF live_deployment_id, deleted_at ON projects
   WHEN OLD.live_deployment_id IS NOT NEW.live_deployment_id OR OLD.deleted_at IS NOT NEW.deleted_at BEGIN
   INSERT INTO site_changes(project_id) VALUES (NEW.id);
-  DELETE FROM site_changes WHERE seq <= (SELECT max(seq) FROM site_changes) - 10000;
 END;
 CREATE TRIGGER projects_site_purged AFTER DELETE ON projects BEGIN
   INSERT INTO site_changes(project_id) VALUES (OLD.id);
-  DELETE FROM site_changes WHERE seq <= (SELECT max(seq) FROM site_changes) - 10000;
+END;
+CREATE TRIGGER site_changes_pruned AFTER INSERT ON site_changes BEGIN
+  DELETE FROM site_changes WHERE seq <= NEW.seq - 10000;
 END;
