@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -37,6 +38,90 @@ const DefaultBuildCacheMax = 20 << 30
 type projectCache struct {
 	dir    string
 	unlock func()
+	// Stamps of the site's files and of the docs' files last published,
+	// updated in place by this update.
+	site, sources map[string]fileStamp
+	// rendering is set once the render changes the site and the render
+	// cache; finished once the update stored its deployment.
+	rendering, finished bool
+}
+
+// updateCache opens the worker's cache of project id for an update; nil
+// when there is none (CacheDir unset, or it cannot be opened: the update
+// then builds without, and says why in the server's log). Its methods
+// take a nil cache as the temporary folder work.
+func (h *UpdateHandler) updateCache(id string) *projectCache {
+	if h.CacheDir == "" {
+		return nil
+	}
+	c, err := openProjectCache(h.CacheDir, id)
+	if err != nil {
+		h.Log.Warn("update without the project's build cache", "project", id, "err", err)
+		return nil
+	}
+	c.site, c.sources = c.stamps(), c.sourceStamps()
+	return c
+}
+
+// folders returns where the update fetches the branch, renders the site
+// and keeps the render cache: the cache's, or fresh ones in work.
+func (c *projectCache) folders(work string) (src, out, render string) {
+	if c == nil {
+		return filepath.Join(work, "repo"), filepath.Join(work, "site"), ""
+	}
+	return c.repoDir(), c.siteDir(), c.renderDir()
+}
+
+// siteStamps and docsStamps give the stamps publishing updates; nil
+// without a cache.
+func (c *projectCache) siteStamps() map[string]fileStamp {
+	if c == nil {
+		return nil
+	}
+	return c.site
+}
+
+func (c *projectCache) docsStamps() map[string]fileStamp {
+	if c == nil {
+		return nil
+	}
+	return c.sources
+}
+
+// startRender marks the render and site as being changed.
+func (c *projectCache) startRender() {
+	if c != nil {
+		c.rendering = true
+	}
+}
+
+// finish records the update's stamps once its deployment is stored.
+func (c *projectCache) finish(log *slog.Logger) {
+	if c == nil {
+		return
+	}
+	c.finished = true
+	if err := c.done(c.site, c.sources); err != nil {
+		log.Warn("the project's build cache could not be kept", "dir", c.dir, "err", err)
+	}
+}
+
+// release ends the update's use of the cache: after finish, it measures
+// the cache and trims the worker's caches to max bytes (once the update
+// is live: a walk of files); after a failure, a cache whose render had
+// begun keeps its marker, so the next update starts from nothing, and one
+// where only the clone was touched (FetchInto mends it) stays as it was.
+func (c *projectCache) release(root string, max int64) {
+	switch {
+	case c == nil:
+	case c.finished:
+		c.measure()
+		trimBuildCaches(root, max, filepath.Base(c.dir))
+	case c.rendering:
+		c.abandon()
+	default:
+		c.leave()
+	}
 }
 
 // locks keeps a project's cache to one update of this process at a time

@@ -125,27 +125,9 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	// The project's last build, kept by this worker: its clone, its
 	// render cache and its site, so that only what changed is fetched,
 	// rendered and stored.
-	srcDir, outDir, renderCache := filepath.Join(work, "repo"), filepath.Join(work, "site"), ""
-	var pc *projectCache
-	var stamps, sourceStamps map[string]fileStamp
-	rendering := false // the build cache's render and site are being changed
-	if h.CacheDir != "" {
-		if pc, err = openProjectCache(h.CacheDir, p.ID); err != nil {
-			h.Log.Warn("update without the project's build cache", "project", p.ID, "err", err)
-		} else {
-			defer func() {
-				switch {
-				case pc == nil: // done
-				case rendering:
-					pc.abandon() // the next update starts from nothing
-				default:
-					pc.leave() // only the clone was touched, and FetchInto mends it
-				}
-			}()
-			srcDir, outDir, renderCache = pc.repoDir(), pc.siteDir(), pc.renderDir()
-			stamps, sourceStamps = pc.stamps(), pc.sourceStamps()
-		}
-	}
+	pc := h.updateCache(p.ID)
+	defer pc.release(h.CacheDir, cmp.Or(h.CacheMax, DefaultBuildCacheMax)) // after FinishUpdate
+	srcDir, outDir, renderCache := pc.folders(work)
 	log.add("Fetching branch %s of %s", p.Branch, gitsource.Redact(p.RepoURL))
 	fetcher := *h.Fetcher
 	fetcher.Logf = log.add
@@ -169,10 +151,10 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	// The snapshot of the docs is stored while they render: both only
 	// read them.
 	depID := lectern.NewID(lectern.PrefixDeployment)
-	snap := h.storeSourceAsync(ctx, p, docsDir, depID, sourceStamps)
+	snap := h.storeSourceAsync(ctx, p, docsDir, depID, pc.docsStamps())
 	defer snap.stop()
 	start := time.Now()
-	rendering = true
+	pc.startRender()
 	log.add("Rendering docs from %s", p.DocsRoot)
 	// Search and the playground; cloud sites the assistant and analytics
 	// too, which package sites answers.
@@ -209,7 +191,7 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	if err != nil {
 		return err
 	}
-	pub, err := publishSite(ctx, h.Bucket, outDir, p.ID, dep.ID, dep.CreatedAt, prev, stamps)
+	pub, err := publishSite(ctx, h.Bucket, outDir, p.ID, dep.ID, dep.CreatedAt, prev, pc.siteStamps())
 	if err != nil {
 		return fmt.Errorf("publish site: %w", err)
 	}
@@ -222,18 +204,7 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	}
 	log.add("Published deployment %s (%d files, %d new: %s) in %s; source snapshot in %s", dep.ID, n, pub.newFiles, humanize.Bytes(uint64(pub.newBytes)),
 		publishTook.Round(time.Millisecond), snap.took.Round(time.Millisecond))
-	if pc != nil {
-		if err := pc.done(stamps, sourceStamps); err != nil {
-			h.Log.Warn("the project's build cache could not be kept", "project", p.ID, "err", err)
-		}
-		// The caches' sizes are walked once the update is live.
-		kept := pc
-		defer func() {
-			kept.measure()
-			trimBuildCaches(h.CacheDir, cmp.Or(h.CacheMax, DefaultBuildCacheMax), p.ID)
-		}()
-		pc = nil
-	}
+	pc.finish(h.Log)
 	summary := fmt.Sprintf("Deployed %d pages from %s (%s).", res.Pages, short(commit.SHA), commit.Ref)
 	if k := res.WarningCount(); k > 0 {
 		summary += fmt.Sprintf(" %d warnings; see logs.", k)
