@@ -12,16 +12,16 @@ import (
 // only the sorting and writing of the vocabulary are left once the last
 // one is. Build is a Builder given every page at once.
 type Builder struct {
-	postings map[string]int32 // a word → its pages, in lists
-	lists    [][]posting
-	lens     []int // by id, -1 for no page
-	last     int   // the id added last
-	ordered  bool  // each id added after a smaller one: the lists are in id order
+	vocab   wordSet     // the words, by place
+	lists   [][]posting // by place: the pages of the word
+	lens    []int       // by id, -1 for no page
+	last    int         // the id added last
+	ordered bool        // each id added after a smaller one: the lists are in id order
 }
 
 // NewBuilder returns an empty Builder.
 func NewBuilder() *Builder {
-	return &Builder{postings: make(map[string]int32, 1<<12), last: -1, ordered: true}
+	return &Builder{vocab: wordSet{slots: make([]int32, 1<<13)}, last: -1, ordered: true}
 }
 
 // Add adds the page of index id id, whose Doc is d (NewDoc's, or one
@@ -37,7 +37,7 @@ func (b *Builder) Add(id int, d Doc) error {
 	n := d.n
 	if d.words != nil {
 		for _, t := range d.words {
-			b.addWord(t.Word, uint32(id), t.F)
+			b.addWord(t.Word, t.h, uint32(id), t.F)
 		}
 	} else {
 		// Read through once before, so that damaged terms add nothing.
@@ -45,11 +45,16 @@ func (b *Builder) Add(id int, d Doc) error {
 			return fmt.Errorf("search: page %d: %w", id, err)
 		}
 		n, _ = eachTerm(d.Terms, func(w []byte, f uint32) {
-			if k, ok := b.postings[string(w)]; ok {
-				b.lists[k] = append(b.lists[k], posting{uint32(id), f})
-				return
+			h := uint32(hashSeed)
+			for _, c := range w {
+				h = (h ^ uint32(c)) * hashPrime
 			}
-			b.newWord(string(w), uint32(id), f)
+			k, slot := b.vocab.find(string(w), h)
+			if k < 0 {
+				b.lists = append(b.lists, nil)
+				k = b.vocab.put(slot, string(w), h)
+			}
+			b.lists[k] = append(b.lists[k], posting{uint32(id), f})
 		})
 	}
 	for len(b.lens) <= id {
@@ -61,31 +66,24 @@ func (b *Builder) Add(id int, d Doc) error {
 	return nil
 }
 
-// addWord adds the posting of page id to word w; a new word is copied,
-// not to keep the page's text it is part of.
-func (b *Builder) addWord(w string, id, f uint32) {
-	if k, ok := b.postings[w]; ok {
-		b.lists[k] = append(b.lists[k], posting{id, f})
-		return
+// addWord adds the posting of page id to word w, of hash h; a new word
+// is copied, not to keep the page's text it is part of.
+func (b *Builder) addWord(w string, h, id, f uint32) {
+	k, slot := b.vocab.find(w, h)
+	if k < 0 {
+		b.lists = append(b.lists, nil)
+		k = b.vocab.put(slot, strings.Clone(w), h)
 	}
-	b.newWord(strings.Clone(w), id, f)
-}
-
-// newWord adds word w, not in the index yet, with the posting of page id.
-func (b *Builder) newWord(w string, id, f uint32) {
-	b.postings[w] = int32(len(b.lists))
-	b.lists = append(b.lists, []posting{{id, f}})
+	b.lists[k] = append(b.lists[k], posting{id, f})
 }
 
 // Files returns the index's meta file and chunks, of the pages added.
 func (b *Builder) Files() []File {
-	words := make([]string, 0, len(b.postings))
-	for w := range b.postings {
-		words = append(words, w)
-	}
+	words := slices.Clone(b.vocab.words)
 	slices.SortFunc(words, compare16)
 	list := func(w string) []posting {
-		ps := b.lists[b.postings[w]]
+		k, _ := b.vocab.find(w, hashWord(w))
+		ps := b.lists[k]
 		if !b.ordered {
 			slices.SortFunc(ps, func(x, y posting) int { return int(x.id) - int(y.id) })
 		}

@@ -1,9 +1,9 @@
 package search
 
 import (
+	"bytes"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // Fields: a word counts this many times in its page's term frequency when
@@ -65,6 +65,7 @@ func (d *Doc) Encode() {
 type Term struct {
 	Word string
 	F    uint32
+	h    uint32 // NewDoc's hash of Word (hashWord), for Builder
 }
 
 // maxFreq bounds a word's weighted frequency in a page.
@@ -95,24 +96,8 @@ type fragment struct {
 	Sections    [][]string `json:"s"` // [anchor, heading, text]
 }
 
-// Sections splits a rendered body into its sections at its h2 and h3
-// headings that have an id.
-func Sections(body string) []Section {
-	_, secs := scan(body, true)
-	return secs
-}
-
-func appendSection(out []Section, anchor, heading, body string) []Section {
-	t := text(body)
-	if anchor == "" && t == "" {
-		return out
-	}
-	return append(out, Section{Anchor: anchor, Heading: heading, Text: t})
-}
-
 // NewDoc makes the Doc of a page.
 func NewDoc(p Page) Doc {
-	secs := Sections(p.Body)
 	// The words as found, each once, with their counts: one map lookup
 	// per word of the page, in a map kept for the next page.
 	sc := scratches.Get().(*scratch)
@@ -127,118 +112,22 @@ func NewDoc(p Page) Doc {
 	for _, k := range p.Keywords {
 		sc.add(k, weightDescribe, fieldDescribe)
 	}
-	for _, s := range secs {
-		sc.add(s.Heading, weightHeading, fieldHeading)
-		sc.add(s.Text, weightBody, fieldBody)
+	// The body's words, as its sections are written in the fragment.
+	frag := appendFragmentHead(sc.frag[:0], p)
+	frag = sc.sections(frag, p.Body)
+	frag = append(frag, "]}"...)
+	sc.frag = frag
+	terms := make([]Term, len(sc.counts))
+	for i, c := range sc.counts {
+		terms[i] = Term{Word: sc.set.words[i], F: min(c.f, maxFreq)<<2 | uint32(c.field), h: sc.set.hashes[i]}
 	}
-	terms := make([]Term, 0, len(sc.counts))
-	for _, c := range sc.counts {
-		terms = append(terms, Term{Word: c.w, F: min(c.f, maxFreq)<<2 | uint32(c.field)})
-	}
-	return Doc{words: terms, n: sc.n, Frag: appendFragment(nil, p, secs)}
+	return Doc{words: terms, n: sc.n, Frag: bytes.Clone(frag)}
 }
 
-// count is a word of a page being read, and its weighted frequency and
-// best field so far.
-type count struct {
-	w     string
-	f     uint32
-	field uint8
-}
-
-// scratch is NewDoc's count of a page's words: a map of each word to its
-// count, kept from one page for the next (scratches), the page's length
-// in words, and a buffer to lowercase a word in.
-type scratch struct {
-	index  map[string]int32
-	counts []count
-	n      int
-	lower  []byte
-}
-
-var scratches = sync.Pool{New: func() any { return &scratch{index: make(map[string]int32, 256)} }}
-
-// release empties sc, not to keep the page's words alive in the pool,
-// and puts it back.
-func (sc *scratch) release() {
-	clear(sc.counts)
-	sc.counts, sc.n = sc.counts[:0], 0
-	if len(sc.index) > 1<<12 {
-		sc.index = make(map[string]int32, 256) // not cleared for every page after a large one
-	} else {
-		clear(sc.index)
-	}
-	scratches.Put(sc)
-}
-
-// add counts the words of s (eachWord's, and their camel-case parts) in
-// a field of weight weight.
-func (sc *scratch) add(s string, weight uint32, field uint8) {
-	eachRawWord(s, func(start, end int, ascii, upper bool) {
-		raw := s[start:end]
-		switch {
-		case ascii && !upper:
-			sc.word(raw, weight, field)
-		case ascii: // capitals: camel case?
-			sc.lowerWord(raw, weight, field)
-			eachCamelPart(raw, func(part string) { sc.lowerWord(part, weight, field) })
-		default: // (camel case is ASCII only)
-			sc.word(strings.ToLower(raw), weight, field)
-		}
-		sc.n++
-	})
-}
-
-// word counts word w, lowercase, in a field of weight weight.
-func (sc *scratch) word(w string, weight uint32, field uint8) {
-	i, ok := sc.index[w]
-	if !ok {
-		i = sc.slot(w)
-	}
-	sc.tally(i, weight, field)
-}
-
-// lowerWord counts ASCII word w, lowercased in sc.lower: a new string
-// only for a word new to the page.
-func (sc *scratch) lowerWord(w string, weight uint32, field uint8) {
-	sc.lower = appendLowerASCII(sc.lower[:0], w)
-	i, ok := sc.index[string(sc.lower)]
-	if !ok {
-		i = sc.slot(string(sc.lower))
-	}
-	sc.tally(i, weight, field)
-}
-
-// slot adds word w, new to the page, and returns its index in counts;
-// -1 once the page has maxPageTerms words.
-func (sc *scratch) slot(w string) int32 {
-	if len(sc.counts) >= maxPageTerms {
-		return -1
-	}
-	sc.index[w] = int32(len(sc.counts))
-	sc.counts = append(sc.counts, count{w: w})
-	return int32(len(sc.counts) - 1)
-}
-
-// tally adds weight to the count of index i, and keeps its best field.
-func (sc *scratch) tally(i int32, weight uint32, field uint8) {
-	if i < 0 {
-		return
-	}
-	c := &sc.counts[i]
-	c.f += weight
-	c.field = max(c.field, field)
-}
-
-// appendFragment appends the fragment of page p, whose body has the
-// sections secs: the JSON of a fragment, written directly (json.Marshal,
-// by reflection, took a tenth of NewDoc's time).
-func appendFragment(b []byte, p Page, secs []Section) []byte {
-	size := 64 + len(p.Path) + len(p.URL) + len(p.Title) + len(p.Group) + len(p.Description)
-	for _, s := range secs {
-		size += len(s.Anchor) + len(s.Heading) + len(s.Text) + 12
-	}
-	b = slices.Grow(b, size)
+// appendFragmentHead appends the start of page p's fragment, the JSON
+// of a fragment up to its sections (written directly: json.Marshal, by
+// reflection, took a tenth of NewDoc's time).
+func appendFragmentHead(b []byte, p Page) []byte {
 	b = append(b, `{"p":`...)
 	b = appendString(b, p.Path)
 	b = append(b, `,"u":`...)
@@ -263,18 +152,5 @@ func appendFragment(b []byte, p Page, secs []Section) []byte {
 		}
 		b = append(b, ']')
 	}
-	b = append(b, `,"s":[`...)
-	for i, s := range secs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '[')
-		b = appendString(b, s.Anchor)
-		b = append(b, ',')
-		b = appendString(b, s.Heading)
-		b = append(b, ',')
-		b = appendString(b, s.Text)
-		b = append(b, ']')
-	}
-	return append(b, "]}"...)
+	return append(b, `,"s":[`...)
 }

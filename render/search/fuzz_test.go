@@ -105,20 +105,24 @@ func FuzzDecodeFragments(f *testing.F) {
 	})
 }
 
-// FuzzFragment: a page's fragment, written directly, reads as the JSON
-// encoder writes it.
+// FuzzFragment: a page's fragment, written as NewDoc reads the page's
+// body, reads as the JSON encoder writes the fragment of the page and of
+// its body's sections as read plainly (sections; a body that is not valid
+// UTF-8 with U+FFFD for its bad bytes), and its words are those of a
+// plain count (referenceTerms).
 func FuzzFragment(f *testing.F) {
-	f.Add("Title \"quoted\" <b>", "text\\with\ttabs\x00 and é", "group", "a")
-	f.Add("\xff\xfe bad", "\u2028 line", "", "")
-	f.Fuzz(func(t *testing.T, title, text, group, anchor string) {
-		p := Page{Path: "p/" + anchor, URL: "/p/" + anchor, Title: title, Group: group, Description: text, Keywords: []string{title, group}}
-		secs := []Section{{Text: text}, {Anchor: anchor, Heading: title, Text: text + text}}
+	f.Add("Title \"quoted\" <b>", "<p>text\\with\ttabs\x00 and é</p><h2 id=\"a&amp;b\">H &amp; <i>b</i></h2>x<button>Copy</button>y", "group")
+	f.Add("\xff\xfe bad", "\u2028 line &nbsp;x&nbsp; <h3 id=\"z\">\u00a0</h3>\v\f \x85", "")
+	f.Add("HTTPServer", "<h2 id=\"x\">PipelineTask</h2>caf&eacute; “quoted” one’s \"q\" a\\b <b", "g\"")
+	f.Fuzz(func(t *testing.T, title, body, group string) {
+		p := Page{Path: "p/" + group, URL: "/p/" + group, Title: title, Group: group, Description: group, Keywords: []string{title, group}, Body: body}
 		var got, want fragment
-		if err := json.Unmarshal(appendFragment(nil, p, secs), &got); err != nil {
-			t.Fatalf("not JSON: %v: %s", err, appendFragment(nil, p, secs))
+		d := NewDoc(p)
+		if err := json.Unmarshal(d.Frag, &got); err != nil {
+			t.Fatalf("not JSON: %v: %s", err, d.Frag)
 		}
-		w := fragment{Path: p.Path, URL: p.URL, Title: p.Title, Group: p.Group, Description: p.Description, Keywords: p.Keywords}
-		for _, s := range secs {
+		w := fragment{Path: p.Path, URL: p.URL, Title: p.Title, Group: p.Group, Description: p.Description, Keywords: p.Keywords, Sections: [][]string{}}
+		for _, s := range sections(strings.ToValidUTF8(body, "\uFFFD")) {
 			w.Sections = append(w.Sections, []string{s.Anchor, s.Heading, s.Text})
 		}
 		data, _ := json.Marshal(w)
@@ -126,7 +130,18 @@ func FuzzFragment(f *testing.F) {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("read back %+v, want %+v", got, want)
+			t.Fatalf("read back %q, want %q", got, want)
+		}
+		page := Page{Title: title, Body: body}
+		d = NewDoc(page)
+		if wantTerms, wantN := referenceTerms(page); len(d.words) < maxPageTerms {
+			terms := map[string]uint32{}
+			for _, term := range d.words {
+				terms[term.Word] = term.F
+			}
+			if !reflect.DeepEqual(terms, wantTerms) || d.n != wantN {
+				t.Fatalf("terms %v (length %d), want %v (length %d)", terms, d.n, wantTerms, wantN)
+			}
 		}
 	})
 }
@@ -154,7 +169,7 @@ func referenceTerms(p Page) (map[string]uint32, int) {
 	for _, w := range titleTerms(p.Title) {
 		count(w, weightTitle, fieldTitle)
 	}
-	for _, sec := range Sections(p.Body) {
+	for _, sec := range sections(p.Body) {
 		add(sec.Heading, weightHeading, fieldHeading)
 		add(sec.Text, weightBody, fieldBody)
 	}

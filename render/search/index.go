@@ -124,6 +124,11 @@ func appendString(b []byte, w string) []byte {
 		q, _ := json.Marshal(w)
 		return append(b, q...)
 	}
+	return appendEscaped(b, w)
+}
+
+// appendEscaped appends w, valid UTF-8, as a JSON string.
+func appendEscaped[T string | []byte](b []byte, w T) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	from := 0

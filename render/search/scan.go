@@ -5,18 +5,25 @@ import (
 	"strings"
 )
 
-// scan reads a rendered body's h2 and h3 headings that have an id, as the
-// table of contents lists them (those with text), and, when sections is
-// set, splits the body's text into sections at them (Sections). A heading
-// is an element <h2 ... id="x" ...> or <h3 ...> (the last such id
-// attribute of the tag) up to the first </h2> or </h3> after it; a tag
-// without its end is no heading.
-func scan(body string, sections bool) (toc []TOCItem, secs []Section) {
-	at, anchor, heading := 0, "", ""
+// heading is an h2 or h3 of a rendered body that has an id: its tag
+// starts at body[start:], its text is body[from:to], its end tag ends
+// before body[end:], and id is its id attribute as written (escaped).
+type heading struct {
+	start, from, to, end int
+	level                int
+	id                   string
+}
+
+// eachHeading calls fn with the h2 and h3 headings of a rendered body
+// that have an id, in order. A heading is an element <h2 ... id="x" ...>
+// or <h3 ...> (the last such id attribute of the tag) up to the first
+// </h2> or </h3> after it; a tag without its end is no heading, and no
+// heading is read after one whose tag or element does not end.
+func eachHeading(body string, fn func(h heading)) {
 	for i := 0; ; {
 		k := strings.Index(body[i:], "<h")
 		if k < 0 {
-			break
+			return
 		}
 		k += i
 		i = k + 2
@@ -25,37 +32,38 @@ func scan(body string, sections bool) (toc []TOCItem, secs []Section) {
 		}
 		gt0 := strings.IndexByte(body[k:], '>')
 		if gt0 < 0 {
-			break
+			return
 		}
 		id, gt, ok := headingID(body, k+3, k+gt0)
 		if !ok {
+			// Nor has any other h2 or h3 before this '>' an id: the
+			// attributes of each are the end of these.
+			i = k + gt0
 			continue
 		}
 		end := closeHeading(body[gt+1:])
 		if end < 0 {
-			break // no heading ends after this one either
+			return // no heading ends after this one either
 		}
-		inner := body[gt+1 : gt+1+end]
-		t := text(inner)
-		id = html.UnescapeString(id)
-		if t != "" {
-			level := 2
-			if body[k+2] == '3' {
-				level = 3
-			}
-			toc = append(toc, TOCItem{ID: id, Text: t, Level: level})
+		h := heading{start: k, from: gt + 1, to: gt + 1 + end, end: gt + 1 + end + len("</h2>"), level: 2, id: id}
+		if body[k+2] == '3' {
+			h.level = 3
 		}
-		if sections {
-			secs = appendSection(secs, anchor, heading, body[at:k])
-			anchor, heading = id, t
-		}
-		at = gt + 1 + end + len("</h2>")
-		i = at
+		fn(h)
+		i = h.end
 	}
-	if sections {
-		secs = appendSection(secs, anchor, heading, body[at:])
-	}
-	return toc, secs
+}
+
+// TOC lists the h2 and h3 headings of a rendered body that have an id and
+// text, in document order, including those inside components.
+func TOC(body string) []TOCItem {
+	var toc []TOCItem
+	eachHeading(body, func(h heading) {
+		if t := text(body[h.from:h.to]); t != "" {
+			toc = append(toc, TOCItem{ID: html.UnescapeString(h.id), Text: t, Level: h.level})
+		}
+	})
+	return toc
 }
 
 // headingID returns the value of the last id="..." attribute (preceded by

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"encoding/json"
 	"html"
 	"reflect"
 	"regexp"
@@ -26,10 +27,30 @@ func tocByRegexp(body string) []TOCItem {
 	return out
 }
 
+// sections is the plain reading of a body's sections that NewDoc's, as
+// it reads the body once (body.go), must match: the text (text) of the
+// part before the first heading, unless empty, then of each heading and
+// the part up to the next.
+func sections(body string) []Section {
+	var secs []Section
+	anchor, title, at := "", "", 0
+	add := func(to int) {
+		if t := text(body[at:to]); anchor != "" || t != "" {
+			secs = append(secs, Section{Anchor: anchor, Heading: title, Text: t})
+		}
+	}
+	eachHeading(body, func(h heading) {
+		add(h.start)
+		anchor, title, at = html.UnescapeString(h.id), text(body[h.from:h.to]), h.end
+	})
+	add(len(body))
+	return secs
+}
+
 func TestScan(t *testing.T) {
 	body := `<p>Intro &amp; more</p><h2 class="x" id="a-b">First <a href="#a-b">#</a></h2><p>one</p>` +
 		`<h3 id="c">Second</h3>two <b>bold</b><h2 id="empty"></h2>three<h2>no id</h2>four<h2 id="open">never closed`
-	toc, secs := scan(body, true)
+	toc, secs := TOC(body), sections(body)
 	want := []TOCItem{{ID: "a-b", Text: "First #", Level: 2}, {ID: "c", Text: "Second", Level: 3}}
 	if !reflect.DeepEqual(toc, want) {
 		t.Errorf("toc = %+v", toc)
@@ -42,6 +63,15 @@ func TestScan(t *testing.T) {
 	if got := tocByRegexp(body); !reflect.DeepEqual(got, toc) {
 		t.Errorf("the regexp finds %+v", got)
 	}
+	var frag fragment
+	if err := json.Unmarshal(NewDoc(Page{Body: body}).Frag, &frag); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range wantSecs {
+		if i >= len(frag.Sections) || !reflect.DeepEqual(frag.Sections[i], []string{s.Anchor, s.Heading, s.Text}) {
+			t.Fatalf("NewDoc's sections = %q", frag.Sections)
+		}
+	}
 }
 
 func FuzzScan(f *testing.F) {
@@ -52,7 +82,7 @@ func FuzzScan(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		toc, secs := scan(body, true)
+		toc, secs := TOC(body), sections(body)
 		if want := tocByRegexp(body); !reflect.DeepEqual(toc, want) && !(len(toc) == 0 && len(want) == 0) {
 			t.Fatalf("scan: %+v\nregexp: %+v", toc, want)
 		}

@@ -31,13 +31,6 @@ type TOCItem struct {
 	Level int    `json:"level"`
 }
 
-// TOC lists the h2 and h3 headings of a rendered body that have an id and
-// text, in document order, including those inside components.
-func TOC(body string) []TOCItem {
-	toc, _ := scan(body, false)
-	return toc
-}
-
 // textStop are the bytes that end a run of text.
 var textStop = [256]bool{'<': true, ' ': true, '\n': true, '\t': true, '\r': true}
 
@@ -49,34 +42,15 @@ func text(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) / 2)
 	space := true // drop leading space
+	var tags tagSkipper
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
-		case c == '<' && strings.HasPrefix(s[i:], "<button"):
-			// A button's label ("Copy" on code blocks) is the page's
-			// chrome, not its text.
-			end := strings.Index(s[i:], "</button>")
-			if end < 0 {
-				end = strings.IndexByte(s[i:], '>')
-				if end < 0 {
-					i = len(s)
-					continue
-				}
-				i += end + 1
-			} else {
-				i += end + len("</button>")
-			}
-			if !space {
-				b.WriteByte(' ')
-				space = true
-			}
 		case c == '<':
-			end := strings.IndexByte(s[i:], '>')
-			if end < 0 {
+			if i = tags.skip(s, i); i < 0 {
 				i = len(s)
 				continue
 			}
-			i += end + 1
 			if !space {
 				b.WriteByte(' ')
 				space = true

@@ -71,7 +71,10 @@ func isASCIIWordByte(c byte) bool {
 }
 
 func isWordRune(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.N, r) || unicode.Is(unicode.M, r)
+	if 0x2000 <= r && r <= 0x206f {
+		return false // General Punctuation (typographic quotes and dashes), none L, N or M
+	}
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r)
 }
 
 // appendLowerASCII appends s, ASCII, lowercased.
