@@ -1,0 +1,254 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"lectern.dev/lectern"
+	"lectern.dev/lectern/store"
+)
+
+// ClaimJob leases the next job of the given kinds: of the organization
+// that has the fewest jobs running and was served least recently, among
+// those under their limit of jobs running at once (p.LimitFor), its lowest
+// priority (updates before exports), then oldest, job.
+//
+// Many workers in many processes claim at once. The candidate row is
+// locked with FOR UPDATE SKIP LOCKED, so each worker gets a different job
+// without waiting. An organization with a limit is claimed for under a
+// transaction-scoped advisory lock (tried, not waited for: a claimer that
+// finds it held goes on to the next organization), taken in a statement
+// before the one that counts its running jobs, whose snapshot then sees
+// every claim committed before. Two jobs of one group could still be
+// picked by two workers whose snapshots do not see each other's claim, so
+// a grouped job is leased under an advisory lock on its group, by an
+// update that checks again (with its own snapshot, taken once the lock is
+// held) that no other job of the group holds a live lease.
+//
+// A claim takes three round trips to the database: the order of the
+// organizations (claimOrder, which is all an idle worker's poll costs);
+// the transaction's start, the organization's lock and the pick of a job,
+// sent at once (pickJob); and the group's lock, the lease and the commit,
+// sent at once (leaseJob).
+func (s *Store) ClaimJob(ctx context.Context, p store.ClaimParams) (*store.Job, store.Lease, error) {
+	if len(p.Kinds) == 0 {
+		return nil, store.Lease{}, nil
+	}
+	at := utc(p.Now)
+	orgs, err := claimOrder(ctx, s.pool, p, at)
+	if err != nil || len(orgs) == 0 {
+		return nil, store.Lease{}, wrap(err)
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, store.Lease{}, wrap(err)
+	}
+	// (A connection left in a transaction by an error is closed, not
+	// pooled: pgxpool's Release.)
+	defer conn.Release()
+	for _, org := range orgs {
+		j, l, err := claimOrgJob(ctx, conn.Conn(), p, at, org)
+		if err != nil {
+			return nil, store.Lease{}, wrap(err)
+		}
+		if j != nil {
+			return j, l, nil
+		}
+		// Its jobs wait for their groups, or other claimers hold them or
+		// it: the next organization.
+	}
+	return nil, store.Lease{}, nil
+}
+
+// claimant is an organization ClaimJob may serve, its limit, and whether
+// it has a job whose lease expired.
+type claimant struct {
+	id      string
+	limit   int
+	expired bool
+}
+
+// claimOrderSQL is claimOrder's query.
+const claimOrderSQL = `WITH RECURSIVE q(org) AS (
+			SELECT min(org_id) FROM jobs WHERE state = 'queued'
+			UNION ALL
+			SELECT (SELECT min(org_id) FROM jobs WHERE state = 'queued' AND org_id > q.org) FROM q WHERE q.org IS NOT NULL),
+		expired(org) AS (
+			SELECT DISTINCT org_id FROM jobs WHERE state = 'running' AND lease_until < $1),
+		cand(org) AS (
+			SELECT org FROM q WHERE org IS NOT NULL
+			UNION SELECT org FROM expired),
+		running AS (
+			SELECT org_id, count(*) AS n FROM jobs WHERE state = 'running' AND lease_until >= $1 AND kind = ANY($2) GROUP BY org_id)
+		SELECT c.org, coalesce(o.plan, ''), coalesce(r.n, 0), EXISTS (SELECT 1 FROM expired e WHERE e.org = c.org)
+		FROM cand c
+		LEFT JOIN running r ON r.org_id = c.org
+		LEFT JOIN orgs o ON o.id = c.org
+		LEFT JOIN org_claims oc ON oc.org_id = c.org
+		ORDER BY coalesce(r.n, 0), oc.claimed_at NULLS FIRST, c.org`
+
+// claimOrder returns the organizations that may have an available job
+// (queued ones, listed by a skip scan of the index jobs_queue, and those
+// with a lease expired) and room under their limit (jobs of p's kinds
+// running), in the order ClaimJob serves them: fewest jobs running, then
+// the oldest last claim (none first), then by id. It is read outside the
+// claim's transaction: pickJob checks the limit again.
+func claimOrder(ctx context.Context, db *pgxpool.Pool, p store.ClaimParams, at time.Time) ([]claimant, error) {
+	rows, err := db.Query(ctx, claimOrderSQL, at, p.Kinds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var orgs []claimant
+	for rows.Next() {
+		var c claimant
+		var plan string
+		var running int
+		if err := rows.Scan(&c.id, &plan, &running, &c.expired); err != nil {
+			return nil, err
+		}
+		c.limit = p.LimitFor(lectern.Plan(plan))
+		if c.limit > 0 && running >= c.limit {
+			continue
+		}
+		orgs = append(orgs, c)
+	}
+	return orgs, rows.Err()
+}
+
+// claimOrgJob leases organization org's next available job: a job whose
+// lease expired (its worker died) first, then the queued ones by priority
+// and age (read in that order from jobs_queue), whose group is free,
+// skipping rows other claimers hold, unless org already runs its limit of
+// jobs; nil when there is none. Each try is a transaction of its own on
+// c.
+func claimOrgJob(ctx context.Context, c *pgx.Conn, p store.ClaimParams, at time.Time, org claimant) (*store.Job, store.Lease, error) {
+	branches := []string{`j.state = 'queued' AND j.org_id = $4 AND j.run_at <= $1`}
+	if org.expired {
+		branches = append([]string{`j.state = 'running' AND j.org_id = $4 AND j.lease_until < $1`}, branches...)
+	}
+	busy := []string{}
+	for range maxGroupSkips {
+		if len(branches) == 0 {
+			break
+		}
+		j, token, err := pickJob(ctx, c, p, at, org, branches[0], busy)
+		if err != nil {
+			return nil, store.Lease{}, err
+		}
+		if j == nil {
+			branches = branches[1:]
+			continue
+		}
+		j.Attempt++
+		j.CreatedAt = utc(j.CreatedAt)
+		lease := store.Lease{JobID: j.ID, Owner: p.Owner, Token: token + 1}
+		ok, err := leaseJob(ctx, c, p, at, j, lease)
+		if err != nil {
+			return nil, store.Lease{}, err
+		}
+		if ok {
+			return j, lease, nil
+		}
+		busy = append(busy, j.GroupKey) // another claimer leased a job of its group first
+	}
+	return nil, store.Lease{}, nil
+}
+
+// orgLocked is the transaction's setting that says whether pickJob's
+// transaction holds its organization's lock (a setting, since the
+// statements are sent at once and one cannot read the result of another).
+const orgLocked = "lectern.org_locked"
+
+// pickJob starts a transaction on c and, in it, locks org (when it has a
+// limit) and the row of its next job of branch (a condition on j) that no
+// claimer holds, whose group is free and not in busy, and returns the job
+// and its lease token, the transaction left open; or nil, the transaction
+// ended, when there is none (or the organization's lock is held, or it
+// runs its limit of jobs).
+func pickJob(ctx context.Context, c *pgx.Conn, p store.ClaimParams, at time.Time, org claimant, branch string, busy []string) (*store.Job, int64, error) {
+	var b pgx.Batch
+	b.Queue(`BEGIN`)
+	b.Queue(`SELECT set_config('`+orgLocked+`', CASE WHEN $2::bool
+			THEN pg_try_advisory_xact_lock(hashtextextended('lectern.job-org.' || $1, 0)) ELSE true END::text, true)`,
+		org.id, org.limit > 0)
+	b.Queue(`SELECT j.id, j.kind, j.group_key, j.attempt, j.max_attempts, j.last_error, j.created_at, j.lease_token
+		FROM jobs j WHERE current_setting('`+orgLocked+`') = 'true' AND `+branch+` AND j.kind = ANY($2) AND `+groupFree+`
+		AND NOT (j.group_key = ANY($3))
+		AND ($5 = 0 OR (SELECT count(*) FROM jobs r WHERE r.org_id = $4 AND r.state = 'running' AND r.lease_until >= $1
+			AND r.kind = ANY($2)) < $5)
+		ORDER BY j.priority, j.created_at, j.id LIMIT 1 FOR UPDATE OF j SKIP LOCKED`, at, p.Kinds, busy, org.id, org.limit)
+	br := c.SendBatch(ctx, &b)
+	var j store.Job
+	var token int64
+	_, err := br.Exec()
+	if err == nil {
+		_, err = br.Exec()
+	}
+	if err == nil {
+		err = br.QueryRow().Scan(&j.ID, &j.Kind, &j.GroupKey, &j.Attempt, &j.MaxAttempts, &j.LastError, &j.CreatedAt, &token)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		return &j, token, nil
+	}
+	_, rerr := c.Exec(ctx, `ROLLBACK`)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil, 0, rerr
+	case rerr != nil:
+		return nil, 0, errors.Join(err, rerr)
+	}
+	return nil, 0, err
+}
+
+// leaseJob leases job j, picked and locked by pickJob's transaction on c,
+// under lease l (and records its organization's claim), unless another job
+// of its group holds a live lease, checked under the group's lock; and
+// commits. It reports whether j was leased.
+func leaseJob(ctx context.Context, c *pgx.Conn, p store.ClaimParams, at time.Time, j *store.Job, l store.Lease) (bool, error) {
+	var b pgx.Batch
+	if j.GroupKey != "" {
+		b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended('lectern.job-group.' || $1, 0))`, j.GroupKey)
+	}
+	b.Queue(`WITH u AS (UPDATE jobs SET state = 'running', attempt = $1, lease_owner = $2, lease_token = $3,
+			lease_until = $4, updated_at = $5 WHERE id = $6
+			AND (group_key = '' OR NOT EXISTS (SELECT 1 FROM jobs o WHERE o.group_key = jobs.group_key AND o.id <> jobs.id
+				AND o.state = 'running' AND o.lease_until >= $5))
+			RETURNING org_id)
+		INSERT INTO org_claims (org_id, claimed_at) SELECT org_id, $5 FROM u
+		ON CONFLICT (org_id) DO UPDATE SET claimed_at = excluded.claimed_at`,
+		j.Attempt, p.Owner, l.Token, utc(p.Now.Add(p.LeaseFor)), at, j.ID)
+	b.Queue(`COMMIT`)
+	br := c.SendBatch(ctx, &b)
+	var err error
+	if j.GroupKey != "" {
+		_, err = br.Exec()
+	}
+	leased := false
+	if err == nil {
+		var tag pgconn.CommandTag
+		tag, err = br.Exec()
+		leased = err == nil && tag.RowsAffected() == 1
+	}
+	if err == nil {
+		_, err = br.Exec()
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		if _, rerr := c.Exec(ctx, `ROLLBACK`); rerr != nil {
+			return false, errors.Join(err, rerr)
+		}
+		return false, err
+	}
+	return leased, nil
+}
