@@ -5,6 +5,7 @@ package lectern
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -178,6 +179,32 @@ type QueueInfo struct {
 	Running  int    `json:"running"`
 	Limit    int    `json:"limit"`
 	Reason   string `json:"reason"`
+}
+
+// Describe says where q's job waits, as the CLI and the dashboard show it:
+// "2nd of your organization's jobs to start; the workers are busy".
+func (q *QueueInfo) Describe() string {
+	line := ordinal(q.Position) + " of your organization's jobs to start"
+	if q.Reason == WaitOrgLimit {
+		return line + fmt.Sprintf("; it runs %d at once already, its limit", q.Running)
+	}
+	return line + "; the workers are busy"
+}
+
+// ordinal writes n as 1st, 2nd, 3rd, 4th, 11th, 21st.
+func ordinal(n int) string {
+	suffix := "th"
+	if n%100 < 11 || n%100 > 13 {
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return fmt.Sprintf("%d%s", n, suffix)
 }
 
 // Deployment is one published, immutable rendering of a project.

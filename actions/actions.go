@@ -44,6 +44,11 @@ type Service struct {
 	// WebhookAllowPrivate lets webhooks target loopback, private and
 	// link-local addresses (serve --webhook-allow-private).
 	WebhookAllowPrivate bool
+	// OrgJobs and OrgJobsByPlan are the workers' limits of one
+	// organization's jobs running at once (serve --org-jobs and
+	// --org-jobs-by-plan), which QueueInfo says a job waits for.
+	OrgJobs       int
+	OrgJobsByPlan map[lectern.Plan]int
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 }

@@ -408,7 +408,7 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 	var root http.Handler = handler
 	if api {
 		ops := &actions.Service{Store: st, Links: links, Hosts: hosts, BundleURLTTL: f.bundleURLTTL, ExportsPerHour: f.exportsPerHour,
-			Secrets: secretKey, WebhookAllowPrivate: f.webhookPrivate}
+			Secrets: secretKey, WebhookAllowPrivate: f.webhookPrivate, OrgJobs: f.orgJobs, OrgJobsByPlan: f.orgJobsByPlan}
 		if notifier != nil {
 			ops.Jobs = notifier
 		}

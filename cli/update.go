@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"lectern.dev/lectern"
 	"lectern.dev/lectern/client"
 )
 
@@ -161,33 +162,12 @@ func shortSHA(sha string) string {
 	return sha
 }
 
-// queueLine says where a queued update waits, as ", 2nd in line: ..."; ""
+// queueLine says where a queued update waits, as ", 2nd of your
+// organization's jobs to start; ..." (lectern.QueueInfo.Describe); ""
 // when it does not wait.
 func queueLine(q *client.QueueInfo) string {
 	if q == nil {
 		return ""
 	}
-	line := fmt.Sprintf(", %s of your organization's jobs to start", ordinal(q.Position))
-	if q.Reason == "organization_limit" {
-		line += fmt.Sprintf("; it runs %d at once already, its limit", q.Running)
-	} else {
-		line += "; the workers are busy"
-	}
-	return line
-}
-
-// ordinal writes n as 1st, 2nd, 3rd, 4th, 11th, 21st.
-func ordinal(n int) string {
-	suffix := "th"
-	if n%100 < 11 || n%100 > 13 {
-		switch n % 10 {
-		case 1:
-			suffix = "st"
-		case 2:
-			suffix = "nd"
-		case 3:
-			suffix = "rd"
-		}
-	}
-	return fmt.Sprintf("%d%s", n, suffix)
+	return ", " + (&lectern.QueueInfo{Position: q.Position, Running: q.Running, Limit: q.Limit, Reason: q.Reason}).Describe()
 }

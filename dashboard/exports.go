@@ -222,6 +222,8 @@ type exportView struct {
 	Project string
 	// Link is the download link just signed, with what to paste.
 	Link *exportLink
+	// Queue says where it waits while queued.
+	Queue *lectern.QueueInfo
 }
 
 // Live says the export may still change: its part keeps polling.
@@ -240,6 +242,9 @@ func (h *Handler) exportFind(w http.ResponseWriter, r *http.Request) (*actions.S
 		return nil, nil
 	}
 	v := &exportView{Job: e}
+	if e.Status == lectern.ExportQueued {
+		v.Queue = h.queueInfo(r, ops, e.ID)
+	}
 	p, err := h.store.GetProject(r.Context(), e.ProjectID)
 	switch {
 	case err == nil && p.OrgID == e.OrgID:

@@ -140,7 +140,8 @@ func TestExportsFollow(t *testing.T) {
 	}
 	x := list[0]
 	if s := b.do("GET", "/dashboard/exports/"+x.ID, nil); s != 200 || !b.has(`data-live="/dashboard/exports/`+x.ID+`/live"`) ||
-		!b.has(`<label for="export-progress">Progress</label>`) || !b.has("queued") || !b.has("/cancel") {
+		!b.has(`<label for="export-progress">Progress</label>`) || !b.has("queued") || !b.has("/cancel") ||
+		!b.has(`<dd id="export-queue">1st of your organization&#39;s jobs to start; the workers are busy.</dd>`) {
 		t.Fatalf("queued export's page: %d\n%s", s, b.body)
 	}
 

@@ -57,10 +57,12 @@ func (h *Handler) projUpdates(w http.ResponseWriter, r *http.Request) {
 	h.render(w, http.StatusOK, "project_updates", projPage(r, "Updates of "+p.Name, v))
 }
 
-// projUpdateView is one update of a project.
+// projUpdateView is one update of a project, and where it waits while
+// queued.
 type projUpdateView struct {
-	P *lectern.Project
-	U *lectern.Update
+	P     *lectern.Project
+	U     *lectern.Update
+	Queue *lectern.QueueInfo
 }
 
 // projFindUpdate returns the project and its update the path names, or
@@ -78,7 +80,21 @@ func (h *Handler) projFindUpdate(w http.ResponseWriter, r *http.Request) (*actio
 		h.projFailed(w, r, "read update", err, projUpdateNotFound)
 		return nil, nil
 	}
-	return ops, &projUpdateView{P: p, U: u}
+	v := &projUpdateView{P: p, U: u}
+	if u.Status == lectern.UpdateQueued {
+		v.Queue = h.queueInfo(r, ops, u.ID)
+	}
+	return ops, v
+}
+
+// queueInfo says where queued job id waits; nil when it no longer does or
+// the store cannot say (logged: the page shows the rest).
+func (h *Handler) queueInfo(r *http.Request, ops *actions.Service, id string) *lectern.QueueInfo {
+	q, err := ops.QueueInfo(r.Context(), id)
+	if err != nil && r.Context().Err() == nil {
+		h.log.Warn("queue place failed", "job", id, "err", err)
+	}
+	return q
 }
 
 // projUpdate shows an update with its build log; its status part reloads

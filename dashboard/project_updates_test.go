@@ -72,6 +72,10 @@ func TestProjectUpdateLive(t *testing.T) {
 	if !m.has(live) || !m.has(`aria-live="polite"`) || !m.has("Cancel update") || !m.has("queued") {
 		t.Fatalf("a queued update's page: want the live part and Cancel:\n%s", m.body)
 	}
+	// Where it waits: no worker runs here, so it is next.
+	if !m.has(`<dd id="update-queue">1st of your organization&#39;s jobs to start; the workers are busy.</dd>`) {
+		t.Fatalf("a queued update's page: want where it waits:\n%s", m.body)
+	}
 	projGet(m, page+"/live", 200)
 	if !strings.HasPrefix(strings.TrimSpace(m.body), `<section id="update-live"`) || !m.has(live) || m.has("<html") {
 		t.Fatalf("the live part of a queued update:\n%s", m.body)
@@ -79,7 +83,7 @@ func TestProjectUpdateLive(t *testing.T) {
 
 	projFinish(e, uid, lectern.UpdateFailure, time.Now(), "fetching branch main", "docs.json: unexpected end of JSON input")
 	projGet(m, page+"/live", 200)
-	if m.has("data-live") || !m.has("failure") || !m.has("docs.json: unexpected end of JSON input") || m.has("Cancel update") {
+	if m.has("data-live") || !m.has("failure") || !m.has("docs.json: unexpected end of JSON input") || m.has("Cancel update") || m.has("update-queue") {
 		t.Errorf("the live part of an ended update: want no data-live, the status and the log, no Cancel:\n%s", m.body)
 	}
 	projGet(m, page, 200)

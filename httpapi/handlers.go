@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"lectern.dev/lectern"
-	"lectern.dev/lectern/store"
 )
 
 // Shared header values of the polled responses (never modified by net/http).
@@ -84,22 +83,11 @@ func (a *api) getUpdateStatus(w http.ResponseWriter, r *http.Request) {
 // queueInfo says where queued job id waits; nil when it no longer does or
 // the store cannot say.
 func (a *api) queueInfo(r *http.Request, id string) *lectern.QueueInfo {
-	p := store.ClaimParams{Kinds: []string{store.KindUpdate, store.KindExport}, OrgLimit: a.cfg.OrgJobs, PlanLimits: a.cfg.OrgJobsByPlan}
-	q, err := a.store.QueuePlace(r.Context(), id, p)
-	if err != nil {
-		if lectern.ErrorCode(err) != lectern.ENOTFOUND && r.Context().Err() == nil {
-			a.log.Warn("queue place failed", "job", id, "err", err)
-		}
-		return nil
+	q, err := a.ops.QueueInfo(r.Context(), id)
+	if err != nil && r.Context().Err() == nil {
+		a.log.Warn("queue place failed", "job", id, "err", err)
 	}
-	if q.Position == 0 {
-		return nil
-	}
-	info := &lectern.QueueInfo{Position: q.Position, Running: q.Running, Limit: q.Limit, Reason: lectern.WaitWorkers}
-	if q.AtLimit() {
-		info.Reason = lectern.WaitOrgLimit
-	}
-	return info
+	return q
 }
 
 // startExport is POST /v1/static-export/jobs.

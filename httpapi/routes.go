@@ -153,7 +153,7 @@ func NewHandler(log *slog.Logger, st store.Store, jobs Notifier, links blobstore
 		metrics: newHTTPMetrics(reg), gatherer: gatherer, limiter: cfg.Limiter, orgLimiter: cfg.OrgLimiter,
 		clientLimiter: NewMemoryLimiter(cfg.ClientRateLimit), mux: http.NewServeMux()}
 	a.ops = &actions.Service{Store: st, Links: links, Hosts: cfg.ServerHosts, BundleURLTTL: cfg.BundleURLTTL, ExportsPerHour: cfg.ExportsPerHour,
-		Secrets: cfg.Secrets, WebhookAllowPrivate: cfg.WebhookAllowPrivate}
+		Secrets: cfg.Secrets, WebhookAllowPrivate: cfg.WebhookAllowPrivate, OrgJobs: cfg.OrgJobs, OrgJobsByPlan: cfg.OrgJobsByPlan}
 	if jobs != nil {
 		a.ops.Jobs = jobs
 	}
