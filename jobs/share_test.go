@@ -31,12 +31,7 @@ func TestPublishSiteShares(t *testing.T) {
 	}
 	write("same-1.txt", strings.Repeat("twin\n", 200))
 	write("same-2.txt", strings.Repeat("twin\n", 200))
-	u, _ := blobstore.FileURL(t.TempDir())
-	b, err := blobstore.Open(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := openBucket(t)
 	stamps := map[string]fileStamp{}
 	first, err := publishSite(ctx, b, dir, "prj_1", "dep_1", time.Now(), nil, stamps)
 	if err != nil {

@@ -38,12 +38,7 @@ func TestSourceSnapshotShares(t *testing.T) {
 	os.WriteFile(filepath.Join(src, ".git", "config"), []byte("[core]"), 0o644)
 	os.WriteFile(filepath.Join(src, "guide", ".hidden"), []byte("x"), 0o644)
 	os.Symlink("/etc/passwd", filepath.Join(src, "link.mdx"))
-	u, _ := blobstore.FileURL(t.TempDir())
-	b, err := blobstore.Open(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := openBucket(t)
 	stamps := map[string]fileStamp{}
 	n, err := storeSource(ctx, b, src, "prj_1", "dep_1", nil, stamps, limits.Limits{})
 	if err != nil || n != 5 {
@@ -98,12 +93,7 @@ func TestSourceSnapshotShares(t *testing.T) {
 // not one, is refused before anything is written.
 func TestSourceListRefusesBadNames(t *testing.T) {
 	ctx := t.Context()
-	u, _ := blobstore.FileURL(t.TempDir())
-	b, err := blobstore.Open(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := openBucket(t)
 	for i, files := range []map[string]sourceFile{
 		{"../escape.mdx": {Hash: strings.Repeat("a", 32), Size: 1}},
 		{"/abs.mdx": {Hash: strings.Repeat("a", 32), Size: 1}},
@@ -131,12 +121,7 @@ func TestSourceSnapshotLimits(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	u, _ := blobstore.FileURL(t.TempDir())
-	b, err := blobstore.Open(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := openBucket(t)
 	for _, tc := range []struct {
 		lim   limits.Limits
 		limit string
