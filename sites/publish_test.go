@@ -9,7 +9,6 @@ import (
 
 	"gocloud.dev/blob"
 
-	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
 	"lectern.dev/lectern/internal/precompress"
 	"lectern.dev/lectern/store"
@@ -35,17 +34,18 @@ func publishLive(t testing.TB, st store.Store, b *blob.Bucket, projectID string,
 // as the update job does now) and makes the deployment live.
 func publishManifest(t testing.TB, st store.Store, b *blob.Bucket, projectID string, files map[string]string, version int) (string, *precompress.Manifest) {
 	t.Helper()
+	var m *precompress.Manifest
+	dep := deploy(t, st, projectID, len(files), func(dep string) {
+		m = writeManifest(t, b, projectID, dep, files, version)
+	})
+	return dep, m
+}
+
+// writeManifest writes files as deployment dep of projectID, with a
+// manifest of version, and returns the manifest.
+func writeManifest(t testing.TB, b *blob.Bucket, projectID, dep string, files map[string]string, version int) *precompress.Manifest {
+	t.Helper()
 	ctx := context.Background()
-	u := &lectern.Update{ProjectID: projectID, Source: "test"}
-	if err := st.CreateUpdate(ctx, u); err != nil {
-		t.Fatalf("CreateUpdate: %v", err)
-	}
-	job, lease, err := st.ClaimJob(ctx, store.ClaimParams{Kinds: []string{store.KindUpdate}, Owner: "test",
-		Now: time.Now().Add(time.Second), LeaseFor: time.Minute})
-	if err != nil || job == nil || job.ID != u.ID {
-		t.Fatalf("ClaimJob = %v, %v; want job %s", job, err, u.ID)
-	}
-	dep := lectern.NewID(lectern.PrefixDeployment)
 	m := &precompress.Manifest{Version: version, CreatedAt: deployedAt, Files: map[string]precompress.File{}}
 	e := hostEntry{projectID: projectID, deploymentID: dep, found: true}
 	write := func(key string, data []byte) {
@@ -76,13 +76,7 @@ func publishManifest(t testing.TB, st store.Store, b *blob.Bucket, projectID str
 	}
 	data, _ := json.Marshal(m)
 	write(precompress.ManifestKey(blobstore.SitePrefix(projectID, dep)), data)
-	err = st.FinishUpdate(ctx, lease, store.UpdateResult{Status: lectern.UpdateSuccess, Summary: "ok",
-		Commit: &lectern.Commit{SHA: "abc", Ref: "main"}, EndedAt: time.Now(),
-		Deployment: &lectern.Deployment{ID: dep, ProjectID: projectID, UpdateID: u.ID, Commit: lectern.Commit{SHA: "abc", Ref: "main"}, PageCount: len(files)}})
-	if err != nil {
-		t.Fatalf("FinishUpdate: %v", err)
-	}
-	return dep, m
+	return m
 }
 
 // testKey returns the blob key file name of deployment dep is served from,

@@ -70,9 +70,24 @@ func newProject(t testing.TB, st store.Store, domains ...string) *lectern.Projec
 	return p
 }
 
-// publish writes files as a new deployment of p and makes it live the way
-// the update worker does: CreateUpdate, ClaimJob, upload, FinishUpdate.
+// publish writes files as a new deployment of p, each under its own key
+// (no manifest), and makes it live the way the update worker does
+// (deploy).
 func publish(t testing.TB, st store.Store, b *blob.Bucket, projectID string, files map[string]string) string {
+	t.Helper()
+	return deploy(t, st, projectID, len(files), func(dep string) {
+		for name, body := range files {
+			if err := b.WriteAll(context.Background(), blobstore.SiteKey(projectID, dep, name), []byte(body), nil); err != nil {
+				t.Fatalf("write %s: %v", name, err)
+			}
+		}
+	})
+}
+
+// deploy makes a new deployment of projectID live as the update worker
+// does: CreateUpdate, ClaimJob, write (the deployment's files, given its
+// id), FinishUpdate with pages pages. It returns the deployment's id.
+func deploy(t testing.TB, st store.Store, projectID string, pages int, write func(dep string)) string {
 	t.Helper()
 	ctx := context.Background()
 	u := &lectern.Update{ProjectID: projectID, Source: "test"}
@@ -84,19 +99,15 @@ func publish(t testing.TB, st store.Store, b *blob.Bucket, projectID string, fil
 	if err != nil || job == nil || job.ID != u.ID {
 		t.Fatalf("ClaimJob = %v, %v; want job %s", job, err, u.ID)
 	}
-	depID := lectern.NewID(lectern.PrefixDeployment)
-	for name, body := range files {
-		if err := b.WriteAll(ctx, blobstore.SiteKey(projectID, depID, name), []byte(body), nil); err != nil {
-			t.Fatalf("write %s: %v", name, err)
-		}
-	}
+	dep := lectern.NewID(lectern.PrefixDeployment)
+	write(dep)
 	err = st.FinishUpdate(ctx, lease, store.UpdateResult{Status: lectern.UpdateSuccess, Summary: "ok",
 		Commit: &lectern.Commit{SHA: "abc", Ref: "main"}, EndedAt: time.Now(),
-		Deployment: &lectern.Deployment{ID: depID, ProjectID: projectID, UpdateID: u.ID, Commit: lectern.Commit{SHA: "abc", Ref: "main"}, PageCount: len(files)}})
+		Deployment: &lectern.Deployment{ID: dep, ProjectID: projectID, UpdateID: u.ID, Commit: lectern.Commit{SHA: "abc", Ref: "main"}, PageCount: pages}})
 	if err != nil {
 		t.Fatalf("FinishUpdate: %v", err)
 	}
-	return depID
+	return dep
 }
 
 var pngBytes = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR-fake-png-body-0123456789"
