@@ -45,10 +45,7 @@ func (b *Builder) Add(id int, d Doc) error {
 			return fmt.Errorf("search: page %d: %w", id, err)
 		}
 		n, _ = eachTerm(d.Terms, func(w []byte, f uint32) {
-			h := uint32(hashSeed)
-			for _, c := range w {
-				h = (h ^ uint32(c)) * hashPrime
-			}
+			h := hashWord(w)
 			k, slot := b.vocab.find(string(w), h)
 			if k < 0 {
 				b.lists = append(b.lists, nil)

@@ -106,10 +106,7 @@ func (sc *scratch) word(w string, weight uint32, field uint8) {
 // only for a word new to the page.
 func (sc *scratch) lowerWord(w string, weight uint32, field uint8) {
 	sc.lower = appendLowerASCII(sc.lower[:0], w)
-	h := uint32(hashSeed)
-	for _, c := range sc.lower {
-		h = (h ^ uint32(c)) * hashPrime
-	}
+	h := hashWord(sc.lower)
 	i, slot := sc.set.find(string(sc.lower), h)
 	if i < 0 {
 		i = sc.put(slot, string(sc.lower), h)

@@ -19,7 +19,7 @@ const (
 	hashPrime = 16777619
 )
 
-func hashWord(w string) uint32 {
+func hashWord[T string | []byte](w T) uint32 {
 	h := uint32(hashSeed)
 	for i := 0; i < len(w); i++ {
 		h = (h ^ uint32(w[i])) * hashPrime
