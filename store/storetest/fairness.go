@@ -20,6 +20,17 @@ var fairnessCases = []testCase{
 	{"QueuePlace", testQueuePlace},
 }
 
+// claimUntilNone claims with p until no job is given, at most most+1
+// times, and returns how many were.
+func claimUntilNone(t *testing.T, s store.Store, p store.ClaimParams, most int) int {
+	t.Helper()
+	n := 0
+	for n <= most && claimWith(t, s, p) != nil {
+		n++
+	}
+	return n
+}
+
 // claimWith claims a job of the kinds with p's limits.
 func claimWith(t *testing.T, s store.Store, p store.ClaimParams) *store.Job {
 	t.Helper()
@@ -127,14 +138,7 @@ func testClaimPlanLimits(t *testing.T, s store.Store) {
 		newUpdate(t, s, newProject(t, s, ent.ID))
 	}
 	params := store.ClaimParams{Kinds: []string{store.KindUpdate}, OrgLimit: 1, PlanLimits: map[lectern.Plan]int{lectern.PlanEnterprise: 3}}
-	n := 0
-	for claimWith(t, s, params) != nil {
-		n++
-		if n > 4 {
-			break
-		}
-	}
-	if n != 3 {
+	if n := claimUntilNone(t, s, params, 4); n != 3 {
 		t.Errorf("an enterprise organization with a plan limit of 3 had %d jobs claimed, want 3", n)
 	}
 	pro := &lectern.Organization{Name: "Pro " + unique(), Plan: lectern.PlanPro}
@@ -142,14 +146,7 @@ func testClaimPlanLimits(t *testing.T, s store.Store) {
 	for range 3 {
 		newUpdate(t, s, newProject(t, s, pro.ID))
 	}
-	n = 0
-	for claimWith(t, s, params) != nil {
-		n++
-		if n > 3 {
-			break
-		}
-	}
-	if n != 1 {
+	if n := claimUntilNone(t, s, params, 3); n != 1 {
 		t.Errorf("a pro organization, its plan not named, had %d jobs claimed, want OrgLimit's 1", n)
 	}
 }
