@@ -48,9 +48,9 @@ var byteClasses = func() (t [256]uint8) {
 }()
 
 // sections appends to b the JSON of the sections of a rendered body
-// (what Sections' reference in the tests splits it into: the part before
-// the first h2 or h3 with an id, unless empty, then each such heading's
-// anchor, text and the text up to the next), as [anchor, heading, text]
+// (what sections in scan_test.go reads plainly: the part before the first
+// h2 or h3 with an id, unless empty, then each such heading's anchor,
+// text and the text up to the next), as [anchor, heading, text]
 // arrays separated by commas, and counts the words of each heading and
 // text in sc (as heading and body). A body that is not valid UTF-8 is
 // read with U+FFFD for its bad bytes.
