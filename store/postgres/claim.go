@@ -65,6 +65,16 @@ func (s *Store) ClaimJob(ctx context.Context, p store.ClaimParams) (*store.Job, 
 	return nil, store.Lease{}, nil
 }
 
+// groupFree is the condition that no other job of j's group holds a live
+// lease at the time in parameter at ("$1").
+func groupFree(at string) string {
+	return `(j.group_key = '' OR NOT EXISTS (SELECT 1 FROM jobs o WHERE o.group_key = j.group_key AND o.id <> j.id
+		AND o.state = 'running' AND o.lease_until >= ` + at + `))`
+}
+
+// maxGroupSkips bounds how many busy groups one claim steps over.
+const maxGroupSkips = 8
+
 // claimant is an organization ClaimJob may serve, its limit, and whether
 // it has a job whose lease expired.
 type claimant struct {
@@ -178,7 +188,7 @@ func pickJob(ctx context.Context, c *pgx.Conn, p store.ClaimParams, at time.Time
 			THEN pg_try_advisory_xact_lock(hashtextextended('lectern.job-org.' || $1, 0)) ELSE true END::text, true)`,
 		org.id, org.limit > 0)
 	b.Queue(`SELECT j.id, j.kind, j.group_key, j.attempt, j.max_attempts, j.last_error, j.created_at, j.lease_token
-		FROM jobs j WHERE current_setting('`+orgLocked+`') = 'true' AND `+branch+` AND j.kind = ANY($2) AND `+groupFree+`
+		FROM jobs j WHERE current_setting('`+orgLocked+`') = 'true' AND `+branch+` AND j.kind = ANY($2) AND `+groupFree("$1")+`
 		AND NOT (j.group_key = ANY($3))
 		AND ($5 = 0 OR (SELECT count(*) FROM jobs r WHERE r.org_id = $4 AND r.state = 'running' AND r.lease_until >= $1
 			AND r.kind = ANY($2)) < $5)
@@ -218,11 +228,9 @@ func leaseJob(ctx context.Context, c *pgx.Conn, p store.ClaimParams, at time.Tim
 	if j.GroupKey != "" {
 		b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended('lectern.job-group.' || $1, 0))`, j.GroupKey)
 	}
-	b.Queue(`WITH u AS (UPDATE jobs SET state = 'running', attempt = $1, lease_owner = $2, lease_token = $3,
-			lease_until = $4, updated_at = $5 WHERE id = $6
-			AND (group_key = '' OR NOT EXISTS (SELECT 1 FROM jobs o WHERE o.group_key = jobs.group_key AND o.id <> jobs.id
-				AND o.state = 'running' AND o.lease_until >= $5))
-			RETURNING org_id)
+	b.Queue(`WITH u AS (UPDATE jobs AS j SET state = 'running', attempt = $1, lease_owner = $2, lease_token = $3,
+			lease_until = $4, updated_at = $5 WHERE j.id = $6 AND `+groupFree("$5")+`
+			RETURNING j.org_id)
 		INSERT INTO org_claims (org_id, claimed_at) SELECT org_id, $5 FROM u
 		ON CONFLICT (org_id) DO UPDATE SET claimed_at = excluded.claimed_at`,
 		j.Attempt, p.Owner, l.Token, utc(p.Now.Add(p.LeaseFor)), at, j.ID)

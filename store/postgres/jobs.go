@@ -11,18 +11,6 @@ import (
 	"lectern.dev/lectern/store"
 )
 
-// availableJob is the condition under which a job may be claimed at $1:
-// queued and due, or running under an expired lease; of the kinds in $2.
-const availableJob = `((j.state = 'queued' AND j.run_at <= $1) OR (j.state = 'running' AND j.lease_until < $1)) AND j.kind = ANY($2)`
-
-// groupFree is the condition that no other job of j's group holds a live
-// lease at $1.
-const groupFree = `(j.group_key = '' OR NOT EXISTS (SELECT 1 FROM jobs o WHERE o.group_key = j.group_key AND o.id <> j.id
-	AND o.state = 'running' AND o.lease_until >= $1))`
-
-// maxGroupSkips bounds how many busy groups one claim steps over.
-const maxGroupSkips = 8
-
 // ExtendLease keeps a claim alive until the given time.
 func (s *Store) ExtendLease(ctx context.Context, l store.Lease, until time.Time) error {
 	tag, err := s.pool.Exec(ctx, `UPDATE jobs SET lease_until = $1 WHERE id = $2 AND state = 'running' AND lease_owner = $3 AND lease_token = $4`,
