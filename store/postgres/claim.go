@@ -9,7 +9,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"lectern.dev/lectern"
 	"lectern.dev/lectern/store"
 )
 
@@ -30,37 +29,64 @@ import (
 // update that checks again (with its own snapshot, taken once the lock is
 // held) that no other job of the group holds a live lease.
 //
-// A claim takes three round trips to the database: the order of the
-// organizations (claimOrder, which is all an idle worker's poll costs);
-// the transaction's start, the organization's lock and the pick of a job,
-// sent at once (pickJob); and the group's lock, the lease and the commit,
-// sent at once (leaseJob).
+// A claim takes two round trips to the database: the transaction's
+// start, the organization's lock and the pick of a job, sent at once
+// (pickJob); and the group's lock, the lease and the commit, sent at once
+// (leaseJob). The order of the organizations is read before, at most
+// every orderFor (claimorder.go); an idle worker's poll reads only that.
 func (s *Store) ClaimJob(ctx context.Context, p store.ClaimParams) (*store.Job, store.Lease, error) {
 	if len(p.Kinds) == 0 {
 		return nil, store.Lease{}, nil
 	}
 	at := utc(p.Now)
-	orgs, err := claimOrder(ctx, s.pool, p, at)
-	if err != nil || len(orgs) == 0 {
-		return nil, store.Lease{}, wrap(err)
-	}
-	conn, err := s.pool.Acquire(ctx)
-	if err != nil {
-		return nil, store.Lease{}, wrap(err)
-	}
-	// (A connection left in a transaction by an error is closed, not
-	// pooled: pgxpool's Release.)
-	defer conn.Release()
-	for _, org := range orgs {
-		j, l, err := claimOrgJob(ctx, conn.Conn(), p, at, org)
+	var conn *pgxpool.Conn
+	defer func() {
+		// (A connection left in a transaction by an error is closed,
+		// not pooled: pgxpool's Release.)
+		if conn != nil {
+			conn.Release()
+		}
+	}()
+	// The organizations tried, and whether for a job whose lease expired
+	// too: the order read again may say one has such a job now.
+	tried := map[string]bool{}
+	for _, fresh := range []bool{false, true} {
+		orgs, kept, err := s.claims.order(ctx, s.pool, p, at, fresh)
 		if err != nil {
 			return nil, store.Lease{}, wrap(err)
 		}
-		if j != nil {
-			return j, l, nil
+		for _, org := range orgs {
+			if expired, ok := tried[org.id]; ok && (expired || !org.expired) {
+				continue
+			}
+			tried[org.id] = org.expired
+			if conn == nil {
+				if conn, err = s.pool.Acquire(ctx); err != nil {
+					return nil, store.Lease{}, wrap(err)
+				}
+			}
+			s.claims.start(org.id)
+			j, l, err := claimOrgJob(ctx, conn.Conn(), p, at, org)
+			s.claims.end(org.id, j != nil, at)
+			if err != nil {
+				return nil, store.Lease{}, wrap(err)
+			}
+			if j != nil {
+				return j, l, nil
+			}
+			// Its jobs wait for their groups, or other claimers hold
+			// them or it: the next organization.
 		}
-		// Its jobs wait for their groups, or other claimers hold them or
-		// it: the next organization.
+		if !kept {
+			break
+		}
+		// The order kept is read again, on a connection of the pool's:
+		// this claim's goes back first, or claims that wait for one
+		// could hold them all.
+		if conn != nil {
+			conn.Release()
+			conn = nil
+		}
 	}
 	return nil, store.Lease{}, nil
 }
@@ -83,7 +109,7 @@ type claimant struct {
 	expired bool
 }
 
-// claimOrderSQL is claimOrder's query.
+// claimOrderSQL is readClaimOrder's query.
 const claimOrderSQL = `WITH RECURSIVE q(org) AS (
 			SELECT min(org_id) FROM jobs WHERE state = 'queued'
 			UNION ALL
@@ -95,41 +121,12 @@ const claimOrderSQL = `WITH RECURSIVE q(org) AS (
 			UNION SELECT org FROM expired),
 		running AS (
 			SELECT org_id, count(*) AS n FROM jobs WHERE state = 'running' AND lease_until >= $1 AND kind = ANY($2) GROUP BY org_id)
-		SELECT c.org, coalesce(o.plan, ''), coalesce(r.n, 0), EXISTS (SELECT 1 FROM expired e WHERE e.org = c.org)
+		SELECT c.org, coalesce(o.plan, ''), coalesce(r.n, 0), EXISTS (SELECT 1 FROM expired e WHERE e.org = c.org), oc.claimed_at
 		FROM cand c
 		LEFT JOIN running r ON r.org_id = c.org
 		LEFT JOIN orgs o ON o.id = c.org
 		LEFT JOIN org_claims oc ON oc.org_id = c.org
 		ORDER BY coalesce(r.n, 0), oc.claimed_at NULLS FIRST, c.org`
-
-// claimOrder returns the organizations that may have an available job
-// (queued ones, listed by a skip scan of the index jobs_queue, and those
-// with a lease expired) and room under their limit (jobs of p's kinds
-// running), in the order ClaimJob serves them: fewest jobs running, then
-// the oldest last claim (none first), then by id. It is read outside the
-// claim's transaction: pickJob checks the limit again.
-func claimOrder(ctx context.Context, db *pgxpool.Pool, p store.ClaimParams, at time.Time) ([]claimant, error) {
-	rows, err := db.Query(ctx, claimOrderSQL, at, p.Kinds)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var orgs []claimant
-	for rows.Next() {
-		var c claimant
-		var plan string
-		var running int
-		if err := rows.Scan(&c.id, &plan, &running, &c.expired); err != nil {
-			return nil, err
-		}
-		c.limit = p.LimitFor(lectern.Plan(plan))
-		if c.limit > 0 && running >= c.limit {
-			continue
-		}
-		orgs = append(orgs, c)
-	}
-	return orgs, rows.Err()
-}
 
 // claimOrgJob leases organization org's next available job: a job whose
 // lease expired (its worker died) first, then the queued ones by priority

@@ -29,6 +29,7 @@ func (s *Store) CreateExport(ctx context.Context, e *lectern.ExportJob, q store.
 	}
 	e.UpdatedAt, e.Status, e.Progress, e.PageCount = e.CreatedAt, lectern.ExportQueued, 0, 0
 	at := utc(e.CreatedAt)
+	defer s.claims.forget() // (after the commit)
 	for range 3 {
 		var active string
 		err := s.tx(ctx, func(tx pgx.Tx) error {

@@ -56,6 +56,9 @@ type Store struct {
 	// applied lists the migrations Open applied, for lectern migrate to
 	// say what it did.
 	applied []int
+	// claims is the organizations' order the Store's claims keep
+	// (claimorder.go).
+	claims claimOrders
 }
 
 // Open connects to the database at dsn (a postgres:// or postgresql:// URL;

@@ -28,6 +28,7 @@ func (s *Store) CreateUpdate(ctx context.Context, u *lectern.Update) error {
 		u.Logs = []string{}
 	}
 	at := utc(u.CreatedAt)
+	defer s.claims.forget() // (after the commit)
 	return s.tx(ctx, func(tx pgx.Tx) error {
 		var orgID string
 		err := tx.QueryRow(ctx, `SELECT org_id FROM projects WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE`, u.ProjectID).Scan(&orgID)
