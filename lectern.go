@@ -165,8 +165,9 @@ const (
 	// WaitOrgLimit: its organization already runs as many jobs as its
 	// limit allows (lectern serve --org-jobs).
 	WaitOrgLimit = "organization_limit"
-	// WaitWorkers: every worker is busy, or its organization's earlier
-	// jobs go first.
+	// WaitWorkers: every worker is busy (the last free one of a process
+	// is kept for an organization with nothing running), or its
+	// organization's earlier jobs go first.
 	WaitWorkers = "workers_busy"
 )
 

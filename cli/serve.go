@@ -108,7 +108,7 @@ by --config; the command line wins over the environment, which wins over the fil
 	fs.BoolVar(&f.logRequests, "log-requests", false, "log every API request (failed ones are always logged)")
 	fs.DurationVar(&f.bundleURLTTL, "bundle-url-ttl", time.Hour, "lifetime of bundle download links")
 	fs.IntVar(&f.workers, "workers", 2, "jobs run at once by this process")
-	fs.IntVar(&f.orgJobs, "org-jobs", 2, "updates and exports of one organization run at once, across every worker process (0: no limit), so that one organization's backlog cannot take every worker")
+	fs.IntVar(&f.orgJobs, "org-jobs", 2, "updates and exports of one organization run at once, across every worker process; with a limit, a process's last free worker is kept for an organization with nothing running, so that one organization's backlog cannot take every worker (0: no limit, no spare worker)")
 	fs.Var(&f.orgJobsByPlan, "org-jobs-by-plan", "the same limit by plan, for the plans named, like enterprise=4,pro=2 (others have --org-jobs)")
 	fs.DurationVar(&f.jobLease, "job-lease", 15*time.Second, "how long a job stays claimed without a heartbeat before another worker takes it over")
 	fs.Float64Var(&f.rateLimit, "rate-limit", 20, "API requests per second per key, on average (0 disables)")
@@ -337,7 +337,7 @@ func (f *serveFlags) run(ctx context.Context, e *env) error {
 		}
 		metrics := jobs.NewMetrics(reg, st)
 		runner = jobs.NewRunner(log, st, handlers, jobs.Config{Workers: f.workers, LeaseFor: f.jobLease, DrainTimeout: f.shutdownTimeout,
-			OrgLimit: f.orgJobs, PlanLimits: f.orgJobsByPlan}, metrics)
+			OrgLimit: f.orgJobs, PlanLimits: f.orgJobsByPlan, SpareWorker: f.orgJobs > 0 || len(f.orgJobsByPlan) > 0}, metrics)
 		// Jobs outlive a canceled ctx only through Stop: give them their own.
 		if err := runner.Start(context.WithoutCancel(ctx)); err != nil {
 			return err

@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -46,6 +47,12 @@ type Config struct {
 	// them by plan instead, for the plans they name.
 	OrgLimit   int
 	PlanLimits map[lectern.Plan]int
+	// SpareWorker keeps the last free worker of a Runner of more than
+	// one for an organization with no job running (in any process): one
+	// organization's backlog then never takes every worker, and another
+	// organization's job starts at once rather than after one of the
+	// backlog's ends.
+	SpareWorker bool
 }
 
 func (c *Config) defaults() {
@@ -78,6 +85,7 @@ type Runner struct {
 	cfg      Config
 	metrics  *Metrics
 
+	busy     atomic.Int32 // workers claiming or running a job
 	wake     chan struct{}
 	stopOnce sync.Once
 	stop     chan struct{} // closed by Stop: claim no more
@@ -213,8 +221,15 @@ func queueBackoff(poll time.Duration, n int) time.Duration {
 
 // runOne claims one job and runs it. It reports whether a job was claimed.
 func (r *Runner) runOne(ctx context.Context, reached func()) (bool, error) {
-	job, lease, err := r.store.ClaimJob(ctx, store.ClaimParams{Kinds: r.kinds, Owner: r.cfg.Owner, Now: time.Now(), LeaseFor: r.cfg.LeaseFor,
-		OrgLimit: r.cfg.OrgLimit, PlanLimits: r.cfg.PlanLimits})
+	p := store.ClaimParams{Kinds: r.kinds, Owner: r.cfg.Owner, Now: time.Now(), LeaseFor: r.cfg.LeaseFor,
+		OrgLimit: r.cfg.OrgLimit, PlanLimits: r.cfg.PlanLimits}
+	defer r.busy.Add(-1)
+	if n := int(r.busy.Add(1)); r.cfg.SpareWorker && r.cfg.Workers > 1 && n == r.cfg.Workers {
+		// The last free worker: an organization with a job running
+		// is at its limit for it.
+		p.OrgLimit, p.PlanLimits = 1, nil
+	}
+	job, lease, err := r.store.ClaimJob(ctx, p)
 	if err != nil {
 		return false, err
 	}
