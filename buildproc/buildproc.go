@@ -54,6 +54,11 @@ type Request struct {
 	// only what changed is rendered and written again. One project's own:
 	// never shared between projects.
 	CacheDir string `json:"cacheDir,omitempty"`
+	// Nice lowers the render's CPU priority by that much (a nice value,
+	// at most 19 in all), so that a render of an organization that runs
+	// others yields the CPU to those of organizations that run none. Only
+	// Child honours it: a Local render runs at its process's priority.
+	Nice int `json:"nice,omitempty"`
 }
 
 // Result is what a render reports.

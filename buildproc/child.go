@@ -189,6 +189,11 @@ func Serve(ctx context.Context, memory int64, r io.Reader, w io.Writer) error {
 		enc.Encode(m)
 	}
 	req.Request.Options = req.options()
+	if req.Nice > 0 {
+		// Best effort: a render at the server's priority is still a
+		// render.
+		_ = lowerPriority(min(req.Nice, 19))
+	}
 	if os.Getenv("GOGC") == "" {
 		// As lectern build: a render allocates far more than it keeps.
 		debug.SetGCPercent(childGCPercent)

@@ -3,8 +3,11 @@
 package buildproc
 
 import (
+	"errors"
+	"os"
 	"os/exec"
 	"runtime/debug"
+	"strconv"
 	"syscall"
 )
 
@@ -32,4 +35,34 @@ func limitMemory(bytes int64) error {
 	debug.SetMemoryLimit(bytes / 10 * 9)
 	lim := uint64(bytes)
 	return syscall.Setrlimit(syscall.RLIMIT_DATA, &syscall.Rlimit{Cur: lim, Max: lim})
+}
+
+// lowerPriority raises the nice value of every thread of the process by
+// n (at most to 19) from the process's: Linux keeps one for each thread,
+// and a thread starts with its creator's, so the threads the runtime
+// starts later inherit it. Twice over, for a thread started during the
+// first pass.
+func lowerPriority(n int) error {
+	// The system call gives 20 - nice.
+	raw, err := syscall.Getpriority(syscall.PRIO_PROCESS, os.Getpid())
+	if err != nil {
+		return err
+	}
+	nice := min(20-raw+n, 19)
+	for range 2 {
+		tasks, rerr := os.ReadDir("/proc/self/task")
+		if rerr != nil {
+			return rerr
+		}
+		for _, t := range tasks {
+			tid, aerr := strconv.Atoi(t.Name())
+			if aerr != nil {
+				continue
+			}
+			if serr := syscall.Setpriority(syscall.PRIO_PROCESS, tid, nice); serr != nil && !errors.Is(serr, syscall.ESRCH) && err == nil {
+				err = serr // (ESRCH: a thread that ended)
+			}
+		}
+	}
+	return err
 }

@@ -19,3 +19,7 @@ func limitMemory(bytes int64) error {
 	}
 	return nil
 }
+
+// lowerPriority does nothing: other systems' nice values are not kept by
+// thread, and a render runs at the server's priority there.
+func lowerPriority(n int) error { return nil }

@@ -100,7 +100,7 @@ func (h *ExportHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	all := features.All()
 	opts := render.Options{Export: true, BasePath: e.BasePath, SiteURL: "https://" + e.Domain + e.BasePath, Features: &all, Limits: h.Limits,
 		CustomScripts: p.CustomScripts}
-	res, err := builder(h.Builder).Build(ctx, buildproc.Request{Src: srcDir, Out: outDir, Options: opts, PageDelay: h.PageDelay}, pr.report)
+	res, err := builder(h.Builder).Build(ctx, buildproc.Request{Src: srcDir, Out: outDir, Options: opts, PageDelay: h.PageDelay, Nice: renderNice(job)}, pr.report)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

@@ -65,6 +65,22 @@ type UpdateHandler struct {
 	CacheMax int64
 }
 
+// busyOrgNice is how much lower the CPU priority of a render is when its
+// organization already ran other jobs when it was claimed
+// (store.Job.OrgRunning): on a machine whose workers outnumber its cores,
+// a backlog's renders then yield the CPU to the first render of another
+// organization, not only the workers (a nice value of 10 weighs about a
+// ninth of the default's with Linux's scheduler).
+const busyOrgNice = 10
+
+// renderNice is the nice value of job's render (buildproc.Request.Nice).
+func renderNice(job *store.Job) int {
+	if job.OrgRunning > 0 {
+		return busyOrgNice
+	}
+	return 0
+}
+
 // builder returns the Builder that renders: b, or else a Local one.
 func builder(b buildproc.Builder) buildproc.Builder {
 	if b == nil {
@@ -161,7 +177,8 @@ func (h *UpdateHandler) Run(ctx context.Context, job *store.Job, lease store.Lea
 	live := features.Live(p.DeploymentType)
 	live.EmbedHosts = h.EmbedHosts
 	opts := render.Options{Features: &live, Limits: h.Limits, CustomScripts: p.CustomScripts}
-	res, err := builder(h.Builder).Build(ctx, buildproc.Request{Src: docsDir, Out: outDir, Options: opts, PageDelay: h.PageDelay, CacheDir: renderCache}, nil)
+	res, err := builder(h.Builder).Build(ctx, buildproc.Request{Src: docsDir, Out: outDir, Options: opts, PageDelay: h.PageDelay, CacheDir: renderCache,
+		Nice: renderNice(job)}, nil)
 	if res != nil {
 		for _, w := range res.Warnings {
 			log.add("warning: %s", w.String())

@@ -311,6 +311,11 @@ type Job struct {
 	MaxAttempts int
 	LastError   string
 	CreatedAt   time.Time
+	// OrgRunning is how many jobs of its organization, of the kinds
+	// claimed, ran under a live lease when it was claimed (its own not
+	// counted): a worker runs the build of an organization that already
+	// runs others at a lower CPU priority.
+	OrgRunning int
 }
 
 // Lease is a worker's claim on a running job. Every write on behalf of a job

@@ -184,11 +184,12 @@ func pickJob(ctx context.Context, c *pgx.Conn, p store.ClaimParams, at time.Time
 	b.Queue(`SELECT set_config('`+orgLocked+`', CASE WHEN $2::bool
 			THEN pg_try_advisory_xact_lock(hashtextextended('lectern.job-org.' || $1, 0)) ELSE true END::text, true)`,
 		org.id, org.limit > 0)
-	b.Queue(`SELECT j.id, j.kind, j.group_key, j.attempt, j.max_attempts, j.last_error, j.created_at, j.lease_token
-		FROM jobs j WHERE current_setting('`+orgLocked+`') = 'true' AND `+branch+` AND j.kind = ANY($2) AND `+groupFree("$1")+`
+	b.Queue(`WITH running AS (SELECT count(*) AS n FROM jobs r WHERE r.org_id = $4 AND r.state = 'running' AND r.lease_until >= $1
+			AND r.kind = ANY($2))
+		SELECT j.id, j.kind, j.group_key, j.attempt, j.max_attempts, j.last_error, j.created_at, j.lease_token, running.n
+		FROM jobs j, running WHERE current_setting('`+orgLocked+`') = 'true' AND `+branch+` AND j.kind = ANY($2) AND `+groupFree("$1")+`
 		AND NOT (j.group_key = ANY($3))
-		AND ($5 = 0 OR (SELECT count(*) FROM jobs r WHERE r.org_id = $4 AND r.state = 'running' AND r.lease_until >= $1
-			AND r.kind = ANY($2)) < $5)
+		AND ($5 = 0 OR running.n < $5)
 		ORDER BY j.priority, j.created_at, j.id LIMIT 1 FOR UPDATE OF j SKIP LOCKED`, at, p.Kinds, busy, org.id, org.limit)
 	br := c.SendBatch(ctx, &b)
 	var j store.Job
@@ -198,7 +199,7 @@ func pickJob(ctx context.Context, c *pgx.Conn, p store.ClaimParams, at time.Time
 		_, err = br.Exec()
 	}
 	if err == nil {
-		err = br.QueryRow().Scan(&j.ID, &j.Kind, &j.GroupKey, &j.Attempt, &j.MaxAttempts, &j.LastError, &j.CreatedAt, &token)
+		err = br.QueryRow().Scan(&j.ID, &j.Kind, &j.GroupKey, &j.Attempt, &j.MaxAttempts, &j.LastError, &j.CreatedAt, &token, &j.OrgRunning)
 	}
 	if cerr := br.Close(); err == nil {
 		err = cerr

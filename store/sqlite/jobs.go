@@ -43,7 +43,7 @@ func (s *Store) ClaimJob(ctx context.Context, p store.ClaimParams) (*store.Job, 
 			return err
 		}
 		for _, org := range orgs {
-			j, created, token, err := nextOrgJob(ctx, tx, p, org, nowTS)
+			j, created, token, err := nextOrgJob(ctx, tx, p, org.id, nowTS)
 			if err != nil {
 				return err
 			}
@@ -52,6 +52,7 @@ func (s *Store) ClaimJob(ctx context.Context, p store.ClaimParams) (*store.Job, 
 			}
 			j.Attempt++
 			j.CreatedAt = fromTS(created)
+			j.OrgRunning = org.running
 			lease = store.Lease{JobID: j.ID, Owner: p.Owner, Token: token + 1}
 			if _, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'running', attempt = ?, lease_owner = ?, lease_token = ?,
 				lease_until = ?, updated_at = ? WHERE id = ?`,
@@ -59,7 +60,7 @@ func (s *Store) ClaimJob(ctx context.Context, p store.ClaimParams) (*store.Job, 
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO org_claims (org_id, claimed_at) VALUES (?, ?)
-				ON CONFLICT (org_id) DO UPDATE SET claimed_at = excluded.claimed_at`, org, nowTS); err != nil {
+				ON CONFLICT (org_id) DO UPDATE SET claimed_at = excluded.claimed_at`, org.id, nowTS); err != nil {
 				return err
 			}
 			job = j
@@ -107,12 +108,19 @@ func nextOrgJob(ctx context.Context, tx *sql.Tx, p store.ClaimParams, org string
 	return nil, 0, 0, nil
 }
 
+// claimant is an organization ClaimJob may serve, and its jobs of the
+// kinds claimed running under a live lease.
+type claimant struct {
+	id      string
+	running int
+}
+
 // claimOrder returns the organizations that may have an available job
 // (queued ones, listed by a skip scan of the index jobs_queue, and those
 // with a lease expired) and room under their limit (jobs of p's kinds
 // running), in the order ClaimJob serves them: fewest jobs running, then
 // the oldest last claim (none first), then by id.
-func claimOrder(ctx context.Context, tx *sql.Tx, p store.ClaimParams, nowTS int64) ([]string, error) {
+func claimOrder(ctx context.Context, tx *sql.Tx, p store.ClaimParams, nowTS int64) ([]claimant, error) {
 	args := []any{nowTS, nowTS}
 	for _, k := range p.Kinds {
 		args = append(args, k)
@@ -137,17 +145,17 @@ func claimOrder(ctx context.Context, tx *sql.Tx, p store.ClaimParams, nowTS int6
 		return nil, err
 	}
 	defer rows.Close()
-	var orgs []string
+	var orgs []claimant
 	for rows.Next() {
-		var org, plan string
-		var running int
-		if err := rows.Scan(&org, &plan, &running); err != nil {
+		var c claimant
+		var plan string
+		if err := rows.Scan(&c.id, &plan, &c.running); err != nil {
 			return nil, err
 		}
-		if limit := p.LimitFor(lectern.Plan(plan)); limit > 0 && running >= limit {
+		if limit := p.LimitFor(lectern.Plan(plan)); limit > 0 && c.running >= limit {
 			continue
 		}
-		orgs = append(orgs, org)
+		orgs = append(orgs, c)
 	}
 	return orgs, rows.Err()
 }

@@ -18,6 +18,7 @@ var fairnessCases = []testCase{
 	{"PlanLimits", testClaimPlanLimits},
 	{"UpdatesBeforeExports", testClaimUpdatesBeforeExports},
 	{"QueuePlace", testQueuePlace},
+	{"OrgRunning", testClaimOrgRunning},
 }
 
 // claimUntilNone claims with p until no job is given, at most most+1
@@ -205,4 +206,42 @@ func testQueuePlace(t *testing.T, s store.Store) {
 	}
 	_, err := s.QueuePlace(t.Context(), missingID(lectern.PrefixUpdate), params)
 	wantCode(t, err, lectern.ENOTFOUND, "QueuePlace of no such job")
+}
+
+// testClaimOrgRunning: a claimed job says how many jobs of its
+// organization, of the kinds claimed, ran under a live lease when it was
+// claimed (its own not counted): 0, then 1 for the second of organization
+// A's, 0 for B's; jobs of other kinds and expired leases do not count.
+func testClaimOrgRunning(t *testing.T, s store.Store) {
+	a, b := newOrg(t, s), newOrg(t, s)
+	pa1, pa2, pa3 := newProject(t, s, a.ID), newProject(t, s, a.ID), newProject(t, s, a.ID)
+	newUpdate(t, s, pa1)
+	newUpdate(t, s, pa2)
+	at := now()
+	updates := store.ClaimParams{Kinds: []string{store.KindUpdate}, Now: at}
+	first := claimWith(t, s, updates)
+	second := claimWith(t, s, updates)
+	if first == nil || second == nil {
+		t.Fatalf("claims of A's two updates = %v, %v", first, second)
+	}
+	if first.OrgRunning != 0 || second.OrgRunning != 1 {
+		t.Errorf("A's updates claimed with OrgRunning %d then %d, want 0 then 1", first.OrgRunning, second.OrgRunning)
+	}
+	newUpdate(t, s, newProject(t, s, b.ID))
+	if j := claimWith(t, s, updates); j == nil || j.OrgRunning != 0 {
+		t.Errorf("B's update claimed as %+v, want OrgRunning 0 (A's running jobs are not B's)", j)
+	}
+	// An export of A, claimed alone by its kind: A's updates are another kind.
+	newExport(t, s, pa3, domain(), time.Time{})
+	if j := claimWith(t, s, store.ClaimParams{Kinds: []string{store.KindExport}, Now: at}); j == nil || j.OrgRunning != 0 {
+		t.Errorf("A's export claimed as %+v, want OrgRunning 0 (only exports counted)", j)
+	}
+	// Past every lease: none of them is running any more.
+	newUpdate(t, s, newProject(t, s, a.ID))
+	late := store.ClaimParams{Kinds: []string{store.KindUpdate}, Now: at.Add(2 * time.Hour)}
+	for range 3 {
+		if j := claimWith(t, s, late); j == nil || j.OrgRunning > 1 {
+			t.Errorf("claim after the leases expired = %+v, want a job with at most the one claimed just before running", j)
+		}
+	}
 }
