@@ -101,22 +101,40 @@ func childrenOf(pid int) map[string]string {
 	kids := map[string]string{}
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(stat)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+		if f := statFields(filepath.Join("/proc", e.Name(), "stat")); len(f) > 1 && f[1] == strconv.Itoa(pid) {
 			cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
 			kids[e.Name()] = strings.ReplaceAll(string(cmd), "\x00", " ")
 		}
 	}
 	return kids
+}
+
+// statFields returns the fields of a /proc stat file after the command's
+// name (from the state, field 3, on); nil when it cannot be read.
+func statFields(path string) []string {
+	stat, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(s[i+1:])
+}
+
+// slowSite is a site of n empty pages, for a server whose renders are
+// slowed per page (--update-page-delay).
+func slowSite(n int) map[string]string {
+	files := map[string]string{}
+	var nav []string
+	for i := range n {
+		files[fmt.Sprintf("p%02d.mdx", i)] = "---\ntitle: P\n---\nx\n"
+		nav = append(nav, fmt.Sprintf("%q", fmt.Sprintf("p%02d", i)))
+	}
+	files["docs.json"] = `{"name": "Slow", "navigation": {"pages": [` + strings.Join(nav, ",") + `]}}`
+	return files
 }
 
 // assertAnswers checks that the good tenant's site and the API answer.
@@ -368,14 +386,7 @@ func TestContainMemoryTimeAndStop(t *testing.T) {
 	<-srv.exited
 
 	// A slow render: 40 pages at 200 ms each, against a 4 s limit.
-	slow := map[string]string{}
-	var nav []string
-	for i := range 40 {
-		slow[fmt.Sprintf("p%02d.mdx", i)] = "---\ntitle: P\n---\nx\n"
-		nav = append(nav, fmt.Sprintf("%q", fmt.Sprintf("p%02d", i)))
-	}
-	slow["docs.json"] = `{"name": "Slow", "navigation": {"pages": [` + strings.Join(nav, ",") + `]}}`
-	slowRepo, _ := newRepo(t, slow)
+	slowRepo, _ := newRepo(t, slowSite(40))
 	srv = startProc(t, bin, addr, data, "--build-timeout", "4s", "--update-page-delay", "200ms", "--shutdown-timeout", "1s")
 	tn := newTenant(t, bin, data, "Slow", slowRepo, "slow.test")
 	failsWith(t, base, tn, good, "longer than 4s", "--build-timeout")

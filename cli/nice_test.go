@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,13 +18,7 @@ func renderNices(pid int) map[string]int {
 		if !strings.Contains(cmd, "internal-build") {
 			continue
 		}
-		stat, err := os.ReadFile(filepath.Join("/proc", kid, "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(stat)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 16 {
+		if f := statFields(filepath.Join("/proc", kid, "stat")); len(f) > 16 {
 			n, _ := strconv.Atoi(f[16]) // field 19, nice
 			out[kid] = n
 		}
@@ -46,14 +39,7 @@ func TestBacklogRendersYieldTheCPU(t *testing.T) {
 	bin := lecternBinary(t)
 	data := t.TempDir()
 	addr := freeAddr(t)
-	files := map[string]string{}
-	var nav []string
-	for i := range 30 {
-		files[fmt.Sprintf("p%02d.mdx", i)] = "---\ntitle: P\n---\nx\n"
-		nav = append(nav, fmt.Sprintf("%q", fmt.Sprintf("p%02d", i)))
-	}
-	files["docs.json"] = `{"name": "Slow", "navigation": {"pages": [` + strings.Join(nav, ",") + `]}}`
-	repo, _ := newRepo(t, files)
+	repo, _ := newRepo(t, slowSite(30))
 	srv := startProc(t, bin, addr, data, "--workers", "3", "--update-page-delay", "200ms", "--build-timeout", "1m")
 	base := "http://" + addr
 	a := newTenant(t, bin, data, "A", repo, "a.test")
@@ -100,9 +86,9 @@ func TestBacklogRendersYieldTheCPU(t *testing.T) {
 // renderNicesSelf is this process's nice value, which the server's
 // renders start from.
 func renderNicesSelf() int {
-	stat, _ := os.ReadFile("/proc/self/stat")
-	s := string(stat)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	n, _ := strconv.Atoi(f[16])
+	n := 0
+	if f := statFields("/proc/self/stat"); len(f) > 16 {
+		n, _ = strconv.Atoi(f[16])
+	}
 	return n
 }
