@@ -15,7 +15,6 @@ import (
 	"log/slog"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -85,7 +84,10 @@ type Runner struct {
 	cfg      Config
 	metrics  *Metrics
 
-	busy     atomic.Int32 // workers claiming or running a job
+	// claimMu serializes the workers' claims, so that each knows how
+	// many of them run a job (running) when it claims (SpareWorker).
+	claimMu sync.Mutex
+	running int
 	wake     chan struct{}
 	stopOnce sync.Once
 	stop     chan struct{} // closed by Stop: claim no more
@@ -221,15 +223,7 @@ func queueBackoff(poll time.Duration, n int) time.Duration {
 
 // runOne claims one job and runs it. It reports whether a job was claimed.
 func (r *Runner) runOne(ctx context.Context, reached func()) (bool, error) {
-	p := store.ClaimParams{Kinds: r.kinds, Owner: r.cfg.Owner, Now: time.Now(), LeaseFor: r.cfg.LeaseFor,
-		OrgLimit: r.cfg.OrgLimit, PlanLimits: r.cfg.PlanLimits}
-	defer r.busy.Add(-1)
-	if n := int(r.busy.Add(1)); r.cfg.SpareWorker && r.cfg.Workers > 1 && n == r.cfg.Workers {
-		// The last free worker: an organization with a job running
-		// is at its limit for it.
-		p.OrgLimit, p.PlanLimits = 1, nil
-	}
-	job, lease, err := r.store.ClaimJob(ctx, p)
+	job, lease, err := r.claim(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -237,6 +231,11 @@ func (r *Runner) runOne(ctx context.Context, reached func()) (bool, error) {
 	if job == nil {
 		return false, nil
 	}
+	defer func() {
+		r.claimMu.Lock()
+		r.running--
+		r.claimMu.Unlock()
+	}()
 	h := r.handlers[job.Kind]
 	log := r.log.With("job", job.ID, "kind", job.Kind, "attempt", job.Attempt)
 	start := time.Now()
@@ -261,6 +260,24 @@ func (r *Runner) runOne(ctx context.Context, reached func()) (bool, error) {
 	outcome := r.settle(ctx, jctx, h, job, lease, runErr, log)
 	r.metrics.observe(job.Kind, outcome, time.Since(start))
 	return true, nil
+}
+
+// claim claims a job for a worker, with the runner's limits; the last
+// free worker, with SpareWorker, only a job of an organization with
+// nothing running (a limit of one for every organization).
+func (r *Runner) claim(ctx context.Context) (*store.Job, store.Lease, error) {
+	r.claimMu.Lock()
+	defer r.claimMu.Unlock()
+	p := store.ClaimParams{Kinds: r.kinds, Owner: r.cfg.Owner, Now: time.Now(), LeaseFor: r.cfg.LeaseFor,
+		OrgLimit: r.cfg.OrgLimit, PlanLimits: r.cfg.PlanLimits}
+	if r.cfg.SpareWorker && r.cfg.Workers > 1 && r.running+1 == r.cfg.Workers {
+		p.OrgLimit, p.PlanLimits = 1, nil
+	}
+	job, lease, err := r.store.ClaimJob(ctx, p)
+	if job != nil {
+		r.running++
+	}
+	return job, lease, err
 }
 
 // safeRun runs the handler, turning a panic into an error.
