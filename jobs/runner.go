@@ -86,8 +86,8 @@ type Runner struct {
 
 	// claimMu serializes the workers' claims, so that each knows how
 	// many of them run a job (running) when it claims (SpareWorker).
-	claimMu sync.Mutex
-	running int
+	claimMu  sync.Mutex
+	running  int
 	wake     chan struct{}
 	stopOnce sync.Once
 	stop     chan struct{} // closed by Stop: claim no more
