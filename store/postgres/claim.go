@@ -29,10 +29,10 @@ import (
 // update that checks again (with its own snapshot, taken once the lock is
 // held) that no other job of the group holds a live lease.
 //
-// A claim takes two round trips to the database: the transaction's
-// start, the organization's lock and the pick of a job, sent at once
-// (pickJob); and the group's lock, the lease and the commit, sent at once
-// (leaseJob). The order of the organizations is read before, at most
+// A claim of an organization's job is one round trip to the database:
+// the transaction's start, the organization's lock, the pick of the job
+// with its group's lock, the lease and the commit, sent at once
+// (pickAndLease). The order of the organizations is read before, at most
 // every orderFor (claimorder.go); an idle worker's poll reads only that.
 func (s *Store) ClaimJob(ctx context.Context, p store.ClaimParams) (*store.Job, store.Lease, error) {
 	if len(p.Kinds) == 0 {
@@ -144,7 +144,7 @@ func claimOrgJob(ctx context.Context, c *pgx.Conn, p store.ClaimParams, at time.
 		if len(branches) == 0 {
 			break
 		}
-		j, token, err := pickJob(ctx, c, p, at, org, branches[0], busy)
+		j, token, leased, err := pickAndLease(ctx, c, p, at, org, branches[0], busy)
 		if err != nil {
 			return nil, store.Lease{}, err
 		}
@@ -152,93 +152,78 @@ func claimOrgJob(ctx context.Context, c *pgx.Conn, p store.ClaimParams, at time.
 			branches = branches[1:]
 			continue
 		}
-		j.Attempt++
-		j.CreatedAt = utc(j.CreatedAt)
-		lease := store.Lease{JobID: j.ID, Owner: p.Owner, Token: token + 1}
-		ok, err := leaseJob(ctx, c, p, at, j, lease)
-		if err != nil {
-			return nil, store.Lease{}, err
-		}
-		if ok {
-			return j, lease, nil
+		if leased {
+			j.Attempt++
+			j.CreatedAt = utc(j.CreatedAt)
+			return j, store.Lease{JobID: j.ID, Owner: p.Owner, Token: token + 1}, nil
 		}
 		busy = append(busy, j.GroupKey) // another claimer leased a job of its group first
 	}
 	return nil, store.Lease{}, nil
 }
 
-// orgLocked is the transaction's setting that says whether pickJob's
-// transaction holds its organization's lock (a setting, since the
-// statements are sent at once and one cannot read the result of another).
-const orgLocked = "lectern.org_locked"
+// orgLocked and picked are pickAndLease's transaction's settings: whether
+// it holds its organization's lock, and the job it picked (settings,
+// since the statements are sent at once and one cannot read the result
+// of another).
+const (
+	orgLocked = "lectern.org_locked"
+	picked    = "lectern.picked_job"
+)
 
-// pickJob starts a transaction on c and, in it, locks org (when it has a
-// limit) and the row of its next job of branch (a condition on j) that no
-// claimer holds, whose group is free and not in busy, and returns the job
-// and its lease token, the transaction left open; or nil, the transaction
-// ended, when there is none (or the organization's lock is held, or it
-// runs its limit of jobs).
-func pickJob(ctx context.Context, c *pgx.Conn, p store.ClaimParams, at time.Time, org claimant, branch string, busy []string) (*store.Job, int64, error) {
+// pickAndLease sends, at once, on c: the start of a transaction; the
+// lock of org (when it has a limit); the pick of the row of its next job
+// of branch (a condition on j) that no claimer holds, whose group is free
+// and not in busy, with the lock of its group; the lease of that job
+// (which records its organization's claim), unless another job of its
+// group holds a live lease, checked again with a snapshot taken under the
+// group's lock; and the commit. It returns the job picked, nil when there
+// was none (or the organization's lock was held, or it runs its limit of
+// jobs), with its lease token before the lease; and whether it leased it.
+func pickAndLease(ctx context.Context, c *pgx.Conn, p store.ClaimParams, at time.Time, org claimant, branch string, busy []string) (*store.Job, int64, bool, error) {
 	var b pgx.Batch
 	b.Queue(`BEGIN`)
 	b.Queue(`SELECT set_config('`+orgLocked+`', CASE WHEN $2::bool
-			THEN pg_try_advisory_xact_lock(hashtextextended('lectern.job-org.' || $1, 0)) ELSE true END::text, true)`,
+			THEN pg_try_advisory_xact_lock(hashtextextended('lectern.job-org.' || $1, 0)) ELSE true END::text, true),
+		set_config('`+picked+`', '', true)`,
 		org.id, org.limit > 0)
+	// The pick is a CTE of its own, so that the locks and the setting of
+	// the outer select are taken for the row picked only.
 	b.Queue(`WITH running AS (SELECT count(*) AS n FROM jobs r WHERE r.org_id = $4 AND r.state = 'running' AND r.lease_until >= $1
-			AND r.kind = ANY($2))
-		SELECT j.id, j.kind, j.group_key, j.attempt, j.max_attempts, j.last_error, j.created_at, j.lease_token, running.n
-		FROM jobs j, running WHERE current_setting('`+orgLocked+`') = 'true' AND `+branch+` AND j.kind = ANY($2) AND `+groupFree("$1")+`
-		AND NOT (j.group_key = ANY($3))
-		AND ($5 = 0 OR running.n < $5)
-		ORDER BY j.priority, j.created_at, j.id LIMIT 1 FOR UPDATE OF j SKIP LOCKED`, at, p.Kinds, busy, org.id, org.limit)
+			AND r.kind = ANY($2)),
+		pick AS MATERIALIZED (SELECT j.id, j.kind, j.group_key, j.attempt, j.max_attempts, j.last_error, j.created_at, j.lease_token, running.n
+			FROM jobs j, running WHERE current_setting('`+orgLocked+`') = 'true' AND `+branch+` AND j.kind = ANY($2) AND `+groupFree("$1")+`
+			AND NOT (j.group_key = ANY($3))
+			AND ($5 = 0 OR running.n < $5)
+			ORDER BY j.priority, j.created_at, j.id LIMIT 1 FOR UPDATE OF j SKIP LOCKED)
+		SELECT pick.*, set_config('`+picked+`', pick.id, true),
+			CASE WHEN pick.group_key <> '' THEN pg_advisory_xact_lock(hashtextextended('lectern.job-group.' || pick.group_key, 0))::text END
+		FROM pick`, at, p.Kinds, busy, org.id, org.limit)
+	b.Queue(`WITH u AS (UPDATE jobs AS j SET state = 'running', attempt = j.attempt + 1, lease_owner = $1,
+			lease_token = j.lease_token + 1, lease_until = $2, updated_at = $3
+			WHERE j.id = current_setting('`+picked+`') AND `+groupFree("$3")+`
+			RETURNING j.org_id)
+		INSERT INTO org_claims (org_id, claimed_at) SELECT org_id, $3 FROM u
+		ON CONFLICT (org_id) DO UPDATE SET claimed_at = excluded.claimed_at`,
+		p.Owner, utc(p.Now.Add(p.LeaseFor)), at)
+	b.Queue(`COMMIT`)
 	br := c.SendBatch(ctx, &b)
 	var j store.Job
 	var token int64
+	found, leased := false, false
 	_, err := br.Exec()
 	if err == nil {
 		_, err = br.Exec()
 	}
 	if err == nil {
-		err = br.QueryRow().Scan(&j.ID, &j.Kind, &j.GroupKey, &j.Attempt, &j.MaxAttempts, &j.LastError, &j.CreatedAt, &token, &j.OrgRunning)
+		var set string
+		var lock *string
+		err = br.QueryRow().Scan(&j.ID, &j.Kind, &j.GroupKey, &j.Attempt, &j.MaxAttempts, &j.LastError, &j.CreatedAt, &token, &j.OrgRunning, &set, &lock)
+		found = err == nil
+		if errors.Is(err, pgx.ErrNoRows) {
+			err = nil
+		}
 	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		return &j, token, nil
-	}
-	_, rerr := c.Exec(ctx, `ROLLBACK`)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return nil, 0, rerr
-	case rerr != nil:
-		return nil, 0, errors.Join(err, rerr)
-	}
-	return nil, 0, err
-}
-
-// leaseJob leases job j, picked and locked by pickJob's transaction on c,
-// under lease l (and records its organization's claim), unless another job
-// of its group holds a live lease, checked under the group's lock; and
-// commits. It reports whether j was leased.
-func leaseJob(ctx context.Context, c *pgx.Conn, p store.ClaimParams, at time.Time, j *store.Job, l store.Lease) (bool, error) {
-	var b pgx.Batch
-	if j.GroupKey != "" {
-		b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended('lectern.job-group.' || $1, 0))`, j.GroupKey)
-	}
-	b.Queue(`WITH u AS (UPDATE jobs AS j SET state = 'running', attempt = $1, lease_owner = $2, lease_token = $3,
-			lease_until = $4, updated_at = $5 WHERE j.id = $6 AND `+groupFree("$5")+`
-			RETURNING j.org_id)
-		INSERT INTO org_claims (org_id, claimed_at) SELECT org_id, $5 FROM u
-		ON CONFLICT (org_id) DO UPDATE SET claimed_at = excluded.claimed_at`,
-		j.Attempt, p.Owner, l.Token, utc(p.Now.Add(p.LeaseFor)), at, j.ID)
-	b.Queue(`COMMIT`)
-	br := c.SendBatch(ctx, &b)
-	var err error
-	if j.GroupKey != "" {
-		_, err = br.Exec()
-	}
-	leased := false
 	if err == nil {
 		var tag pgconn.CommandTag
 		tag, err = br.Exec()
@@ -252,9 +237,12 @@ func leaseJob(ctx context.Context, c *pgx.Conn, p store.ClaimParams, at time.Tim
 	}
 	if err != nil {
 		if _, rerr := c.Exec(ctx, `ROLLBACK`); rerr != nil {
-			return false, errors.Join(err, rerr)
+			return nil, 0, false, errors.Join(err, rerr)
 		}
-		return false, err
+		return nil, 0, false, err
 	}
-	return leased, nil
+	if !found {
+		return nil, 0, false, nil
+	}
+	return &j, token, leased, nil
 }

@@ -56,7 +56,7 @@ type orgOrder struct {
 // running), in the order ClaimJob serves them: fewest jobs running, then
 // the oldest last claim (none first), then by id; with their jobs
 // running, whether they have a job whose lease expired, and when they last
-// claimed one. It is read outside the claim's transaction: pickJob checks
+// claimed one. It is read outside the claim's transaction: pickAndLease checks
 // the limit again.
 func readClaimOrder(ctx context.Context, db *pgxpool.Pool, p store.ClaimParams, at time.Time) ([]orgOrder, error) {
 	rows, err := db.Query(ctx, claimOrderSQL, at, p.Kinds)
@@ -112,7 +112,7 @@ func (c *claimOrders) order(ctx context.Context, db *pgxpool.Pool, p store.Claim
 		case cl.limit > 0 && o.running >= cl.limit:
 			// At its limit when read, or by the Store's claims since:
 			// its jobs may have ended since, which the order kept does
-			// not know (pickJob checks).
+			// not know (pickAndLease checks).
 			if kept && len(full) < maxFullTries {
 				full = append(full, cl)
 			}
