@@ -55,17 +55,29 @@ func (s *Store) ClaimJob(ctx context.Context, p store.ClaimParams) (*store.Job, 
 		if err != nil {
 			return nil, store.Lease{}, wrap(err)
 		}
-		for _, org := range orgs {
+		// Those another claim of the Store tries now come last.
+		var later []claimant
+		for i := 0; i < len(orgs)+len(later); i++ {
+			org, anyway := claimant{}, i >= len(orgs)
+			if anyway {
+				org = later[i-len(orgs)]
+			} else {
+				org = orgs[i]
+			}
 			if expired, ok := tried[org.id]; ok && (expired || !org.expired) {
+				continue
+			}
+			if !s.claims.start(org.id, anyway) {
+				later = append(later, org)
 				continue
 			}
 			tried[org.id] = org.expired
 			if conn == nil {
 				if conn, err = s.pool.Acquire(ctx); err != nil {
+					s.claims.end(org.id, false, at)
 					return nil, store.Lease{}, wrap(err)
 				}
 			}
-			s.claims.start(org.id)
 			j, l, err := claimOrgJob(ctx, conn.Conn(), p, at, org)
 			s.claims.end(org.id, j != nil, at)
 			if err != nil {

@@ -129,17 +129,25 @@ func (c *claimOrders) order(ctx context.Context, db *pgxpool.Pool, p store.Claim
 // that a claim tries, after the others, before it reads the order again.
 const maxFullTries = 2
 
-// start and end bracket a claim's try of organization org; end says
-// whether it got a job at at, which moves org down the order kept (one
-// more job running, claimed last), or not, which drops org from it until
-// the next read (it has no job available now).
-func (c *claimOrders) start(org string) {
+// start and end bracket a claim's try of organization org. start
+// reports whether no other claim of the Store tries org now, unless
+// anyway is set (a claim that found no other): claims at once go to
+// different organizations, not to the same one's lock. end says whether
+// it got a job at at, which moves org down the order kept (one more job
+// running, claimed last), or not, which drops org from it until the
+// next read (it has no job available now), unless another claim of the
+// Store tries it still.
+func (c *claimOrders) start(org string, anyway bool) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.trying[org] > 0 && !anyway {
+		return false
+	}
 	if c.trying == nil {
 		c.trying = map[string]int{}
 	}
 	c.trying[org]++
+	return true
 }
 
 func (c *claimOrders) end(org string, claimed bool, at time.Time) {
@@ -147,6 +155,8 @@ func (c *claimOrders) end(org string, claimed bool, at time.Time) {
 	defer c.mu.Unlock()
 	if c.trying[org]--; c.trying[org] <= 0 {
 		delete(c.trying, org)
+	} else if !claimed {
+		return // (the other claim's end says)
 	}
 	for _, k := range c.kept {
 		k.end(org, claimed, at)
