@@ -66,22 +66,22 @@ type UpdateHandler struct {
 }
 
 // busyOrgNice is how much lower the CPU priority of a render is when its
-// organization already ran other jobs when it was claimed
-// (store.Job.OrgRunning): on a machine whose workers outnumber its cores,
-// a backlog's renders then yield the CPU to the first render of another
-// organization, not only the workers (a nice value of 10 weighs about a
-// ninth of the default's with Linux's scheduler).
+// organization has a backlog: other jobs running or queued when it was
+// claimed (store.Job.OrgRunning, OrgQueued). On a machine whose workers
+// outnumber its cores, a backlog's renders then yield the CPU to the
+// render of an organization's one update, not only the workers (a nice
+// value of 10 weighs about a ninth of the default's with Linux's
+// scheduler); alone, they take the whole machine as before.
 const busyOrgNice = 10
 
 // renderNice is the nice value of job's render (buildproc.Request.Nice).
 func renderNice(job *store.Job) int {
-	if job.OrgRunning > 0 {
+	if job.OrgRunning > 0 || job.OrgQueued {
 		return busyOrgNice
 	}
 	return 0
 }
 
-// builder returns the Builder that renders: b, or else a Local one.
 func builder(b buildproc.Builder) buildproc.Builder {
 	if b == nil {
 		return buildproc.Local{}

@@ -313,9 +313,12 @@ type Job struct {
 	CreatedAt   time.Time
 	// OrgRunning is how many jobs of its organization, of the kinds
 	// claimed, ran under a live lease when it was claimed (its own not
-	// counted): a worker runs the build of an organization that already
-	// runs others at a lower CPU priority.
+	// counted), and OrgQueued whether another waited behind it in the
+	// organization's queue (by priority, then age): a worker runs
+	// the build of an organization with a backlog (others running or
+	// waiting) at a lower CPU priority.
 	OrgRunning int
+	OrgQueued  bool
 }
 
 // Lease is a worker's claim on a running job. Every write on behalf of a job

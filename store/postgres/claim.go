@@ -203,12 +203,16 @@ func pickAndLease(ctx context.Context, c *pgx.Conn, p store.ClaimParams, at time
 	// the outer select are taken for the row picked only.
 	b.Queue(`WITH running AS (SELECT count(*) AS n FROM jobs r WHERE r.org_id = $4 AND r.state = 'running' AND r.lease_until >= $1
 			AND r.kind = ANY($2)),
-		pick AS MATERIALIZED (SELECT j.id, j.kind, j.group_key, j.attempt, j.max_attempts, j.last_error, j.created_at, j.lease_token, running.n
+		pick AS MATERIALIZED (SELECT j.id, j.kind, j.group_key, j.attempt, j.max_attempts, j.last_error, j.created_at, j.lease_token, running.n,
+				j.priority
 			FROM jobs j, running WHERE current_setting('`+orgLocked+`') = 'true' AND `+branch+` AND j.kind = ANY($2) AND `+groupFree("$1")+`
 			AND NOT (j.group_key = ANY($3))
 			AND ($5 = 0 OR running.n < $5)
 			ORDER BY j.priority, j.created_at, j.id LIMIT 1 FOR UPDATE OF j SKIP LOCKED)
-		SELECT pick.*, set_config('`+picked+`', pick.id, true),
+		SELECT pick.id, pick.kind, pick.group_key, pick.attempt, pick.max_attempts, pick.last_error, pick.created_at, pick.lease_token, pick.n,
+			EXISTS (SELECT 1 FROM jobs q WHERE q.state = 'queued' AND q.org_id = $4 AND q.kind = ANY($2)
+				AND (q.priority, q.created_at, q.id) > (pick.priority, pick.created_at, pick.id)),
+			set_config('`+picked+`', pick.id, true),
 			CASE WHEN pick.group_key <> '' THEN pg_advisory_xact_lock(hashtextextended('lectern.job-group.' || pick.group_key, 0))::text END
 		FROM pick`, at, p.Kinds, busy, org.id, org.limit)
 	b.Queue(`WITH u AS (UPDATE jobs AS j SET state = 'running', attempt = j.attempt + 1, lease_owner = $1,
@@ -230,7 +234,7 @@ func pickAndLease(ctx context.Context, c *pgx.Conn, p store.ClaimParams, at time
 	if err == nil {
 		var set string
 		var lock *string
-		err = br.QueryRow().Scan(&j.ID, &j.Kind, &j.GroupKey, &j.Attempt, &j.MaxAttempts, &j.LastError, &j.CreatedAt, &token, &j.OrgRunning, &set, &lock)
+		err = br.QueryRow().Scan(&j.ID, &j.Kind, &j.GroupKey, &j.Attempt, &j.MaxAttempts, &j.LastError, &j.CreatedAt, &token, &j.OrgRunning, &j.OrgQueued, &set, &lock)
 		found = err == nil
 		if errors.Is(err, pgx.ErrNoRows) {
 			err = nil

@@ -224,17 +224,21 @@ func testClaimOrgRunning(t *testing.T, s store.Store) {
 	if first == nil || second == nil {
 		t.Fatalf("claims of A's two updates = %v, %v", first, second)
 	}
-	if first.OrgRunning != 0 || second.OrgRunning != 1 {
-		t.Errorf("A's updates claimed with OrgRunning %d then %d, want 0 then 1", first.OrgRunning, second.OrgRunning)
+	if first.OrgRunning != 0 || !first.OrgQueued || second.OrgRunning != 1 || second.OrgQueued {
+		t.Errorf("A's updates claimed with OrgRunning %d, OrgQueued %v then %d, %v; want 0, true (the other waits) then 1, false",
+			first.OrgRunning, first.OrgQueued, second.OrgRunning, second.OrgQueued)
 	}
 	newUpdate(t, s, newProject(t, s, b.ID))
-	if j := claimWith(t, s, updates); j == nil || j.OrgRunning != 0 {
-		t.Errorf("B's update claimed as %+v, want OrgRunning 0 (A's running jobs are not B's)", j)
+	if j := claimWith(t, s, updates); j == nil || j.OrgRunning != 0 || j.OrgQueued {
+		t.Errorf("B's update claimed as %+v, want OrgRunning 0, OrgQueued false (A's jobs are not B's)", j)
 	}
-	// An export of A, claimed alone by its kind: A's updates are another kind.
+	// An export of A, claimed alone by its kind: A's updates are another
+	// kind; its other export waits.
 	newExport(t, s, pa3, domain(), time.Time{})
-	if j := claimWith(t, s, store.ClaimParams{Kinds: []string{store.KindExport}, Now: at}); j == nil || j.OrgRunning != 0 {
-		t.Errorf("A's export claimed as %+v, want OrgRunning 0 (only exports counted)", j)
+	newExport(t, s, pa3, domain(), time.Time{})
+	exports := store.ClaimParams{Kinds: []string{store.KindExport}, Now: at}
+	if j := claimWith(t, s, exports); j == nil || j.OrgRunning != 0 || !j.OrgQueued {
+		t.Errorf("A's export claimed as %+v, want OrgRunning 0 (only exports counted), OrgQueued true", j)
 	}
 	// Past every lease: none of them is running any more.
 	newUpdate(t, s, newProject(t, s, a.ID))
