@@ -313,8 +313,9 @@ type Job struct {
 	CreatedAt   time.Time
 	// OrgRunning is how many jobs of its organization, of the kinds
 	// claimed, ran under a live lease when it was claimed (its own not
-	// counted), and OrgQueued whether another waited behind it in the
-	// organization's queue (by priority, then age): a worker runs
+	// counted), and OrgQueued whether another of them was queued (as far
+	// as the claim knew: PostgreSQL's claims read it with the
+	// organizations' order, at most 250 ms before): a worker runs
 	// the build of an organization with a backlog (others running or
 	// waiting) at a lower CPU priority.
 	OrgRunning int

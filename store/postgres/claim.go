@@ -84,6 +84,11 @@ func (s *Store) ClaimJob(ctx context.Context, p store.ClaimParams) (*store.Job, 
 				return nil, store.Lease{}, wrap(err)
 			}
 			if j != nil {
+				// Another of its jobs waits, as far as the order knows
+				// (it reads at most two queued, this one among them
+				// unless it was an expired lease's): not read again for
+				// each claim, which cost a tenth of the claims per second.
+				j.OrgQueued = org.queued > 1 || org.queued == 1 && org.expired
 				return j, l, nil
 			}
 			// Its jobs wait for their groups, or other claimers hold
@@ -119,6 +124,7 @@ type claimant struct {
 	id      string
 	limit   int
 	expired bool
+	queued  int // its jobs queued as far as the order knows, at most 2
 }
 
 // claimOrderSQL is readClaimOrder's query.
@@ -133,7 +139,8 @@ const claimOrderSQL = `WITH RECURSIVE q(org) AS (
 			UNION SELECT org FROM expired),
 		running AS (
 			SELECT org_id, count(*) AS n FROM jobs WHERE state = 'running' AND lease_until >= $1 AND kind = ANY($2) GROUP BY org_id)
-		SELECT c.org, coalesce(o.plan, ''), coalesce(r.n, 0), EXISTS (SELECT 1 FROM expired e WHERE e.org = c.org), oc.claimed_at
+		SELECT c.org, coalesce(o.plan, ''), coalesce(r.n, 0), EXISTS (SELECT 1 FROM expired e WHERE e.org = c.org), oc.claimed_at,
+			(SELECT count(*) FROM (SELECT 1 FROM jobs w WHERE w.state = 'queued' AND w.org_id = c.org AND w.kind = ANY($2) LIMIT 2) w)
 		FROM cand c
 		LEFT JOIN running r ON r.org_id = c.org
 		LEFT JOIN orgs o ON o.id = c.org
@@ -203,15 +210,12 @@ func pickAndLease(ctx context.Context, c *pgx.Conn, p store.ClaimParams, at time
 	// the outer select are taken for the row picked only.
 	b.Queue(`WITH running AS (SELECT count(*) AS n FROM jobs r WHERE r.org_id = $4 AND r.state = 'running' AND r.lease_until >= $1
 			AND r.kind = ANY($2)),
-		pick AS MATERIALIZED (SELECT j.id, j.kind, j.group_key, j.attempt, j.max_attempts, j.last_error, j.created_at, j.lease_token, running.n,
-				j.priority
+		pick AS MATERIALIZED (SELECT j.id, j.kind, j.group_key, j.attempt, j.max_attempts, j.last_error, j.created_at, j.lease_token, running.n
 			FROM jobs j, running WHERE current_setting('`+orgLocked+`') = 'true' AND `+branch+` AND j.kind = ANY($2) AND `+groupFree("$1")+`
 			AND NOT (j.group_key = ANY($3))
 			AND ($5 = 0 OR running.n < $5)
 			ORDER BY j.priority, j.created_at, j.id LIMIT 1 FOR UPDATE OF j SKIP LOCKED)
 		SELECT pick.id, pick.kind, pick.group_key, pick.attempt, pick.max_attempts, pick.last_error, pick.created_at, pick.lease_token, pick.n,
-			EXISTS (SELECT 1 FROM jobs q WHERE q.state = 'queued' AND q.org_id = $4 AND q.kind = ANY($2)
-				AND (q.priority, q.created_at, q.id) > (pick.priority, pick.created_at, pick.id)),
 			set_config('`+picked+`', pick.id, true),
 			CASE WHEN pick.group_key <> '' THEN pg_advisory_xact_lock(hashtextextended('lectern.job-group.' || pick.group_key, 0))::text END
 		FROM pick`, at, p.Kinds, busy, org.id, org.limit)
@@ -234,7 +238,7 @@ func pickAndLease(ctx context.Context, c *pgx.Conn, p store.ClaimParams, at time
 	if err == nil {
 		var set string
 		var lock *string
-		err = br.QueryRow().Scan(&j.ID, &j.Kind, &j.GroupKey, &j.Attempt, &j.MaxAttempts, &j.LastError, &j.CreatedAt, &token, &j.OrgRunning, &j.OrgQueued, &set, &lock)
+		err = br.QueryRow().Scan(&j.ID, &j.Kind, &j.GroupKey, &j.Attempt, &j.MaxAttempts, &j.LastError, &j.CreatedAt, &token, &j.OrgRunning, &set, &lock)
 		found = err == nil
 		if errors.Is(err, pgx.ErrNoRows) {
 			err = nil

@@ -48,6 +48,7 @@ type orgOrder struct {
 	running  int
 	claimed  time.Time
 	expired  bool
+	queued   int // its jobs queued, at most 2 read
 }
 
 // readClaimOrder returns the organizations that may have an available job
@@ -68,7 +69,7 @@ func readClaimOrder(ctx context.Context, db *pgxpool.Pool, p store.ClaimParams, 
 	for rows.Next() {
 		var o orgOrder
 		var claimed *time.Time
-		if err := rows.Scan(&o.id, &o.plan, &o.running, &o.expired, &claimed); err != nil {
+		if err := rows.Scan(&o.id, &o.plan, &o.running, &o.expired, &claimed, &o.queued); err != nil {
 			return nil, err
 		}
 		if claimed != nil {
@@ -107,7 +108,7 @@ func (c *claimOrders) order(ctx context.Context, db *pgxpool.Pool, p store.Claim
 	defer c.mu.Unlock()
 	var free, busy, full []claimant
 	for _, o := range k.orgs {
-		cl := claimant{id: o.id, limit: p.LimitFor(lectern.Plan(o.plan)), expired: o.expired}
+		cl := claimant{id: o.id, limit: p.LimitFor(lectern.Plan(o.plan)), expired: o.expired, queued: o.queued}
 		switch {
 		case cl.limit > 0 && o.running >= cl.limit:
 			// At its limit when read, or by the Store's claims since:
@@ -176,6 +177,7 @@ func (k *keptOrder) end(org string, claimed bool, at time.Time) {
 	}
 	o.running++
 	o.claimed = at
+	o.queued = max(o.queued-1, 0)
 	// Back in the order, after those it now comes after.
 	j := i
 	for j < len(k.orgs) && !orderBefore(o, k.orgs[j]) {

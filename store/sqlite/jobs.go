@@ -53,14 +53,14 @@ func (s *Store) ClaimJob(ctx context.Context, p store.ClaimParams) (*store.Job, 
 			j.Attempt++
 			j.CreatedAt = fromTS(created)
 			j.OrgRunning = org.running
-			// Another job waits behind it in its organization's queue.
+			// Another of its organization's jobs is queued.
 			queuedArgs := []any{j.ID}
 			for _, k := range p.Kinds {
 				queuedArgs = append(queuedArgs, k)
 			}
 			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM jobs j, jobs q WHERE j.id = ? AND q.state = 'queued'
 				AND q.org_id = j.org_id AND q.kind IN (`+placeholders(len(p.Kinds))+`)
-				AND (q.priority, q.created_at, q.id) > (j.priority, j.created_at, j.id))`, queuedArgs...).Scan(&j.OrgQueued); err != nil {
+				AND q.id <> j.id)`, queuedArgs...).Scan(&j.OrgQueued); err != nil {
 				return err
 			}
 			lease = store.Lease{JobID: j.ID, Owner: p.Owner, Token: token + 1}
