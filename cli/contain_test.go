@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"lectern.dev/lectern/internal/proctest"
 )
 
 // The tests of this file attack a real lectern serve (the built binary,
@@ -93,35 +95,6 @@ func peakRSS(t *testing.T, pid int) int64 {
 	}
 	t.Fatal("no VmHWM in /proc status")
 	return 0
-}
-
-// childrenOf lists the processes whose parent is pid: process id and
-// command line.
-func childrenOf(pid int) map[string]string {
-	kids := map[string]string{}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		if f := statFields(filepath.Join("/proc", e.Name(), "stat")); len(f) > 1 && f[1] == strconv.Itoa(pid) {
-			cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-			kids[e.Name()] = strings.ReplaceAll(string(cmd), "\x00", " ")
-		}
-	}
-	return kids
-}
-
-// statFields returns the fields of a /proc stat file after the command's
-// name (from the state, field 3, on); nil when it cannot be read.
-func statFields(path string) []string {
-	stat, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return nil
-	}
-	return strings.Fields(s[i+1:])
 }
 
 // slowSite is a site of n empty pages, for a server whose renders are
@@ -395,15 +368,15 @@ func TestContainMemoryTimeAndStop(t *testing.T) {
 	// within the shutdown timeout, and the update goes back to the queue.
 	trigger(t, base, tn.key, tn.project)
 	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(fmt.Sprint(childrenOf(srv.cmd.Process.Pid)), "internal-build") {
+	for !strings.Contains(fmt.Sprint(proctest.Children(srv.cmd.Process.Pid)), "internal-build") {
 		if time.Now().After(deadline) {
 			t.Fatal("no render process started")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	kids := childrenOf(srv.cmd.Process.Pid)
+	kids := proctest.Children(srv.cmd.Process.Pid)
 	if !strings.Contains(fmt.Sprint(kids), "internal-build") {
-		t.Fatalf("children %q, want the render", kids)
+		t.Fatalf("children %v, want the render", kids)
 	}
 	start := time.Now()
 	srv.cmd.Process.Signal(syscall.SIGTERM)
@@ -417,9 +390,8 @@ func TestContainMemoryTimeAndStop(t *testing.T) {
 	}
 	time.Sleep(100 * time.Millisecond)
 	for pid, cmd := range kids {
-		stat, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
-		if err == nil && !strings.Contains(string(stat), ") Z ") {
-			t.Errorf("the render %s (%s) outlived the server", pid, cmd)
+		if proctest.Alive(pid) {
+			t.Errorf("the render %d (%s) outlived the server", pid, cmd)
 		}
 	}
 }

@@ -2,25 +2,21 @@ package cli_test
 
 import (
 	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"lectern.dev/lectern/internal/proctest"
 )
 
-// renderNices returns the nice value of each render process (lectern
-// internal-build) of the server pid, by process id.
-func renderNices(pid int) map[string]int {
-	out := map[string]int{}
-	for kid, cmd := range childrenOf(pid) {
-		if !strings.Contains(cmd, "internal-build") {
-			continue
-		}
-		if f := statFields(filepath.Join("/proc", kid, "stat")); len(f) > 16 {
-			n, _ := strconv.Atoi(f[16]) // field 19, nice
-			out[kid] = n
+// renderNices returns the nice values of the render processes (lectern
+// internal-build) of the server pid.
+func renderNices(pid int) []int {
+	var out []int
+	for kid, cmd := range proctest.Children(pid) {
+		if n, ok := proctest.Nice(kid); ok && strings.Contains(cmd, "internal-build") {
+			out = append(out, n)
 		}
 	}
 	return out
@@ -57,10 +53,7 @@ func TestBacklogRendersYieldTheCPU(t *testing.T) {
 		t.Helper()
 		deadline := time.Now().Add(20 * time.Second)
 		for {
-			var vals []int
-			for _, v := range renderNices(srv.cmd.Process.Pid) {
-				vals = append(vals, v)
-			}
+			vals := renderNices(srv.cmd.Process.Pid)
 			slices.Sort(vals)
 			if slices.Equal(vals, want) || time.Now().After(deadline) {
 				return vals
@@ -68,7 +61,7 @@ func TestBacklogRendersYieldTheCPU(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	own := renderNicesSelf()
+	own, _ := proctest.Nice(os.Getpid()) // (the server's renders start from it)
 	trigger(t, base, a.key, a.project)
 	if got, want := waitRenders([]int{own}), []int{own}; !slices.Equal(got, want) {
 		t.Fatalf("A's first render runs at nice %v, want %v", got, want)
@@ -81,14 +74,4 @@ func TestBacklogRendersYieldTheCPU(t *testing.T) {
 	if got, want := waitRenders([]int{own, own, min(own+10, 19)}), []int{own, own, min(own+10, 19)}; !slices.Equal(got, want) {
 		t.Errorf("A's two renders and B's run at nice %v, want %v (B's at the server's)", got, want)
 	}
-}
-
-// renderNicesSelf is this process's nice value, which the server's
-// renders start from.
-func renderNicesSelf() int {
-	n := 0
-	if f := statFields("/proc/self/stat"); len(f) > 16 {
-		n, _ = strconv.Atoi(f[16])
-	}
-	return n
 }
