@@ -55,44 +55,8 @@ func (s *Store) ClaimJob(ctx context.Context, p store.ClaimParams) (*store.Job, 
 		if err != nil {
 			return nil, store.Lease{}, wrap(err)
 		}
-		// Those another claim of the Store tries now come last.
-		var later []claimant
-		for i := 0; i < len(orgs)+len(later); i++ {
-			org, anyway := claimant{}, i >= len(orgs)
-			if anyway {
-				org = later[i-len(orgs)]
-			} else {
-				org = orgs[i]
-			}
-			if expired, ok := tried[org.id]; ok && (expired || !org.expired) {
-				continue
-			}
-			if !s.claims.start(org.id, anyway) {
-				later = append(later, org)
-				continue
-			}
-			tried[org.id] = org.expired
-			if conn == nil {
-				if conn, err = s.pool.Acquire(ctx); err != nil {
-					s.claims.end(org.id, false, at)
-					return nil, store.Lease{}, wrap(err)
-				}
-			}
-			j, l, err := claimOrgJob(ctx, conn.Conn(), p, at, org)
-			s.claims.end(org.id, j != nil, at)
-			if err != nil {
-				return nil, store.Lease{}, wrap(err)
-			}
-			if j != nil {
-				// Another of its jobs waits, as far as the order knows
-				// (it reads at most two queued, this one among them
-				// unless it was an expired lease's): not read again for
-				// each claim, which cost a tenth of the claims per second.
-				j.OrgQueued = org.queued > 1 || org.queued == 1 && org.expired
-				return j, l, nil
-			}
-			// Its jobs wait for their groups, or other claimers hold
-			// them or it: the next organization.
+		if j, l, err := s.claimFirst(ctx, &conn, p, at, orgs, tried); err != nil || j != nil {
+			return j, l, wrap(err)
 		}
 		if !kept {
 			break
@@ -103,6 +67,55 @@ func (s *Store) ClaimJob(ctx context.Context, p store.ClaimParams) (*store.Job, 
 		if conn != nil {
 			conn.Release()
 			conn = nil
+		}
+	}
+	return nil, store.Lease{}, nil
+}
+
+// claimFirst claims the next job of the first of orgs that has one and
+// was not tried yet (tried), on *conn (acquired when first needed); those
+// another claim of the Store tries now come last, so that claims at once
+// go to different organizations rather than to one's lock.
+func (s *Store) claimFirst(ctx context.Context, conn **pgxpool.Conn, p store.ClaimParams, at time.Time, orgs []claimant, tried map[string]bool) (*store.Job, store.Lease, error) {
+	var later []claimant
+	try := func(org claimant, anyway bool) (*store.Job, store.Lease, error) {
+		if expired, ok := tried[org.id]; ok && (expired || !org.expired) {
+			return nil, store.Lease{}, nil
+		}
+		if !s.claims.start(org.id, anyway) {
+			later = append(later, org)
+			return nil, store.Lease{}, nil
+		}
+		tried[org.id] = org.expired
+		var j *store.Job
+		var l store.Lease
+		var err error
+		if *conn == nil {
+			*conn, err = s.pool.Acquire(ctx)
+		}
+		if err == nil {
+			j, l, err = claimOrgJob(ctx, (*conn).Conn(), p, at, org)
+		}
+		s.claims.end(org.id, j != nil, at)
+		if j != nil {
+			// Another of its jobs waits, as far as the order knows (it
+			// reads at most two queued, this one among them unless it
+			// was an expired lease's): not read again for each claim,
+			// which cost a tenth of the claims per second.
+			j.OrgQueued = org.queued > 1 || org.queued == 1 && org.expired
+		}
+		// (None: its jobs wait for their groups, or other claimers hold
+		// them or it.)
+		return j, l, err
+	}
+	for _, org := range orgs {
+		if j, l, err := try(org, false); err != nil || j != nil {
+			return j, l, err
+		}
+	}
+	for _, org := range later {
+		if j, l, err := try(org, true); err != nil || j != nil {
+			return j, l, err
 		}
 	}
 	return nil, store.Lease{}, nil

@@ -15,9 +15,9 @@ import (
 
 // orderFor is how long a Store claims in the order of the organizations
 // it last read (readClaimOrder) before it reads it again, by the claims'
-// clock (ClaimParams.Now) and by its own: reading it is most of a claim's cost when many
-// organizations wait (one index probe for each), and a worker claims
-// many jobs in that time. The order is kept up to date with the Store's
+// clock (ClaimParams.Now) and by its own: reading it is most of a
+// claim's cost when many organizations wait (one index probe for each),
+// and a worker claims many jobs in that time. The order is kept up to date with the Store's
 // own claims; what other processes claimed, and organizations whose
 // first job was queued by another process, show in the next read. A claim
 // that finds no job in a kept order reads it again before it gives up,
@@ -41,8 +41,8 @@ type keptOrder struct {
 }
 
 // orgOrder is an organization of the order: its plan, its jobs running,
-// when it last claimed one (zero for never), and whether it has a job
-// whose lease expired.
+// when it last claimed one (zero for never), whether it has a job whose
+// lease expired, and its jobs queued.
 type orgOrder struct {
 	id, plan string
 	running  int
@@ -53,12 +53,12 @@ type orgOrder struct {
 
 // readClaimOrder returns the organizations that may have an available job
 // (queued ones, listed by a skip scan of the index jobs_queue, and those
-// with a lease expired) and room under their limit (jobs of p's kinds
-// running), in the order ClaimJob serves them: fewest jobs running, then
-// the oldest last claim (none first), then by id; with their jobs
-// running, whether they have a job whose lease expired, and when they last
-// claimed one. It is read outside the claim's transaction: pickAndLease checks
-// the limit again.
+// with a lease expired), in the order ClaimJob serves them: fewest jobs
+// of p's kinds running, then the oldest last claim (none first), then by
+// id; with their plans, jobs running, whether they have a job whose lease
+// expired, when they last claimed one and their jobs queued (at most two
+// counted). It is read outside the claim's transaction: pickAndLease
+// checks the limit again.
 func readClaimOrder(ctx context.Context, db *pgxpool.Pool, p store.ClaimParams, at time.Time) ([]orgOrder, error) {
 	rows, err := db.Query(ctx, claimOrderSQL, at, p.Kinds)
 	if err != nil {
@@ -81,9 +81,9 @@ func readClaimOrder(ctx context.Context, db *pgxpool.Pool, p store.ClaimParams, 
 }
 
 // order returns the organizations to try, in order, for a claim of p at
-// at: those under their limit, those no other claim of the Store tries
-// now first, then (from an order kept) a few at their limit; and whether
-// they come from an order kept (not read now, nor when fresh is set).
+// at: those under their limit, then (from an order kept) a few at it;
+// and whether they come from an order kept (not read now, nor when fresh
+// is set).
 func (c *claimOrders) order(ctx context.Context, db *pgxpool.Pool, p store.ClaimParams, at time.Time, fresh bool) ([]claimant, bool, error) {
 	kinds := strings.Join(p.Kinds, ",")
 	c.mu.Lock()
@@ -106,24 +106,20 @@ func (c *claimOrders) order(ctx context.Context, db *pgxpool.Pool, p store.Claim
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var free, busy, full []claimant
+	var free, full []claimant
 	for _, o := range k.orgs {
 		cl := claimant{id: o.id, limit: p.LimitFor(lectern.Plan(o.plan)), expired: o.expired, queued: o.queued}
 		switch {
-		case cl.limit > 0 && o.running >= cl.limit:
+		case cl.limit == 0 || o.running < cl.limit:
+			free = append(free, cl)
+		case kept && len(full) < maxFullTries:
 			// At its limit when read, or by the Store's claims since:
 			// its jobs may have ended since, which the order kept does
 			// not know (pickAndLease checks).
-			if kept && len(full) < maxFullTries {
-				full = append(full, cl)
-			}
-		case c.trying[o.id] > 0:
-			busy = append(busy, cl)
-		default:
-			free = append(free, cl)
+			full = append(full, cl)
 		}
 	}
-	return append(append(free, busy...), full...), kept, nil
+	return append(free, full...), kept, nil
 }
 
 // maxFullTries bounds the organizations at their limit in an order kept
