@@ -22,10 +22,7 @@ func (s *Store) ClaimJob(ctx context.Context, p store.ClaimParams) (*store.Job, 
 	nowTS := ts(p.Now)
 	// Idle workers poll often: look for work on a reader first, so an empty
 	// queue costs no write transaction.
-	kindArgs := []any{nowTS, nowTS}
-	for _, k := range p.Kinds {
-		kindArgs = append(kindArgs, k)
-	}
+	kindArgs := withKinds(p.Kinds, nowTS, nowTS)
 	var any1 int
 	err := s.r.QueryRowContext(ctx, `SELECT 1 FROM jobs j WHERE `+availableJob+` AND j.kind IN (`+placeholders(len(p.Kinds))+`) LIMIT 1`,
 		kindArgs...).Scan(&any1)
@@ -54,13 +51,8 @@ func (s *Store) ClaimJob(ctx context.Context, p store.ClaimParams) (*store.Job, 
 			j.CreatedAt = fromTS(created)
 			j.OrgRunning = org.running
 			// Another of its organization's jobs is queued.
-			queuedArgs := []any{j.ID}
-			for _, k := range p.Kinds {
-				queuedArgs = append(queuedArgs, k)
-			}
-			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM jobs j, jobs q WHERE j.id = ? AND q.state = 'queued'
-				AND q.org_id = j.org_id AND q.kind IN (`+placeholders(len(p.Kinds))+`)
-				AND q.id <> j.id)`, queuedArgs...).Scan(&j.OrgQueued); err != nil {
+			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM jobs WHERE state = 'queued' AND org_id = ? AND id <> ?
+				AND kind IN (`+placeholders(len(p.Kinds))+`))`, withKinds(p.Kinds, org.id, j.ID)...).Scan(&j.OrgQueued); err != nil {
 				return err
 			}
 			lease = store.Lease{JobID: j.ID, Owner: p.Owner, Token: token + 1}
@@ -94,10 +86,7 @@ func nextOrgJob(ctx context.Context, tx *sql.Tx, p store.ClaimParams, org string
 		`j.state = 'running' AND j.org_id = ? AND j.lease_until < ?`,
 		`j.state = 'queued' AND j.org_id = ? AND j.run_at <= ?`,
 	} {
-		args := []any{org, nowTS}
-		for _, k := range p.Kinds {
-			args = append(args, k)
-		}
+		args := withKinds(p.Kinds, org, nowTS)
 		args = append(args, nowTS)
 		var j store.Job
 		var created, token int64
@@ -131,10 +120,7 @@ type claimant struct {
 // running), in the order ClaimJob serves them: fewest jobs running, then
 // the oldest last claim (none first), then by id.
 func claimOrder(ctx context.Context, tx *sql.Tx, p store.ClaimParams, nowTS int64) ([]claimant, error) {
-	args := []any{nowTS, nowTS}
-	for _, k := range p.Kinds {
-		args = append(args, k)
-	}
+	args := withKinds(p.Kinds, nowTS, nowTS)
 	rows, err := tx.QueryContext(ctx, `WITH RECURSIVE q(org) AS (
 			SELECT min(org_id) FROM jobs WHERE state = 'queued'
 			UNION ALL
@@ -274,10 +260,7 @@ func (s *Store) QueuePlace(ctx context.Context, id string, p store.ClaimParams) 
 	}
 	q.Limit = p.LimitFor(lectern.Plan(plan))
 	kinds := placeholders(len(p.Kinds))
-	args := []any{org, ts(time.Now())}
-	for _, k := range p.Kinds {
-		args = append(args, k)
-	}
+	args := withKinds(p.Kinds, org, ts(time.Now()))
 	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM jobs WHERE org_id = ? AND state = 'running' AND lease_until >= ?
 		AND kind IN (`+kinds+`)`, args...).Scan(&q.Running); err != nil {
 		return q, wrap(err)
@@ -285,12 +268,18 @@ func (s *Store) QueuePlace(ctx context.Context, id string, p store.ClaimParams) 
 	if state != "queued" {
 		return q, nil
 	}
-	args = []any{org, priority, priority, created, created, id}
-	for _, k := range p.Kinds {
-		args = append(args, k)
-	}
+	args = withKinds(p.Kinds, org, priority, priority, created, created, id)
 	err = s.r.QueryRowContext(ctx, `SELECT count(*) FROM jobs WHERE org_id = ? AND state = 'queued'
 		AND (priority < ? OR priority = ? AND (created_at < ? OR created_at = ? AND id < ?)) AND kind IN (`+kinds+`)`, args...).Scan(&q.Position)
 	q.Position++
 	return q, wrap(err)
+}
+
+// withKinds returns the arguments args followed by the kinds, for a
+// query whose placeholders of the kinds come after those of args.
+func withKinds(kinds []string, args ...any) []any {
+	for _, k := range kinds {
+		args = append(args, k)
+	}
+	return args
 }
