@@ -55,8 +55,8 @@ type Request struct {
 	// never shared between projects.
 	CacheDir string `json:"cacheDir,omitempty"`
 	// Nice lowers the render's CPU priority by that much (a nice value,
-	// at most 19 in all), so that a render of an organization that runs
-	// others yields the CPU to those of organizations that run none. Only
+	// at most 19 in all), so that a render of an organization with a
+	// backlog yields the CPU to another organization's one update. Only
 	// Child honours it: a Local render runs at its process's priority.
 	Nice int `json:"nice,omitempty"`
 }

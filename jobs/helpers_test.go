@@ -157,8 +157,14 @@ func newProject(t *testing.T, st store.Store) *lectern.Project {
 	t.Helper()
 	o := &lectern.Organization{Name: "Org " + unique(), Plan: lectern.PlanEnterprise}
 	must(t, st.CreateOrg(t.Context(), o), "CreateOrg")
+	return newProjectOf(t, st, o.ID)
+}
+
+// newProjectOf stores a project of organization orgID with one domain.
+func newProjectOf(t *testing.T, st store.Store, orgID string) *lectern.Project {
+	t.Helper()
 	p := &lectern.Project{
-		OrgID:          o.ID,
+		OrgID:          orgID,
 		Name:           "Project " + unique(),
 		RepoURL:        "https://git.example.com/acme/docs.git",
 		Branch:         "main",

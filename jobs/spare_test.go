@@ -21,13 +21,7 @@ func TestRunnerSpareWorker(t *testing.T) {
 			t.Parallel()
 			st := openStore(t)
 			a := newProject(t, st)
-			for i := range 3 {
-				p := a
-				if i > 0 {
-					p = &lectern.Project{OrgID: a.OrgID, Name: "Project " + unique(), RepoURL: a.RepoURL, Branch: "main",
-						DocsRoot: "docs", Domains: []string{"docs-" + unique() + ".example.com"}, DeploymentType: lectern.DeploymentCloud}
-					must(t, st.CreateProject(t.Context(), p), "CreateProject")
-				}
+			for _, p := range []*lectern.Project{a, newProjectOf(t, st, a.OrgID), newProjectOf(t, st, a.OrgID)} {
 				newExport(t, st, p, time.Time{})
 			}
 			release := make(chan struct{})
