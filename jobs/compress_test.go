@@ -17,6 +17,7 @@ import (
 	"gocloud.dev/blob"
 
 	"lectern.dev/lectern/blobstore"
+	"lectern.dev/lectern/blobstore/blobtest"
 	"lectern.dev/lectern/internal/precompress"
 )
 
@@ -47,7 +48,7 @@ func TestPublishSiteCompressesTextFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	b := openBucket(t)
+	b := blobtest.Folder(t)
 	created := time.Date(2024, 3, 4, 5, 6, 7, 0, time.UTC)
 	pub, err := publishSite(ctx, b, dir, "prj_1", "dep_1", created, nil, nil)
 	if err != nil || pub.files != len(files) || pub.newFiles != len(files) {
@@ -119,16 +120,4 @@ func TestPublishSiteCompressesTextFiles(t *testing.T) {
 	if want := len(files) + 2*7 + 1; count != want {
 		t.Errorf("%d blobs, want %d", count, want)
 	}
-}
-
-// openBucket opens a file:// bucket in t.TempDir() (helpers_test.go has
-// the same for the package's outside tests).
-func openBucket(t *testing.T) *blob.Bucket {
-	t.Helper()
-	b, err := blobstore.Open(t.Context(), "file://"+t.TempDir())
-	if err != nil {
-		t.Fatalf("blobstore.Open: %v", err)
-	}
-	t.Cleanup(func() { b.Close() })
-	return b
 }

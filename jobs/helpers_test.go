@@ -13,7 +13,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
-	"gocloud.dev/blob"
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
@@ -125,17 +124,6 @@ func openStore(t *testing.T) *spyStore {
 	}
 	t.Cleanup(func() { st.Close() })
 	return &spyStore{Store: st}
-}
-
-// openBucket opens a file:// bucket in t.TempDir().
-func openBucket(t *testing.T) *blob.Bucket {
-	t.Helper()
-	b, err := blobstore.Open(t.Context(), "file://"+t.TempDir())
-	if err != nil {
-		t.Fatalf("blobstore.Open: %v", err)
-	}
-	t.Cleanup(func() { b.Close() })
-	return b
 }
 
 func must(t *testing.T, err error, what string) {

@@ -8,6 +8,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
+	"lectern.dev/lectern/blobstore/blobtest"
 	"lectern.dev/lectern/jobs"
 	"lectern.dev/lectern/store"
 )
@@ -19,7 +20,7 @@ import (
 func TestJanitorCollectsDeletedProjects(t *testing.T) {
 	t.Parallel()
 	st := openStore(t)
-	b := openBucket(t)
+	b := blobtest.Folder(t)
 	dead := newProject(t, st)
 	alive := newProject(t, st)
 	depDead := publish(t, st, dead, time.Now().Add(-2*time.Hour))
@@ -85,7 +86,7 @@ func TestJanitorPrunesDeliveries(t *testing.T) {
 		return ds[0].ID
 	}
 	old, recent := deliver(time.Now().Add(-48*time.Hour)), deliver(time.Now().Add(-time.Hour))
-	j := &jobs.Janitor{Log: slog.New(slog.DiscardHandler), Store: st, Bucket: openBucket(t), Retention: 24 * time.Hour}
+	j := &jobs.Janitor{Log: slog.New(slog.DiscardHandler), Store: st, Bucket: blobtest.Folder(t), Retention: 24 * time.Hour}
 	must(t, j.RunOnce(t.Context()), "RunOnce")
 	if _, err := st.GetDelivery(t.Context(), old); lectern.ErrorCode(err) != lectern.ENOTFOUND {
 		t.Errorf("the delivery that ended two days ago: %v, want it pruned", err)
@@ -108,7 +109,7 @@ func TestJanitorPrunesAssistantMessages(t *testing.T) {
 	}
 	ask(time.Now().Add(-10 * 24 * time.Hour))
 	recent := ask(time.Now().Add(-time.Hour))
-	j := &jobs.Janitor{Log: slog.New(slog.DiscardHandler), Store: st, Bucket: openBucket(t), AssistantRetention: 7 * 24 * time.Hour}
+	j := &jobs.Janitor{Log: slog.New(slog.DiscardHandler), Store: st, Bucket: blobtest.Folder(t), AssistantRetention: 7 * 24 * time.Hour}
 	must(t, j.RunOnce(t.Context()), "RunOnce")
 	ms, err := st.ListAssistantMessages(t.Context(), p.ID, store.AssistantFilter{}, store.Page{})
 	must(t, err, "ListAssistantMessages")
@@ -128,7 +129,7 @@ func TestJanitorPrunesAnalytics(t *testing.T) {
 	at := time.Now().UTC().Add(-10 * 24 * time.Hour)
 	must(t, st.RecordAnalytics(t.Context(), []lectern.AnalyticsEvent{{ProjectID: p.ID, At: at, Kind: lectern.AnalyticsFeedback, Path: "/a",
 		Visitor: strings.Repeat("ab", 16), Helpful: &yes, Comment: "clear"}}), "RecordAnalytics")
-	j := &jobs.Janitor{Log: slog.New(slog.DiscardHandler), Store: st, Bucket: openBucket(t), AnalyticsRetention: 7 * 24 * time.Hour}
+	j := &jobs.Janitor{Log: slog.New(slog.DiscardHandler), Store: st, Bucket: blobtest.Folder(t), AnalyticsRetention: 7 * 24 * time.Hour}
 	must(t, j.RunOnce(t.Context()), "RunOnce")
 	cs, err := st.ListAnalyticsComments(t.Context(), p.ID, time.Time{}, time.Time{}, store.Page{})
 	must(t, err, "ListAnalyticsComments")
@@ -153,7 +154,7 @@ func TestJanitorPrunesSessions(t *testing.T) {
 			CreatedAt: now.Add(-2 * time.Hour), LastSeenAt: now.Add(-2 * time.Hour), ExpiresAt: exp}
 		must(t, st.CreateSession(t.Context(), s), "CreateSession")
 	}
-	j := &jobs.Janitor{Log: slog.New(slog.DiscardHandler), Store: st, Bucket: openBucket(t)}
+	j := &jobs.Janitor{Log: slog.New(slog.DiscardHandler), Store: st, Bucket: blobtest.Folder(t)}
 	must(t, j.RunOnce(t.Context()), "RunOnce")
 	if n, err := st.PruneSessions(t.Context(), now.Add(-30*time.Second)); err != nil || n != 0 {
 		t.Errorf("an expired session was left: %d, %v", n, err)

@@ -8,6 +8,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
+	"lectern.dev/lectern/blobstore/blobtest"
 	"lectern.dev/lectern/jobs"
 	"lectern.dev/lectern/store"
 )
@@ -85,7 +86,7 @@ func deploymentExists(t *testing.T, st store.Store, id string) bool {
 func TestJanitorRunOnce(t *testing.T) {
 	t.Parallel()
 	st := openStore(t)
-	b := openBucket(t)
+	b := blobtest.Folder(t)
 	p := newProject(t, st)
 	now := time.Now()
 
@@ -213,7 +214,7 @@ func TestJanitorRunOnce(t *testing.T) {
 func TestJanitorStartRunsAtOnceAndStops(t *testing.T) {
 	t.Parallel()
 	st := openStore(t)
-	b := openBucket(t)
+	b := blobtest.Folder(t)
 	p := newProject(t, st)
 	old := newExport(t, st, p, time.Now().Add(-40*24*time.Hour))
 	finishExport(t, st, old, lectern.ExportCompleted)
@@ -250,7 +251,7 @@ func TestJanitorStartRunsAtOnceAndStops(t *testing.T) {
 func TestJanitorRunOnceUsesDocumentedDefaults(t *testing.T) {
 	t.Parallel()
 	st := openStore(t)
-	b := openBucket(t)
+	b := blobtest.Folder(t)
 	p := newProject(t, st)
 	e := newExport(t, st, p, time.Now().Add(-time.Hour))
 	finishExport(t, st, e, lectern.ExportCompleted)

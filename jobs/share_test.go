@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"lectern.dev/lectern/blobstore"
+	"lectern.dev/lectern/blobstore/blobtest"
 	"lectern.dev/lectern/internal/precompress"
 )
 
@@ -31,7 +32,7 @@ func TestPublishSiteShares(t *testing.T) {
 	}
 	write("same-1.txt", strings.Repeat("twin\n", 200))
 	write("same-2.txt", strings.Repeat("twin\n", 200))
-	b := openBucket(t)
+	b := blobtest.Folder(t)
 	stamps := map[string]fileStamp{}
 	first, err := publishSite(ctx, b, dir, "prj_1", "dep_1", time.Now(), nil, stamps)
 	if err != nil {

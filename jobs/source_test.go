@@ -9,6 +9,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
+	"lectern.dev/lectern/blobstore/blobtest"
 	"lectern.dev/lectern/render/limits"
 )
 
@@ -38,7 +39,7 @@ func TestSourceSnapshotShares(t *testing.T) {
 	os.WriteFile(filepath.Join(src, ".git", "config"), []byte("[core]"), 0o644)
 	os.WriteFile(filepath.Join(src, "guide", ".hidden"), []byte("x"), 0o644)
 	os.Symlink("/etc/passwd", filepath.Join(src, "link.mdx"))
-	b := openBucket(t)
+	b := blobtest.Folder(t)
 	stamps := map[string]fileStamp{}
 	n, err := storeSource(ctx, b, src, "prj_1", "dep_1", nil, stamps, limits.Limits{})
 	if err != nil || n != 5 {
@@ -93,7 +94,7 @@ func TestSourceSnapshotShares(t *testing.T) {
 // not one, is refused before anything is written.
 func TestSourceListRefusesBadNames(t *testing.T) {
 	ctx := t.Context()
-	b := openBucket(t)
+	b := blobtest.Folder(t)
 	for i, files := range []map[string]sourceFile{
 		{"../escape.mdx": {Hash: strings.Repeat("a", 32), Size: 1}},
 		{"/abs.mdx": {Hash: strings.Repeat("a", 32), Size: 1}},
@@ -121,7 +122,7 @@ func TestSourceSnapshotLimits(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	b := openBucket(t)
+	b := blobtest.Folder(t)
 	for _, tc := range []struct {
 		lim   limits.Limits
 		limit string

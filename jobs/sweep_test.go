@@ -7,6 +7,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
+	"lectern.dev/lectern/blobstore/blobtest"
 	"lectern.dev/lectern/internal/precompress"
 	"lectern.dev/lectern/jobs"
 	"lectern.dev/lectern/store"
@@ -29,7 +30,7 @@ func hashOf(c byte) string {
 // update of the project is queued, it deletes none.
 func TestJanitorSweepsStoredFiles(t *testing.T) {
 	t.Parallel()
-	st, b := openStore(t), openBucket(t)
+	st, b := openStore(t), blobtest.Folder(t)
 	p := newProject(t, st)
 	now := time.Now()
 	prefix := blobstore.ProjectPrefix(p.ID)

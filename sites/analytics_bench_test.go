@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"lectern.dev/lectern/blobstore/blobtest"
 )
 
 // BenchmarkBeacon: analytics events accepted per second by one process
@@ -21,7 +23,7 @@ import (
 // '^$' -bench Beacon -benchtime 20000x). Client and server share the
 // machine's cores.
 func BenchmarkBeacon(b *testing.B) {
-	st, bk := openStore(b), openBucket(b)
+	st, bk := openStore(b), blobtest.Folder(b)
 	files := builtFiles(b)
 	p := newProject(b, st, "bench.example.com")
 	publish(b, st, bk, p.ID, files)

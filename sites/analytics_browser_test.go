@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/blobstore/blobtest"
 	"lectern.dev/lectern/httpapi"
 	"lectern.dev/lectern/internal/browsertest"
 	"lectern.dev/lectern/internal/sitebuild"
@@ -39,7 +40,7 @@ func TestBrowserCloudAnalytics(t *testing.T) {
 	}
 	cloud := features.Live(lectern.DeploymentCloud)
 	files := sitebuild.Files(t, os.DirFS(src), render.Options{Features: &cloud})
-	st, b := openStore(t), openBucket(t)
+	st, b := openStore(t), blobtest.Folder(t)
 	p := newProject(t, st, "docs.localhost")
 	publish(t, st, b, p.ID, files)
 	s := New(discardLog(), st, b)

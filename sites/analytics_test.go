@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/blobstore/blobtest"
 	"lectern.dev/lectern/store"
 )
 
@@ -17,7 +18,7 @@ const browserUA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, li
 // beaconRig is a cloud project's site with the collector running.
 func beaconRig(t *testing.T) (*Server, *lectern.Project, func() []lectern.AnalyticsDay, func(kind lectern.AnalyticsKind) []lectern.AnalyticsKey) {
 	t.Helper()
-	st, b := openStore(t), openBucket(t)
+	st, b := openStore(t), blobtest.Folder(t)
 	p := newProject(t, st, "cloud.example.com")
 	publish(t, st, b, p.ID, builtFiles(t))
 	srv := New(discardLog(), st, b)
@@ -184,7 +185,7 @@ func TestBeaconRate(t *testing.T) {
 // drops events, counted, and answers the page quietly (no console error).
 func TestBeaconWithoutCollector(t *testing.T) {
 	t.Parallel()
-	st, b := openStore(t), openBucket(t)
+	st, b := openStore(t), blobtest.Folder(t)
 	p := newProject(t, st, "cloud.example.com")
 	publish(t, st, b, p.ID, builtFiles(t))
 	srv := New(discardLog(), st, b)

@@ -13,6 +13,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"lectern.dev/lectern/blobstore/blobtest"
 	"lectern.dev/lectern/internal/sitebuild"
 	"lectern.dev/lectern/render"
 )
@@ -68,7 +69,7 @@ func benchSite(b *testing.B, n int) (map[string]string, []string) {
 // same site by 16 clients: requests a second and p50/p99 latency of
 // each (go test ./sites -run '^$' -bench Assistant -benchtime 2000x).
 func BenchmarkAssistant(b *testing.B) {
-	st, bk := openStore(b), openBucket(b)
+	st, bk := openStore(b), blobtest.Folder(b)
 	files, questions := benchSite(b, 1000)
 	p := newProject(b, st, "bench.example.com")
 	publish(b, st, bk, p.ID, files)

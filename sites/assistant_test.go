@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/blobstore/blobtest"
 	"lectern.dev/lectern/internal/sitebuild"
 	"lectern.dev/lectern/render"
 	"lectern.dev/lectern/store"
@@ -35,7 +36,7 @@ func ask(srv http.Handler, host, body string) *httptest.ResponseRecorder {
 // of its domains is asked.
 func TestAssistantOnCloudSites(t *testing.T) {
 	t.Parallel()
-	st, b := openStore(t), openBucket(t)
+	st, b := openStore(t), blobtest.Folder(t)
 	files := builtFiles(t)
 	cloud := newProject(t, st, "cloud.example.com", "www.cloud.example.com")
 	publish(t, st, b, cloud.ID, files)
@@ -121,7 +122,7 @@ func TestAssistantOnCloudSites(t *testing.T) {
 // that project's site may rate it, another project's site may not.
 func TestAssistantRecordsAndFeedback(t *testing.T) {
 	t.Parallel()
-	st, b := openStore(t), openBucket(t)
+	st, b := openStore(t), blobtest.Folder(t)
 	files := builtFiles(t)
 	cloud := newProject(t, st, "cloud.example.com")
 	publish(t, st, b, cloud.ID, files)

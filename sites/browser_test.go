@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/blobstore/blobtest"
 	"lectern.dev/lectern/internal/browsertest"
 	"lectern.dev/lectern/internal/sitebuild"
 	"lectern.dev/lectern/render"
@@ -38,7 +39,7 @@ func TestBrowserCloudAssistant(t *testing.T) {
 	}
 	cloud := features.Live(lectern.DeploymentCloud)
 	files := sitebuild.Files(t, os.DirFS(src), render.Options{Features: &cloud})
-	st, b := openStore(t), openBucket(t)
+	st, b := openStore(t), blobtest.Folder(t)
 	p := newProject(t, st, "docs.localhost")
 	publish(t, st, b, p.ID, files)
 	srv := httptest.NewServer(New(discardLog(), st, b))

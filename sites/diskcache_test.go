@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"lectern.dev/lectern/blobstore/blobtest"
 )
 
 // diskBytes returns the bytes of the files under dir, and their number.
@@ -38,7 +40,7 @@ func diskBytes(t *testing.T, dir string) (int64, int) {
 // served from disk. A missing file is 404 and leaves nothing on disk.
 func TestDiskCacheServesFromDisk(t *testing.T) {
 	t.Parallel()
-	st, b := openStore(t), openBucket(t)
+	st, b := openStore(t), blobtest.Folder(t)
 	p := newProject(t, st, "disk.example.com")
 	big := strings.Repeat("0123456789abcdef", 1<<17) // 2 MiB
 	page := "<!doctype html><title>Disk</title><p>" + strings.Repeat("words ", 200)
@@ -80,7 +82,7 @@ func TestDiskCacheServesFromDisk(t *testing.T) {
 // the disk at once.
 func TestDiskCacheBoundAndDelete(t *testing.T) {
 	t.Parallel()
-	st, b := openStore(t), openBucket(t)
+	st, b := openStore(t), blobtest.Folder(t)
 	const bound = 256 << 10
 	srv := New(discardLog(), st, b)
 	srv.SetHotCache(0, 0, 0)
@@ -138,7 +140,7 @@ func TestDiskCacheStartsEmpty(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "ab", "left-over"), []byte("an earlier run's"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	srv := New(discardLog(), openStore(t), openBucket(t))
+	srv := New(discardLog(), openStore(t), blobtest.Folder(t))
 	if err := srv.SetDiskCache(dir, 1<<20); err != nil {
 		t.Fatal(err)
 	}

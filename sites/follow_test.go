@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/blobstore/blobtest"
 	"lectern.dev/lectern/store"
 	"lectern.dev/lectern/store/postgres"
 	"lectern.dev/lectern/store/postgres/pgtest"
@@ -51,7 +52,7 @@ func TestFollowOtherProcess(t *testing.T) {
 
 func followPair(t *testing.T, open func() store.Store) {
 	stA, stB := open(), open()
-	b := openBucket(t)
+	b := blobtest.Folder(t)
 	p := newProject(t, stB, "follow.example.com")
 	depA := publishLive(t, stB, b, p.ID, map[string]string{"index.html": "v1"})
 	ctx, cancel := context.WithCancel(t.Context())

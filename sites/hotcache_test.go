@@ -10,6 +10,7 @@ import (
 	"gocloud.dev/blob"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/blobstore/blobtest"
 	"lectern.dev/lectern/internal/precompress"
 )
 
@@ -107,7 +108,7 @@ func TestHotCacheSizeLimit(t *testing.T) {
 // records its reads.
 func newHotSite(t *testing.T, files map[string]string) (*Server, *recordingBucket, *lectern.Project, string) {
 	t.Helper()
-	st, under := openStore(t), openBucket(t)
+	st, under := openStore(t), blobtest.Folder(t)
 	p := newProject(t, st, "hot.example.com")
 	dep := publishLive(t, st, under, p.ID, files)
 	rec := &recordingBucket{b: under}

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/blobstore/blobtest"
 )
 
 // hostTransport sends every request to the test server with Host host.
@@ -69,7 +70,7 @@ func toolText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 // search tool; GET /mcp is the site's page of that name, if any.
 func TestMCPOnLiveSites(t *testing.T) {
 	t.Parallel()
-	st, b := openStore(t), openBucket(t)
+	st, b := openStore(t), blobtest.Folder(t)
 	files := builtFiles(t)
 	cloud := newProject(t, st, "cloud.example.com")
 	publish(t, st, b, cloud.ID, files)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"lectern.dev/lectern"
+	"lectern.dev/lectern/blobstore/blobtest"
 )
 
 // countingResolver counts the lookups of domains.
@@ -28,7 +29,7 @@ func (c *countingResolver) ResolveDomain(ctx context.Context, d string) (string,
 // request mixes deployments.
 func TestWatchedAtomicSwitch(t *testing.T) {
 	t.Parallel()
-	st, b := openStore(t), openBucket(t)
+	st, b := openStore(t), blobtest.Folder(t)
 	p := newProject(t, st, "watched.example.com")
 	publishLive(t, st, b, p.ID, versionFiles("A", 0))
 	srv := New(discardLog(), st, b)
@@ -45,7 +46,7 @@ func TestWatchedAtomicSwitch(t *testing.T) {
 // next request.
 func TestWatchedPromote(t *testing.T) {
 	t.Parallel()
-	st, b := openStore(t), openBucket(t)
+	st, b := openStore(t), blobtest.Folder(t)
 	p := newProject(t, st, "promote.example.com")
 	srv := New(discardLog(), st, b)
 	ws := srv.Watch(st)
@@ -66,7 +67,7 @@ func TestWatchedPromote(t *testing.T) {
 // and its files leave the cache.
 func TestWatchedDeleteStopsServing(t *testing.T) {
 	t.Parallel()
-	st, b := openStore(t), openBucket(t)
+	st, b := openStore(t), blobtest.Folder(t)
 	p := newProject(t, st, "gone.example.com")
 	srv := New(discardLog(), st, b)
 	ws := srv.Watch(st)
@@ -101,7 +102,7 @@ func TestWatchedDeleteStopsServing(t *testing.T) {
 // the store is asked once, not per request.
 func TestResolutionFromAnotherProcess(t *testing.T) {
 	t.Parallel()
-	st, b := openStore(t), openBucket(t)
+	st, b := openStore(t), blobtest.Folder(t)
 	p := newProject(t, st, "other.example.com")
 	publishLive(t, st, b, p.ID, map[string]string{"index.html": "v1"})
 	res := &countingResolver{Resolver: st}
@@ -136,7 +137,7 @@ func TestResolutionFromAnotherProcess(t *testing.T) {
 // of the switches must not keep an answer.
 func TestNoResolutionCacheWithoutWatch(t *testing.T) {
 	t.Parallel()
-	st, b := openStore(t), openBucket(t)
+	st, b := openStore(t), blobtest.Folder(t)
 	p := newProject(t, st, "plain.example.com")
 	publishLive(t, st, b, p.ID, map[string]string{"index.html": "v1"})
 	res := &countingResolver{Resolver: st}

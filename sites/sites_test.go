@@ -22,6 +22,7 @@ import (
 
 	"lectern.dev/lectern"
 	"lectern.dev/lectern/blobstore"
+	"lectern.dev/lectern/blobstore/blobtest"
 	"lectern.dev/lectern/render/features"
 	"lectern.dev/lectern/store"
 	"lectern.dev/lectern/store/sqlite"
@@ -39,20 +40,6 @@ func openStore(t testing.TB) *sqlite.Store {
 	}
 	t.Cleanup(func() { st.Close() })
 	return st
-}
-
-func openBucket(t testing.TB) *blob.Bucket {
-	t.Helper()
-	u, err := blobstore.FileURL(t.TempDir())
-	if err != nil {
-		t.Fatalf("FileURL: %v", err)
-	}
-	b, err := blobstore.Open(t.Context(), u)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	t.Cleanup(func() { b.Close() })
-	return b
 }
 
 func newProject(t testing.TB, st store.Store, domains ...string) *lectern.Project {
@@ -135,7 +122,7 @@ type site struct {
 
 func newSite(t *testing.T) *site {
 	t.Helper()
-	st, b := openStore(t), openBucket(t)
+	st, b := openStore(t), blobtest.Folder(t)
 	p := newProject(t, st, "docs.example.com", "help.example.org")
 	dep := publish(t, st, b, p.ID, siteFiles)
 	return &site{st: st, bucket: b, srv: New(discardLog(), st, b), p: p, depID: dep}
@@ -332,7 +319,7 @@ func TestUnknownHost(t *testing.T) {
 
 func TestIPHostNeverServed(t *testing.T) {
 	t.Parallel()
-	st, b := openStore(t), openBucket(t)
+	st, b := openStore(t), blobtest.Folder(t)
 	// The store accepts these as domains; the site server must still never
 	// serve a request addressed by IP.
 	p := newProject(t, st, "10.1.2.3", "::1", "127.0.0.1", "ip-docs.example.com")
@@ -354,7 +341,7 @@ func TestIPHostNeverServed(t *testing.T) {
 
 func TestNotDeployedYet(t *testing.T) {
 	t.Parallel()
-	st, b := openStore(t), openBucket(t)
+	st, b := openStore(t), blobtest.Folder(t)
 	newProject(t, st, "new.example.com")
 	srv := New(discardLog(), st, b)
 	if !srv.Serves(t.Context(), "new.example.com") {
@@ -390,7 +377,7 @@ func mustProject(t *testing.T, st store.Projects, domain string) *lectern.Projec
 
 func TestNo404Page(t *testing.T) {
 	t.Parallel()
-	st, b := openStore(t), openBucket(t)
+	st, b := openStore(t), blobtest.Folder(t)
 	p := newProject(t, st, "bare.example.com")
 	publish(t, st, b, p.ID, map[string]string{"index.html": "bare"})
 	srv := New(discardLog(), st, b)
@@ -416,7 +403,7 @@ func (failingProjects) GetProject(context.Context, string) (*lectern.Project, er
 // the error's text.
 func TestStoreErrorIsNotServed(t *testing.T) {
 	t.Parallel()
-	srv := New(discardLog(), failingProjects{}, openBucket(t))
+	srv := New(discardLog(), failingProjects{}, blobtest.Folder(t))
 	if srv.Serves(t.Context(), "docs.example.com") {
 		t.Error("Serves = true on a store error")
 	}
@@ -483,7 +470,7 @@ func TestStoreOutageServesLastKnownDeployment(t *testing.T) {
 // and no detail of the error.
 func TestBucketErrorIs503(t *testing.T) {
 	t.Parallel()
-	st, b := openStore(t), openBucket(t)
+	st, b := openStore(t), blobtest.Folder(t)
 	p := newProject(t, st, "broken.example.com")
 	publish(t, st, b, p.ID, siteFiles)
 	b.Close() // every read now fails, not with NotFound
@@ -529,7 +516,7 @@ func TestAttrsSuffixIs404(t *testing.T) {
 // each with its own content.
 func TestReservedNamesServed(t *testing.T) {
 	t.Parallel()
-	st, b := openStore(t), openBucket(t)
+	st, b := openStore(t), blobtest.Folder(t)
 	p := newProject(t, st, "attrs.example.com")
 	files := map[string]string{"index.html": "home", "404.html": "missing", "data.attrs": "one",
 		"data.attrs.lectern": "two", "data.attrs.lectern.lectern": "three", "x.lectern": "four"}
@@ -611,7 +598,7 @@ func (r *recReader) Attributes() *driver.ReaderAttributes {
 
 func TestTraversalStaysInDeployment(t *testing.T) {
 	t.Parallel()
-	st, under := openStore(t), openBucket(t)
+	st, under := openStore(t), blobtest.Folder(t)
 	p := newProject(t, st, "docs.example.com")
 	other := newProject(t, st, "other.example.com")
 	dep := publish(t, st, under, p.ID, siteFiles)
@@ -707,7 +694,7 @@ func pageVersion(body string) (string, int, error) {
 
 func TestAtomicSwitch(t *testing.T) {
 	t.Parallel()
-	st, b := openStore(t), openBucket(t)
+	st, b := openStore(t), blobtest.Folder(t)
 	p := newProject(t, st, "live.example.com")
 	publish(t, st, b, p.ID, versionFiles("A", 0))
 	switchUnderLoad(t, New(discardLog(), st, b), "live.example.com", func(v string, gen int) {
@@ -719,7 +706,7 @@ func TestAtomicSwitch(t *testing.T) {
 // is as atomic as publishing: no request fails or mixes deployments.
 func TestAtomicPromote(t *testing.T) {
 	t.Parallel()
-	st, b := openStore(t), openBucket(t)
+	st, b := openStore(t), blobtest.Folder(t)
 	p := newProject(t, st, "promote.example.com")
 	// Deployments are immutable, so each generation is one of its own,
 	// published ahead; the switches promote them in turn.
@@ -855,7 +842,7 @@ func switchUnderLoad(t *testing.T, srv *Server, host string, doSwitch func(v str
 // as text/plain, which browsers refuse to run under nosniff.
 func TestActiveContentHeaders(t *testing.T) {
 	t.Parallel()
-	st, b := openStore(t), openBucket(t)
+	st, b := openStore(t), blobtest.Folder(t)
 	p := newProject(t, st, "docs.example.com")
 	page := `<select class="lc-pg-input" data-pg-server><option value="https://api.example.com/v1">x</option></select>`
 	publish(t, st, b, p.ID, map[string]string{
@@ -910,7 +897,7 @@ func TestActiveContentHeaders(t *testing.T) {
 // sandboxed.
 func TestEmbedHostsPolicy(t *testing.T) {
 	t.Parallel()
-	st, b := openStore(t), openBucket(t)
+	st, b := openStore(t), blobtest.Folder(t)
 	p := newProject(t, st, "embeds.example.com")
 	page := `<select class="lc-pg-input" data-pg-server><option value="https://api.example.com/v1">x</option></select>`
 	publish(t, st, b, p.ID, map[string]string{"index.html": "<p>home</p>", "api.html": page, "logo.svg": "<svg/>", "404.html": "<p>missing</p>",

@@ -29,6 +29,22 @@ import (
 // (credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY).
 const EnvURL = "TEST_S3_URL"
 
+// Folder opens a bucket in a new folder of t's, closed when t ends: for
+// tests of what stores blobs, not of the stores.
+func Folder(t testing.TB) *blob.Bucket {
+	t.Helper()
+	u, err := blobstore.FileURL(t.TempDir())
+	if err != nil {
+		t.Fatalf("blobstore.FileURL: %v", err)
+	}
+	b, err := blobstore.Open(t.Context(), u)
+	if err != nil {
+		t.Fatalf("blobstore.Open: %v", err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
 // S3URL returns TEST_S3_URL, skipping the test when it is unset outside CI
 // and failing it in CI, where .ci/run starts an S3 server (versitygw).
 func S3URL(t testing.TB) string {
