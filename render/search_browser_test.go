@@ -37,7 +37,7 @@ var searchQueries = []string{
 // word marked, and Enter opens it.
 func searchBrowserFlow(t *testing.T, ctx, browserCtx context.Context) {
 	t.Run("words", func(t *testing.T) { searchWordsFlow(t, ctx, browserCtx) })
-	t.Run("inflate", func(t *testing.T) { searchInflateFlow(t, browserCtx) })  // search_inflate_browser_test.go
+	t.Run("unsnap", func(t *testing.T) { searchUnsnapFlow(t, browserCtx) })    // search_unsnap_browser_test.go
 	t.Run("stale", func(t *testing.T) { searchStaleFlow(t, ctx, browserCtx) }) // search_stale_browser_test.go
 	t.Run("empty", func(t *testing.T) { searchEmptyFlow(t, ctx, browserCtx) }) // search_empty_browser_test.go
 	src := corpusDir + "pipecat-docs"

@@ -15,7 +15,7 @@ func (s *site) featureCSS(css []byte) []byte {
 // The scripts of the features (theme/), written under names with their
 // hash (own_assets.go).
 var (
-	searchJS    = []byte(search.StemJS + search.InflateJS + search.QueryJS + string(layout.Asset("theme/search.js")))
+	searchJS    = []byte(search.StemJS + search.UnsnapJS + search.QueryJS + string(layout.Asset("theme/search.js")))
 	assistantJS = layout.Asset("theme/assistant.js")
 	analyticsJS = layout.Asset("theme/analytics.js")
 )

@@ -248,7 +248,7 @@ func TestThemeFiles(t *testing.T) {
 		}
 	}
 	search := out.get(t, "_lectern/search.js")
-	for _, want := range []string{".lc-search-button", "lc-search-input", "LECTERN_SEARCH", "lecternStem", "lecternInflate", "lc-search-result",
+	for _, want := range []string{".lc-search-button", "lc-search-input", "LECTERN_SEARCH", "lecternStem", "lecternUnsnap", "lc-search-result",
 		"ArrowDown", "Escape", `"/"`, "metaKey"} {
 		if !strings.Contains(search, want) {
 			t.Errorf("search.js lacks %s", want)

@@ -14,6 +14,7 @@ import (
 func FuzzDecodeFile(f *testing.F) {
 	f.Add([]byte(`{"v":2}`), []byte(`LECTERN_SEARCH("H4sIAAAAAAAA/w==");`+"\n"))
 	f.Add([]byte(""), []byte(`LECTERN_SEARCH("");`+"\n"))
+	f.Add([]byte(`[["a","b"]]`), encodeFile([]byte(`[["a","b"],["a","b"]]`)))
 	f.Fuzz(func(t *testing.T, payload, file []byte) {
 		_, _ = decodeFile(file)
 		got, err := decodeFile(encodeFile(payload))

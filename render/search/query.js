@@ -1,8 +1,8 @@
 // Lectern search engine: the reader's side of render/search, giving the
 // same results as its Go side (query.go, excerpt.go). It loads the index's
 // files as scripts (they work from file://), each calling LECTERN_SEARCH
-// with its payload, gzip in base64; lecternStem (stem.js) and
-// lecternInflate (inflate.js) come before it.
+// with its payload, a Snappy framed stream in base64; lecternStem
+// (stem.js) and lecternUnsnap (unsnap.js) come before it.
 // lecternSearchIndex(base) returns {search(query, limit) -> Promise of
 // results (null when a newer query was asked meanwhile), warm() loading the
 // meta file ahead and rehearsing a query, refresh(maxAge) forgetting the
@@ -28,7 +28,7 @@ function lecternSearchIndex(base) {
   function decode(b64) {
     var bin = atob(b64), bytes = new Uint8Array(bin.length);
     for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    return JSON.parse(utf8.decode(lecternInflate(bytes)));
+    return JSON.parse(utf8.decode(lecternUnsnap(bytes)));
   }
   function load(name) {
     if (files[name]) return files[name];

@@ -1,6 +1,6 @@
 // Package search is a site's full-text search: the index a build writes,
 // and the queries on it, in Go (Open, Index.Search) and in the reader's
-// browser (QueryJS, with StemJS and InflateJS), which give the same results.
+// browser (QueryJS, with StemJS and UnsnapJS), which give the same results.
 //
 // Each page's worker makes the page's Doc (NewDoc): every word of its
 // title, description, keywords, headings and body text, with weighted
