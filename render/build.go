@@ -466,15 +466,16 @@ func (s *site) navJobs(navPages []config.NavEntry) ([]loadJob, error) {
 // renderPage renders page p as the output file outName, and its document
 // for the search index.
 func (s *site) renderPage(p *page.Page, outName string) ([]byte, search.Doc) {
-	data, body := s.renderHTML(p, outName)
-	return data, s.searchDoc(p, body)
+	data, body, headings := s.renderHTML(p, outName)
+	return data, s.searchDoc(p, body, headings)
 }
 
 // renderHTML renders page p as the output file outName, and returns its
-// body as well.
-func (s *site) renderHTML(p *page.Page, outName string) (data []byte, body string) {
+// body and the body's headings (its table of contents') as well.
+func (s *site) renderHTML(p *page.Page, outName string) (data []byte, body string, headings *search.Headings) {
 	body = s.renderBody(p, outName)
-	return s.theme.Page(p, outName, s.withMermaid(body, outName), search.TOC(body)), body
+	headings = search.FindHeadings(body)
+	return s.theme.Page(p, outName, s.withMermaid(body, outName), headings.TOC()), body, headings
 }
 
 // renderBody renders the content of page p. A failure of the components.Renderer

@@ -23,10 +23,10 @@ import (
 // from an OpenAPI document, or with openapi or api front matter), its
 // content and examples in two columns (openapi.Columns).
 func (s *site) pageBody(r *components.Renderer, p *page.Page, mod *mdx.Module) string {
-	op := s.pageOperation(p)
-	if op == nil && p.Front.OpenAPI == "" && p.Front.API == "" {
+	if !s.apiPage(p) {
 		return features.NeutralizeMarkers(r.Module(mod))
 	}
+	op := s.pageOperation(p)
 	main, req, resp := splitExamples(mod)
 	content := features.NeutralizeMarkers(r.Module(main))
 	reqHTML, respHTML := s.exampleHTML(r, mod, req, "lc-request-example"), s.exampleHTML(r, mod, resp, "lc-response-example")
@@ -36,6 +36,16 @@ func (s *site) pageBody(r *components.Renderer, p *page.Page, mod *mdx.Module) s
 	// An operation that cannot be found (warned), or an api page.
 	content = openAPIBlock(cmp.Or(p.Front.OpenAPI, p.Front.API)) + content
 	return openapi.Columns(content, reqHTML+respHTML)
+}
+
+// apiPage reports whether page p is an API page: generated from an
+// OpenAPI document, or with openapi or api front matter.
+func (s *site) apiPage(p *page.Page) bool {
+	if p.Front.OpenAPI != "" || p.Front.API != "" {
+		return true
+	}
+	g := s.api
+	return g != nil && g.generated[p.Path] != nil && g.generated[p.Path].page == p
 }
 
 // splitExamples returns mod without its top-level <RequestExample> and

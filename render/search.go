@@ -14,9 +14,9 @@ import (
 )
 
 // searchDoc is page p's document for the search index (render/search),
-// made on the page's worker from its rendered body; it is empty when p is
-// not in the index.
-func (s *site) searchDoc(p *page.Page, body string) search.Doc {
+// made on the page's worker from its rendered body and the body's
+// headings; it is empty when p is not in the index.
+func (s *site) searchDoc(p *page.Page, body string, headings *search.Headings) search.Doc {
 	if !s.inSearch(p) || !s.opts.features().Search {
 		return search.Doc{}
 	}
@@ -24,10 +24,15 @@ func (s *site) searchDoc(p *page.Page, body string) search.Doc {
 	if g := s.entries[p.Path].Groups; len(g) > 0 {
 		group = g[len(g)-1]
 	}
+	if s.apiPage(p) {
+		// Only API pages have examples and features' markers (the
+		// playground's; those of the content are made inert: pageBody).
+		body = features.StripMarkup(withoutExamples(body))
+	}
 	return search.NewDoc(search.Page{
 		Path: p.Path, URL: s.links.PageURL("index.html", p.Path), Title: p.Title,
 		Description: p.Front.Description, Group: group, Keywords: p.Front.Keywords,
-		Body: features.StripMarkup(withoutExamples(body)),
+		Body: body, Headings: headings,
 	})
 }
 

@@ -114,8 +114,8 @@ func (s *site) writeIndexCopy() error {
 		return err
 	}
 	s.w.Mute++
-	data, _ := s.renderHTML(first, "index.html") // the page itself is in the search index
-	md := s.pageMarkdown(first, "index.html")    // its links written from the root
+	data, _, _ := s.renderHTML(first, "index.html") // the page itself is in the search index
+	md := s.pageMarkdown(first, "index.html")       // its links written from the root
 	s.w.Mute--
 	if err := s.write("index.html", data); err != nil {
 		return err

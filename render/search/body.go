@@ -52,9 +52,10 @@ var byteClasses = func() (t [256]uint8) {
 // h2 or h3 with an id, unless empty, then each such heading's anchor,
 // text and the text up to the next), as [anchor, heading, text]
 // arrays separated by commas, and counts the words of each heading and
-// text in sc (as heading and body). A body that is not valid UTF-8 is
+// text in sc (as heading and body). hs are the body's headings when
+// found already (nil: found here). A body that is not valid UTF-8 is
 // read with U+FFFD for its bad bytes.
-func (sc *scratch) sections(b []byte, body string) []byte {
+func (sc *scratch) sections(b []byte, body string, hs *Headings) []byte {
 	if !utf8.ValidString(body) {
 		body = strings.ToValidUTF8(body, "\uFFFD")
 	}
@@ -73,7 +74,7 @@ func (sc *scratch) sections(b []byte, body string) []byte {
 		b = append(b, ']')
 		written++
 	}
-	eachHeading(body, func(h heading) {
+	for _, h := range hs.in(body) {
 		end(h.start)
 		start = len(b)
 		if written > 0 {
@@ -85,7 +86,7 @@ func (sc *scratch) sections(b []byte, body string) []byte {
 		b = append(b, ',')
 		b = sc.text(b, body[h.from:h.to], weightHeading, fieldHeading)
 		at = h.end
-	})
+	}
 	end(len(body))
 	return b
 }

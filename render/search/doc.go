@@ -23,11 +23,13 @@ const (
 // Page is what the search index holds of one page: its URL (from the site
 // root), title, description, keywords and group (the innermost group of
 // the navigation that holds it), and its rendered body's HTML, which its
-// h2 and h3 headings split into sections (Sections).
+// h2 and h3 headings split into sections (Sections): Headings, when the
+// body's were found already (FindHeadings, for its table of contents).
 type Page struct {
 	Path, URL, Title, Description, Group string
 	Keywords                             []string
 	Body                                 string
+	Headings                             *Headings
 }
 
 // Doc is a page as the index builder needs it, made by NewDoc on the
@@ -114,7 +116,7 @@ func NewDoc(p Page) Doc {
 	}
 	// The body's words, as its sections are written in the fragment.
 	frag := appendFragmentHead(sc.frag[:0], p)
-	frag = sc.sections(frag, p.Body)
+	frag = sc.sections(frag, p.Body, p.Headings)
 	frag = append(frag, "]}"...)
 	sc.frag = frag
 	terms := make([]Term, len(sc.counts))

@@ -109,8 +109,9 @@ func FuzzDecodeFragments(f *testing.F) {
 // FuzzFragment: a page's fragment, written as NewDoc reads the page's
 // body, reads as the JSON encoder writes the fragment of the page and of
 // its body's sections as read plainly (sections; a body that is not valid
-// UTF-8 with U+FFFD for its bad bytes), and its words are those of a
-// plain count (referenceTerms).
+// UTF-8 with U+FFFD for its bad bytes), the same with the body's headings
+// given (Page.Headings), and its words are those of a plain count
+// (referenceTerms).
 func FuzzFragment(f *testing.F) {
 	f.Add("Title \"quoted\" <b>", "<p>text\\with\ttabs\x00 and é</p><h2 id=\"a&amp;b\">H &amp; <i>b</i></h2>x<button>Copy</button>y", "group")
 	f.Add("\xff\xfe bad", "\u2028 line &nbsp;x&nbsp; <h3 id=\"z\">\u00a0</h3>\v\f \x85", "")
@@ -132,6 +133,14 @@ func FuzzFragment(f *testing.F) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("read back %q, want %q", got, want)
+		}
+		// With the body's headings found already (its table of
+		// contents'), the same Doc; and with another body's, too.
+		for _, hs := range []*Headings{FindHeadings(body), FindHeadings("<h2 id=\"x\">x</h2>" + body)} {
+			p.Headings = hs
+			if again := NewDoc(p); !bytes.Equal(again.Frag, d.Frag) || !reflect.DeepEqual(again.words, d.words) || again.n != d.n {
+				t.Fatalf("with headings found before: %s, want %s", again.Frag, d.Frag)
+			}
 		}
 		page := Page{Title: title, Body: body}
 		d = NewDoc(page)

@@ -54,17 +54,46 @@ func eachHeading(body string, fn func(h heading)) {
 	}
 }
 
-// TOC lists the h2 and h3 headings of a rendered body that have an id and
-// text, in document order, including those inside components.
-func TOC(body string) []TOCItem {
+// Headings are the h2 and h3 headings of a rendered body that have an id
+// (eachHeading's), found once for both the page's table of contents
+// (TOC) and its sections in the index (Page.Headings): reading a body
+// for them took as long as reading its text.
+type Headings struct {
+	body string
+	list []heading
+}
+
+// FindHeadings finds the headings of body.
+func FindHeadings(body string) *Headings {
+	hs := &Headings{body: body}
+	eachHeading(body, func(h heading) { hs.list = append(hs.list, h) })
+	return hs
+}
+
+// TOC lists the headings that have text, in document order, including
+// those inside components.
+func (hs *Headings) TOC() []TOCItem {
 	var toc []TOCItem
-	eachHeading(body, func(h heading) {
-		if t := text(body[h.from:h.to]); t != "" {
+	for _, h := range hs.list {
+		if t := text(hs.body[h.from:h.to]); t != "" {
 			toc = append(toc, TOCItem{ID: html.UnescapeString(h.id), Text: t, Level: h.level})
 		}
-	})
+	}
 	return toc
 }
+
+// in returns the headings of body: hs's when hs is body's (nil or
+// another body's: found now).
+func (hs *Headings) in(body string) []heading {
+	if hs != nil && hs.body == body {
+		return hs.list
+	}
+	return FindHeadings(body).list
+}
+
+// TOC lists the h2 and h3 headings of a rendered body that have an id and
+// text, in document order, including those inside components.
+func TOC(body string) []TOCItem { return FindHeadings(body).TOC() }
 
 // headingID returns the value of the last id="..." attribute (preceded by
 // white space, not empty) that starts in body[from:to], the attributes of
