@@ -25,6 +25,7 @@ const (
 	classAmp                // '&': the run has entities to decode
 	classHigh               // a byte of a multi-byte rune
 	classEscape             // written escaped in JSON: '"', '\\', control bytes
+	classOther              // any other byte (ASCII punctuation): no byte of a run is of no class
 )
 
 var byteClasses = func() (t [256]uint8) {
@@ -42,6 +43,8 @@ var byteClasses = func() (t [256]uint8) {
 			t[c] = classHigh
 		case c < 0x20 || c == '"' || c == '\\':
 			t[c] = classEscape
+		default:
+			t[c] = classOther
 		}
 	}
 	return t
@@ -113,9 +116,22 @@ func (sc *scratch) text(b []byte, s string, weight uint32, field uint8) []byte {
 			space = len(t) > 0
 			continue
 		}
-		// A run of text, up to the next tag or white space.
-		var seen uint8
-		j := i
+		// A run of text, up to the next tag or white space. Its first
+		// ASCII word is hashed as it is read: most runs are one word,
+		// some with punctuation after it.
+		var first, seen uint8 // the classes of the first word's bytes, and of all
+		h := uint32(hashSeed)
+		start, j := i, i
+		for ; j < len(s); j++ {
+			c := s[j]
+			k := byteClasses[c]
+			if k&classWord == 0 {
+				break
+			}
+			first |= k
+			h = (h ^ uint32(c|0x20)) * hashPrime // (a letter or digit: c|0x20 is its lowercase)
+		}
+		wordEnd := j
 		for ; j < len(s); j++ {
 			k := byteClasses[s[j]]
 			if k&classStop != 0 {
@@ -123,7 +139,7 @@ func (sc *scratch) text(b []byte, s string, weight uint32, field uint8) []byte {
 			}
 			seen |= k
 		}
-		run := s[i:j]
+		run := s[start:j]
 		i = j
 		if space {
 			t = append(t, ' ')
@@ -139,9 +155,14 @@ func (sc *scratch) text(b []byte, s string, weight uint32, field uint8) []byte {
 		t = append(t, run...)
 		escape = escape || seen&classEscape != 0
 		if seen&classHigh != 0 {
-			sc.add(run, weight, field)
-		} else {
-			sc.addASCII(run, weight, field)
+			sc.add(run, weight, field) // (its first word may be the start of a word of other letters)
+			continue
+		}
+		if wordEnd > start {
+			sc.asciiWord(s[start:wordEnd], h, first, weight, field)
+		}
+		if seen&classWord != 0 { // more words after the first
+			sc.addASCII(s[wordEnd:j], weight, field)
 		}
 	}
 	sc.txt = t
