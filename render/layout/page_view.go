@@ -65,6 +65,8 @@ type pageView struct {
 	AnalyticsJSURL string        // _lectern/analytics.js
 	AssistantMeta  template.HTML // <meta> holding Features.AssistantURL
 	AnalyticsMeta  template.HTML // <meta> holding Features.AnalyticsURL
+	// The features' markup, written from the above (feature_blocks.go).
+	FeatureHead, SearchButton, AssistantButton, AnalyticsFeedback, FeatureDialogs template.HTML
 
 	NavbarLinks   []linkView
 	NavbarPrimary *linkView

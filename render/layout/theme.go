@@ -25,7 +25,7 @@ import (
 var themeFS embed.FS
 
 var (
-	layoutTmpl = template.Must(template.New("layout.html").ParseFS(themeFS, "theme/layout.html"))
+	layoutTmpl = template.Must(template.New("layout.html").ParseFS(themeFS, "theme/layout.html", "theme/features.html"))
 	styleCSS   = Asset("theme/style.css")
 	// utilitiesCSS are the utility classes (Tailwind's names) pages may
 	// use, written by TestUtilitiesCSS.
@@ -66,6 +66,7 @@ type Theme struct {
 	seq      []*page.Page
 	index    map[*page.Page]int
 	sidebars *sidebarCache // shared by the per-page copies (ForWarner) of a parallel build
+	features *featureCache // as sidebars
 	// sidebarSums are, by page of s.Order, the hashes of what its sidebar
 	// shows (sidebarInputs of the section, then the folder in the export
 	// form), set by Prewarm with hashes; read-only after.
@@ -99,7 +100,7 @@ type Theme struct {
 // New makes the theme of site s, warning of configuration it cannot use
 // (colours, logo, favicon). s must not change after.
 func New(s *Site) *Theme {
-	t := &Theme{s: s, primary: DefaultPrimary, chains: map[string][]*config.Nav{}, index: map[*page.Page]int{}, sidebars: &sidebarCache{}, w: s.Warner}
+	t := &Theme{s: s, primary: DefaultPrimary, chains: map[string][]*config.Nav{}, index: map[*page.Page]int{}, sidebars: &sidebarCache{}, features: &featureCache{}, w: s.Warner}
 	if s.Links.Export {
 		t.metaCSP = s.Features.MetaContentSecurityPolicy()
 	}
@@ -269,6 +270,7 @@ func (t *Theme) NotFound(extraHead string) []byte {
 }
 
 func (t *Theme) execute(v *pageView) []byte {
+	t.features.set(v)
 	var buf bytes.Buffer
 	buf.Grow(len(v.Body) + len(v.Sidebar) + 8192)
 	if err := layoutTmpl.Execute(&buf, v); err != nil {
