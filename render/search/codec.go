@@ -10,6 +10,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/s2"
+	asmbase64 "github.com/segmentio/asm/base64"
 )
 
 // The files of the index are scripts, so that the reader's browser loads
@@ -45,8 +46,8 @@ var encoders = sync.Pool{New: func() any {
 }}
 
 // encodeFile returns the file of payload: compressed into a buffer, then
-// that in base64 (at once: a third faster than streaming into base64's
-// encoder) between the file's prefix and suffix.
+// that in base64 (at once: faster than streaming into base64's encoder)
+// between the file's prefix and suffix.
 func encodeFile(payload []byte) []byte {
 	e := encoders.Get().(*encoder)
 	defer encoders.Put(e)
@@ -58,11 +59,16 @@ func encodeFile(payload []byte) []byte {
 		e.buf.Write(snappyMagic) // (the writer writes none for no data)
 	}
 	z := e.buf.Bytes()
-	out := make([]byte, 0, len(filePrefix)+base64.StdEncoding.EncodedLen(len(z))+len(fileSuffix))
-	out = append(out, filePrefix...)
-	out = base64.StdEncoding.AppendEncode(out, z)
-	return append(out, fileSuffix...)
+	out := make([]byte, len(filePrefix)+b64.EncodedLen(len(z))+len(fileSuffix))
+	copy(out, filePrefix)
+	b64.Encode(out[len(filePrefix):], z)
+	copy(out[len(out)-len(fileSuffix):], fileSuffix)
+	return out
 }
+
+// b64 is base64 as RFC 4648 writes it, with AVX2 where the processor has
+// it: encoding/base64's loop took half as long as compressing.
+var b64 = asmbase64.StdEncoding
 
 // errFile says a file is not one of the index's.
 var errFile = errors.New("search: not a search index file")
