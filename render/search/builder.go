@@ -21,7 +21,7 @@ type Builder struct {
 
 // NewBuilder returns an empty Builder.
 func NewBuilder() *Builder {
-	return &Builder{vocab: wordSet{slots: make([]int32, 1<<13)}, last: -1, ordered: true}
+	return &Builder{vocab: wordSet{slots: make([]uint64, 1<<13)}, last: -1, ordered: true}
 }
 
 // Add adds the page of index id id, whose Doc is d (NewDoc's, or one

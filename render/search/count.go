@@ -27,7 +27,7 @@ type scratch struct {
 // after a large page.
 const minSlots, maxSlots = 1 << 9, 1 << 13
 
-var scratches = sync.Pool{New: func() any { return &scratch{set: wordSet{slots: make([]int32, minSlots)}} }}
+var scratches = sync.Pool{New: func() any { return &scratch{set: wordSet{slots: make([]uint64, minSlots)}} }}
 
 // release empties sc, not to keep the page's words alive in the pool,
 // and puts it back.
@@ -91,10 +91,23 @@ func (sc *scratch) asciiWord(w string, h uint32, upper uint8, weight uint32, fie
 	if upper&classUpper == 0 {
 		sc.tally(sc.place(w, h), weight, field)
 	} else {
-		sc.lowerWord(w, weight, field)
-		eachCamelPart(w, func(part string) { sc.lowerWord(part, weight, field) })
+		sc.lower = appendLowerASCII(sc.lower[:0], w)
+		sc.lowered(h, weight, field)
+		if hasUpper(w[1:]) { // camel case? (a capital first is one part)
+			eachCamelPart(w, func(part string) { sc.lowerWord(part, weight, field) })
+		}
 	}
 	sc.n++
+}
+
+// hasUpper reports whether ASCII s has a capital.
+func hasUpper(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if byteClasses[s[i]]&classUpper != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // word counts word w, lowercase, in a field of weight weight.
@@ -106,7 +119,12 @@ func (sc *scratch) word(w string, weight uint32, field uint8) {
 // only for a word new to the page.
 func (sc *scratch) lowerWord(w string, weight uint32, field uint8) {
 	sc.lower = appendLowerASCII(sc.lower[:0], w)
-	h := hashWord(sc.lower)
+	sc.lowered(hashWord(sc.lower), weight, field)
+}
+
+// lowered counts the word in sc.lower, of hash h: a new string only for
+// a word new to the page.
+func (sc *scratch) lowered(h uint32, weight uint32, field uint8) {
 	i, slot := sc.set.find(string(sc.lower), h)
 	if i < 0 {
 		i = sc.put(slot, string(sc.lower), h)

@@ -1,15 +1,17 @@
 package search
 
 // wordSet is a set of words, each with its place (in the order added)
-// and its hash (hashWord): an open-addressing hash table of their places
-// (slots: 1 + the place, 0 for none; half full at most). NewDoc counts a
+// and its hash (hashWord): an open-addressing hash table of their hashes
+// and places (slots: the hash in the high 32 bits, 1 + the place in the
+// low ones, 0 for none; half full at most), so that a probe reads the
+// word only when its hash is the one looked for. NewDoc counts a
 // page's words in one, hashing each as it reads it, and Builder holds the
 // index's vocabulary in another; each took about a third less time than
 // a map of the words.
 type wordSet struct {
 	words  []string
 	hashes []uint32
-	slots  []int32
+	slots  []uint64
 }
 
 // FNV-1a, 32 bits: the hash of a set's words, which NewDoc updates a byte
@@ -36,8 +38,10 @@ func (ws *wordSet) find(w string, h uint32) (int32, int) {
 		if s == 0 {
 			return -1, j
 		}
-		if ws.hashes[s-1] == h && ws.words[s-1] == w {
-			return s - 1, j
+		if uint32(s>>32) == h {
+			if i := int32(uint32(s)) - 1; ws.words[i] == w {
+				return i, j
+			}
 		}
 	}
 }
@@ -47,7 +51,7 @@ func (ws *wordSet) find(w string, h uint32) (int32, int) {
 func (ws *wordSet) put(slot int, w string, h uint32) int32 {
 	ws.words = append(ws.words, w)
 	ws.hashes = append(ws.hashes, h)
-	ws.slots[slot] = int32(len(ws.words))
+	ws.slots[slot] = uint64(h)<<32 | uint64(len(ws.words))
 	if 2*len(ws.words) > len(ws.slots) {
 		ws.grow(2 * len(ws.slots))
 	}
@@ -56,14 +60,14 @@ func (ws *wordSet) put(slot int, w string, h uint32) int32 {
 
 // grow makes the table n slots long (a power of two).
 func (ws *wordSet) grow(n int) {
-	ws.slots = make([]int32, n)
+	ws.slots = make([]uint64, n)
 	mask := n - 1
 	for i, h := range ws.hashes {
 		j := int(h) & mask
 		for ws.slots[j] != 0 {
 			j = (j + 1) & mask
 		}
-		ws.slots[j] = int32(i + 1)
+		ws.slots[j] = uint64(h)<<32 | uint64(i+1)
 	}
 }
 
@@ -72,7 +76,7 @@ func (ws *wordSet) reset(minSlots, maxSlots int) {
 	clear(ws.words) // not to keep the words alive
 	ws.words, ws.hashes = ws.words[:0], ws.hashes[:0]
 	if len(ws.slots) > maxSlots || len(ws.slots) < minSlots {
-		ws.slots = make([]int32, minSlots)
+		ws.slots = make([]uint64, minSlots)
 	} else {
 		clear(ws.slots)
 	}
