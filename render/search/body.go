@@ -25,7 +25,6 @@ const (
 	classAmp                // '&': the run has entities to decode
 	classHigh               // a byte of a multi-byte rune
 	classEscape             // written escaped in JSON: '"', '\\', control bytes
-	classOther              // any other byte (ASCII punctuation): no byte of a run is of no class
 )
 
 var byteClasses = func() (t [256]uint8) {
@@ -43,8 +42,6 @@ var byteClasses = func() (t [256]uint8) {
 			t[c] = classHigh
 		case c < 0x20 || c == '"' || c == '\\':
 			t[c] = classEscape
-		default:
-			t[c] = classOther
 		}
 	}
 	return t
