@@ -116,19 +116,10 @@ func (sc *scratch) text(b []byte, s string, weight uint32, field uint8) []byte {
 		// A run of text, up to the next tag or white space. Its first
 		// ASCII word is hashed as it is read: most runs are one word,
 		// some with punctuation after it.
-		var first, seen uint8 // the classes of the first word's bytes, and of all
-		h := uint32(hashSeed)
-		start, j := i, i
-		for ; j < len(s); j++ {
-			c := s[j]
-			k := byteClasses[c]
-			if k&classWord == 0 {
-				break
-			}
-			first |= k
-			h = (h ^ uint32(c|0x20)) * hashPrime // (a letter or digit: c|0x20 is its lowercase)
-		}
-		wordEnd := j
+		start := i
+		wordEnd, h, first := asciiWordEnd(s, i)
+		var seen uint8 // the classes of the rest of the run
+		j := wordEnd
 		for ; j < len(s); j++ {
 			k := byteClasses[s[j]]
 			if k&classStop != 0 {

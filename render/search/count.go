@@ -67,19 +67,28 @@ func (sc *scratch) addASCII(s string, weight uint32, field uint8) {
 			continue
 		}
 		start := i
+		var h uint32
 		var seen uint8
-		h := uint32(hashSeed)
-		for ; i < len(s); i++ {
-			c := s[i]
-			k := byteClasses[c]
-			if k&classWord == 0 {
-				break
-			}
-			seen |= k
-			h = (h ^ uint32(c|0x20)) * hashPrime // (a letter or digit: c|0x20 is its lowercase)
-		}
+		i, h, seen = asciiWordEnd(s, i)
 		sc.asciiWord(s[start:i], h, seen, weight, field)
 	}
+}
+
+// asciiWordEnd reads the ASCII letters and digits of s from i on, and
+// returns where they end, the hash of their lowercase (hashWord's) and
+// their byte classes together (classUpper for a capital).
+func asciiWordEnd(s string, i int) (end int, h uint32, seen uint8) {
+	h = hashSeed
+	for ; i < len(s); i++ {
+		c := s[i]
+		k := byteClasses[c]
+		if k&classWord == 0 {
+			break
+		}
+		seen |= k
+		h = (h ^ uint32(c|0x20)) * hashPrime // (a letter or digit: c|0x20 is its lowercase)
+	}
+	return i, h, seen
 }
 
 // asciiWord counts ASCII word w, of hash h (of its lowercase), which
