@@ -14,7 +14,7 @@ func TestBodiesReadInLinearTime(t *testing.T) {
 	for name, unit := range map[string]string{"buttons": "<button>", "h2 without id": "<h2 x", "h2 with id": `<h2 id="a">`, "h3 ids": `<h3 id="a" xid="b`} {
 		body := strings.Repeat(unit, size/len(unit)) + ">"
 		NewDoc(Page{Body: body})
-		if toc := TOC(body); name == "h2 without id" && len(toc) != 0 {
+		if toc := FindHeadings(body).TOC(); name == "h2 without id" && len(toc) != 0 {
 			t.Errorf("%s: toc %v", name, toc)
 		}
 	}

@@ -91,10 +91,6 @@ func (hs *Headings) in(body string) []heading {
 	return FindHeadings(body).list
 }
 
-// TOC lists the h2 and h3 headings of a rendered body that have an id and
-// text, in document order, including those inside components.
-func TOC(body string) []TOCItem { return FindHeadings(body).TOC() }
-
 // headingID returns the value of the last id="..." attribute (preceded by
 // white space, not empty) that starts in body[from:to], the attributes of
 // a tag up to its first '>', and where the tag ends: the first '>' after

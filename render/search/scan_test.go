@@ -50,7 +50,7 @@ func sections(body string) []Section {
 func TestScan(t *testing.T) {
 	body := `<p>Intro &amp; more</p><h2 class="x" id="a-b">First <a href="#a-b">#</a></h2><p>one</p>` +
 		`<h3 id="c">Second</h3>two <b>bold</b><h2 id="empty"></h2>three<h2>no id</h2>four<h2 id="open">never closed`
-	toc, secs := TOC(body), sections(body)
+	toc, secs := FindHeadings(body).TOC(), sections(body)
 	want := []TOCItem{{ID: "a-b", Text: "First #", Level: 2}, {ID: "c", Text: "Second", Level: 3}}
 	if !reflect.DeepEqual(toc, want) {
 		t.Errorf("toc = %+v", toc)
@@ -82,7 +82,7 @@ func FuzzScan(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		toc, secs := TOC(body), sections(body)
+		toc, secs := FindHeadings(body).TOC(), sections(body)
 		if want := tocByRegexp(body); !reflect.DeepEqual(toc, want) && !(len(toc) == 0 && len(want) == 0) {
 			t.Fatalf("scan: %+v\nregexp: %+v", toc, want)
 		}

@@ -51,12 +51,15 @@ func (ws *wordSet) find(w string, h uint32) (int32, int) {
 func (ws *wordSet) put(slot int, w string, h uint32) int32 {
 	ws.words = append(ws.words, w)
 	ws.hashes = append(ws.hashes, h)
-	ws.slots[slot] = uint64(h)<<32 | uint64(len(ws.words))
+	ws.slots[slot] = slotOf(h, len(ws.words)-1)
 	if 2*len(ws.words) > len(ws.slots) {
 		ws.grow(2 * len(ws.slots))
 	}
 	return int32(len(ws.words) - 1)
 }
+
+// slotOf is the slot of the word of hash h at place i.
+func slotOf(h uint32, i int) uint64 { return uint64(h)<<32 | uint64(i+1) }
 
 // grow makes the table n slots long (a power of two).
 func (ws *wordSet) grow(n int) {
@@ -67,7 +70,7 @@ func (ws *wordSet) grow(n int) {
 		for ws.slots[j] != 0 {
 			j = (j + 1) & mask
 		}
-		ws.slots[j] = uint64(h)<<32 | uint64(i+1)
+		ws.slots[j] = slotOf(h, i)
 	}
 }
 
