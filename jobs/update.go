@@ -82,6 +82,7 @@ func renderNice(job *store.Job) int {
 	return 0
 }
 
+// builder returns the Builder that renders: b, or else a Local one.
 func builder(b buildproc.Builder) buildproc.Builder {
 	if b == nil {
 		return buildproc.Local{}

@@ -17,12 +17,12 @@ import (
 // it last read (readClaimOrder) before it reads it again, by the claims'
 // clock (ClaimParams.Now) and by its own: reading it is most of a
 // claim's cost when many organizations wait (one index probe for each),
-// and a worker claims many jobs in that time. The order is kept up to date with the Store's
-// own claims; what other processes claimed, and organizations whose
-// first job was queued by another process, show in the next read. A claim
-// that finds no job in a kept order reads it again before it gives up,
-// so a kept order delays no job: it only orders organizations by what
-// was running up to orderFor ago.
+// and a worker claims many jobs in that time. The order is kept up to
+// date with the Store's own claims; what other processes claimed, and
+// organizations whose first job was queued by another process, show in
+// the next read. A claim that finds no job in a kept order reads it
+// again before it gives up, so a kept order delays no job: it only
+// orders organizations by what was running up to orderFor ago.
 const orderFor = 250 * time.Millisecond
 
 // claimOrders are a Store's last reads of the organizations' order, by
